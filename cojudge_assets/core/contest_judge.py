@@ -1,0 +1,317 @@
+"""The built-in contest judge: compile a submission, run it on a problem's tests, give a verdict.
+
+Verdicts are the five the study uses: AC, WA, TLE, RE, CE. Tests run in judging
+order (samples, then secret tests, each in file-name order) and judging stops at
+the first test that is not AC, as contest systems do; that test decides the
+verdict. An output over the output cap counts as WA ("output limit exceeded");
+a memory-limit kill shows as RE (the program crashes when an allocation fails).
+
+Time is CPU time (user + system) of the whole process tree, compared with the
+problem's limit; a wall-clock timer at ``2 * limit + 1`` s catches programs
+that sleep or block. Java gets the same limit: the JVM runs with serial GC and
+the C1 compiler only, so start-up costs about 0.3 s of CPU.
+
+Compilation is cached by the hash of (language, compiler command, code): the
+same code is compiled once, also across processes (the cache is a folder).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Iterable
+
+from cojudge_assets.core.kattis import ProblemPackage, TestCase
+from cojudge_assets.core.sandbox import Limits, isolation_level, run_sandboxed
+
+
+class Verdict(StrEnum):
+    AC = "AC"
+    WA = "WA"
+    TLE = "TLE"
+    RE = "RE"
+    CE = "CE"
+
+
+LANGUAGE_ALIASES = {
+    "c": "c", "gnu c": "c", "gnu c11": "c", "c11": "c", "c99": "c", "gcc": "c",
+    "c++": "cpp", "cpp": "cpp", "g++": "cpp", "gnu c++": "cpp", "gnu c++17": "cpp", "c++17": "cpp",
+    "c++14": "cpp", "c++11": "cpp", "c++20": "cpp", "gnu c++20": "cpp", "cc": "cpp", "cxx": "cpp",
+    "java": "java", "java 17": "java", "java17": "java", "java 8": "java", "java8": "java", "java 11": "java",
+    "python": "python", "python3": "python", "python 3": "python", "py": "python", "pypy3": "python",
+}
+EXTENSIONS = {"c": "c", "cpp": "cpp", "java": "java", "python": "py"}
+EXTENSION_LANGUAGE = {"c": "c", "cpp": "cpp", "cc": "cpp", "cxx": "cpp", "java": "java", "py": "python"}
+
+
+def normalize_language(name: str) -> str:
+    """Map a language label ("GNU C++17", "Java 8", "Python3", "C") to c/cpp/java/python.
+
+    >>> normalize_language("GNU C++17"), normalize_language("Python 3")
+    ('cpp', 'python')
+    """
+    key = re.sub(r"\s+", " ", name.strip().lower())
+    if key in LANGUAGE_ALIASES:
+        return LANGUAGE_ALIASES[key]
+    for prefix, lang in (("c++", "cpp"), ("g++", "cpp"), ("java", "java"), ("python", "python"), ("pypy", "python")):
+        if key.startswith(prefix):
+            return lang
+    if re.fullmatch(r"(gnu )?c\d*", key):
+        return "c"
+    raise ValueError(f"language {name!r} is not one the contest judge runs (expected C, C++, Java or Python)")
+
+
+def java_main_class(code: str) -> str:
+    """The public class to run (contest convention: Main).
+
+    >>> java_main_class("public final class Solver { }")
+    'Solver'
+    """
+    match = re.search(r"public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)", code)
+    return match.group(1) if match else "Main"
+
+
+def python_executable() -> str:
+    """The interpreter that runs Python submissions: the system one if present, else this one."""
+    return "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else os.path.realpath(sys.executable)
+
+
+def runtime_binds(language: str) -> tuple[str, ...]:
+    """Host folders a language's runtime needs inside the sandbox beyond the system ones."""
+    if language == "python":
+        prefix = os.path.dirname(os.path.dirname(python_executable()))
+        return () if prefix.startswith("/usr") else (prefix,)
+    return ()
+
+
+JAVA_RUN_FLAGS = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Xss64m"]
+COMPILE_LIMITS = Limits(cpu_s=60, wall_s=120, memory_mb=4096, max_procs=64, output_bytes=256 << 20,
+                        tmp_bytes=512 << 20)
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    source_name: str
+    compile_argv: list[str] | None
+    run_argv: list[str]
+
+    def key(self) -> str:
+        return json.dumps([self.source_name, self.compile_argv, self.run_argv])
+
+
+def language_spec(language: str, code: str, memory_mb: int) -> LanguageSpec:
+    """How to compile and run ``code``; paths are the box's as the program sees it."""
+    if language == "c":
+        return LanguageSpec("main.c", ["gcc", "-O2", "-std=gnu11", "-o", "prog", "main.c", "-lm"], ["./prog"])
+    if language == "cpp":
+        return LanguageSpec("main.cpp", ["g++", "-O2", "-std=gnu++17", "-o", "prog", "main.cpp"], ["./prog"])
+    if language == "java":
+        cls = java_main_class(code)
+        return LanguageSpec(
+            f"{cls}.java",
+            ["javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-encoding", "UTF-8", f"{cls}.java"],
+            ["java", *JAVA_RUN_FLAGS, f"-Xmx{memory_mb}m", "-cp", ".", cls],
+        )
+    if language == "python":
+        py = python_executable()
+        check = "import sys; compile(open('main.py','rb').read(), 'main.py', 'exec')"
+        return LanguageSpec("main.py", [py, "-I", "-B", "-c", check], [py, "-I", "-B", "main.py"])
+    raise ValueError(f"unknown language {language!r}")
+
+
+@dataclass
+class Compiled:
+    ok: bool
+    artifact_dir: Path
+    message: str
+    cached: bool
+
+
+@dataclass
+class TestOutcome:
+    test: str
+    verdict: Verdict
+    cpu_s: float
+    wall_s: float
+    detail: str = ""
+
+
+@dataclass
+class JudgeResult:
+    verdict: Verdict
+    language: str
+    tests: list[TestOutcome] = field(default_factory=list)
+    compile_message: str = ""
+    compile_cached: bool = False
+    isolation: str = ""
+
+    @property
+    def max_cpu_s(self) -> float:
+        return max((t.cpu_s for t in self.tests), default=0.0)
+
+    @property
+    def first_failure(self) -> TestOutcome | None:
+        return next((t for t in self.tests if t.verdict != Verdict.AC), None)
+
+    def summary(self) -> dict:
+        return {
+            "verdict": str(self.verdict),
+            "language": self.language,
+            "tests": [{"test": t.test, "verdict": str(t.verdict), "cpu_s": round(t.cpu_s, 3), "detail": t.detail}
+                      for t in self.tests],
+            "compile_message": self.compile_message[:2000],
+        }
+
+
+def tokens_match(output: bytes, answer: bytes, *, float_tolerance: float | None = None) -> bool:
+    """Kattis default comparison: whitespace-separated tokens equal (numbers within tolerance if given).
+
+    >>> tokens_match(b"1 2\\n", b"1\\n2"), tokens_match(b"1.0001", b"1.0", float_tolerance=1e-3)
+    (True, True)
+    """
+    out, ans = output.split(), answer.split()
+    if len(out) != len(ans):
+        return False
+    if float_tolerance is None:
+        return out == ans
+    for o, a in zip(out, ans):
+        if o == a:
+            continue
+        try:
+            fo, fa = float(o), float(a)
+        except ValueError:
+            return False
+        if abs(fo - fa) > float_tolerance * max(1.0, abs(fa)):
+            return False
+    return True
+
+
+class ContestJudge:
+    """Compiles and runs submissions in the sandbox; see the module docstring for the rules."""
+
+    def __init__(self, cache_dir: Path | str | None = None, *, workers: int | None = None):
+        default_cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cojudge" / "compile"
+        self.cache_dir = Path(cache_dir) if cache_dir else default_cache
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        self.workers = workers or os.cpu_count() or 1
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    # -- compilation -------------------------------------------------------------------------
+    def _lock_for(self, key: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault(key, threading.Lock())
+
+    def compile(self, language: str, code: str, *, memory_mb: int = 256) -> Compiled:
+        spec = language_spec(language, code, memory_mb)
+        digest = hashlib.sha256(f"{language}\0{spec.key()}\0{code}".encode()).hexdigest()
+        target = self.cache_dir / digest[:2] / digest
+        with self._lock_for(digest):
+            record = target / "result.json"
+            if record.is_file():
+                info = json.loads(record.read_text())
+                return Compiled(info["ok"], target / "artifact", info["message"], cached=True)
+            work = Path(tempfile.mkdtemp(prefix="cojudge-compile-"))
+            try:
+                os.chmod(work, 0o755)
+                (work / spec.source_name).write_text(code, encoding="utf-8")
+                if spec.compile_argv is None:
+                    ok, message = True, ""
+                else:
+                    result = run_sandboxed(
+                        spec.compile_argv, box=work, limits=COMPILE_LIMITS, box_writable=True,
+                        extra_ro_binds=runtime_binds(language),
+                        stdout_path=work.parent / f"{work.name}.out", stderr_path=work.parent / f"{work.name}.err",
+                    )
+                    ok = result.ok
+                    message = result.stderr_text(8000)
+                    if not ok and not message:
+                        message = f"compiler ended with status {result.exit_code} signal {result.signal}"
+                    for extra in (work.parent / f"{work.name}.out", work.parent / f"{work.name}.err"):
+                        extra.unlink(missing_ok=True)
+                staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=self.cache_dir))
+                shutil.copytree(work, staging / "artifact")
+                (staging / "result.json").write_text(json.dumps({"ok": ok, "message": message}))
+                target.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    staging.rename(target)  # atomic: another process may have won the race
+                except OSError:
+                    shutil.rmtree(staging, ignore_errors=True)
+                info = json.loads((target / "result.json").read_text())
+                return Compiled(info["ok"], target / "artifact", info["message"], cached=False)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+
+    # -- running ---------------------------------------------------------------------------
+    def run_test(self, language: str, compiled: Compiled, code: str, test: TestCase, *,
+                 time_limit_s: float, memory_mb: int, float_tolerance: float | None = None) -> TestOutcome:
+        spec = language_spec(language, code, memory_mb)
+        java = language == "java"
+        limits = Limits(
+            cpu_s=time_limit_s,
+            wall_s=2 * time_limit_s + 1,
+            memory_mb=memory_mb if not java else memory_mb + 2048,
+            stack_mb=memory_mb if not java else 64,
+            address_space=not java,  # the JVM reserves far more than it uses; -Xmx bounds its heap
+            output_bytes=max(8 << 20, 4 * test.answer_path.stat().st_size),
+        )
+        run_dir = Path(tempfile.mkdtemp(prefix="cojudge-run-"))
+        try:
+            box = run_dir / "box"
+            shutil.copytree(compiled.artifact_dir, box)
+            os.chmod(run_dir, 0o755)
+            result = run_sandboxed(
+                spec.run_argv, box=box, limits=limits, stdin_path=test.input_path,
+                stdout_path=run_dir / "stdout", stderr_path=run_dir / "stderr",
+                extra_ro_binds=runtime_binds(language),
+            )
+            cpu, wall = result.cpu_s, result.wall_s
+            if result.wall_killed or result.cpu_limit_hit or cpu > time_limit_s:
+                return TestOutcome(test.name, Verdict.TLE, cpu, wall, f"CPU {cpu:.2f}s over limit {time_limit_s}s")
+            if result.output_limit_hit:
+                return TestOutcome(test.name, Verdict.WA, cpu, wall, "output limit exceeded")
+            if not result.ok:
+                how = f"signal {result.signal}" if result.signal else f"exit status {result.exit_code}"
+                return TestOutcome(test.name, Verdict.RE, cpu, wall, f"{how}: {result.stderr_text(300).strip()}")
+            output = (run_dir / "stdout").read_bytes()
+            if tokens_match(output, test.answer_path.read_bytes(), float_tolerance=float_tolerance):
+                return TestOutcome(test.name, Verdict.AC, cpu, wall)
+            return TestOutcome(test.name, Verdict.WA, cpu, wall, "output differs from the answer")
+        finally:
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+    def judge(self, problem: ProblemPackage, language: str, code: str, *,
+              stop_at_first_failure: bool = True, tests: list[TestCase] | None = None) -> JudgeResult:
+        """Judge one submission on ``tests`` (default: all of the problem's tests, in judging order)."""
+        language = normalize_language(language) if language not in EXTENSIONS else language
+        compiled = self.compile(language, code, memory_mb=problem.memory_mb)
+        result = JudgeResult(Verdict.AC, language, compile_cached=compiled.cached, isolation=isolation_level())
+        if not compiled.ok:
+            result.verdict, result.compile_message = Verdict.CE, compiled.message
+            return result
+        for test in tests if tests is not None else problem.tests:
+            outcome = self.run_test(language, compiled, code, test, time_limit_s=problem.time_limit_s,
+                                    memory_mb=problem.memory_mb, float_tolerance=problem.float_tolerance)
+            result.tests.append(outcome)
+            if outcome.verdict != Verdict.AC:
+                if result.verdict == Verdict.AC:
+                    result.verdict = outcome.verdict
+                if stop_at_first_failure:
+                    break
+        return result
+
+    def judge_many(self, items: Iterable[tuple[ProblemPackage, str, str]], **kwargs) -> list[JudgeResult]:
+        """Judge (problem, language, code) triples on all workers (one sandboxed run per worker at a time)."""
+        items = list(items)
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+            return list(pool.map(lambda it: self.judge(*it, **kwargs), items))

@@ -1,0 +1,128 @@
+"""Reading Kattis problem packages (problemarchive.org layout).
+
+A package is a folder ``<problem_id>/`` with ``problem.yaml``,
+``problem_statement/problem.en.md`` (or ``.tex``/``.html``), ``data/sample`` and
+``data/secret`` holding ``<name>.in`` / ``<name>.ans`` pairs, and optionally
+``submissions/<category>/`` with jury programs. Limits are read from
+``limits.time_limit_s`` / ``limits.memory_mb`` (the shared corpora's form), else
+``limits.time_limit`` / ``limits.memory``; a package that states none gets the
+defaults below, and :attr:`ProblemPackage.limits_stated` says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel
+
+DEFAULT_TIME_LIMIT_S = 2.0
+DEFAULT_MEMORY_MB = 256
+STATEMENT_NAMES = ("problem.en.md", "problem.md", "problem.en.html", "problem.en.tex", "problem.tex")
+
+
+class ProblemFormatError(ValueError):
+    """A problem package that cannot be read; the message names file and field."""
+
+
+class TestCase(BaseModel):
+    name: str  # "sample/1", "secret/07"
+    input_path: Path
+    answer_path: Path
+
+
+class ProblemPackage(BaseModel):
+    problem_id: str
+    name: str
+    root: Path
+    statement: str
+    statement_path: Path | None
+    time_limit_s: float
+    memory_mb: int
+    limits_stated: bool
+    float_tolerance: float | None
+    samples: list[TestCase]
+    secret: list[TestCase]
+
+    @property
+    def tests(self) -> list[TestCase]:
+        """Samples first, then secret tests, each group in file-name order (judging order)."""
+        return [*self.samples, *self.secret]
+
+    def submissions(self, category: str) -> list[Path]:
+        folder = self.root / "submissions" / category
+        return sorted(p for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+
+
+def _pairs(folder: Path, group: str) -> list[TestCase]:
+    if not folder.is_dir():
+        return []
+    cases = []
+    for inp in sorted(folder.glob("*.in")):
+        ans = inp.with_suffix(".ans")
+        if not ans.is_file():
+            raise ProblemFormatError(f"{inp}: test input has no answer file {ans.name} beside it")
+        cases.append(TestCase(name=f"{group}/{inp.stem}", input_path=inp, answer_path=ans))
+    return cases
+
+
+def _number(meta: dict, path: Path, *keys: str) -> float | None:
+    limits = meta.get("limits") or {}
+    if not isinstance(limits, dict):
+        raise ProblemFormatError(f"{path}: field 'limits' must be a mapping, got {type(limits).__name__}")
+    for key in keys:
+        if key in limits and limits[key] is not None:
+            try:
+                return float(limits[key])
+            except (TypeError, ValueError):
+                raise ProblemFormatError(f"{path}: field 'limits.{key}' must be a number, got {limits[key]!r}")
+    return None
+
+
+def read_problem(root: Path) -> ProblemPackage:
+    """Read one package folder; raise :class:`ProblemFormatError` naming the file and field."""
+    root = Path(root)
+    meta_path = root / "problem.yaml"
+    if not meta_path.is_file():
+        raise ProblemFormatError(f"{root}: no problem.yaml (expected a Kattis problem package)")
+    try:
+        meta = yaml.safe_load(meta_path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ProblemFormatError(f"{meta_path}: not valid YAML ({exc})") from exc
+    if not isinstance(meta, dict):
+        raise ProblemFormatError(f"{meta_path}: expected a mapping at top level")
+    statement_path = next(
+        (root / "problem_statement" / n for n in STATEMENT_NAMES if (root / "problem_statement" / n).is_file()),
+        None,
+    )
+    statement = statement_path.read_text(encoding="utf-8") if statement_path else ""
+    time_limit = _number(meta, meta_path, "time_limit_s", "time_limit")
+    memory = _number(meta, meta_path, "memory_mb", "memory")
+    tolerance = None
+    flags = str(meta.get("validator_flags") or "").split()
+    if "float_tolerance" in flags:
+        try:
+            tolerance = float(flags[flags.index("float_tolerance") + 1])
+        except (IndexError, ValueError):
+            raise ProblemFormatError(f"{meta_path}: field 'validator_flags' has float_tolerance without a number")
+    return ProblemPackage(
+        problem_id=root.name,
+        name=str(meta.get("name") or root.name),
+        root=root,
+        statement=statement,
+        statement_path=statement_path,
+        time_limit_s=time_limit if time_limit is not None else DEFAULT_TIME_LIMIT_S,
+        memory_mb=int(memory) if memory is not None else DEFAULT_MEMORY_MB,
+        limits_stated=time_limit is not None,
+        float_tolerance=tolerance,
+        samples=_pairs(root / "data" / "sample", "sample"),
+        secret=_pairs(root / "data" / "secret", "secret"),
+    )
+
+
+def read_problems(folder: Path) -> dict[str, ProblemPackage]:
+    """Every package directly under ``folder`` (folders with a problem.yaml), by problem id."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ProblemFormatError(f"{folder}: problems folder does not exist")
+    return {p.name: read_problem(p) for p in sorted(folder.iterdir()) if (p / "problem.yaml").is_file()}
