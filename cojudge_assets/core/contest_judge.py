@@ -60,7 +60,7 @@ def normalize_language(name: str) -> str:
     >>> normalize_language("GNU C++17"), normalize_language("Python 3")
     ('cpp', 'python')
     """
-    key = re.sub(r"\s+", " ", name.strip().lower())
+    key = re.sub(r"\s+", " ", re.sub(r"\(.*?\)", " ", name.lower())).strip()
     if key in LANGUAGE_ALIASES:
         return LANGUAGE_ALIASES[key]
     for prefix, lang in (("c++", "cpp"), ("g++", "cpp"), ("java", "java"), ("python", "python"), ("pypy", "python")):

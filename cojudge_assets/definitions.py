@@ -1,0 +1,34 @@
+"""The cojudge code location: every asset group under defs/, bound to DuckDB and the contest judge."""
+
+from __future__ import annotations
+
+import dagster as dg
+from dagster_duckdb_polars import DuckDBPolarsIOManager
+
+from cojudge_assets import defs as defs_package
+from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, duckdb_path
+
+ALL_ASSETS_JOB = "cojudge_all"
+
+
+def build_definitions() -> dg.Definitions:
+    found = dg.components.load_defs(defs_package)
+    assets = list(found.assets or [])
+    return dg.Definitions(
+        assets=assets,
+        asset_checks=list(found.asset_checks or []),
+        sensors=list(found.sensors or []),
+        schedules=list(found.schedules or []),
+        jobs=[dg.define_asset_job(ALL_ASSETS_JOB, selection=dg.AssetSelection.all(),
+                                  description="Every asset of the graph, in dependency order.")],
+        resources={
+            "io_manager": DuckDBPolarsIOManager(database=duckdb_path(), schema="cojudge"),
+            "contest_judge": ContestJudgeResource(),
+            "corpus": CorpusResource(),
+        },
+        # DuckDB has one writer per file: run the steps of a run in one process
+        executor=dg.in_process_executor,
+    )
+
+
+defs = build_definitions()

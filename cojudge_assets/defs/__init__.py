@@ -1,0 +1,1 @@
+"""Asset groups, one folder each; loaded by :mod:`cojudge_assets.definitions`."""

@@ -1,0 +1,50 @@
+"""Resources shared by the asset groups, bound in :mod:`cojudge_assets.definitions`."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dagster as dg
+
+from cojudge_assets.core.contest_judge import ContestJudge
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_DUCKDB = PROJECT_ROOT / "data" / "cojudge.duckdb"
+DEFAULT_CORPUS = PROJECT_ROOT / "data" / "demo"
+
+
+def duckdb_path() -> str:
+    """The DuckDB file: ``$COJUDGE_DUCKDB`` if set, else ``data/cojudge.duckdb`` in the project.
+
+    Read when the Definitions are built (not at import of the asset modules), so a
+    test or a deployment points the whole graph at another file by setting the
+    variable before loading.
+    """
+    return os.environ.get("COJUDGE_DUCKDB") or str(DEFAULT_DUCKDB)
+
+
+class ContestJudgeResource(dg.ConfigurableResource):
+    """The sandboxed contest judge (compiles and runs untrusted code)."""
+
+    compile_cache: str = ""  # empty: ~/.cache/cojudge/compile
+    workers: int = 0  # 0: one per core
+
+    def judge(self) -> ContestJudge:
+        return ContestJudge(self.compile_cache or None, workers=self.workers or None)
+
+
+class CorpusResource(dg.ConfigurableResource):
+    """Where the contest data live and in which layout.
+
+    ``layout`` is ``pages`` (saved submission pages + chat logs + Kattis
+    problems, like the demo corpus). ``path`` is the corpus folder; relative
+    paths are taken from the project root.
+    """
+
+    path: str = str(DEFAULT_CORPUS)
+    layout: str = "pages"
+
+    def root(self) -> Path:
+        p = Path(self.path)
+        return p if p.is_absolute() else PROJECT_ROOT / p

@@ -1,0 +1,104 @@
+"""The contest judge on known programs: every verdict in every language, caching, judging order."""
+
+from __future__ import annotations
+
+import pytest
+
+from cojudge_assets.core.contest_judge import Verdict, normalize_language, tokens_match
+
+PROGRAMS = {
+    ("c", Verdict.AC): '#include <stdio.h>\nint main(void){long long a,b;scanf("%lld %lld",&a,&b);printf("%lld\\n",a+b);return 0;}\n',
+    ("c", Verdict.WA): '#include <stdio.h>\nint main(void){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);return 0;}\n',
+    ("c", Verdict.TLE): '#include <stdio.h>\nint main(void){volatile unsigned long x=0;long long a,b;scanf("%lld %lld",&a,&b);for(;;)x++;}\n',
+    ("c", Verdict.RE): '#include <stdio.h>\nint main(void){long long a,b;scanf("%lld %lld",&a,&b);int *p=(int*)0;*p=(int)a;return 0;}\n',
+    ("c", Verdict.CE): 'int main(void){ return undefined_name; }\n',
+    ("cpp", Verdict.AC): '#include <iostream>\nint main(){long long a,b;std::cin>>a>>b;std::cout<<a+b<<"\\n";}\n',
+    ("cpp", Verdict.WA): '#include <iostream>\nint main(){long long a,b;std::cin>>a>>b;std::cout<<a-b<<"\\n";}\n',
+    ("cpp", Verdict.TLE): '#include <iostream>\nint main(){volatile long x=0;long long a,b;std::cin>>a>>b;while(true)x++;}\n',
+    ("cpp", Verdict.RE): '#include <vector>\n#include <iostream>\nint main(){std::vector<int> v;long long a,b;std::cin>>a>>b;std::cout<<v.at(a);}\n',
+    ("cpp", Verdict.CE): '#include <iostream>\nint main(){ std::cout << 1 }\n',
+    ("java", Verdict.AC): 'import java.util.*;\npublic class Main{public static void main(String[] x){Scanner s=new Scanner(System.in);long a=s.nextLong(),b=s.nextLong();System.out.println(a+b);}}\n',
+    ("java", Verdict.WA): 'import java.util.*;\npublic class Main{public static void main(String[] x){Scanner s=new Scanner(System.in);int a=s.nextInt(),b=s.nextInt();System.out.println(a*b);}}\n',
+    ("java", Verdict.TLE): 'public class Main{public static void main(String[] x){long c=0;while(true){c++; if(c==-1) break;} System.out.println(c);}}\n',
+    ("java", Verdict.RE): 'public class Main{public static void main(String[] x){int[] v=new int[1]; System.out.println(v[3]);}}\n',
+    ("java", Verdict.CE): 'public class Main{public static void main(String[] x){ List<Integer> v = new ArrayList<>(); }}\n',
+    ("python", Verdict.AC): 'a, b = map(int, input().split())\nprint(a + b)\n',
+    ("python", Verdict.WA): 'a, b = map(int, input().split())\nprint(a + b + 1)\n',
+    ("python", Verdict.TLE): 'x = 0\nwhile True:\n    x += 1\n',
+    ("python", Verdict.RE): 'a, b = map(int, input().split())\nprint([0][a])\n',
+    ("python", Verdict.CE): 'def f(:\n    pass\n',
+}
+
+
+@pytest.mark.parametrize("language,verdict", sorted(PROGRAMS, key=str), ids=lambda v: str(v))
+def test_known_program_gets_its_verdict(judge, sum_problem, language, verdict):
+    result = judge.judge(sum_problem, language, PROGRAMS[(language, verdict)])
+    assert result.verdict == verdict, result.summary()
+    if verdict == Verdict.CE:
+        assert result.compile_message and not result.tests
+    elif verdict == Verdict.AC:
+        assert [t.verdict for t in result.tests] == [Verdict.AC] * 3
+    else:
+        # judging stops at the first failing test, and that test decides the verdict
+        assert result.tests[-1].verdict == verdict
+        assert all(t.verdict == Verdict.AC for t in result.tests[:-1])
+
+
+def test_overflow_fails_only_on_the_big_test(judge, sum_problem):
+    result = judge.judge(sum_problem, "c", PROGRAMS[("c", Verdict.WA)])
+    assert [t.test for t in result.tests] == ["sample/1", "secret/1"]
+    assert result.first_failure.test == "secret/1"
+
+
+def test_time_limit_is_cpu_time_and_reported(judge, sum_problem):
+    result = judge.judge(sum_problem, "c", PROGRAMS[("c", Verdict.TLE)])
+    assert result.tests[0].cpu_s >= sum_problem.time_limit_s
+
+
+def test_compilation_is_cached_by_code_hash(judge, sum_problem):
+    code = PROGRAMS[("cpp", Verdict.AC)] + "// cache probe\n"
+    first = judge.judge(sum_problem, "cpp", code)
+    second = judge.judge(sum_problem, "cpp", code)
+    assert (first.compile_cached, second.compile_cached) == (False, True)
+    assert second.verdict == Verdict.AC
+    other = judge.judge(sum_problem, "cpp", code + "\n")
+    assert other.compile_cached is False
+
+
+def test_compile_errors_are_cached_too(judge, sum_problem):
+    code = PROGRAMS[("c", Verdict.CE)] + "/* probe */\n"
+    first, second = judge.judge(sum_problem, "c", code), judge.judge(sum_problem, "c", code)
+    assert second.compile_cached and second.verdict == Verdict.CE
+    assert second.compile_message == first.compile_message
+
+
+def test_judge_many_keeps_order_and_uses_all_cores(judge, sum_problem):
+    items = [(sum_problem, lang, PROGRAMS[(lang, v)]) for (lang, v) in
+             [("python", Verdict.WA), ("c", Verdict.AC), ("python", Verdict.RE), ("cpp", Verdict.CE)]]
+    results = judge.judge_many(items)
+    assert [r.verdict for r in results] == [Verdict.WA, Verdict.AC, Verdict.RE, Verdict.CE]
+    import os
+    assert judge.workers == (os.cpu_count() or 1)
+
+
+def test_java_class_name_is_taken_from_the_code(judge, sum_problem):
+    code = PROGRAMS[("java", Verdict.AC)].replace("class Main", "class Solution")
+    assert judge.judge(sum_problem, "java", code).verdict == Verdict.AC
+
+
+@pytest.mark.parametrize("label,expected", [("GNU C++17", "cpp"), ("C (GCC 12, C11)", "c"), ("Java 17 (OpenJDK)", "java"),
+                                            ("Python 3.11", "python"), ("C++17 (GCC 12)", "cpp"), ("C", "c")])
+def test_language_labels(label, expected):
+    assert normalize_language(label) == expected
+
+
+def test_unknown_language_is_a_clear_error():
+    with pytest.raises(ValueError, match="Haskell"):
+        normalize_language("Haskell")
+
+
+def test_token_comparison():
+    assert tokens_match(b"1  2\n3\n", b"1 2 3")
+    assert not tokens_match(b"1 2", b"1 2 3")
+    assert not tokens_match(b"1.0", b"1")
+    assert tokens_match(b"0.3333", b"0.33333", float_tolerance=1e-3)

@@ -1,0 +1,147 @@
+"""The sandbox contains hostile programs, each within a bounded time.
+
+Every test runs a real program through the contest judge (the only way untrusted
+code is run) and checks both the verdict and that the harm did not happen.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from cojudge_assets.core.contest_judge import Verdict
+from cojudge_assets.core.sandbox import _UID_BASE, isolation_level
+
+
+def _sandbox_processes() -> list[int]:
+    """Live (not zombie) processes under one of the sandbox's dedicated uids."""
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                if entry.stat().st_uid >= _UID_BASE and state != "Z":
+                    alive.append(int(entry.name))
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                continue
+    return alive
+
+
+def _judge_timed(judge, problem, language, code):
+    started = time.monotonic()
+    result = judge.judge(problem, language, code, tests=problem.samples)
+    return result, time.monotonic() - started
+
+
+def test_isolation_is_reported(judge, sum_problem):
+    result = judge.judge(sum_problem, "python", "print(7)\n", tests=sum_problem.samples)
+    assert result.isolation == isolation_level() in ("bwrap", "rlimits")
+
+
+def test_infinite_loop_is_stopped_at_the_cpu_limit(judge, sum_problem):
+    result, elapsed = _judge_timed(judge, sum_problem, "c", "int main(void){volatile long x=0;for(;;)x++;}\n")
+    assert result.verdict == Verdict.TLE
+    assert elapsed < 2 * sum_problem.time_limit_s + 5
+
+
+def test_sleeping_program_is_stopped_by_the_wall_clock(judge, sum_problem):
+    result, elapsed = _judge_timed(judge, sum_problem, "python", "import time\ntime.sleep(600)\n")
+    assert result.verdict == Verdict.TLE
+    assert elapsed < 2 * sum_problem.time_limit_s + 5
+
+
+def test_fork_bomb_is_contained_and_leaves_nothing_behind(judge, sum_problem):
+    code = "#include <unistd.h>\nint main(void){for(;;) fork();}\n"
+    result, elapsed = _judge_timed(judge, sum_problem, "c", code)
+    assert result.verdict in (Verdict.TLE, Verdict.RE)
+    assert elapsed < 2 * sum_problem.time_limit_s + 5
+    deadline = time.monotonic() + 5
+    while _sandbox_processes() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _sandbox_processes() == []
+
+
+def test_memory_hog_fails_at_the_memory_limit(judge, sum_problem):
+    code = ("#include <stdlib.h>\n#include <string.h>\n#include <stdio.h>\n"
+            "int main(void){ for(int i=0;i<64;i++){ char*p=malloc(64<<20); memset(p,1,64<<20);} puts(\"7\"); }\n")
+    result, elapsed = _judge_timed(judge, sum_problem, "c", code)
+    assert result.verdict == Verdict.RE
+    assert elapsed < 10
+    py = "blob = bytearray(4 * 1024 * 1024 * 1024)\nprint(7)\n"
+    assert _judge_timed(judge, sum_problem, "python", py)[0].verdict == Verdict.RE
+
+
+def test_network_is_unreachable(judge, sum_problem):
+    """A listener on the host's loopback must never see the sandboxed program connect."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.settimeout(8)
+    port = server.getsockname()[1]
+    accepted = []
+    thread = threading.Thread(target=lambda: accepted.append(_accept(server)), daemon=True)
+    thread.start()
+    code = ("import socket\ntry:\n"
+            f"    socket.create_connection(('127.0.0.1', {port}), timeout=3)\n    print('connected')\n"
+            "except OSError:\n    print(7)\n")
+    result, elapsed = _judge_timed(judge, sum_problem, "python", code)
+    thread.join(10)
+    server.close()
+    assert result.verdict == Verdict.AC  # printed 7: the connection failed
+    assert accepted == [None]
+    assert elapsed < 10
+
+
+def _accept(server: socket.socket):
+    try:
+        conn, _ = server.accept()
+        conn.close()
+        return "connection"
+    except OSError:
+        return None
+
+
+def test_writes_outside_its_directory_fail(judge, sum_problem, tmp_path):
+    target = tmp_path / "open"
+    target.mkdir()
+    os.chmod(target, 0o777)  # even a world-writable folder of the host stays out of reach
+    token = uuid.uuid4().hex
+    victims = [target / f"pwned-{token}", Path(f"/tmp/cojudge-escape-{token}"), Path(f"/var/tmp/escape-{token}")]
+    lines = "\n".join(f"    try_write({str(v)!r})" for v in victims)
+    code = ("def try_write(p):\n    try:\n        open(p, 'w').write('x')\n    except OSError:\n        pass\n"
+            f"if True:\n{lines}\nprint(7)\n")
+    result, _ = _judge_timed(judge, sum_problem, "python", code)
+    assert result.verdict == Verdict.AC
+    assert not any(v.exists() for v in victims)
+
+
+def test_output_flood_is_capped(judge, sum_problem):
+    code = '#include <stdio.h>\nint main(void){for(;;) fputs("yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\\n", stdout);}\n'
+    result, elapsed = _judge_timed(judge, sum_problem, "c", code)
+    assert result.verdict == Verdict.WA
+    assert "output limit" in result.tests[0].detail
+    assert elapsed < 10
+
+
+def test_no_secrets_in_the_environment(judge, sum_problem, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-should-not-leak")
+    code = "import os\nprint(7 if not any('sk-test' in v for v in os.environ.values()) else 0)\n"
+    assert judge.judge(sum_problem, "python", code, tests=sum_problem.samples).verdict == Verdict.AC
+
+
+def test_hidden_tests_are_not_readable(judge, sum_problem):
+    answer = sum_problem.secret[0].answer_path
+    code = f"try:\n    open({str(answer)!r}).read()\n    print('leaked')\nexcept OSError:\n    print(7)\n"
+    assert judge.judge(sum_problem, "python", code, tests=sum_problem.samples).verdict == Verdict.AC
+
+
+@pytest.mark.skipif(isolation_level() != "bwrap", reason="needs bubblewrap for a pid namespace")
+def test_program_sees_only_its_own_processes(judge, sum_problem):
+    code = "import os\nprint(7 if len([p for p in os.listdir('/proc') if p.isdigit()]) <= 3 else 0)\n"
+    assert judge.judge(sum_problem, "python", code, tests=sum_problem.samples).verdict == Verdict.AC
