@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import dagster as dg
-from dagster_duckdb_polars import DuckDBPolarsIOManager
 
 from cojudge_assets import defs as defs_package
+from cojudge_assets.defs.io import CojudgeDuckDBIOManager
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, duckdb_path
 
 ALL_ASSETS_JOB = "cojudge_all"
@@ -22,7 +22,7 @@ def build_definitions() -> dg.Definitions:
         jobs=[dg.define_asset_job(ALL_ASSETS_JOB, selection=dg.AssetSelection.all(),
                                   description="Every asset of the graph, in dependency order.")],
         resources={
-            "io_manager": DuckDBPolarsIOManager(database=duckdb_path(), schema="cojudge"),
+            "io_manager": CojudgeDuckDBIOManager(database=duckdb_path(), schema="cojudge"),
             "contest_judge": ContestJudgeResource(),
             "corpus": CorpusResource(),
         },

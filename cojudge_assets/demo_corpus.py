@@ -338,7 +338,7 @@ def render_page(att: Attempt, problem: ProblemPackage) -> str:
 </head>
 <body>
   <div class="page-header">Page saved {_clock(att.saved_at)} &middot; {html.escape(CONTEST_NAME)}</div>
-  <nav><a href="/submissions">My submissions</a> | <a href="/standings">Standings</a> | Accepted solutions are shown in green</nav>
+  <nav><a href="/submissions">My submissions</a> | <a href="/standings">Standings</a></nav>
   <h1>Submission {att.submission_id}</h1>
   <table class="submission">
 {rows}

@@ -44,7 +44,10 @@ class CorpusResource(dg.ConfigurableResource):
 
     path: str = str(DEFAULT_CORPUS)
     layout: str = "pages"
+    window_start: str = ""  # "YYYY-MM-DD HH:MM:SS"; empty: from the corpus's contest.yaml
+    window_end: str = ""
 
     def root(self) -> Path:
         p = Path(self.path)
         return p if p.is_absolute() else PROJECT_ROOT / p
+

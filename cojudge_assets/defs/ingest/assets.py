@@ -1,9 +1,11 @@
-"""Group ``ingest``: contest data read into tables."""
-
+"""Group ``ingest``: contest data read into tables (see core/attempts.py, core/context.py)."""
 
 import dagster as dg
 import polars as pl
 
+from cojudge_assets.core.attempts import list_pages
+from cojudge_assets.core.context import build_contexts
+from cojudge_assets.core.corpus import contest_settings, read_corpus
 from cojudge_assets.core.problems import problems_table
 from cojudge_assets.defs.resources import CorpusResource
 
@@ -23,5 +25,77 @@ def problems(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.Da
         "problems": len(table),
         "secret_tests": int(table["n_secret_tests"].sum()) if len(table) else 0,
         "without_stated_limits": int((~table["limits_stated"]).sum()) if len(table) else 0,
+    })
+    return table
+
+
+@dg.asset(
+    group_name="ingest",
+    kinds=KINDS,
+    code_version="1",
+    description="One row per raw file under pages/: path, format (html/md/txt, empty if none), bytes, sha256.",
+)
+def submission_pages(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.DataFrame:
+    table = list_pages(corpus.root()) if corpus.layout == "pages" else pl.DataFrame(
+        schema={"source_path": pl.String, "format": pl.String, "bytes": pl.Int64, "sha256": pl.String})
+    context.add_output_metadata({"files": len(table),
+                                 "by_format": dg.MetadataValue.json(dict(table["format"].value_counts().iter_rows()))})
+    return table
+
+
+@dg.multi_asset(
+    group_name="ingest",
+    outs={
+        "attempts": dg.AssetOut(
+            kinds=KINDS, code_version="1",
+            description="One row per attempt: attempt_uid (path key), participant, problem_id, turn k (Submit "
+            "clock), submitted_at (Submit field), page_saved_at (header clock), language, code, verdict (Result "
+            "field), accepted."),
+        "prompt_logs": dg.AssetOut(
+            kinds=KINDS, code_version="1",
+            description="One row per chat-log record: participant, file, deterministic order, role, text, the "
+            "problem it concerns (if known)."),
+        "quarantine": dg.AssetOut(
+            kinds=KINDS, code_version="1",
+            description="One row per rejected input: source path, stage, field, reason."),
+    },
+)
+def read_contest(context: dg.AssetExecutionContext, corpus: CorpusResource, problems: pl.DataFrame,
+                 submission_pages: pl.DataFrame):
+    root = corpus.root()
+    settings = contest_settings(root, window_start=corpus.window_start, window_end=corpus.window_end)
+    names = dict(zip(problems["problem_id"].to_list(), problems["name"].to_list()))
+    tables = read_corpus(root, corpus.layout, names, settings, pages=submission_pages)
+    a = tables.attempts
+    yield dg.Output(a, output_name="attempts", metadata={
+        "attempts": len(a),
+        "participants": a["participant"].n_unique(),
+        "trajectories": a.select("participant", "problem_id").n_unique(),
+        "verdicts": dg.MetadataValue.json(dict(a["verdict"].value_counts().sort("verdict").iter_rows())),
+        "raw_files": tables.raw_files,
+    })
+    yield dg.Output(tables.prompt_logs, output_name="prompt_logs", metadata={
+        "records": len(tables.prompt_logs),
+        "participants_with_logs": tables.prompt_logs["participant"].n_unique()})
+    yield dg.Output(tables.quarantine, output_name="quarantine", metadata={
+        "rejected": len(tables.quarantine),
+        "by_stage": dg.MetadataValue.json(dict(tables.quarantine["stage"].value_counts().iter_rows()))})
+
+
+@dg.asset(
+    group_name="ingest",
+    kinds=KINDS,
+    code_version="1",
+    description="One row per (attempt, condition): condition in blind/prefix12k/nonblind, the PII-scrubbed "
+    "context text, provenance (anchored/segmented/none; prefix for prefix12k), chars.",
+)
+def participant_context(context: dg.AssetExecutionContext, attempts: pl.DataFrame,
+                        prompt_logs: pl.DataFrame) -> pl.DataFrame:
+    table = build_contexts(attempts, prompt_logs)
+    nonblind = table.filter(pl.col("condition") == "nonblind")
+    context.add_output_metadata({
+        "rows": len(table),
+        "nonblind_provenance": dg.MetadataValue.json(dict(nonblind["provenance"].value_counts().iter_rows())),
+        "max_chars": int(table["chars"].max() or 0),
     })
     return table

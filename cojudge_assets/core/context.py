@@ -1,0 +1,208 @@
+"""Participant chat logs, and the participant context sent to judges under each input condition.
+
+Logs live under ``<corpus>/logs/<participant>/`` as Markdown, text or HTML
+files. They are read in a fixed deterministic order (file names in natural
+order: ``session-2`` before ``session-10``) and split into records (one message
+each, where roles are marked; else one record per file). A record concerns a
+problem when it names the problem's id or title; records that name none inherit
+the last problem named earlier in the same file.
+
+The three input conditions (seed study IV-A3):
+
+* ``blind``: no participant context;
+* ``prefix12k``: the first 12,000 characters of the participant's whole log,
+  over all problems, in the fixed order, independent of the attempt;
+* ``nonblind``: the log content strictly before the first verbatim appearance of
+  the submitted code, restricted to records about this problem, capped at
+  12,000 characters (the last 12,000 before the anchor: the part nearest the
+  submission). Provenance ``anchored``. When the code is not in the logs but the
+  problem is, the problem's records up to the next attempt of the trajectory
+  whose code is anchored (all of them if none is), capped the same way:
+  ``segmented``. Otherwise no context at all (context about the wrong problem is
+  worse than none): ``none``.
+
+All context is scrubbed (:mod:`cojudge_assets.core.scrub`) after it is cut and
+before it is stored, and the cap holds on the scrubbed text. ``blind`` rows have
+provenance ``none``; ``prefix12k`` rows ``prefix``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+from selectolax.lexbor import LexborHTMLParser as HTMLParser
+
+from cojudge_assets.core.scrub import Identities, harvest_identities, scrub
+
+CONTEXT_CAP = 12_000
+CONDITIONS = ("blind", "prefix12k", "nonblind")
+LOG_FORMATS = {".md": "md", ".markdown": "md", ".txt": "txt", ".log": "txt", ".html": "html", ".htm": "html"}
+LOG_SCHEMA = {"participant": pl.String, "log_file": pl.String, "seq": pl.Int64, "role": pl.String,
+              "text": pl.String, "problem_id": pl.String, "problem_named": pl.Boolean}
+CONTEXT_SCHEMA = {"attempt_uid": pl.String, "condition": pl.String, "context": pl.String,
+                  "provenance": pl.String, "chars": pl.Int64, "anchor_offset": pl.Int64}
+
+_MD_ROLE = re.compile(r"^\*\*(You|User|Me|Assistant|AI|ChatGPT|Claude|Gemini|Copilot|Agent)[^*\n]{0,20}:?\*\*:?\s*$",
+                      re.MULTILINE | re.IGNORECASE)
+_TXT_ROLE = re.compile(r"^(?:\[[^\]\n]{1,20}\]\s*)?(USER|ASSISTANT|YOU|AI|AGENT|SYSTEM)\s*:\s*$",
+                       re.MULTILINE | re.IGNORECASE)
+USER_ROLES = {"you", "user", "me"}
+
+
+def natural_key(name: str) -> list:
+    return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", name)]
+
+
+def _split(text: str, pattern: re.Pattern) -> list[tuple[str, str]]:
+    marks = list(pattern.finditer(text))
+    if not marks:
+        return [("unknown", text.strip())]
+    records = []
+    if text[: marks[0].start()].strip():
+        records.append(("unknown", text[: marks[0].start()].strip()))
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        role = "user" if m.group(1).lower() in USER_ROLES else m.group(1).lower()
+        records.append((role, text[m.end(): end].strip()))
+    return records
+
+
+def _html_records(text: str) -> list[tuple[str, str]]:
+    tree = HTMLParser(text)
+    for node in tree.css("script, style"):
+        node.decompose()
+    messages = tree.css(".message")
+    if not messages:
+        return [("unknown", tree.body.text(separator="\n").strip() if tree.body else "")]
+    records = []
+    for msg in messages:
+        classes = (msg.attributes.get("class") or "").split()
+        role = next((c for c in classes if c in ("user", "assistant", "agent", "system")), "unknown")
+        for node in msg.css(".role"):
+            node.decompose()
+        parts = []
+        for child in msg.iter():
+            if child.tag == "pre":
+                parts.append(f"```\n{child.text(deep=True)}\n```")
+            else:
+                parts.append(child.text(deep=True).strip())
+        records.append((role, "\n\n".join(p for p in parts if p)))
+    return records
+
+
+def parse_log(text: str, log_format: str) -> list[tuple[str, str]]:
+    """(role, text) records of one log file."""
+    if log_format == "md":
+        return _split(text, _MD_ROLE)
+    if log_format == "txt":
+        return _split(text, _TXT_ROLE)
+    return _html_records(text)
+
+
+def _mentions(problems: dict[str, str]) -> list[tuple[re.Pattern, str]]:
+    pats = []
+    for pid, name in problems.items():
+        pats.append((re.compile(rf"\b{re.escape(pid)}\b", re.IGNORECASE), pid))
+        if name and name != pid and len(name) > 3:
+            pats.append((re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE), pid))
+    return pats
+
+
+def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, list[dict]]:
+    """The ``prompt_logs`` table, and quarantine rows for log files that cannot be read."""
+    root = Path(corpus) / "logs"
+    mentions = _mentions(problems)
+    rows, rejected = [], []
+    people = sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: natural_key(p.name)) if root.is_dir() else []
+    for person in people:
+        seq = 0
+        for path in sorted((p for p in person.rglob("*") if p.is_file()),
+                           key=lambda p: natural_key(p.relative_to(person).as_posix())):
+            rel = path.relative_to(corpus).as_posix()
+            log_format = LOG_FORMATS.get(path.suffix.lower())
+            if log_format is None:
+                rejected.append({"source_path": rel, "stage": "logs", "field": None,
+                                 "reason": f"{rel}: extension {path.suffix!r} is not a log format (.md, .txt, .html)"})
+                continue
+            try:
+                text = path.read_bytes().decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                rejected.append({"source_path": rel, "stage": "logs", "field": None,
+                                 "reason": f"{rel}: not valid UTF-8 (byte {exc.start})"})
+                continue
+            current: str | None = None
+            for role, body in parse_log(text, log_format):
+                named = next((pid for pat, pid in mentions if pat.search(body)), None)
+                current = named or current
+                rows.append({"participant": person.name, "log_file": rel, "seq": seq, "role": role, "text": body,
+                             "problem_id": current, "problem_named": named is not None})
+                seq += 1
+    return pl.DataFrame(rows, schema=LOG_SCHEMA), rejected
+
+
+def _normalize(code: str) -> str:
+    return "\n".join(line.rstrip() for line in code.replace("\r\n", "\n").strip("\n").split("\n"))
+
+
+@dataclass
+class _Log:
+    text: str  # all records, rendered in order
+    spans: list[tuple[int, int, str | None]]  # (start, end, problem_id) of each record in text
+
+
+def _render(records: pl.DataFrame) -> _Log:
+    pieces, spans, offset = [], [], 0
+    for r in records.iter_rows(named=True):
+        chunk = f"{r['role']}: {_normalize(r['text'])}\n\n"
+        pieces.append(chunk)
+        spans.append((offset, offset + len(chunk), r["problem_id"]))
+        offset += len(chunk)
+    return _Log("".join(pieces), spans)
+
+
+def _restricted(log: _Log, problem_id: str, end: int) -> str:
+    return "".join(log.text[s: min(e, end)] for s, e, pid in log.spans if pid == problem_id and s < end)
+
+
+def _cap_tail(text: str) -> str:
+    return text[-CONTEXT_CAP:] if len(text) > CONTEXT_CAP else text
+
+
+def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
+    """One row per (attempt, condition): the scrubbed context, its provenance and length."""
+    rows = []
+    for participant, group in attempts.sort("participant", "problem_id", "turn").group_by(
+            "participant", maintain_order=True):
+        participant = participant[0]
+        records = logs.filter(pl.col("participant") == participant).sort("seq")
+        log = _render(records)
+        identities: Identities = harvest_identities(records["text"].to_list())
+        prefix = scrub(log.text, identities)[:CONTEXT_CAP]
+        anchors = {}
+        for a in group.iter_rows(named=True):
+            code = _normalize(a["code"])
+            pos = log.text.find(code) if code else -1
+            anchors[a["attempt_uid"]] = pos if pos >= 0 else None
+        for a in group.iter_rows(named=True):
+            uid, pid = a["attempt_uid"], a["problem_id"]
+            rows.append({"attempt_uid": uid, "condition": "blind", "context": "", "provenance": "none",
+                         "chars": 0, "anchor_offset": None})
+            rows.append({"attempt_uid": uid, "condition": "prefix12k", "context": prefix,
+                         "provenance": "prefix" if prefix else "none",
+                         "chars": len(prefix), "anchor_offset": None})
+            anchor = anchors[uid]
+            if anchor is not None:
+                text, provenance = _restricted(log, pid, anchor), "anchored"
+            elif any(p == pid for _, _, p in log.spans):
+                later = [anchors[b["attempt_uid"]] for b in group.iter_rows(named=True)
+                         if b["problem_id"] == pid and b["turn"] > a["turn"] and anchors[b["attempt_uid"]] is not None]
+                text, provenance = _restricted(log, pid, min(later) if later else len(log.text)), "segmented"
+            else:
+                text, provenance = "", "none"
+            context = _cap_tail(scrub(text, identities))
+            rows.append({"attempt_uid": uid, "condition": "nonblind", "context": context, "provenance": provenance,
+                         "chars": len(context), "anchor_offset": anchor})
+    return pl.DataFrame(rows, schema=CONTEXT_SCHEMA)

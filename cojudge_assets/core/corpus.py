@@ -1,0 +1,66 @@
+"""One entry point for every corpus layout: what the ingest group reads.
+
+``pages``: the contest layout of the demo corpus and the seed study
+(``problems/`` Kattis packages, ``pages/<participant>/...`` saved submission
+pages, ``logs/<participant>/...`` chat logs, optional ``contest.yaml`` with the
+contest window and extra Result strings).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import polars as pl
+import yaml
+
+from cojudge_assets.core.attempts import QUARANTINE_SCHEMA, PageRules, list_pages, read_attempts
+from cojudge_assets.core.context import LOG_SCHEMA, read_logs
+from cojudge_assets.core.pages import DEFAULT_RESULT_VOCABULARY, parse_clock
+
+LAYOUTS = ("pages",)
+
+
+@dataclass
+class ContestSettings:
+    window_start: datetime | None
+    window_end: datetime | None
+    vocabulary: dict[str, str]
+
+
+def contest_settings(corpus: Path, *, window_start: str = "", window_end: str = "") -> ContestSettings:
+    """The contest window and Result vocabulary: ``contest.yaml`` of the corpus, overridden by arguments."""
+    path = Path(corpus) / "contest.yaml"
+    meta = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.is_file() else {}
+    window = meta.get("window") or {}
+    vocabulary = dict(DEFAULT_RESULT_VOCABULARY)
+    for code, label in (meta.get("result_strings") or {}).items():
+        vocabulary[str(label).strip().lower()] = str(code)
+    start = parse_clock(window_start or str(window.get("start") or ""))
+    end = parse_clock(window_end or str(window.get("end") or ""))
+    return ContestSettings(start, end, vocabulary)
+
+
+@dataclass
+class CorpusTables:
+    attempts: pl.DataFrame
+    prompt_logs: pl.DataFrame
+    quarantine: pl.DataFrame
+    raw_files: int  # raw attempt files seen (pages, or rows of a table)
+
+
+def read_corpus(corpus: Path, layout: str, problems: dict[str, str], settings: ContestSettings,
+                pages: pl.DataFrame | None = None) -> CorpusTables:
+    """Attempts, prompt logs and quarantine of a corpus; ``problems`` maps id -> name."""
+    if layout == "pages":
+        pages = pages if pages is not None else list_pages(corpus)
+        rules = PageRules(problem_ids=set(problems), vocabulary=settings.vocabulary)
+        attempts, rejected = read_attempts(corpus, pages, rules)
+        logs, log_rejected = read_logs(corpus, problems)
+        quarantine = pl.concat([rejected, pl.DataFrame(log_rejected, schema=QUARANTINE_SCHEMA)])
+        return CorpusTables(attempts, logs, quarantine, raw_files=len(pages))
+    raise ValueError(f"corpus layout {layout!r} is not supported (expected one of {', '.join(LAYOUTS)})")
+
+
+EMPTY_LOGS = pl.DataFrame(schema=LOG_SCHEMA)
