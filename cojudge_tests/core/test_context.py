@@ -1,0 +1,136 @@
+"""Participant context: three conditions, provenance tiers, exact character bounds, scrubbing."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import polars as pl
+
+from cojudge_assets.core.attempts import ATTEMPT_SCHEMA
+from cojudge_assets.core.context import CONTEXT_CAP, build_contexts, parse_log, read_logs
+from cojudge_assets.core.scrub import harvest_identities, scrub
+
+PROBLEMS = {"pairsum": "Pair Sums", "coins": "Coin Change", "brackets": "Brackets"}
+CODE_A = "#include <stdio.h>\nint main(void) { puts(\"1\"); return 0; }"
+CODE_B = "#include <stdio.h>\nint main(void) { puts(\"2\"); return 0; }"
+
+
+def attempt(uid, problem, turn, code, participant="u01"):
+    row = {k: None for k in ATTEMPT_SCHEMA}
+    row.update(attempt_uid=uid, participant=participant, problem_id=problem, turn=turn, code=code + "\n",
+               submitted_at=datetime(2026, 3, 14, 14, turn), verdict="WA", accepted=False)
+    return row
+
+
+def write_log(corpus: Path, name: str, text: str, participant: str = "u01") -> None:
+    folder = corpus / "logs" / participant
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text)
+
+
+def contexts(corpus: Path, attempts: list[dict]) -> pl.DataFrame:
+    logs, rejected = read_logs(corpus, PROBLEMS)
+    assert rejected == []
+    return build_contexts(pl.DataFrame(attempts, schema=ATTEMPT_SCHEMA), logs)
+
+
+def pick(table, uid, condition):
+    return table.filter((pl.col("attempt_uid") == uid) & (pl.col("condition") == condition)).row(0, named=True)
+
+
+def test_three_tiers(tmp_path):
+    write_log(tmp_path, "session-1.md",
+              "**You:**\n\nProblem Pair Sums (pairsum): count pairs.\n\n**Assistant:**\n\nTry two pointers.\n\n"
+              f"**Assistant:**\n\n```c\n{CODE_A}\n```\n\n**You:**\n\nNow coins please, greedy?\n\n"
+              "**Assistant:**\n\nGreedy fails for coins; use DP.\n")
+    table = contexts(tmp_path, [attempt("a", "pairsum", 1, CODE_A), attempt("b", "coins", 1, CODE_B),
+                                attempt("c", "brackets", 1, CODE_B)])
+    a, b, c = (pick(table, u, "nonblind") for u in "abc")
+    assert a["provenance"] == "anchored"
+    assert "two pointers" in a["context"] and CODE_A not in a["context"]  # strictly before the code
+    assert "coins" not in a["context"].lower()  # restricted to this problem
+    assert b["provenance"] == "segmented" and "DP" in b["context"] and "pairs" not in b["context"]
+    assert (c["provenance"], c["context"], c["chars"]) == ("none", "", 0)
+    assert all(pick(table, u, "blind")["context"] == "" for u in "abc")
+    prefix = pick(table, "a", "prefix12k")["context"]
+    assert prefix == pick(table, "c", "prefix12k")["context"]  # independent of the attempt
+    assert "two pointers" in prefix and "coins" in prefix
+
+
+def test_exact_character_bounds(tmp_path):
+    filler = "".join(f"line {i} about pairsum and more words here\n" for i in range(800))  # ~34k chars
+    write_log(tmp_path, "session-1.txt", f"USER:\n{filler}\nASSISTANT:\n```\n{CODE_A}\n```\n")
+    table = contexts(tmp_path, [attempt("a", "pairsum", 1, CODE_A)])
+    nonblind, prefix = pick(table, "a", "nonblind"), pick(table, "a", "prefix12k")
+    assert nonblind["chars"] == len(nonblind["context"]) == CONTEXT_CAP
+    assert prefix["chars"] == len(prefix["context"]) == CONTEXT_CAP
+    assert prefix["context"].startswith("user: line 0 ")  # the first 12,000 characters
+    assert "line 799" in nonblind["context"] and "line 0 " not in nonblind["context"]  # nearest the anchor
+
+
+def test_short_log_is_not_padded(tmp_path):
+    write_log(tmp_path, "a.md", f"**You:**\n\npairsum please\n\n**Assistant:**\n\n```c\n{CODE_A}\n```\n")
+    table = contexts(tmp_path, [attempt("a", "pairsum", 1, CODE_A)])
+    row = pick(table, "a", "nonblind")
+    assert row["context"] == "user: pairsum please\n\n" + "assistant: ```c\n"  # strictly before the code
+    assert row["chars"] == len(row["context"]) < CONTEXT_CAP
+
+
+def test_logs_are_read_in_natural_file_order(tmp_path):
+    write_log(tmp_path, "session-10.md", "**You:**\n\nten\n")
+    write_log(tmp_path, "session-2.md", "**You:**\n\ntwo\n")
+    logs, _ = read_logs(tmp_path, PROBLEMS)
+    assert logs.sort("seq")["text"].to_list() == ["two", "ten"]
+
+
+def test_html_logs_keep_code_verbatim(tmp_path):
+    escaped = CODE_A.replace("<", "&lt;").replace(">", "&gt;")
+    write_log(tmp_path, "s.html", '<html><body><div class="message user"><div class="role">user</div>'
+              '<p>pairsum help</p></div><div class="message assistant"><div class="role">assistant</div>'
+              f'<pre><code>{escaped}</code></pre></div></body></html>')
+    table = contexts(tmp_path, [attempt("a", "pairsum", 1, CODE_A)])
+    assert pick(table, "a", "nonblind")["provenance"] == "anchored"
+
+
+def test_segmented_context_stops_at_the_next_anchored_attempt(tmp_path):
+    write_log(tmp_path, "s.md", "**You:**\n\npairsum: my idea is sorting\n\n**You:**\n\nthe judge said WA\n\n"
+              f"**Assistant:**\n\n```c\n{CODE_B}\n```\n\n**You:**\n\nlater talk about pairsum\n")
+    table = contexts(tmp_path, [attempt("a", "pairsum", 1, CODE_A), attempt("b", "pairsum", 2, CODE_B)])
+    a = pick(table, "a", "nonblind")
+    assert a["provenance"] == "segmented"
+    assert "sorting" in a["context"] and "later talk" not in a["context"]
+
+
+def test_scrubbing_removes_people_and_secrets(tmp_path):
+    text = ("Hi! I'm Mara Lindqvist (student no. 2023123456, mara.lindqvist@uni-example.edu). "
+            "key OPENAI_API_KEY=sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 ok")
+    later = "Mara, your pairsum code looks fine; Lindqvist wrote 2023123456 again"
+    ids = harvest_identities([text, later])
+    clean = scrub(text + "\n" + later, ids)
+    for leaked in ("Mara", "Lindqvist", "2023123456", "mara.lindqvist", "sk-proj", "AbCdEf"):
+        assert leaked not in clean
+    assert "[name]" in clean and "[email]" in clean and "[id]" in clean and "[secret]" in clean
+    assert "pairsum code looks fine" in clean  # the rest is kept
+
+
+def test_scrubbing_keeps_code_numbers():
+    code = "const long long MOD = 1000000007;\nint main() { int n = 200000; }"
+    assert scrub(code) == code
+
+
+def test_context_is_scrubbed(tmp_path):
+    write_log(tmp_path, "s.md", "**You:**\n\nI'm Omar Haddad, omar@example.org. pairsum please. "
+              "token sk-ant-abcdefghijklmnopqrstuvwxyz\n\n"
+              f"**Assistant:**\n\nSure Omar.\n\n```c\n{CODE_A}\n```\n")
+    table = contexts(tmp_path, [attempt("a", "pairsum", 1, CODE_A)])
+    for condition in ("prefix12k", "nonblind"):
+        ctx = pick(table, "a", condition)["context"]
+        assert "Omar" not in ctx and "omar@" not in ctx and "sk-ant" not in ctx and "pairsum please" in ctx
+
+
+def test_role_markers_split_records():
+    records = parse_log("**You:**\n\nhello\n\n**Assistant:**\n\nhi there\n", "md")
+    assert records == [("user", "hello"), ("assistant", "hi there")]
+    records = parse_log("[14:02] USER:\nhello\n[14:03] ASSISTANT:\nhi\n", "txt")
+    assert records == [("user", "hello"), ("assistant", "hi")]
