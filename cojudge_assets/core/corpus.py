@@ -1,9 +1,15 @@
 """One entry point for every corpus layout: what the ingest group reads.
 
-``pages``: the contest layout of the demo corpus and the seed study
-(``problems/`` Kattis packages, ``pages/<participant>/...`` saved submission
-pages, ``logs/<participant>/...`` chat logs, optional ``contest.yaml`` with the
-contest window and extra Result strings).
+* ``pages``: the contest layout of the demo corpus and the seed study
+  (``problems/`` Kattis packages, ``pages/<participant>/...`` saved submission
+  pages, ``logs/<participant>/...`` chat logs, optional ``contest.yaml`` with the
+  contest window and extra Result strings);
+* ``progsnap2``: ``progsnap2/MainTable.csv`` + CodeStates (core/progsnap2.py),
+  problems from ``problems/`` when present;
+* ``codenet``: Project CodeNet's metadata/data/problem_descriptions
+  (core/codenet.py).
+
+Chat logs are read from ``logs/`` in every layout that has that folder.
 """
 
 from __future__ import annotations
@@ -16,10 +22,13 @@ import polars as pl
 import yaml
 
 from cojudge_assets.core.attempts import QUARANTINE_SCHEMA, PageRules, list_pages, read_attempts
-from cojudge_assets.core.context import LOG_SCHEMA, read_logs
+from cojudge_assets.core.codenet import read_codenet, read_codenet_problems
+from cojudge_assets.core.problems import PROBLEM_SCHEMA, problems_table
+from cojudge_assets.core.progsnap2 import read_progsnap2
+from cojudge_assets.core.context import read_logs
 from cojudge_assets.core.pages import DEFAULT_RESULT_VOCABULARY, parse_clock
 
-LAYOUTS = ("pages",)
+LAYOUTS = ("pages", "progsnap2", "codenet")
 
 
 @dataclass
@@ -60,7 +69,20 @@ def read_corpus(corpus: Path, layout: str, problems: dict[str, str], settings: C
         logs, log_rejected = read_logs(corpus, problems)
         quarantine = pl.concat([rejected, pl.DataFrame(log_rejected, schema=QUARANTINE_SCHEMA)])
         return CorpusTables(attempts, logs, quarantine, raw_files=len(pages))
+    if layout in ("progsnap2", "codenet"):
+        if layout == "progsnap2":
+            attempts, rejected, raw = read_progsnap2(corpus, vocabulary=settings.vocabulary)
+        else:
+            attempts, rejected, raw = read_codenet(corpus)
+        logs, log_rejected = read_logs(corpus, problems)
+        quarantine = pl.concat([rejected, pl.DataFrame(log_rejected, schema=QUARANTINE_SCHEMA)])
+        return CorpusTables(attempts, logs, quarantine, raw_files=raw)
     raise ValueError(f"corpus layout {layout!r} is not supported (expected one of {', '.join(LAYOUTS)})")
 
 
-EMPTY_LOGS = pl.DataFrame(schema=LOG_SCHEMA)
+def read_problem_table(corpus: Path, layout: str) -> pl.DataFrame:
+    """The problems of a corpus: Kattis packages under problems/, or CodeNet's descriptions."""
+    if layout == "codenet":
+        return read_codenet_problems(corpus)
+    folder = Path(corpus) / "problems"
+    return problems_table(folder) if folder.is_dir() else pl.DataFrame(schema=PROBLEM_SCHEMA)

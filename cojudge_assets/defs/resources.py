@@ -38,8 +38,9 @@ class CorpusResource(dg.ConfigurableResource):
     """Where the contest data live and in which layout.
 
     ``layout`` is ``pages`` (saved submission pages + chat logs + Kattis
-    problems, like the demo corpus). ``path`` is the corpus folder; relative
-    paths are taken from the project root.
+    problems, like the demo corpus), ``progsnap2`` or ``codenet`` (see
+    core/corpus.py). ``path`` is the corpus folder; relative paths are taken
+    from the project root.
     """
 
     path: str = str(DEFAULT_CORPUS)

@@ -5,8 +5,7 @@ import polars as pl
 
 from cojudge_assets.core.attempts import list_pages
 from cojudge_assets.core.context import build_contexts
-from cojudge_assets.core.corpus import contest_settings, read_corpus
-from cojudge_assets.core.problems import problems_table
+from cojudge_assets.core.corpus import contest_settings, read_corpus, read_problem_table
 from cojudge_assets.defs.resources import CorpusResource
 
 KINDS = {"polars", "duckdb"}
@@ -20,7 +19,7 @@ KINDS = {"polars", "duckdb"}
     "where the hidden tests are.",
 )
 def problems(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.DataFrame:
-    table = problems_table(corpus.root() / "problems")
+    table = read_problem_table(corpus.root(), corpus.layout)
     context.add_output_metadata({
         "problems": len(table),
         "secret_tests": int(table["n_secret_tests"].sum()) if len(table) else 0,

@@ -7,7 +7,8 @@ from cojudge_assets.core.attempts import order_disagreements, outside_window
 from cojudge_assets.core.corpus import contest_settings
 from cojudge_assets.defs.resources import CorpusResource
 
-VERDICTS = {"AC", "WA", "TLE", "RE", "CE"}
+# the five contest verdicts, and REJ: rejected with the exact verdict unknown (ProgSnap2 Correct=false)
+VERDICTS = {"AC", "WA", "TLE", "RE", "CE", "REJ"}
 
 
 @dg.asset_check(asset="attempts", blocking=True,
