@@ -31,6 +31,7 @@ import atexit
 import ctypes
 import hashlib
 import itertools
+import math
 import os
 import resource
 import shutil
@@ -169,7 +170,7 @@ def _bwrap_argv(argv: list[str], box: Path, *, box_writable: bool, tmp_bytes: in
 def _make_preexec(limits: Limits, uid: int | None, *, use_bwrap: bool):
     mem = limits.memory_mb * 1024 * 1024
     stack = (limits.stack_mb or limits.memory_mb) * 1024 * 1024
-    cpu_soft = int(limits.cpu_s) + 1
+    cpu_soft = max(1, math.ceil(limits.cpu_s))  # whole seconds: the kernel counts CPU limits in seconds
 
     def preexec() -> None:  # runs in the child between fork and exec
         os.setsid()

@@ -1,0 +1,53 @@
+"""Contest judge throughput on the demo corpus: submissions judged per second, cold and warm cache.
+
+Usage: .venv/bin/python bench/judge_throughput.py [--corpus data/demo] [--limit N]
+
+Cold: a fresh, empty compile cache (every distinct program is compiled).
+Warm: the same judge again (every compilation is a cache hit; runs are repeated).
+Both use every core (one sandboxed run per core at a time). Prints one line per pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from cojudge_assets.core.attempts import PageRules, list_pages, read_attempts  # noqa: E402
+from cojudge_assets.core.contest_judge import ContestJudge  # noqa: E402
+from cojudge_assets.core.corpus import contest_settings  # noqa: E402
+from cojudge_assets.core.kattis import read_problems  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", type=Path, default=Path(__file__).resolve().parents[1] / "data" / "demo")
+    parser.add_argument("--limit", type=int, default=0, help="judge only the first N attempts (0: all)")
+    args = parser.parse_args()
+    problems = read_problems(args.corpus / "problems")
+    rules = PageRules(set(problems), contest_settings(args.corpus).vocabulary)
+    attempts, _ = read_attempts(args.corpus, list_pages(args.corpus), rules)
+    rows = attempts.sort("attempt_uid").to_dicts()
+    if args.limit:
+        rows = rows[: args.limit]
+    items = [(problems[r["problem_id"]], r["language"], r["code"]) for r in rows]
+    distinct = len({(r["language"], r["code"]) for r in rows})
+    with tempfile.TemporaryDirectory() as cache:
+        judge = ContestJudge(cache)
+        for label in ("cold", "warm"):
+            started = time.perf_counter()
+            results = judge.judge_many(items)
+            elapsed = time.perf_counter() - started
+            agree = sum(r.verdict.value == row["verdict"] for r, row in zip(results, rows))
+            print(f"{label}: {len(items)} submissions ({distinct} distinct programs) in {elapsed:.1f} s = "
+                  f"{len(items) / elapsed:.2f} submissions/s on {judge.workers} workers "
+                  f"(os.cpu_count()={os.cpu_count()}); verdict agrees with the page on {agree}/{len(items)}")
+
+
+if __name__ == "__main__":
+    main()
