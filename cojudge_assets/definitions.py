@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import dagster as dg
 
-from cojudge_assets import defs as defs_package
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, duckdb_path
 
@@ -12,7 +13,7 @@ ALL_ASSETS_JOB = "cojudge_all"
 
 
 def build_definitions() -> dg.Definitions:
-    found = dg.components.load_defs(defs_package)
+    found = dg.load_from_defs_folder(path_within_project=Path(__file__).parent)
     assets = list(found.assets or [])
     return dg.Definitions(
         assets=assets,

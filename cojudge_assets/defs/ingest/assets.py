@@ -6,7 +6,10 @@ import polars as pl
 from cojudge_assets.core.attempts import list_pages
 from cojudge_assets.core.context import build_contexts
 from cojudge_assets.core.corpus import contest_settings, read_corpus, read_problem_table
-from cojudge_assets.defs.resources import CorpusResource
+from cojudge_assets.core.kattis import read_problems
+from cojudge_assets.core.label_audit import audit_labels, audit_summary
+from cojudge_assets.core.tables import markdown_table
+from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource
 
 KINDS = {"polars", "duckdb"}
 
@@ -98,3 +101,28 @@ def participant_context(context: dg.AssetExecutionContext, attempts: pl.DataFram
         "max_chars": int(table["chars"].max() or 0),
     })
     return table
+
+
+@dg.asset(
+    group_name="ingest",
+    kinds=KINDS,
+    code_version="1",
+    description="One row per re-executed attempt: recorded verdict vs the sandboxed contest judge's re-execution "
+    "(only problems with tests). Recorded verdicts stay the labels; this makes their noise visible.",
+)
+def label_audit(context: dg.AssetExecutionContext, attempts: pl.DataFrame, corpus: CorpusResource,
+                contest_judge: ContestJudgeResource) -> pl.DataFrame:
+    folder = corpus.root() / "problems"
+    packages = read_problems(folder) if corpus.layout != "codenet" and folder.is_dir() else {}
+    audit = audit_labels(attempts, packages, contest_judge.judge())
+    summary = audit_summary(audit)
+    disagreements = audit.filter(~pl.col("verdict_agrees"))
+    context.add_output_metadata({
+        "audited": len(audit),
+        "verdict_agreement": round(float(audit["verdict_agrees"].mean()), 4) if len(audit) else None,
+        "label_agreement": round(float(audit["label_agrees"].mean()), 4) if len(audit) else None,
+        "by_problem_and_verdict": dg.MetadataValue.md(markdown_table(summary)),
+        "disagreements": dg.MetadataValue.md(markdown_table(disagreements.select(
+            "attempt_uid", "recorded_verdict", "reexec_verdict", "first_failure"))) if len(disagreements) else "none",
+    })
+    return audit

@@ -5,6 +5,7 @@ import polars as pl
 
 from cojudge_assets.core.attempts import order_disagreements, outside_window
 from cojudge_assets.core.corpus import contest_settings
+from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.resources import CorpusResource
 
 # the five contest verdicts, and REJ: rejected with the exact verdict unknown (ProgSnap2 Correct=false)
@@ -29,7 +30,7 @@ def submit_inside_window(attempts: pl.DataFrame, corpus: CorpusResource) -> dg.A
     return dg.AssetCheckResult(passed=len(outside) == 0, metadata={
         "window": f"{s.window_start} .. {s.window_end}",
         "earliest_submit": str(attempts["submitted_at"].min()), "latest_submit": str(attempts["submitted_at"].max()),
-        "outside": dg.MetadataValue.md(_md(outside)) if len(outside) else "none",
+        "outside": dg.MetadataValue.md(markdown_table(outside)) if len(outside) else "none",
     })
 
 
@@ -45,7 +46,7 @@ def submit_order_matches_filenames(attempts: pl.DataFrame) -> dg.AssetCheckResul
         metadata={
             "multi_attempt_trajectories": len(multi),
             "agreeing_trajectories": len(multi) - bad_trajectories,
-            "disagreements": dg.MetadataValue.md(_md(disagree)) if len(disagree) else "none",
+            "disagreements": dg.MetadataValue.md(markdown_table(disagree)) if len(disagree) else "none",
         })
 
 
@@ -69,9 +70,3 @@ def every_file_accounted_for(quarantine: pl.DataFrame, attempts: pl.DataFrame,
         "quarantined_pages": quarantine.filter(pl.col("source_path").str.starts_with("pages/")).height,
         "unaccounted": dg.MetadataValue.json(missing[:50])})
 
-
-def _md(frame: pl.DataFrame) -> str:
-    head = frame.head(50)
-    lines = ["| " + " | ".join(head.columns) + " |", "|" + "---|" * len(head.columns)]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in head.iter_rows()]
-    return "\n".join(lines)
