@@ -88,7 +88,7 @@ def read_codenet_problems(corpus: Path) -> pl.DataFrame:
 def read_codenet(corpus: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
     """(attempts, quarantine, number of submission rows) of a CodeNet-layout corpus."""
     root = Path(corpus)
-    metas = sorted(p for p in (root / "metadata").glob("p*.csv"))
+    metas = sorted(p for p in (root / "metadata").glob("p*.csv") if re.fullmatch(r"p\d+\.csv", p.name))
     if not metas:
         raise CodeNetError(f"{root / 'metadata'}: no pXXXXX.csv submission tables (CodeNet layout)")
     rows, rejected, total = [], [], 0
