@@ -207,8 +207,11 @@ def plan_trajectories(rng: random.Random, people: list[Participant], pools: dict
     trajectories = []
     used_accepted: dict[tuple[str, str], int] = {}
     for person in people:
-        count = rng.randint(max(6, len(problem_ids) - 5), len(problem_ids) - 1)
-        chosen = sorted(rng.sample(range(len(problem_ids)), count))
+        n = len(problem_ids)
+        count = rng.randint(max(1, min(8, n - 4)), max(1, n - 1))
+        chosen = set(rng.sample(range(n), count))
+        chosen |= {index for (uid, index) in LONG_TRAJECTORIES if uid == person.uid and index < n}
+        chosen = sorted(chosen)
         for index in chosen:
             pid = problem_ids[index]
             pool = pools[pid]
@@ -223,7 +226,7 @@ def plan_trajectories(rng: random.Random, people: list[Participant], pools: dict
             else:
                 solved = rng.random() < 0.45 + 0.5 * person.skill
                 first_try = rng.random() < 0.25 + 0.6 * person.skill
-                n_fail = 0 if (solved and first_try) else 1 + min(int(rng.expovariate(0.45)), 9)
+                n_fail = 0 if (solved and first_try) else 1 + min(int(rng.expovariate(0.35)), 9)
             traj = Trajectory(person, pid)
             previous: Attempt | None = None
             for turn in range(1, n_fail + 1):
@@ -270,7 +273,8 @@ def assign_times(rng: random.Random, trajectories: list[Trajectory]) -> None:
     window = (CONTEST_END - CONTEST_START).total_seconds()
     for uid, attempts in sorted(by_person.items()):
         start = CONTEST_START + timedelta(seconds=rng.randint(120, 900))
-        budget = window - (start - CONTEST_START).total_seconds() - 600
+        # each participant stops at their own time, a few minutes to an hour before the end
+        budget = window - (start - CONTEST_START).total_seconds() - rng.randint(120, 3600)
         gaps = [rng.uniform(0.3, 1.0) for _ in attempts]
         scale = budget / sum(gaps)
         clock = start

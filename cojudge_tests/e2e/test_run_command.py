@@ -1,0 +1,52 @@
+"""The README's run command, end to end on the shipped demo corpus."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from cojudge_tests.conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("run") / "cojudge.duckdb"
+    home = tmp_path_factory.mktemp("dagster_home")
+    (home / "dagster.yaml").write_text((REPO / "dagster_home" / "dagster.yaml").read_text())
+    env = {**os.environ, "DAGSTER_HOME": str(home)}
+    cli = Path(sys.executable).parent / "cojudge"
+    done = subprocess.run([str(cli), "materialize", "--duckdb", str(db)], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "success" in done.stdout
+    return db
+
+
+@pytest.mark.slow
+def test_ingest_tables_from_the_run_command(demo_db):
+    con = duckdb.connect(str(demo_db), read_only=True)
+    tables = {r[0] for r in con.sql("select table_name from information_schema.tables "
+                                     "where table_schema = 'cojudge'").fetchall()}
+    assert {"problems", "submission_pages", "attempts", "prompt_logs", "quarantine", "participant_context",
+            "label_audit"} <= tables
+    pages = con.sql("select count(*) from cojudge.submission_pages").fetchone()[0]
+    attempts = con.sql("select count(*) from cojudge.attempts").fetchone()[0]
+    quarantined = con.sql("select count(*) from cojudge.quarantine").fetchone()[0]
+    assert attempts >= 450 and attempts + quarantined == pages
+    contexts = con.sql("select condition, count(*) from cojudge.participant_context group by 1").fetchall()
+    assert dict(contexts) == {"blind": attempts, "prefix12k": attempts, "nonblind": attempts}
+    assert con.sql("select max(chars) from cojudge.participant_context").fetchone()[0] <= 12_000
+    tiers = dict(con.sql("select provenance, count(*) from cojudge.participant_context "
+                         "where condition = 'nonblind' group by 1").fetchall())
+    assert tiers["anchored"] > tiers["segmented"] > 0 and tiers.get("none", 0) > 0
+    leaks = con.sql("select count(*) from cojudge.participant_context where regexp_matches(context, "
+                    "'sk-proj-|@student\\.|@uni-example|student no\\. \\d')").fetchone()[0]
+    assert leaks == 0
+    # the demo corpus's verdicts came from this very judge: the audit agrees everywhere
+    agree = con.sql("select count(*), sum(verdict_agrees::int) from cojudge.label_audit").fetchone()
+    assert agree[0] == attempts and agree[1] == attempts
