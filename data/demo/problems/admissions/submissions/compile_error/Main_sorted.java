@@ -1,0 +1,30 @@
+import java.io.*;
+
+public class Main {
+    public static void main(String[] args) throws IOException {
+        BufferedReader br = new BufferedReader(new InputStreamReader(System.in));
+        StringTokenizer st = new StringTokenizer(br.readLine());
+        int n = Integer.parseInt(st.nextToken());
+        int k = Integer.parseInt(st.nextToken());
+        int t = Integer.parseInt(st.nextToken());
+        int[] e = new int[n];
+        int m = 0;
+        st = new StringTokenizer(br.readLine());
+        for (int i = 0; i < n; i++) {
+            int s = Integer.parseInt(st.nextToken());
+            if (s >= t) e[m++] = s;
+        }
+        Arrays.sort(e, 0, m);
+        int accepted = 0;
+        long total = 0;
+        for (int i = m - 1; i >= 0; ) {
+            int j = i;
+            while (j >= 0 && e[j] == e[i]) j--;
+            if (accepted + (i - j) > k) break;
+            accepted += i - j;
+            total += (long) e[i] * (i - j);
+            i = j;
+        }
+        System.out.println(accepted + " " + total);
+    }
+}
