@@ -201,6 +201,16 @@ def _pick_language(rng: random.Random, person: Participant, pool: list[PoolProgr
     return rng.choices(langs, weights=[weights[l] for l in langs])[0]
 
 
+# how often a failing attempt is of each kind (compile errors are rarer than wrong answers in contests)
+FAILURE_WEIGHTS = {Verdict.WA: 0.45, Verdict.TLE: 0.25, Verdict.RE: 0.18, Verdict.CE: 0.12}
+
+
+def _pick_failing(rng: random.Random, failing: list[PoolProgram]) -> PoolProgram:
+    kinds = sorted({p.verdict for p in failing}, key=lambda v: v.value)
+    kind = rng.choices(kinds, weights=[FAILURE_WEIGHTS[k] for k in kinds])[0]
+    return rng.choice([p for p in failing if p.verdict == kind])
+
+
 def plan_trajectories(rng: random.Random, people: list[Participant], pools: dict[str, list[PoolProgram]],
                       problem_ids: list[str]) -> list[Trajectory]:
     """Decide who attempts what, how many times, with which programs (verdicts of the pool are known)."""
@@ -234,7 +244,7 @@ def plan_trajectories(rng: random.Random, people: list[Participant], pools: dict
                     code, intent = previous.code, previous.intent  # a character-identical resubmission
                     lang = previous.language
                 else:
-                    prog = rng.choice(failing)
+                    prog = _pick_failing(rng, failing)
                     code = cosmetic_variant(prog.code, prog.language, rng.choice([0, 0, 1, 2, 3, 4, 5]))
                     intent, lang = prog.category, prog.language
                 previous = Attempt(person, pid, turn, lang, code, intent)
