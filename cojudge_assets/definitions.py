@@ -23,7 +23,7 @@ def build_definitions() -> dg.Definitions:
         jobs=[dg.define_asset_job(ALL_ASSETS_JOB, selection=dg.AssetSelection.all(),
                                   description="Every asset of the graph, in dependency order.")],
         resources={
-            "io_manager": CojudgeDuckDBIOManager(database=duckdb_path(), schema="cojudge"),
+            "io_manager": CojudgeDuckDBIOManager(database=duckdb_path(), schema="main"),
             "contest_judge": ContestJudgeResource(),
             "corpus": CorpusResource(),
         },

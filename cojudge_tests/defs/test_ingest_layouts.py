@@ -27,14 +27,14 @@ def _materialize(tmp_path, monkeypatch, corpus, layout):
 
 def test_codenet_layout_materializes(tmp_path, monkeypatch):
     con = _materialize(tmp_path, monkeypatch, write_codenet(tmp_path / "codenet"), "codenet")
-    assert con.sql("select count(*) from cojudge.attempts").fetchone()[0] == 2
-    assert con.sql("select count(*) from cojudge.quarantine").fetchone()[0] == 2
-    assert con.sql("select sample_outputs from cojudge.problems").fetchone()[0] == ["3\n", "10\n"]
-    assert con.sql("select count(*) from cojudge.participant_context").fetchone()[0] == 6
+    assert con.sql("select count(*) from main.attempts").fetchone()[0] == 2
+    assert con.sql("select count(*) from main.quarantine").fetchone()[0] == 2
+    assert con.sql("select sample_outputs from main.problems").fetchone()[0] == ["3\n", "10\n"]
+    assert con.sql("select count(*) from main.participant_context").fetchone()[0] == 6
 
 
 def test_progsnap2_layout_materializes(tmp_path, monkeypatch):
     con = _materialize(tmp_path, monkeypatch, write_progsnap2(tmp_path / "ps2"), "progsnap2")
-    assert con.sql("select count(*) from cojudge.attempts").fetchone()[0] == 5
+    assert con.sql("select count(*) from main.attempts").fetchone()[0] == 5
     # no problem packages with tests: nothing to audit, and the audit says so with an empty table
-    assert con.sql("select count(*) from cojudge.label_audit").fetchone()[0] == 0
+    assert con.sql("select count(*) from main.label_audit").fetchone()[0] == 0

@@ -36,29 +36,29 @@ def _main_table(corpus: str) -> pl.DataFrame:
 ])
 def test_progsnap2_corpora(tmp_path, monkeypatch, corpus, problems, subjects, events):
     con = materialize_ingest(tmp_path, monkeypatch, corpus, "progsnap2")
-    n_attempts = con.sql("select count(*) from cojudge.attempts").fetchone()[0]
-    n_quarantined = con.sql("select count(*) from cojudge.quarantine").fetchone()[0]
+    n_attempts = con.sql("select count(*) from main.attempts").fetchone()[0]
+    n_quarantined = con.sql("select count(*) from main.quarantine").fetchone()[0]
     assert n_attempts + n_quarantined == events
-    assert con.sql("select count(*) from cojudge.problems").fetchone()[0] == problems
+    assert con.sql("select count(*) from main.problems").fetchone()[0] == problems
     main = _main_table(corpus)
     assert main["SubjectID"].n_unique() == subjects
-    seen = set(con.sql("select distinct participant from cojudge.attempts").pl()["participant"])
+    seen = set(con.sql("select distinct participant from main.attempts").pl()["participant"])
     assert seen <= set(main["SubjectID"])
-    trajectories = con.sql("select count(distinct (participant, problem_id)) from cojudge.attempts").fetchone()[0]
+    trajectories = con.sql("select count(distinct (participant, problem_id)) from main.attempts").fetchone()[0]
     labelled = main.filter((pl.col("Correct") != "") | (pl.col("Verdict") != "") | (pl.col("Score") != ""))
     assert trajectories == labelled.select("SubjectID", "ProblemID").n_unique()
     # turns are 1..n within every trajectory
     gaps = con.sql("select count(*) from (select participant, problem_id, max(turn) m, count(*) n "
-                   "from cojudge.attempts group by 1, 2) where m <> n").fetchone()[0]
+                   "from main.attempts group by 1, 2) where m <> n").fetchone()[0]
     assert gaps == 0
 
 
 def test_itsp_labels_and_order(tmp_path, monkeypatch):
     con = materialize_ingest(tmp_path, monkeypatch, "itsp-c", "progsnap2")
-    verdicts = dict(con.sql("select verdict, count(*) from cojudge.attempts group by 1").fetchall())
+    verdicts = dict(con.sql("select verdict, count(*) from main.attempts group by 1").fetchall())
     assert verdicts == {"AC": 341, "WA": 341}
     # no timestamps in ITSP: order comes from Order within a subject (buggy first, then corrected)
-    first = con.sql("select verdict from cojudge.attempts where turn = 1").pl()["verdict"]
+    first = con.sql("select verdict from main.attempts where turn = 1").pl()["verdict"]
     assert set(first) == {"WA"}
 
 
@@ -66,14 +66,14 @@ def test_csedm_unlabelled_events_are_quarantined(tmp_path, monkeypatch):
     con = materialize_ingest(tmp_path, monkeypatch, "csedm2019-python", "progsnap2")
     main = _main_table("csedm2019-python")
     unlabelled = main.filter((pl.col("Correct") == "") & (pl.col("Verdict") == "") & (pl.col("Score") == "")).height
-    rows = con.sql("select stage, field, reason from cojudge.quarantine").pl()
+    rows = con.sql("select stage, field, reason from main.quarantine").pl()
     assert rows.height == unlabelled > 0
     assert set(rows["stage"]) == {"label"} and all("no usable label" in r for r in rows["reason"])
 
 
 def test_condefects_faulty_programs_are_rejected_not_wrong_answer(tmp_path, monkeypatch):
     con = materialize_ingest(tmp_path, monkeypatch, "condefects-atcoder", "progsnap2")
-    verdicts = dict(con.sql("select verdict, count(*) from cojudge.attempts group by 1").fetchall())
+    verdicts = dict(con.sql("select verdict, count(*) from main.attempts group by 1").fetchall())
     assert verdicts == {"AC": 300, "REJ": 300}
 
 

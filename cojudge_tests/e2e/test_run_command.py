@@ -31,22 +31,22 @@ def demo_db(tmp_path_factory) -> Path:
 def test_ingest_tables_from_the_run_command(demo_db):
     con = duckdb.connect(str(demo_db), read_only=True)
     tables = {r[0] for r in con.sql("select table_name from information_schema.tables "
-                                     "where table_schema = 'cojudge'").fetchall()}
+                                     "where table_schema = 'main'").fetchall()}
     assert {"problems", "submission_pages", "attempts", "prompt_logs", "quarantine", "participant_context",
             "label_audit"} <= tables
-    pages = con.sql("select count(*) from cojudge.submission_pages").fetchone()[0]
-    attempts = con.sql("select count(*) from cojudge.attempts").fetchone()[0]
-    quarantined = con.sql("select count(*) from cojudge.quarantine").fetchone()[0]
+    pages = con.sql("select count(*) from main.submission_pages").fetchone()[0]
+    attempts = con.sql("select count(*) from main.attempts").fetchone()[0]
+    quarantined = con.sql("select count(*) from main.quarantine").fetchone()[0]
     assert attempts >= 450 and attempts + quarantined == pages
-    contexts = con.sql("select condition, count(*) from cojudge.participant_context group by 1").fetchall()
+    contexts = con.sql("select condition, count(*) from main.participant_context group by 1").fetchall()
     assert dict(contexts) == {"blind": attempts, "prefix12k": attempts, "nonblind": attempts}
-    assert con.sql("select max(chars) from cojudge.participant_context").fetchone()[0] <= 12_000
-    tiers = dict(con.sql("select provenance, count(*) from cojudge.participant_context "
+    assert con.sql("select max(chars) from main.participant_context").fetchone()[0] <= 12_000
+    tiers = dict(con.sql("select provenance, count(*) from main.participant_context "
                          "where condition = 'nonblind' group by 1").fetchall())
     assert tiers["anchored"] > tiers["segmented"] > 0 and tiers.get("none", 0) > 0
-    leaks = con.sql("select count(*) from cojudge.participant_context where regexp_matches(context, "
+    leaks = con.sql("select count(*) from main.participant_context where regexp_matches(context, "
                     "'sk-proj-|@student\\.|@uni-example|student no\\. \\d')").fetchone()[0]
     assert leaks == 0
     # the demo corpus's verdicts came from this very judge: the audit agrees everywhere
-    agree = con.sql("select count(*), sum(verdict_agrees::int) from cojudge.label_audit").fetchone()
+    agree = con.sql("select count(*), sum(verdict_agrees::int) from main.label_audit").fetchone()
     assert agree[0] == attempts and agree[1] == attempts
