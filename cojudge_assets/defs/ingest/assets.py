@@ -61,6 +61,11 @@ def submission_pages(context: dg.AssetExecutionContext, corpus: CorpusResource) 
             kinds=KINDS, code_version="1",
             description="One row per rejected input: source path, stage, field, reason."),
     },
+    internal_asset_deps={
+        "attempts": {dg.AssetKey("problems"), dg.AssetKey("submission_pages")},
+        "prompt_logs": {dg.AssetKey("problems")},
+        "quarantine": {dg.AssetKey("problems"), dg.AssetKey("submission_pages")},
+    },
 )
 def read_contest(context: dg.AssetExecutionContext, corpus: CorpusResource, problems: pl.DataFrame,
                  submission_pages: pl.DataFrame):
