@@ -29,6 +29,7 @@ from selectolax.lexbor import LexborHTMLParser as HTMLParser
 from cojudge_assets.core.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA
 from cojudge_assets.core.contest_judge import normalize_language
 from cojudge_assets.core.kattis import DEFAULT_MEMORY_MB, DEFAULT_TIME_LIMIT_S
+from cojudge_assets.core.pages import PageError, decode_page
 from cojudge_assets.core.problems import PROBLEM_SCHEMA
 
 CODENET_STATUS = {
@@ -112,10 +113,10 @@ def read_codenet(corpus: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
                                  "reason": f"{source}: code file {rel} is missing"})
                 continue
             try:
-                code = path.read_bytes().decode("utf-8")
-            except UnicodeDecodeError as exc:
-                rejected.append({"source_path": source, "stage": "decode", "field": None,
-                                 "reason": f"{source}: {rel} is not valid UTF-8 (byte {exc.start})"})
+                code = decode_page(path.read_bytes(), rel)
+            except PageError as exc:
+                rejected.append({"source_path": source, "stage": exc.stage, "field": exc.field,
+                                 "reason": f"{source}: {exc.reason}"})
                 continue
             try:
                 language = normalize_language(row.get("original_language") or row["language"])

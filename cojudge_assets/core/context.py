@@ -35,6 +35,7 @@ from pathlib import Path
 import polars as pl
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
+from cojudge_assets.core.pages import PageError, decode_page
 from cojudge_assets.core.scrub import Identities, harvest_identities, scrub
 
 CONTEXT_CAP = 12_000
@@ -128,10 +129,9 @@ def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, lis
                                  "reason": f"{rel}: extension {path.suffix!r} is not a log format (.md, .txt, .html)"})
                 continue
             try:
-                text = path.read_bytes().decode("utf-8-sig")
-            except UnicodeDecodeError as exc:
-                rejected.append({"source_path": rel, "stage": "logs", "field": None,
-                                 "reason": f"{rel}: not valid UTF-8 (byte {exc.start})"})
+                text = decode_page(path.read_bytes(), rel)
+            except PageError as exc:
+                rejected.append({"source_path": rel, "stage": "logs", "field": None, "reason": exc.reason})
                 continue
             current: str | None = None
             for role, body in parse_log(text, log_format):

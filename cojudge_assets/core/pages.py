@@ -60,6 +60,7 @@ class ParsedPage:
 
 
 def decode_page(raw: bytes, path: str) -> str:
+    """UTF-8 text of a raw file (a BOM is dropped); empty or undecodable files raise PageError."""
     if not raw.strip():
         raise PageError("decode", None, f"{path}: empty file")
     try:

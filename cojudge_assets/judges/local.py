@@ -1,0 +1,280 @@
+"""Local judges that need no network, answering the same prompt as any hosted judge.
+
+They are registered as litellm custom providers (:func:`register_local_judges`), so a
+call to ``litellm.completion(model="cojudge/sample-exec", messages=...)`` takes the
+very path a hosted model takes. They read only what an LLM judge reads: the
+rendered prompt (problem id, language, statement, code, context between the
+prompt's delimiters). Both are deterministic and honest instruments, not fakes:
+how good their probabilities are is for the measurement group to say.
+
+* ``sample-exec`` compiles the code and runs it on the examples written in the
+  statement, in the sandbox, and maps the outcome to a probability: a compile
+  error, a crash, a wrong example output or a slow example lowers it; passing
+  every example gives a high but not certain probability (examples are small).
+* ``static-rubric`` reads the statement's constraints and the code without
+  running it: 32-bit integers where values or counts can pass 2^31, loop nesting
+  against the input size, whether all input is read, and answers the statement
+  asks for in special cases (such as -1) that the code never prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from cojudge_assets.core.contest_judge import ContestJudge, Verdict, normalize_language
+from cojudge_assets.core.kattis import DEFAULT_MEMORY_MB, DEFAULT_TIME_LIMIT_S, ProblemPackage, TestCase
+
+_BLOCK = re.compile(r"<<<BEGIN (STATEMENT|CODE|CONTEXT)>>>\n(.*?)\n<<<END \1>>>", re.DOTALL)
+
+
+@dataclass
+class PromptParts:
+    problem_id: str
+    language: str
+    statement: str
+    code: str
+    context: str
+
+
+def parse_prompt(messages: list[dict]) -> PromptParts:
+    """The request fields back out of a rendered prompt (see core/prompts.py)."""
+    user = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
+    blocks = {name: body for name, body in _BLOCK.findall(user)}
+    pid = re.search(r"^Problem id: (.*)$", user, re.MULTILINE)
+    lang = re.search(r"^Language: (.*)$", user, re.MULTILINE)
+    return PromptParts(pid.group(1).strip() if pid else "", lang.group(1).strip() if lang else "",
+                       blocks.get("STATEMENT", ""), blocks.get("CODE", ""), blocks.get("CONTEXT", ""))
+
+
+_EXAMPLE = re.compile(r"(?:sample|example)\s*(input|output)\s*(\d*)[^\n]*\n+\s*```[^\n]*\n(.*?)```",
+                      re.IGNORECASE | re.DOTALL)
+
+
+def statement_examples(statement: str) -> list[tuple[str, str]]:
+    """(input, output) pairs written in the statement under "Sample Input N" / "Sample Output N"."""
+    inputs: dict[str, str] = {}
+    outputs: dict[str, str] = {}
+    order: list[str] = []
+    for kind, number, body in _EXAMPLE.findall(statement):
+        key = number or str(len(inputs if kind.lower() == "input" else outputs) + 1)
+        target = inputs if kind.lower() == "input" else outputs
+        target.setdefault(key, body)
+        if key not in order:
+            order.append(key)
+    return [(inputs[k], outputs[k]) for k in order if k in inputs and k in outputs]
+
+
+def _limits(statement: str) -> tuple[float, int]:
+    time_match = re.search(r"time limit[^0-9]{0,20}([0-9.]+)\s*(ms|s|sec|second)", statement, re.IGNORECASE)
+    memory_match = re.search(r"memory limit[^0-9]{0,20}([0-9]+)\s*(MB|MiB|KB)", statement, re.IGNORECASE)
+    time_limit = DEFAULT_TIME_LIMIT_S
+    if time_match:
+        value = float(time_match.group(1))
+        time_limit = value / 1000 if time_match.group(2).lower() == "ms" else value
+    memory = DEFAULT_MEMORY_MB
+    if memory_match:
+        memory = int(memory_match.group(1)) // (1024 if memory_match.group(2).upper() == "KB" else 1)
+    return time_limit, memory
+
+
+def _answer(p: float, s_algo: int, s_robust: int, rationale: str) -> str:
+    return json.dumps({"p_accept": round(p, 4), "s_algo": s_algo, "s_robust": s_robust, "rationale": rationale})
+
+
+class SampleExecScorer:
+    """Run the code on the statement's examples in the sandbox; see the module docstring for the mapping."""
+
+    def __init__(self, judge: ContestJudge | None = None):
+        self.judge = judge or ContestJudge()
+
+    def score(self, parts: PromptParts) -> str:
+        try:
+            language = normalize_language(parts.language)
+        except ValueError:
+            return _answer(0.5, 3, 3, f"cannot run {parts.language!r}; no evidence either way")
+        examples = statement_examples(parts.statement)
+        time_limit, memory = _limits(parts.statement)
+        with tempfile.TemporaryDirectory(prefix="cojudge-samples-") as tmp:
+            tests = []
+            for i, (inp, out) in enumerate(examples, start=1):
+                (Path(tmp) / f"{i}.in").write_text(inp)
+                (Path(tmp) / f"{i}.ans").write_text(out)
+                tests.append(TestCase(name=f"example/{i}", input_path=Path(tmp) / f"{i}.in",
+                                      answer_path=Path(tmp) / f"{i}.ans"))
+            problem = ProblemPackage(problem_id=parts.problem_id or "problem", name=parts.problem_id, root=Path(tmp),
+                                     statement=parts.statement, statement_path=None, time_limit_s=time_limit,
+                                     memory_mb=memory, limits_stated=True, float_tolerance=None, samples=tests,
+                                     secret=[])
+            result = self.judge.judge(problem, language, parts.code, stop_at_first_failure=False)
+        if result.verdict == Verdict.CE:
+            return _answer(0.02, 1, 1, "does not compile")
+        if not examples:
+            return _answer(0.5, 3, 3, "compiles; the statement has no examples to run")
+        passed = sum(t.verdict == Verdict.AC for t in result.tests)
+        if result.verdict == Verdict.AC:
+            # examples are tiny: passing them is evidence, not proof; more examples, more evidence.
+            # Measured times are left out on purpose, so the same code always gets the same answer.
+            p = 0.65 + 0.05 * min(len(examples), 3)
+            return _answer(p, 4, 3, f"passes all {len(examples)} examples of the statement")
+        share = passed / len(result.tests)
+        kinds = sorted({t.verdict.value for t in result.tests if t.verdict != Verdict.AC})
+        base = {"WA": 0.12, "RE": 0.08, "TLE": 0.06}.get(kinds[0], 0.1) if kinds else 0.1
+        return _answer(base + 0.1 * share, 2 if share > 0 else 1, 1 if "RE" in kinds else 2,
+                       f"fails {len(result.tests) - passed} of {len(result.tests)} examples ({', '.join(kinds)})")
+
+
+_NUMBER = (r"(?:10\s*\^\s*\{?(?P<pow>\d+)\}?"
+           r"|(?P<base>\d+(?:\.\d+)?)\s*(?:[x×·*]\s*10\s*\^\s*\{?(?P<exp>\d+)\}?|e(?P<e>\d+))?)")
+_BOUND = re.compile(r"(?P<name>\w+)[|)}$]*\s*(?:<=|≤|\\leq|\\le)\s*" + _NUMBER)
+SIZE_NAMES = {"n", "m", "q", "k", "t", "r", "c", "length"}
+
+
+def _max_bound(statement: str) -> tuple[float, float]:
+    """(largest bound on a size like n, largest bound on a value) written as <= / ≤ in the statement."""
+    sizes, values = [0.0], [0.0]
+    # LaTeX and typographic forms: 300\,000, 2 \cdot 10^9, 10^{5}
+    statement = re.sub(r"(?<=\d)(?:\\,|\{,\}|\\ |,)(?=\d{3})", "", statement)
+    statement = statement.replace("\\cdot", "·").replace("\\times", "×")
+    for match in _BOUND.finditer(statement):
+        if match.group("pow"):
+            value = 10.0 ** int(match.group("pow"))
+        else:
+            value = float(match.group("base"))
+            if match.group("exp") or match.group("e"):
+                value *= 10.0 ** int(match.group("exp") or match.group("e"))
+        (sizes if match.group("name").lower() in SIZE_NAMES else values).append(value)
+    return max(sizes), max(values)
+
+
+def _loop_depth(code: str, language: str) -> int:
+    """Deepest nesting of loops (braces for C-like languages, indentation for Python)."""
+    if language == "python":
+        depth, stack = 0, []
+        for line in code.splitlines():
+            stripped = line.lstrip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            indent = len(line) - len(stripped)
+            while stack and stack[-1] >= indent:
+                stack.pop()
+            if re.match(r"(for|while)\b", stripped):
+                stack.append(indent)
+                depth = max(depth, len(stack))
+        return depth
+    # chain: loop headers seen since the last statement began; they all enclose what follows
+    depth, best, chain, parens, stack = 0, 0, 0, 0, []
+    for token in re.finditer(r"\b(for|while)\b|[{}();]", re.sub(r"//.*|/\*.*?\*/", "", code, flags=re.DOTALL)):
+        text = token.group(0)
+        if text in ("for", "while"):
+            chain += 1
+            best = max(best, depth + chain)
+        elif text == "(":
+            parens += 1
+        elif text == ")":
+            parens = max(0, parens - 1)
+        elif text == "{":
+            stack.append(chain)
+            depth += chain
+            chain = 0
+        elif text == "}":
+            depth -= stack.pop() if stack else 0
+            chain = 0
+        elif text == ";" and parens == 0:
+            chain = 0  # a loop whose body was a single statement has ended
+    return best
+
+
+class StaticRubricScorer:
+    """Read constraints and code without running anything; see the module docstring."""
+
+    def score(self, parts: PromptParts) -> str:
+        try:
+            language = normalize_language(parts.language)
+        except ValueError:
+            language = parts.language.lower()
+        code, statement = parts.code, parts.statement
+        max_size, max_value = _max_bound(statement)
+        p, algo, robust, notes = 0.7, 4, 4, []
+        wide = (language == "python" or re.search(r"\blong\s+long\b|\bint64_t\b|\blong\b|\bBigInteger\b", code))
+        if max_value * max(max_size, 1) > 2**31 and not wide:
+            p, robust = p - 0.3, robust - 2
+            notes.append("no 64-bit type although values or sums can pass 2^31")
+        depth = _loop_depth(code, language)
+        if max_size >= 5e4 and depth >= 2:
+            p, algo = p - 0.3, algo - 2
+            notes.append(f"{depth} nested loops for n up to {max_size:.0f}")
+        elif max_size >= 5e4 and language == "python" and depth >= 1 and "sys.stdin" not in code:
+            p -= 0.1
+            notes.append("Python reading large input line by line")
+        asks_minus_one = re.search(r"(?:print|output|answer|report)[^.\n]{0,60}(?<![\d^\w])-1(?![\d^])",
+                                   statement, re.IGNORECASE)
+        if asks_minus_one and not re.search(r"(?<![\d\w])-\s*1(?![\d.])", code):
+            p, robust = p - 0.15, robust - 1
+            notes.append("never prints the statement's special answer -1")
+        if len(code.strip()) < 40:
+            p, algo = p - 0.3, 1
+            notes.append("almost no code")
+        p = min(0.95, max(0.03, p))
+        return _answer(p, max(1, min(5, algo)), max(1, min(5, robust)),
+                       "; ".join(notes) or "types, loops and special cases look consistent with the constraints")
+
+
+def _custom_llm_class():
+    # litellm fetches a remote price list at import unless told to use its bundled copy
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+    from litellm import CustomLLM
+
+    class LocalJudgeLLM(CustomLLM):
+        """Adapter: a scorer behind litellm's completion interface."""
+
+        def __init__(self, name: str, scorer):
+            super().__init__()
+            self.name, self.scorer = name, scorer
+
+        def completion(self, model, messages, *args, **kwargs) -> "litellm.ModelResponse":
+            started = time.perf_counter()
+            content = self.scorer.score(parse_prompt(messages))
+            response = litellm.ModelResponse(
+                model=f"cojudge-local/{self.name}",
+                choices=[{"message": {"role": "assistant", "content": content}, "finish_reason": "stop",
+                          "index": 0}],
+            )
+            response._hidden_params["latency_s"] = time.perf_counter() - started
+            return response
+
+        async def acompletion(self, model, messages, *args, **kwargs) -> "litellm.ModelResponse":
+            import asyncio
+
+            return await asyncio.to_thread(self.completion, model, messages, *args, **kwargs)
+
+    return LocalJudgeLLM
+
+
+LOCAL_PROVIDER = "cojudge"
+
+
+def register_local_judges(contest_judge: ContestJudge | None = None) -> None:
+    """Make ``cojudge/sample-exec`` and ``cojudge/static-rubric`` litellm models (idempotent)."""
+    import litellm
+
+    cls = _custom_llm_class()
+    handlers = {"sample-exec": cls("sample-exec", SampleExecScorer(contest_judge)),
+                "static-rubric": cls("static-rubric", StaticRubricScorer())}
+
+    class Router(cls):  # one provider, the model name picks the scorer
+        def completion(self, model, messages, *args, **kwargs):
+            return handlers[model.split("/")[-1]].completion(model, messages, *args, **kwargs)
+
+    existing = [p for p in (litellm.custom_provider_map or []) if p.get("provider") != LOCAL_PROVIDER]
+    litellm.custom_provider_map = [*existing, {"provider": LOCAL_PROVIDER, "custom_handler": Router("router", None)}]
+    # litellm builds its provider table from custom_provider_map when this is called
+    from litellm.utils import custom_llm_setup
+
+    custom_llm_setup()
