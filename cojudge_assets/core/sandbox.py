@@ -101,14 +101,27 @@ class RunResult:
 
 @lru_cache(maxsize=1)
 def bwrap_path() -> str | None:
-    """The bubblewrap binary if it is installed and can create namespaces here."""
+    """The bubblewrap binary if it is installed and can create namespaces here.
+
+    Probed as the runs will use it: as a dedicated unprivileged uid when cojudge
+    runs as root (that needs unprivileged user namespaces).
+    """
     path = shutil.which("bwrap")
     if path is None:
         return None
+
+    def as_run_uid() -> None:
+        if os.geteuid() == 0:
+            os.setgroups([])
+            os.setgid(_UID_BASE)
+            os.setuid(_UID_BASE)
+
     probe = subprocess.run(
-        [path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"],
+        [path, "--unshare-all", "--die-with-parent", *_system_binds(), "true"],
         capture_output=True,
         timeout=20,
+        preexec_fn=as_run_uid,
+        cwd="/",
     )
     return path if probe.returncode == 0 else None
 

@@ -20,13 +20,14 @@ from cojudge_assets.core.sandbox import _UID_BASE, isolation_level
 
 
 def _sandbox_processes() -> list[int]:
-    """Live (not zombie) processes under one of the sandbox's dedicated uids."""
+    """Live (not zombie) processes under one of the dedicated uids this test process hands out."""
+    low = _UID_BASE + (os.getpid() % 65536) * 4096
     alive = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-                if entry.stat().st_uid >= _UID_BASE and state != "Z":
+                if low <= entry.stat().st_uid < low + 4096 and state != "Z":
                     alive.append(int(entry.name))
             except (FileNotFoundError, ProcessLookupError, IndexError):
                 continue
