@@ -281,7 +281,7 @@ def assign_times(rng: random.Random, trajectories: list[Trajectory]) -> None:
     for traj in trajectories:
         by_person.setdefault(traj.participant.uid, []).extend(traj.attempts)
     window = (CONTEST_END - CONTEST_START).total_seconds()
-    for uid, attempts in sorted(by_person.items()):
+    for _, attempts in sorted(by_person.items()):
         start = CONTEST_START + timedelta(seconds=rng.randint(120, 900))
         # each participant stops at their own time, a few minutes to an hour before the end
         budget = window - (start - CONTEST_START).total_seconds() - rng.randint(120, 3600)
@@ -446,7 +446,7 @@ def chat_turns(rng: random.Random, person: Participant, trajectories: list[Traje
     return [s for s in sessions if s]
 
 
-def render_log(session: list[tuple[str, str, datetime]], fmt: str, index: int, person: Participant) -> str:
+def render_log(session: list[tuple[str, str, datetime]], fmt: str, index: int) -> str:
     if fmt == "md":
         parts = [f"# Chat session {index}\n"]
         for role, text, _ in session:
@@ -520,7 +520,7 @@ def generate(out: Path, *, seed: int = SEED, judge: ContestJudge | None = None, 
         for k, session in enumerate(chat_turns(log_rng, person, mine, problems), start=1):
             path = out / "logs" / person.uid / f"session-{k}.{person.log_format}"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(render_log(session, person.log_format, k, person), encoding="utf-8")
+            path.write_text(render_log(session, person.log_format, k), encoding="utf-8")
     contest = {
         "name": CONTEST_NAME,
         "simulated": True,

@@ -166,10 +166,10 @@ def read_attempts(corpus: Path, pages: pl.DataFrame, rules: PageRules) -> tuple[
     return attempts, pl.DataFrame(rejected, schema=QUARANTINE_SCHEMA)
 
 
-def assign_turns(attempts: pl.DataFrame) -> pl.DataFrame:
-    """Turn k = rank within (participant, problem) by Submit clock, then file order, then path."""
-    ordered = attempts.sort(["participant", "problem_id", "submitted_at", "file_order", "source_path"],
-                            nulls_last=True)
+def assign_turns(attempts: pl.DataFrame,
+                 order: tuple[str, ...] = ("submitted_at", "file_order", "source_path")) -> pl.DataFrame:
+    """Turn k = rank within (participant, problem) by ``order`` (default: Submit clock, file order, path)."""
+    ordered = attempts.sort(["participant", "problem_id", *order], nulls_last=True)
     return ordered.with_columns(pl.int_range(1, pl.len() + 1).over(["participant", "problem_id"]).alias("turn"))
 
 

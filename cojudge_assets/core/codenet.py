@@ -26,7 +26,7 @@ from pathlib import Path
 import polars as pl
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
-from cojudge_assets.core.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA
+from cojudge_assets.core.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA, assign_turns
 from cojudge_assets.core.contest_judge import normalize_language
 from cojudge_assets.core.kattis import DEFAULT_MEMORY_MB, DEFAULT_TIME_LIMIT_S
 from cojudge_assets.core.pages import PageError, decode_page
@@ -137,6 +137,5 @@ def read_codenet(corpus: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
                 "verdict": verdict, "accepted": verdict == "AC", "page_format": "codenet",
             })
     frame = pl.DataFrame(rows, schema={k: v for k, v in ATTEMPT_SCHEMA.items() if k != "turn"})
-    frame = frame.sort(["participant", "problem_id", "submitted_at", "submission_id"], nulls_last=True)
-    frame = frame.with_columns(pl.int_range(1, pl.len() + 1).over(["participant", "problem_id"]).alias("turn"))
+    frame = assign_turns(frame, order=("submitted_at", "submission_id"))
     return frame.select(list(ATTEMPT_SCHEMA)), pl.DataFrame(rejected, schema=QUARANTINE_SCHEMA), total

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import polars as pl
 
-from cojudge_assets.core.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA
+from cojudge_assets.core.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA, assign_turns
 from cojudge_assets.core.contest_judge import normalize_language
 from cojudge_assets.core.pages import DEFAULT_RESULT_VOCABULARY, map_verdict, parse_clock
 
@@ -135,6 +135,5 @@ def read_progsnap2(corpus: Path, *, vocabulary: dict[str, str] | None = None) ->
         pl.col("submitted_at").null_count().eq(0).alias("clocked"))
     frame = frame.join(complete, on=["participant", "problem_id"]).with_columns(
         pl.when(pl.col("clocked")).then(pl.col("submitted_at")).otherwise(None).alias("_clock"))
-    ordered = frame.sort(["participant", "problem_id", "_clock", "file_order", "submission_id"], nulls_last=True)
-    ordered = ordered.with_columns(pl.int_range(1, pl.len() + 1).over(["participant", "problem_id"]).alias("turn"))
+    ordered = assign_turns(frame, order=("_clock", "file_order", "submission_id"))
     return ordered.select(list(ATTEMPT_SCHEMA)), pl.DataFrame(rejected, schema=QUARANTINE_SCHEMA), submits.height

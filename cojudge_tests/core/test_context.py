@@ -102,7 +102,7 @@ def test_segmented_context_stops_at_the_next_anchored_attempt(tmp_path):
     assert "sorting" in a["context"] and "later talk" not in a["context"]
 
 
-def test_scrubbing_removes_people_and_secrets(tmp_path):
+def test_scrubbing_removes_people_and_secrets():
     text = ("Hi! I'm Mara Lindqvist (student no. 2023123456, mara.lindqvist@uni-example.edu). "
             "key OPENAI_API_KEY=sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 ok")
     later = "Mara, your pairsum code looks fine; Lindqvist wrote 2023123456 again"

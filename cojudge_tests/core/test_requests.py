@@ -27,7 +27,7 @@ def demo_tables():
 def test_requests_on_the_demo_corpus(tmp_path):
     attempts, problems, contexts = demo_tables()
     tables = {c: build_requests(attempts, problems, contexts, c) for c in CONDITIONS}
-    for condition, table in tables.items():
+    for table in tables.values():
         assert table.height == attempts.height and table["attempt_uid"].n_unique() == attempts.height
         assert label_leaks(table, attempts, problems, contexts).is_empty()
         # the code sent is the attempt's code, row by row

@@ -77,7 +77,7 @@ def test_condefects_faulty_programs_are_rejected_not_wrong_answer(tmp_path, monk
     assert verdicts == {"AC": 300, "REJ": 300}
 
 
-def test_codenet_statements_as_kattis_packages(tmp_path, monkeypatch):
+def test_codenet_statements_as_kattis_packages():
     from cojudge_assets.core.problems import problems_table
 
     table = problems_table(SHARED_CORPORA / "codenet-statements" / "problems")

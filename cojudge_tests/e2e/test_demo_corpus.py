@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -91,7 +90,7 @@ def test_header_clock_runs_backwards(corpus):
     assert times.min() >= settings.window_start and times.max() <= settings.window_end
 
 
-def test_accepted_variable_trap(corpus, problems):
+def test_accepted_variable_trap(corpus):
     """V3: for one problem every program declares `accepted`, so a page scan misreads the verdict."""
     _, attempts, _ = corpus
     trap = attempts.filter(pl.col("problem_id") == "admissions")

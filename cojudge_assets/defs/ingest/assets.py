@@ -67,8 +67,7 @@ def submission_pages(context: dg.AssetExecutionContext, corpus: CorpusResource) 
         "quarantine": {dg.AssetKey("problems"), dg.AssetKey("submission_pages")},
     },
 )
-def read_contest(context: dg.AssetExecutionContext, corpus: CorpusResource, problems: pl.DataFrame,
-                 submission_pages: pl.DataFrame):
+def read_contest(corpus: CorpusResource, problems: pl.DataFrame, submission_pages: pl.DataFrame):
     root = corpus.root()
     settings = contest_settings(root, window_start=corpus.window_start, window_end=corpus.window_end)
     names = dict(zip(problems["problem_id"].to_list(), problems["name"].to_list()))
