@@ -276,7 +276,13 @@ class ContestJudge:
                 extra_ro_binds=runtime_binds(language),
             )
             cpu, wall = result.cpu_s, result.wall_s
-            if result.wall_killed or result.cpu_limit_hit or cpu > time_limit_s:
+            if result.wall_killed:
+                return TestOutcome(test.name, Verdict.TLE, cpu, wall, f"killed at the wall-clock limit {limits.wall_s}s")
+            if result.cpu_limit_hit:
+                # the kernel counts CPU in ticks: a process stopped at the limit may show a hair under it
+                return TestOutcome(test.name, Verdict.TLE, cpu, wall,
+                                   f"killed at the CPU limit ({cpu:.2f}s used, limit {time_limit_s}s)")
+            if cpu > time_limit_s:
                 return TestOutcome(test.name, Verdict.TLE, cpu, wall, f"CPU {cpu:.2f}s over limit {time_limit_s}s")
             if result.output_limit_hit:
                 return TestOutcome(test.name, Verdict.WA, cpu, wall, "output limit exceeded")
