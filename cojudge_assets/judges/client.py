@@ -1,0 +1,180 @@
+"""The one request-and-validation path every judge takes (hosted or local).
+
+``judge_once`` sends a rendered prompt through ``litellm.acompletion`` and
+returns a :class:`JudgeCall`, never raising for a provider's or a model's fault:
+
+* transient provider errors (429, 5xx, timeouts, connection resets) are retried
+  with exponential backoff and jitter (tenacity), waiting at least as long as a
+  ``Retry-After`` header asks;
+* authentication and bad-request errors fail at once with a clear message;
+* an answer that fails validation (core/models.py: (a)-(d)) re-issues the
+  identical request, up to ``max_tries`` answers in all;
+* a row that exhausts its tries is ``status="failed"`` with the last error.
+
+API keys are read from the environment variable the judge config names, at call
+time, and passed to litellm only; they are never part of a JudgeCall.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+
+from cojudge_assets.core.models import JudgeOutput, validate_answer
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """One judge as the user configures it (see the judges config file)."""
+
+    name: str
+    model: str  # litellm model string: "openai/gpt-...", "cojudge/sample-exec", "openai/NAME" + api_base
+    api_base: str | None = None
+    api_key_env: str | None = None  # the environment variable holding the key; None for local judges
+    temperature: float = 0.0
+    max_tokens: int = 512
+    reasoning_budget: int | None = None
+    json_mode: bool = True
+    max_tries: int = 3  # answers per row (validation re-asks)
+    transient_retries: int = 5  # provider errors per answer
+    timeout_s: float = 120.0
+    lenient: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class JudgeCall:
+    status: str  # "ok" or "failed"
+    output: JudgeOutput | None
+    error: str
+    raw_text: str
+    served_model: str
+    system_fingerprint: str
+    tries: int  # answers received or attempted
+    validation_failures: int
+    repaired: bool
+    latency_s: float
+    input_tokens: int | None
+    output_tokens: int | None
+    cost: float | None
+    provider_errors: int = 0
+
+
+TRANSIENT_STATUS = {408, 409, 429, 500, 502, 503, 504, 520, 529}
+
+
+def _status(exc: BaseException) -> int | None:
+    for attr in ("status_code", "code"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int):
+            return value
+    response = getattr(exc, "response", None)
+    return getattr(response, "status_code", None)
+
+
+def is_transient(exc: BaseException) -> bool:
+    import litellm
+
+    if isinstance(exc, (litellm.AuthenticationError, litellm.BadRequestError, litellm.NotFoundError,
+                        litellm.PermissionDeniedError)):
+        return False
+    if isinstance(exc, (litellm.RateLimitError, litellm.Timeout, litellm.APIConnectionError,
+                        litellm.InternalServerError, litellm.ServiceUnavailableError)):
+        return True
+    return _status(exc) in TRANSIENT_STATUS
+
+
+def retry_after_s(exc: BaseException) -> float | None:
+    """Seconds the provider asked to wait (Retry-After header), if it said."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None) or getattr(exc, "headers", None) or {}
+    value = headers.get("retry-after") if hasattr(headers, "get") else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+class _HonourRetryAfter:
+    """tenacity wait: exponential backoff with jitter, but never shorter than Retry-After."""
+
+    def __init__(self, initial: float, maximum: float):
+        self.backoff = wait_exponential_jitter(multiplier=initial, max=maximum, jitter=initial)
+
+    def __call__(self, state) -> float:
+        asked = retry_after_s(state.outcome.exception()) if state.outcome and state.outcome.failed else None
+        return max(self.backoff(state), asked or 0.0)
+
+
+def _request_kwargs(config: JudgeConfig, messages: list[dict]) -> dict:
+    kwargs = dict(model=config.model, messages=messages, temperature=config.temperature,
+                  max_tokens=config.max_tokens, timeout=config.timeout_s, num_retries=0, max_retries=0,
+                  **config.extra)
+    if config.api_base:
+        kwargs["api_base"] = config.api_base
+    if config.api_key_env:
+        kwargs["api_key"] = os.environ.get(config.api_key_env, "")
+    if config.json_mode:
+        kwargs["response_format"] = {"type": "json_object"}
+    if config.reasoning_budget is not None:
+        kwargs["thinking"] = {"type": "enabled", "budget_tokens": config.reasoning_budget}
+    return kwargs
+
+
+async def judge_once(config: JudgeConfig, messages: list[dict], *, backoff_initial_s: float = 1.0,
+                     backoff_max_s: float = 60.0) -> JudgeCall:
+    """Ask one judge about one request until it answers validly or the tries run out."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    kwargs = _request_kwargs(config, messages)
+    started = time.perf_counter()
+    call = JudgeCall("failed", None, "", "", "", "", 0, 0, False, 0.0, None, None, None)
+    provider_errors = 0
+
+    def count(_state) -> None:
+        nonlocal provider_errors
+        provider_errors += 1
+
+    for _ in range(config.max_tries):
+        call.tries += 1
+        try:
+            async for attempt in AsyncRetrying(
+                retry=retry_if_exception(is_transient),
+                wait=_HonourRetryAfter(backoff_initial_s, backoff_max_s),
+                stop=stop_after_attempt(config.transient_retries + 1),
+                before_sleep=count,
+                reraise=True,
+            ):
+                with attempt:
+                    response = await litellm.acompletion(**kwargs)
+        except Exception as exc:  # noqa: BLE001 - every provider failure becomes a recorded row
+            kind = "transient error, retries exhausted" if is_transient(exc) else "fatal error"
+            call.error = f"{kind}: {type(exc).__name__}: {str(exc)[:500]}"
+            call.provider_errors = provider_errors + (1 if is_transient(exc) else 0)
+            break
+        text = response.choices[0].message.content or ""
+        call.raw_text = text
+        call.served_model = str(getattr(response, "model", "") or "")
+        call.system_fingerprint = str(getattr(response, "system_fingerprint", "") or "")
+        usage = getattr(response, "usage", None)
+        call.input_tokens = getattr(usage, "prompt_tokens", None) if usage else None
+        call.output_tokens = getattr(usage, "completion_tokens", None) if usage else None
+        if config.api_key_env:  # hosted: litellm's price table; local judges cost nothing to record
+            try:
+                call.cost = float(litellm.completion_cost(completion_response=response))
+            except Exception:  # noqa: BLE001 - an unknown model has no price
+                call.cost = None
+        checked = validate_answer(text, lenient=config.lenient)
+        if checked.output is not None:
+            call.status, call.output, call.error, call.repaired = "ok", checked.output, "", checked.repaired
+            break
+        call.validation_failures += 1
+        call.error = f"invalid answer: {checked.error}"
+    call.provider_errors = max(call.provider_errors, provider_errors)
+    call.latency_s = time.perf_counter() - started
+    return call

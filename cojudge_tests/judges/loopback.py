@@ -1,0 +1,82 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests only.
+
+Each request pops the next behaviour from a queue (the last one repeats):
+``("ok", text)``, ``("status", code, retry_after)``, ``("sleep", seconds, text)``,
+``("model", name, text)``. Every request body is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class LoopbackServer:
+    def __init__(self, model: str = "loopback-model-1"):
+        self.model = model
+        self.script: list[tuple] = [("ok", "{}")]
+        self.requests: list[dict] = []
+        self.headers_seen: list[dict] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # quiet
+                pass
+
+            def do_POST(self):  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                with server._lock:
+                    server.requests.append(body)
+                    server.headers_seen.append(dict(self.headers))
+                    step = server.script.pop(0) if len(server.script) > 1 else server.script[0]
+                kind = step[0]
+                if kind == "status":
+                    payload = json.dumps({"error": {"message": f"scripted {step[1]}", "type": "scripted"}}).encode()
+                    self.send_response(step[1])
+                    if step[2] is not None:
+                        self.send_header("Retry-After", str(step[2]))
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
+                text, model = step[-1], server.model
+                if kind == "sleep":
+                    time.sleep(step[1])
+                if kind == "model":
+                    model = step[1]
+                payload = json.dumps({
+                    "id": "chatcmpl-loopback", "object": "chat.completion", "created": int(time.time()),
+                    "model": model, "system_fingerprint": "fp_loopback",
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": text}}],
+                    "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+                }).encode()
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout test)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
