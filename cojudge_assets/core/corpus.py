@@ -66,18 +66,16 @@ def read_corpus(corpus: Path, layout: str, problems: dict[str, str], settings: C
         pages = pages if pages is not None else list_pages(corpus)
         rules = PageRules(problem_ids=set(problems), vocabulary=settings.vocabulary)
         attempts, rejected = read_attempts(corpus, pages, rules)
-        logs, log_rejected = read_logs(corpus, problems)
-        quarantine = pl.concat([rejected, pl.DataFrame(log_rejected, schema=QUARANTINE_SCHEMA)])
-        return CorpusTables(attempts, logs, quarantine, raw_files=len(pages))
-    if layout in ("progsnap2", "codenet"):
-        if layout == "progsnap2":
-            attempts, rejected, raw = read_progsnap2(corpus, vocabulary=settings.vocabulary)
-        else:
-            attempts, rejected, raw = read_codenet(corpus)
-        logs, log_rejected = read_logs(corpus, problems)
-        quarantine = pl.concat([rejected, pl.DataFrame(log_rejected, schema=QUARANTINE_SCHEMA)])
-        return CorpusTables(attempts, logs, quarantine, raw_files=raw)
-    raise ValueError(f"corpus layout {layout!r} is not supported (expected one of {', '.join(LAYOUTS)})")
+        raw = len(pages)
+    elif layout == "progsnap2":
+        attempts, rejected, raw = read_progsnap2(corpus, vocabulary=settings.vocabulary)
+    elif layout == "codenet":
+        attempts, rejected, raw = read_codenet(corpus)
+    else:
+        raise ValueError(f"corpus layout {layout!r} is not supported (expected one of {', '.join(LAYOUTS)})")
+    logs, log_rejected = read_logs(corpus, problems)
+    quarantine = pl.concat([rejected, pl.DataFrame(log_rejected, schema=QUARANTINE_SCHEMA)])
+    return CorpusTables(attempts, logs, quarantine, raw_files=raw)
 
 
 def read_problem_table(corpus: Path, layout: str) -> pl.DataFrame:
