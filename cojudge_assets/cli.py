@@ -1,9 +1,10 @@
 """``cojudge``: the command-line entry point.
 
 ``cojudge materialize`` materializes the whole asset graph on the configured
-corpus (the shipped demo corpus by default) into the DuckDB file, as a run of
+corpus (the shipped demo corpus by default) into the DuckDB file, as runs of
 the local Dagster instance (``dagster_home/`` unless DAGSTER_HOME is set), so
-the run and its lineage show in ``dagster dev``.
+the runs and their lineage show in ``dagster dev``: one run for the ingest
+group, one per partition of the partitioned assets (see :func:`run_steps`).
 """
 
 from __future__ import annotations
@@ -24,23 +25,72 @@ def _instance():
     return dg.DagsterInstance.get()
 
 
+def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[str] | None = None,
+              conditions: list[str] | None = None, jobs: tuple[str, ...] | None = None, echo=print) -> bool:
+    """Materialize the graph in steps, one Dagster run per job and partition, in dependency order.
+
+    Dagster runs one partition of one partitions definition per run (NOTES-deps trap 5),
+    so: the ingest group in one run, then each condition of ``judge_requests``, then each
+    condition x judge of ``judge_outputs``. ``judges``/``conditions`` restrict the partitions.
+    Stops at the first failed run; returns whether every run succeeded.
+    """
+    from cojudge_assets.definitions import JOB_ORDER
+
+    names = {job.name for job in defs.jobs}
+    for name in jobs or JOB_ORDER:
+        if name not in names:
+            continue
+        job = defs.resolve_job_def(name)
+        keys: list[str | None] = [None]
+        if job.partitions_def is not None:
+            keys = []
+            for key in job.partitions_def.get_partition_keys():
+                dims = getattr(key, "keys_by_dimension", None) or {"condition": str(key)}
+                if conditions and dims.get("condition") not in conditions:
+                    continue
+                if judges and "judge" in dims and dims["judge"] not in judges:
+                    continue
+                keys.append(str(key))
+        for key in keys:
+            result = job.execute_in_process(instance=instance, run_config=run_config or None, partition_key=key,
+                                            raise_on_error=False)
+            echo(_summary(name, key, result))
+            if not result.success:
+                return False
+    return True
+
+
+def _summary(job: str, key: str | None, result) -> str:
+    events = result.get_asset_materialization_events()
+    line = f"{job}{'[' + key + ']' if key else ''}: {'ok' if result.success else 'FAILED'} (run {result.run_id[:8]})"
+    for event in events:
+        meta = event.materialization.metadata
+        if "judged_now" in meta:
+            line += f"; judged now {meta['judged_now'].value}, from cache {meta['cached'].value}"
+    if not result.success:
+        for event in result.all_events:
+            if event.is_step_failure:
+                line += f"\n  {event.event_specific_data.error.message.strip()[:2000]}"
+    return line
+
+
 def materialize(args: argparse.Namespace) -> int:
     if args.duckdb:
         os.environ["COJUDGE_DUCKDB"] = str(Path(args.duckdb).resolve())
-    from cojudge_assets.definitions import ALL_ASSETS_JOB, build_definitions
+    if args.judges_file:
+        os.environ["COJUDGE_JUDGES"] = str(Path(args.judges_file).resolve())
+    from cojudge_assets.definitions import build_definitions
     from cojudge_assets.defs.resources import duckdb_path
 
     defs = build_definitions()
-    job = defs.resolve_job_def(ALL_ASSETS_JOB)
     run_config = {}
     if args.corpus:
         run_config = {"resources": {"corpus": {"config": {"path": str(Path(args.corpus).resolve()),
                                                           "layout": args.layout}}}}
-    result = job.execute_in_process(instance=_instance(), run_config=run_config or None, raise_on_error=False)
-    materialized = result.get_asset_materialization_events()
-    print(f"run {result.run_id}: {'success' if result.success else 'FAILED'}; "
-          f"{len(materialized)} asset(s) materialized into {duckdb_path()}")
-    return 0 if result.success else 1
+    jobs = tuple(args.jobs.split(",")) if args.jobs else None
+    ok = run_steps(defs, _instance(), run_config, judges=args.judge, conditions=args.condition, jobs=jobs)
+    print(f"{'success' if ok else 'FAILED'}: tables in {duckdb_path()}")
+    return 0 if ok else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,6 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--corpus", help="corpus folder (default: the shipped demo corpus, data/demo)")
     m.add_argument("--layout", default="pages", help="corpus layout (default: pages)")
     m.add_argument("--duckdb", help="DuckDB file (default: $COJUDGE_DUCKDB or data/cojudge.duckdb)")
+    m.add_argument("--judges-file", help="judges config (default: $COJUDGE_JUDGES or data/judges.yaml)")
+    m.add_argument("--judge", action="append", help="only this judge's partitions (repeatable)")
+    m.add_argument("--condition", action="append", choices=["blind", "prefix12k", "nonblind"],
+                   help="only this condition's partitions (repeatable)")
+    m.add_argument("--jobs", help="only these jobs, comma-separated: ingest,judge_requests_job,judge_outputs_job")
     m.set_defaults(func=materialize)
     args = parser.parse_args(argv)
     return args.func(args)

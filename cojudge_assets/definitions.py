@@ -6,24 +6,45 @@ from pathlib import Path
 
 import dagster as dg
 
-from cojudge_assets.defs.io import CojudgeDuckDBIOManager
-from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, duckdb_path
+from dagster_duckdb import DuckDBResource
 
-ALL_ASSETS_JOB = "cojudge_all"
+from cojudge_assets.defs.io import CojudgeDuckDBIOManager
+from cojudge_assets.defs.judging.assets import judge_outputs_asset
+from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, duckdb_path
+from cojudge_assets.judges.config import enabled_judges
+
+# One job per partitioning: Dagster runs one partition of one partitions definition per run.
+# `cojudge materialize` runs them in this order (see cli.py).
+INGEST_JOB = "ingest"
+REQUESTS_JOB = "judge_requests_job"
+OUTPUTS_JOB = "judge_outputs_job"
+JOB_ORDER = (INGEST_JOB, REQUESTS_JOB, OUTPUTS_JOB)
 
 
 def build_definitions() -> dg.Definitions:
+    """The code location, read from the environment when called: the DuckDB file ($COJUDGE_DUCKDB) and the
+    enabled judges of the judges config file ($COJUDGE_JUDGES), which become the judge partitions."""
     found = dg.load_from_defs_folder(path_within_project=Path(__file__).parent)
+    judges = [spec.name for spec in enabled_judges()]
     assets = list(found.assets or [])
+    jobs = [dg.define_asset_job(INGEST_JOB, selection=dg.AssetSelection.groups("ingest"),
+                                description="Contest data read into tables (unpartitioned)."),
+            dg.define_asset_job(REQUESTS_JOB, selection=dg.AssetSelection.assets("judge_requests"),
+                                description="Label-free judge requests, one partition per condition.")]
+    if judges:
+        assets.append(judge_outputs_asset(judges))
+        jobs.append(dg.define_asset_job(OUTPUTS_JOB, selection=dg.AssetSelection.assets("judge_outputs"),
+                                        description="Judge answers, one partition per condition x judge."))
+    database = duckdb_path()
     return dg.Definitions(
         assets=assets,
         asset_checks=list(found.asset_checks or []),
         sensors=list(found.sensors or []),
         schedules=list(found.schedules or []),
-        jobs=[dg.define_asset_job(ALL_ASSETS_JOB, selection=dg.AssetSelection.all(),
-                                  description="Every asset of the graph, in dependency order.")],
+        jobs=jobs,
         resources={
-            "io_manager": CojudgeDuckDBIOManager(database=duckdb_path(), schema="main"),
+            "io_manager": CojudgeDuckDBIOManager(database=database, schema="main"),
+            "duckdb": DuckDBResource(database=database),
             "contest_judge": ContestJudgeResource(),
             "corpus": CorpusResource(),
         },

@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from cojudge_assets.definitions import ALL_ASSETS_JOB, build_definitions
+from cojudge_assets.definitions import JOB_ORDER, build_definitions
 
 
 def test_definitions_load_with_the_ingest_group(tmp_path, monkeypatch):
@@ -16,10 +16,13 @@ def test_definitions_load_with_the_ingest_group(tmp_path, monkeypatch):
         node = graph.get(key)
         assert node.group_name in {"ingest", "judging", "measurement", "perturbation", "dynamics", "report"}
         assert node.code_version is not None, key
-    assert defs.resolve_job_def(ALL_ASSETS_JOB) is not None
+    assert {job.name for job in defs.jobs} == set(JOB_ORDER)
     checks = {k.name for k in graph.asset_check_keys}
     assert {"result_strings_known", "submit_inside_window", "submit_order_matches_filenames",
-            "attempt_uid_unique", "every_file_accounted_for"} <= checks
+            "attempt_uid_unique", "every_file_accounted_for", "no_label_in_requests",
+            "one_valid_row_per_attempt"} <= checks
+    outputs = graph.get(dg.AssetKey("judge_outputs")).partitions_def
+    assert set(outputs.get_partition_keys()) >= {"blind|sample-exec", "nonblind|static-rubric"}
 
 
 def test_duckdb_path_comes_from_the_environment(tmp_path, monkeypatch):

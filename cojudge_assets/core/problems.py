@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import polars as pl
@@ -22,19 +23,49 @@ PROBLEM_SCHEMA = {
 }
 
 
+_HAS_EXAMPLES = re.compile(r"(sample|example)\s*(input|output)", re.IGNORECASE)
+
+
+def full_statement(statement: str, samples: list[tuple[str, str]], time_limit_s: float | None,
+                   memory_mb: int | None) -> str:
+    """The statement a judge is sent: the text, plus what the package knows and the text leaves out.
+
+    Examples: when the text shows no "Sample Input"/"Example Input" section, the
+    package's sample tests are appended as "Sample Input N"/"Sample Output N"
+    blocks (real course statements often describe the format and keep the
+    examples in the test data). Limits: when the package states them and the text
+    never says "time limit", one line with the time and memory limits is appended.
+    """
+    parts = [statement.rstrip()]
+    if samples and not _HAS_EXAMPLES.search(statement):
+        for i, (given, expected) in enumerate(samples, start=1):
+            parts.append(f"### Sample Input {i}\n```\n{given.rstrip()}\n```\n\n"
+                         f"### Sample Output {i}\n```\n{expected.rstrip()}\n```")
+    if time_limit_s and not re.search(r"time\s*limit", statement, re.IGNORECASE):
+        memory = f", memory limit {memory_mb} MB" if memory_mb else ""
+        parts.append(f"Limits: time limit {time_limit_s:g} s{memory}.")
+    return "\n\n".join(parts) + "\n"
+
+
 def problems_table(folder: Path) -> pl.DataFrame:
-    """Read every package under ``folder``; sample I/O inline, secret tests by location."""
+    """Read every package under ``folder``; sample I/O inline, secret tests by location.
+
+    ``statement`` is the full statement a judge is sent (:func:`full_statement`).
+    """
     rows = []
     for pid, p in read_problems(folder).items():
+        samples = [(t.input_path.read_text(encoding="utf-8", errors="replace"),
+                    t.answer_path.read_text(encoding="utf-8", errors="replace")) for t in p.samples]
         rows.append({
             "problem_id": pid,
             "name": p.name,
-            "statement": p.statement,
+            "statement": full_statement(p.statement, samples, p.time_limit_s if p.limits_stated else None,
+                                        p.memory_mb if p.limits_stated else None),
             "time_limit_s": p.time_limit_s,
             "memory_mb": p.memory_mb,
             "limits_stated": p.limits_stated,
-            "sample_inputs": [t.input_path.read_text(encoding="utf-8", errors="replace") for t in p.samples],
-            "sample_outputs": [t.answer_path.read_text(encoding="utf-8", errors="replace") for t in p.samples],
+            "sample_inputs": [given for given, _ in samples],
+            "sample_outputs": [expected for _, expected in samples],
             "n_secret_tests": len(p.secret),
             "tests_location": str(p.root / "data"),
         })

@@ -24,6 +24,11 @@ def duckdb_path() -> str:
     return os.environ.get("COJUDGE_DUCKDB") or str(DEFAULT_DUCKDB)
 
 
+def output_dir() -> Path:
+    """Where files beside the tables go (the requests JSONL, the report): the DuckDB file's folder."""
+    return Path(duckdb_path()).resolve().parent
+
+
 class ContestJudgeResource(dg.ConfigurableResource):
     """The sandboxed contest judge (compiles and runs untrusted code)."""
 

@@ -61,6 +61,7 @@ class JudgeCall:
     output_tokens: int | None
     cost: float | None
     provider_errors: int = 0
+    fatal: bool = False  # authentication or permission refused: no other row of this judge can succeed
 
 
 TRANSIENT_STATUS = {408, 409, 429, 500, 502, 503, 504, 520, 529}
@@ -125,8 +126,12 @@ def _request_kwargs(config: JudgeConfig, messages: list[dict]) -> dict:
 
 
 async def judge_once(config: JudgeConfig, messages: list[dict], *, backoff_initial_s: float = 1.0,
-                     backoff_max_s: float = 60.0) -> JudgeCall:
-    """Ask one judge about one request until it answers validly or the tries run out."""
+                     backoff_max_s: float = 60.0, limiter=None) -> JudgeCall:
+    """Ask one judge about one request until it answers validly or the tries run out.
+
+    ``limiter`` (an ``aiolimiter.AsyncLimiter``) is acquired before every request
+    sent, re-asks and retries included, so a requests-per-minute limit holds.
+    """
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
@@ -151,11 +156,14 @@ async def judge_once(config: JudgeConfig, messages: list[dict], *, backoff_initi
                 reraise=True,
             ):
                 with attempt:
+                    if limiter is not None:
+                        await limiter.acquire()
                     response = await litellm.acompletion(**kwargs)
         except Exception as exc:  # noqa: BLE001 - every provider failure becomes a recorded row
             kind = "transient error, retries exhausted" if is_transient(exc) else "fatal error"
             call.error = f"{kind}: {type(exc).__name__}: {str(exc)[:500]}"
             call.provider_errors = provider_errors + (1 if is_transient(exc) else 0)
+            call.fatal = isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError))
             break
         text = response.choices[0].message.content or ""
         call.raw_text = text
@@ -165,10 +173,9 @@ async def judge_once(config: JudgeConfig, messages: list[dict], *, backoff_initi
         call.input_tokens = getattr(usage, "prompt_tokens", None) if usage else None
         call.output_tokens = getattr(usage, "completion_tokens", None) if usage else None
         if config.api_key_env:  # hosted: litellm's price table; local judges cost nothing to record
-            try:
-                call.cost = float(litellm.completion_cost(completion_response=response))
-            except Exception:  # noqa: BLE001 - an unknown model has no price
-                call.cost = None
+            # litellm's cost calculator has already priced the response (None for a model it cannot price)
+            cost = getattr(response, "_hidden_params", {}).get("response_cost")
+            call.cost = float(cost) if cost is not None else None
         checked = validate_answer(text, lenient=config.lenient)
         if checked.output is not None:
             call.status, call.output, call.error, call.repaired = "ok", checked.output, "", checked.repaired

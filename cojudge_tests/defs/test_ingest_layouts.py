@@ -16,7 +16,7 @@ def _materialize(tmp_path, monkeypatch, corpus, layout):
     db = tmp_path / "layout.duckdb"
     monkeypatch.setenv("COJUDGE_DUCKDB", str(db))
     defs = build_definitions()
-    result = defs.resolve_job_def("cojudge_all").execute_in_process(
+    result = defs.resolve_job_def("ingest").execute_in_process(
         run_config={"resources": {"corpus": {"config": {"path": str(corpus), "layout": layout}}}},
         instance=dg.DagsterInstance.ephemeral())
     assert result.success

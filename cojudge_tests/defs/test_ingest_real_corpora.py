@@ -17,7 +17,7 @@ def materialize_ingest(tmp_path, monkeypatch, corpus: str, layout: str) -> duckd
     db = tmp_path / "ingest.duckdb"
     monkeypatch.setenv("COJUDGE_DUCKDB", str(db))
     defs = build_definitions()
-    job = defs.resolve_job_def("cojudge_all")
+    job = defs.resolve_job_def("ingest")
     result = job.execute_in_process(run_config={"resources": {"corpus": {"config": {
         "path": str(SHARED_CORPORA / corpus), "layout": layout}}}}, instance=dg.DagsterInstance.ephemeral())
     assert result.success

@@ -2,7 +2,9 @@
 
 Each request pops the next behaviour from a queue (the last one repeats):
 ``("ok", text)``, ``("status", code, retry_after)``, ``("sleep", seconds, text)``,
-``("model", name, text)``. Every request body is recorded.
+``("model", name, text)``. Every request body is recorded, and the most
+requests ever in flight at once (``max_in_flight``). ``delay_s`` delays every
+answer (the throughput benchmark's fixed latency).
 """
 
 from __future__ import annotations
@@ -13,9 +15,14 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default backlog of 5 refuses connections at high concurrency
+
+
 class LoopbackServer:
-    def __init__(self, model: str = "loopback-model-1"):
-        self.model = model
+    def __init__(self, model: str = "loopback-model-1", delay_s: float = 0.0):
+        self.model, self.delay_s = model, delay_s
+        self.in_flight = self.max_in_flight = 0
         self.script: list[tuple] = [("ok", "{}")]
         self.requests: list[dict] = []
         self.headers_seen: list[dict] = []
@@ -23,11 +30,25 @@ class LoopbackServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as providers serve
+
             def log_message(self, *args):  # quiet
                 pass
 
             def do_POST(self):  # noqa: N802
+                with server._lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    self._answer()
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
+
+            def _answer(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                if server.delay_s:
+                    time.sleep(server.delay_s)
                 with server._lock:
                     server.requests.append(body)
                     server.headers_seen.append(dict(self.headers))
@@ -64,7 +85,7 @@ class LoopbackServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -80,3 +101,4 @@ class LoopbackServer:
     def __exit__(self, *exc):
         self.httpd.shutdown()
         self.httpd.server_close()
+

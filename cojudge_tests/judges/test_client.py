@@ -116,3 +116,16 @@ def test_local_judge_takes_the_same_path(judge):
     config = JudgeConfig(name="static-rubric", model="cojudge/static-rubric", json_mode=False)
     call = asyncio.run(judge_once(config, MESSAGES))
     assert call.status == "ok" and call.served_model.endswith("static-rubric") and call.cost is None
+
+
+def test_cost_comes_from_litellms_price_table(monkeypatch):
+    monkeypatch.setenv("LOOPBACK_KEY", KEY)
+    with LoopbackServer(model="gpt-4o-mini") as priced:
+        priced.script = [("ok", GOOD)]
+        call = run(priced, [("ok", GOOD)])
+    # 11 prompt and 7 completion tokens at gpt-4o-mini's list price
+    assert call.cost == pytest.approx(11 * 0.15e-6 + 7 * 0.6e-6)
+
+
+def test_an_unpriced_model_has_no_cost(server):
+    assert run(server, [("ok", GOOD)]).cost is None  # loopback-model-1 is in no price table

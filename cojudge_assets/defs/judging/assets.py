@@ -1,0 +1,136 @@
+"""Group ``judging``: label-free requests per condition, and every enabled judge's answers.
+
+The judge dimension of ``judge_outputs`` is the list of enabled judges in the
+judges config file, read when the Definitions are built (like the DuckDB path),
+so that asset is made by :func:`judge_outputs_asset` when the Definitions are
+built rather than at import.
+
+Partition keys of ``judge_outputs`` are ``condition|judge`` (Dagster joins the
+dimension values in the alphabetical order of the dimension names).
+"""
+
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+from dagster_duckdb import DuckDBResource
+
+from cojudge_assets.core.context import CONDITIONS
+from cojudge_assets.core.requests import build_requests, label_leaks, write_jsonl
+from cojudge_assets.core.tables import markdown_table
+from cojudge_assets.defs.resources import ContestJudgeResource, output_dir
+from cojudge_assets.judges.config import judge_by_name
+from cojudge_assets.judges.runner import judge_partition
+from cojudge_assets.judges.store import current_epoch, partition_rows
+
+KINDS = {"polars", "duckdb"}
+CONDITION_PARTITIONS = dg.StaticPartitionsDefinition(list(CONDITIONS))
+
+
+def requests_file(condition: str) -> Path:
+    """The model-agnostic requests file of one condition, shared by every judge."""
+    return output_dir() / "requests" / f"judge_requests.{condition}.jsonl"
+
+
+def output_partitions(judges: list[str]) -> dg.MultiPartitionsDefinition:
+    return dg.MultiPartitionsDefinition({"condition": CONDITION_PARTITIONS,
+                                         "judge": dg.StaticPartitionsDefinition(list(judges))})
+
+
+@dg.asset(
+    group_name="judging",
+    kinds=KINDS,
+    code_version="1",
+    partitions_def=CONDITION_PARTITIONS,
+    metadata={"partition_expr": "condition"},
+    check_specs=[dg.AssetCheckSpec("no_label_in_requests", asset="judge_requests", blocking=True,
+                                   description="No request would change if its attempt's label changed, and none "
+                                   "spells its Result string out (core/requests.py: label_leaks).")],
+    description="One row per (attempt, condition): the canonical label-free request (problem_id, full statement, "
+    "language, code, the condition's context) and its request_hash; also written as one JSONL file per "
+    "condition, shared by every judge.",
+)
+def judge_requests(context: dg.AssetExecutionContext, attempts: pl.DataFrame, problems: pl.DataFrame,
+                   participant_context: pl.DataFrame):
+    condition = str(context.partition_key)
+    table = build_requests(attempts, problems, participant_context, condition)
+    leaks = label_leaks(table, attempts, problems, participant_context)
+    path = requests_file(condition)
+    write_jsonl(table, path)
+    yield dg.Output(table, metadata={
+        "requests": len(table),
+        "with_context": int((table["context_chars"] > 0).sum()),
+        "mean_context_chars": round(float(table["context_chars"].mean() or 0), 1),
+        "max_context_chars": int(table["context_chars"].max() or 0),
+        "jsonl": dg.MetadataValue.path(str(path)),
+    })
+    yield dg.AssetCheckResult(check_name="no_label_in_requests", passed=leaks.is_empty(), metadata={
+        "requests_checked": len(table), "leaks": len(leaks),
+        "leaking": dg.MetadataValue.md(markdown_table(leaks.head(50))) if len(leaks) else "none"})
+
+
+def _percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 4)
+
+
+def _build_judge_outputs(judges: list[str]) -> dg.AssetsDefinition:  # noqa: C901
+    partitions = output_partitions(judges)
+
+    @dg.asset(
+        name="judge_outputs",
+        group_name="judging",
+        kinds=KINDS,
+        code_version="1",
+        partitions_def=partitions,
+        # the condition dimension maps onto judge_requests' partitions (Dagster infers the mapping)
+        metadata={"partition_expr": {"condition": "condition", "judge": "judge"}},
+        check_specs=[dg.AssetCheckSpec("one_valid_row_per_attempt", asset="judge_outputs",
+                                       description="Every request of the partition has exactly one valid row.")],
+        description="One row per attempt for one judge under one condition: p_accept, s_algo, s_robust, rationale, "
+        "raw response, served model, tries, validation failures, latency, tokens, cost, judged_at. Answers are "
+        "cached in DuckDB table judge_cache row by row; a re-run sends only what is missing or failed.",
+    )
+    def judge_outputs(context: dg.AssetExecutionContext, judge_requests: pl.DataFrame, duckdb: DuckDBResource,
+                      contest_judge: ContestJudgeResource):
+        keys = partitions.get_partition_key_from_str(str(context.partition_key)).keys_by_dimension
+        condition, spec = keys["condition"], judge_by_name(keys["judge"])
+        if spec.api_key_env and not dg.EnvVar(spec.api_key_env).get_value():
+            raise dg.Failure(description=f"judge {spec.name}: the environment variable {spec.api_key_env} that "
+                             "holds its API key is not set; export it, or disable the judge in the judges config")
+        with duckdb.get_connection() as conn:
+            stats = judge_partition(spec, condition, judge_requests, conn, log=context.log.info,
+                                    contest_judge=contest_judge.judge() if spec.local else None)
+            table = partition_rows(conn, judge_requests, spec.name, condition, current_epoch(conn, spec.name))
+        valid = table.filter(pl.col("status") == "ok")
+        failed = table.filter(pl.col("status") != "ok")
+        missing = len(judge_requests) - len(table)
+        metadata = {
+            "requests": stats.requests, "judged_now": stats.sent, "cached": stats.cached,
+            "valid_first_receipt": stats.ok_first, "repaired": stats.repaired, "failed_now": stats.failed,
+            "over_input_budget": stats.over_budget, "valid_rows": len(valid),
+            "latency_p50_s": _percentile(stats.latencies, 0.5), "latency_p95_s": _percentile(stats.latencies, 0.95),
+            "input_tokens": stats.input_tokens, "output_tokens": stats.output_tokens,
+            "cost_usd": round(stats.cost, 6) if not spec.local else None,
+            "served_models": dg.MetadataValue.json(sorted(set(table["served_model"].drop_nulls().to_list()) - {""})),
+        }
+        if len(failed) or missing or stats.fatal_error:
+            errors = failed.group_by("error").len().sort("len", descending=True).head(5)
+            raise dg.Failure(
+                description=f"judge {spec.name} under {condition}: {len(failed)} of {len(judge_requests)} rows failed "
+                f"after their tries and {missing} have no row{'; stopped: ' + stats.fatal_error if stats.fatal_error else ''}. "
+                "Saved rows are kept; materialize the partition again to re-send only the failed and missing ones.",
+                metadata={**metadata, "errors": dg.MetadataValue.md(markdown_table(errors))})
+        yield dg.Output(table, metadata=metadata)
+        yield dg.AssetCheckResult(check_name="one_valid_row_per_attempt",
+                                  passed=bool(len(valid) == len(judge_requests) == valid["attempt_uid"].n_unique()),
+                                  metadata={"requests": len(judge_requests), "valid_rows": len(valid)})
+
+    return judge_outputs
+
+
+def judge_outputs_asset(judges: list[str]) -> dg.AssetsDefinition:
+    """``judge_outputs`` partitioned by condition x these judges (the enabled ones of the config)."""
+    return _build_judge_outputs(judges)

@@ -1,0 +1,133 @@
+"""The judges config file: one YAML file the user edits to list their judges.
+
+``data/judges.yaml`` by default, or the file named by ``$COJUDGE_JUDGES``. Each
+entry names a judge, its litellm model string and its provider parameters::
+
+    judges:
+      - name: gpt-5.2                  # partition key: letters, digits, . _ -
+        model: openai/gpt-5.2          # litellm model string
+        enabled: false                 # only enabled judges become partitions
+        api_key_env: OPENAI_API_KEY    # the environment variable holding the key (never the key)
+        concurrency: 8                 # requests in flight
+        rpm: 500                       # requests per minute (0: no limit)
+        max_tokens: 2048
+        reasoning_budget: null         # thinking tokens, for providers that take a budget
+        max_input_tokens: null         # input budget; null: litellm's model info, if it knows the model
+        api_base: null                 # OpenAI-compatible servers (vLLM, Ollama): their base URL
+
+Temperature is 0 for every judge (the study's setting) unless the file says
+otherwise. A malformed file fails with the file, the entry and the field named.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from cojudge_assets.judges.client import JudgeConfig
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_JUDGES_FILE = PROJECT_ROOT / "data" / "judges.yaml"
+
+
+class JudgeSpec(BaseModel):
+    """One entry of the judges config file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    model: str
+    enabled: bool = True
+    api_key_env: str | None = None
+    api_base: str | None = None
+    concurrency: int = Field(default=4, ge=1, le=512)
+    rpm: int = Field(default=0, ge=0)
+    temperature: float = 0.0
+    max_tokens: int = Field(default=512, ge=1)
+    reasoning_budget: int | None = Field(default=None, ge=0)
+    max_input_tokens: int | None = Field(default=None, ge=1)
+    json_mode: bool = True
+    lenient: bool = False
+    max_tries: int = Field(default=3, ge=1, le=20)
+    transient_retries: int = Field(default=5, ge=0, le=50)
+    timeout_s: float = Field(default=120.0, gt=0)
+    extra: dict = Field(default_factory=dict)
+    description: str = ""
+
+    @field_validator("name")
+    @classmethod
+    def _partition_safe(cls, value: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", value):
+            raise ValueError("must be letters, digits, '.', '_' or '-' (it is a partition key)")
+        return value
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _names_a_variable(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"[A-Z_][A-Z0-9_]*", value):
+            raise ValueError("must be the NAME of an environment variable (for example OPENAI_API_KEY), "
+                             "never the key itself")
+        return value
+
+    @property
+    def local(self) -> bool:
+        from cojudge_assets.judges.local import LOCAL_PROVIDER
+
+        return self.model.startswith(f"{LOCAL_PROVIDER}/")
+
+    def client_config(self) -> JudgeConfig:
+        return JudgeConfig(name=self.name, model=self.model, api_base=self.api_base, api_key_env=self.api_key_env,
+                           temperature=self.temperature, max_tokens=self.max_tokens,
+                           reasoning_budget=self.reasoning_budget, json_mode=self.json_mode,
+                           max_tries=self.max_tries, transient_retries=self.transient_retries,
+                           timeout_s=self.timeout_s, lenient=self.lenient, extra=dict(self.extra))
+
+
+class JudgesConfigError(ValueError):
+    pass
+
+
+def judges_file() -> Path:
+    return Path(os.environ.get("COJUDGE_JUDGES") or DEFAULT_JUDGES_FILE)
+
+
+def load_judges(path: Path | None = None) -> list[JudgeSpec]:
+    """Every judge of the file, enabled or not, in file order."""
+    path = Path(path or judges_file())
+    try:
+        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise JudgesConfigError(f"{path}: judges config file not found (set COJUDGE_JUDGES or create it)") from None
+    except yaml.YAMLError as exc:
+        raise JudgesConfigError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("judges"), list):
+        raise JudgesConfigError(f"{path}: expected a mapping with a list under 'judges'")
+    specs, seen = [], set()
+    for i, entry in enumerate(document["judges"]):
+        label = entry.get("name", f"#{i + 1}") if isinstance(entry, dict) else f"#{i + 1}"
+        try:
+            spec = JudgeSpec.model_validate(entry)
+        except ValidationError as exc:
+            problems = "; ".join(f"field '{'.'.join(map(str, e['loc'])) or '(entry)'}': {e['msg']}"
+                                 for e in exc.errors())
+            raise JudgesConfigError(f"{path}: judge {label}: {problems}") from None
+        if spec.name in seen:
+            raise JudgesConfigError(f"{path}: judge {spec.name}: field 'name': used twice; names must be unique")
+        seen.add(spec.name)
+        specs.append(spec)
+    return specs
+
+
+def enabled_judges(path: Path | None = None) -> list[JudgeSpec]:
+    return [s for s in load_judges(path) if s.enabled]
+
+
+def judge_by_name(name: str, path: Path | None = None) -> JudgeSpec:
+    for spec in load_judges(path):
+        if spec.name == name:
+            return spec
+    raise JudgesConfigError(f"{path or judges_file()}: no judge named {name!r}")

@@ -1,0 +1,178 @@
+"""Judge one partition (one judge x one condition): send what is missing, store rows as they arrive.
+
+:func:`judge_partition` is the whole loop, free of Dagster so it can be tested and
+benchmarked on its own:
+
+1. the requests already answered validly (same attempt, request hash, judge,
+   condition and epoch) are taken from the cache and not sent;
+2. a request over the judge's input budget is stored as failed with its reason,
+   never shortened and never sent;
+3. the rest go through :func:`cojudge_assets.judges.client.judge_once`, at most
+   ``concurrency`` in flight and at most ``rpm`` requests a minute (aiolimiter),
+   the workers starting one after another over ``RAMP_S`` seconds;
+4. each answer, valid or failed, is upserted into the cache as it arrives,
+   committed at least every 10 rows and every half second
+   (:class:`cojudge_assets.judges.store.CacheWriter`);
+5. an authentication or permission error stops the partition: every other row
+   would fail the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import duckdb
+import polars as pl
+
+from cojudge_assets.core.models import JudgeRequest
+from cojudge_assets.core.prompts import render
+from cojudge_assets.judges.client import JudgeCall, judge_once
+from cojudge_assets.judges.config import JudgeSpec
+from cojudge_assets.judges.store import CacheWriter, current_epoch, ensure_tables, valid_keys
+
+
+RAMP_S = 0.5  # the workers' first requests are spread over this many seconds
+
+
+@dataclass
+class PartitionStats:
+    requests: int = 0
+    cached: int = 0  # valid rows found in the cache: not sent
+    sent: int = 0  # rows judged now (sent to the judge)
+    ok_first: int = 0  # valid on first receipt
+    repaired: int = 0  # valid after a re-ask or a lenient repair
+    failed: int = 0
+    over_budget: int = 0
+    latencies: list[float] = field(default_factory=list)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    served_models: set[str] = field(default_factory=set)
+    fatal_error: str = ""
+
+
+def input_budget(spec: JudgeSpec) -> int | None:
+    """The judge's input budget in tokens: the config's, else litellm's model info, else none known."""
+    if spec.max_input_tokens:
+        return spec.max_input_tokens
+    if spec.local:
+        return None
+    import litellm
+
+    try:
+        return litellm.get_model_info(spec.model).get("max_input_tokens")
+    except Exception:  # noqa: BLE001 - a model litellm does not know has no known budget
+        return None
+
+
+def _tokens(spec: JudgeSpec, messages: list[dict]) -> int:
+    import litellm
+
+    return int(litellm.token_counter(model=spec.model, messages=messages))
+
+
+def _row(spec: JudgeSpec, condition: str, epoch: int, attempt_uid: str, request_hash: str, call: JudgeCall) -> dict:
+    out = call.output
+    return {
+        "attempt_uid": attempt_uid, "judge": spec.name, "condition": condition, "request_hash": request_hash,
+        "epoch": epoch, "status": call.status,
+        "p_accept": out.p_accept if out else None, "s_algo": out.s_algo if out else None,
+        "s_robust": out.s_robust if out else None, "rationale": out.rationale if out else None,
+        "raw_response": call.raw_text, "served_model": call.served_model,
+        "system_fingerprint": call.system_fingerprint, "tries": call.tries,
+        "validation_failures": call.validation_failures, "repaired": call.repaired,
+        "provider_errors": call.provider_errors, "latency_s": call.latency_s,
+        "input_tokens": call.input_tokens, "output_tokens": call.output_tokens, "cost": call.cost,
+        "error": call.error or None, "judged_at": datetime.now(timezone.utc).replace(tzinfo=None),
+    }
+
+
+def _failure(error: str) -> JudgeCall:
+    return JudgeCall("failed", None, error, "", "", "", 0, 0, False, 0.0, None, None, None)
+
+
+async def _judge_all(spec: JudgeSpec, condition: str, epoch: int, pending: list[dict], writer: CacheWriter,
+                     stats: PartitionStats, backoff: tuple[float, float], log) -> None:
+    from aiolimiter import AsyncLimiter
+
+    config = spec.client_config()
+    limiter = AsyncLimiter(spec.rpm, 60) if spec.rpm else None
+    budget = input_budget(spec)
+    queue: asyncio.Queue = asyncio.Queue()
+    for row in pending:
+        queue.put_nowait(row)
+
+    def record(row: dict, call: JudgeCall) -> None:
+        writer.write(_row(spec, condition, epoch, row["attempt_uid"], row["request_hash"], call))
+        stats.sent += 1
+        if call.status == "ok":
+            first = call.tries == 1 and not call.repaired
+            stats.ok_first += first
+            stats.repaired += not first
+        else:
+            stats.failed += 1
+        if call.tries:
+            stats.latencies.append(call.latency_s)
+        stats.input_tokens += call.input_tokens or 0
+        stats.output_tokens += call.output_tokens or 0
+        stats.cost += call.cost or 0.0
+        if call.served_model:
+            stats.served_models.add(call.served_model)
+
+    async def worker(slot: int) -> None:
+        # slow start: worker k waits k * RAMP_S / workers before its first request, so the judge is not
+        # hit by one burst (which trips providers' burst limits and makes answers arrive in waves that
+        # this single event loop then has to process one after another)
+        await asyncio.sleep(slot * RAMP_S / workers)
+        while not stats.fatal_error:
+            try:
+                row = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            messages = render(JudgeRequest(**json.loads(row["request_json"])))
+            if budget is not None:
+                tokens = _tokens(spec, messages)
+                if tokens > budget:
+                    stats.over_budget += 1
+                    record(row, _failure(f"input of {tokens} tokens is over the input budget of {budget} tokens "
+                                         f"of judge {spec.name}; inputs are never shortened"))
+                    continue
+            call = await judge_once(config, messages, backoff_initial_s=backoff[0], backoff_max_s=backoff[1],
+                                    limiter=limiter)
+            record(row, call)
+            if call.fatal:
+                stats.fatal_error = call.error
+            if log and stats.sent % 100 == 0:
+                log(f"{spec.name}/{condition}: {stats.sent}/{len(pending)} judged")
+
+    workers = min(spec.concurrency, max(1, len(pending)))
+    await asyncio.gather(*(worker(slot) for slot in range(workers)))
+
+
+def judge_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, conn: duckdb.DuckDBPyConnection, *,
+                    schema: str = "main", backoff: tuple[float, float] = (1.0, 60.0), log=None,
+                    contest_judge=None) -> PartitionStats:
+    """Judge every request of ``requests`` (columns attempt_uid, request_hash, request_json) not yet answered.
+
+    ``contest_judge`` is the sandboxed judge the local ``sample-exec`` judge runs code with.
+    """
+    if spec.local:
+        from cojudge_assets.judges.local import register_local_judges
+
+        register_local_judges(contest_judge)
+    ensure_tables(conn, schema)
+    epoch = current_epoch(conn, spec.name, schema)
+    done = valid_keys(conn, spec.name, condition, epoch, schema)
+    rows = requests.select("attempt_uid", "request_hash", "request_json").to_dicts()
+    pending = [r for r in rows if (r["attempt_uid"], r["request_hash"]) not in done]
+    stats = PartitionStats(requests=len(rows), cached=len(rows) - len(pending))
+    if pending:
+        writer = CacheWriter(conn, schema)
+        try:
+            asyncio.run(_judge_all(spec, condition, epoch, pending, writer, stats, backoff, log))
+        finally:
+            writer.close()
+    return stats
