@@ -21,7 +21,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import duckdb  # noqa: E402
 import polars as pl  # noqa: E402
@@ -30,6 +29,8 @@ from cojudge_assets.core.models import JudgeRequest  # noqa: E402
 from cojudge_assets.core.prompts import canonical_json, request_hash  # noqa: E402
 from cojudge_assets.judges.config import JudgeSpec  # noqa: E402
 from cojudge_assets.judges.runner import judge_partition  # noqa: E402
+
+
 ANSWER = json.dumps({"p_accept": 0.5, "s_algo": 3, "s_robust": 3, "rationale": "benchmark"})
 
 

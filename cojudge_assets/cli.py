@@ -36,6 +36,8 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
     """
     from cojudge_assets.definitions import JOB_ORDER
 
+    # Dagster's console logger at INFO: the judging progress and failures, not every engine event
+    run_config = {"loggers": {"console": {"config": {"log_level": "INFO"}}}, **(run_config or {})}
     names = {job.name for job in defs.jobs}
     for name in jobs or JOB_ORDER:
         if name not in names:
@@ -52,7 +54,7 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
                     continue
                 keys.append(str(key))
         for key in keys:
-            result = job.execute_in_process(instance=instance, run_config=run_config or None, partition_key=key,
+            result = job.execute_in_process(instance=instance, run_config=run_config, partition_key=key,
                                             raise_on_error=False)
             echo(_summary(name, key, result))
             if not result.success:

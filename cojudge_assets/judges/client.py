@@ -132,7 +132,6 @@ async def judge_once(config: JudgeConfig, messages: list[dict], *, backoff_initi
     ``limiter`` (an ``aiolimiter.AsyncLimiter``) is acquired before every request
     sent, re-asks and retries included, so a requests-per-minute limit holds.
     """
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
     litellm.suppress_debug_info = True

@@ -20,7 +20,6 @@ how good their probabilities are is for the measurement group to say.
 from __future__ import annotations
 
 import json
-import os
 import re
 import tempfile
 import time
@@ -226,8 +225,6 @@ class StaticRubricScorer:
 
 
 def _custom_llm_class():
-    # litellm fetches a remote price list at import unless told to use its bundled copy
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
     from litellm import CustomLLM
 

@@ -8,16 +8,15 @@ import os
 import signal
 import time
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-import dagster as dg  # noqa: E402
-import duckdb  # noqa: E402
-import pytest  # noqa: E402
+import dagster as dg
+import duckdb
+import pytest
 
-from cojudge_assets.cli import run_steps  # noqa: E402
-from cojudge_assets.definitions import build_definitions  # noqa: E402
-from cojudge_tests.judges.fixtures import cli, write_judges_file, write_synthetic_progsnap2  # noqa: E402
-from cojudge_tests.judges.loopback import LoopbackServer  # noqa: E402
+from cojudge_assets.cli import run_steps
+from cojudge_assets.definitions import build_definitions
+from cojudge_tests.judges.fixtures import cli, write_judges_file, write_synthetic_progsnap2
+from cojudge_tests.judges.loopback import LoopbackServer
 
 GOOD = json.dumps({"p_accept": 0.6, "s_algo": 3, "s_robust": 4, "rationale": "plausible"})
 KEY = "sk-assets-test-key-9f8e7d6c5b4a-never-stored"

@@ -50,3 +50,45 @@ def test_ingest_tables_from_the_run_command(demo_db):
     # the demo corpus's verdicts came from this very judge: the audit agrees everywhere
     agree = con.sql("select count(*), sum(verdict_agrees::int) from main.label_audit").fetchone()
     assert agree[0] == attempts and agree[1] == attempts
+
+
+@pytest.mark.slow
+def test_judging_tables_from_the_run_command(demo_db):
+    con = duckdb.connect(str(demo_db), read_only=True)
+    attempts = con.sql("select count(*) from main.attempts").fetchone()[0]
+    requests = dict(con.sql("select condition, count(*) from main.judge_requests group by 1").fetchall())
+    assert requests == {"blind": attempts, "prefix12k": attempts, "nonblind": attempts}
+    outputs = dict(con.sql("select condition || '|' || judge, count(*) from main.judge_outputs "
+                           "where status = 'ok' group by 1").fetchall())
+    assert outputs == {f"{c}|{j}": attempts for c in ("blind", "prefix12k", "nonblind")
+                       for j in ("sample-exec", "static-rubric")}
+    served = {r[0] for r in con.sql("select distinct served_model from main.judge_outputs").fetchall()}
+    assert served == {"cojudge-local/sample-exec", "cojudge-local/static-rubric"}
+    # each judge saw the attempt's own code, under the hash its request was stored with
+    mismatched = con.sql("""select count(*) from main.judge_outputs o
+                            join main.judge_requests r using (attempt_uid, condition, request_hash)
+                            join main.attempts a using (attempt_uid)
+                            where r.source_code <> a.code""").fetchone()[0]
+    joined = con.sql("""select count(*) from main.judge_outputs o
+                        join main.judge_requests r using (attempt_uid, condition, request_hash)""").fetchone()[0]
+    assert mismatched == 0 and joined == 6 * attempts
+    # sample-exec is an instrument, not a constant: it ranks accepted attempts above the rest
+    means = dict(con.sql("select a.accepted, avg(p_accept) from main.judge_outputs o join main.attempts a "
+                         "using (attempt_uid) where judge = 'sample-exec' group by 1").fetchall())
+    assert means[True] > means[False] + 0.1  # 0.76 against 0.57 on the shipped demo corpus
+    for condition in ("blind", "prefix12k", "nonblind"):
+        lines = (demo_db.parent / "requests" / f"judge_requests.{condition}.jsonl").read_text().splitlines()
+        assert len(lines) == attempts
+
+
+@pytest.mark.slow
+def test_a_second_judging_run_sends_nothing_and_says_so(demo_db, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "DAGSTER_HOME": str(home)}
+    cli = Path(sys.executable).parent / "cojudge"
+    done = subprocess.run([str(cli), "materialize", "--duckdb", str(demo_db), "--jobs", "judge_outputs_job"],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    summaries = [line for line in done.stdout.splitlines() if line.startswith("judge_outputs_job[")]
+    assert len(summaries) == 6 and all("judged now 0, from cache" in line for line in summaries)

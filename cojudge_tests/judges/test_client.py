@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-import pytest  # noqa: E402
+import pytest
 
-from cojudge_assets.core.models import JudgeRequest  # noqa: E402
-from cojudge_assets.core.prompts import render  # noqa: E402
-from cojudge_assets.judges.client import JudgeCall, JudgeConfig, judge_once  # noqa: E402
-from cojudge_tests.judges.loopback import LoopbackServer  # noqa: E402
+from cojudge_assets.core.models import JudgeRequest
+from cojudge_assets.core.prompts import render
+from cojudge_assets.judges.client import JudgeCall, JudgeConfig, judge_once
+from cojudge_tests.judges.loopback import LoopbackServer
 
 GOOD = json.dumps({"p_accept": 0.7, "s_algo": 4, "s_robust": 3, "rationale": "fine"})
 MESSAGES = render(JudgeRequest(problem_id="p", problem_statement="Print 1.", language="C", source_code="int main(){}"))

@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-import os
 
 import pytest
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no remote cost-map fetch in tests
 
-import litellm  # noqa: E402
+import litellm
 
-from cojudge_assets.core.kattis import read_problem  # noqa: E402
-from cojudge_assets.core.models import JudgeRequest, validate_answer  # noqa: E402
-from cojudge_assets.core.prompts import render  # noqa: E402
-from cojudge_assets.judges.local import (  # noqa: E402
+from cojudge_assets.core.kattis import read_problem
+from cojudge_assets.core.models import JudgeRequest, validate_answer
+from cojudge_assets.core.prompts import render
+from cojudge_assets.judges.local import (
     _loop_depth,
     _max_bound,
     parse_prompt,
     register_local_judges,
     statement_examples,
 )
-from cojudge_tests.conftest import REPO  # noqa: E402
+from cojudge_tests.conftest import REPO
 
 PAIRSUM = read_problem(REPO / "data" / "demo" / "problems" / "pairsum")
 

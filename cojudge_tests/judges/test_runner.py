@@ -5,21 +5,19 @@ key never reaches the cache."""
 from __future__ import annotations
 
 import json
-import os
 import time
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-import duckdb  # noqa: E402
-import polars as pl  # noqa: E402
-import pytest  # noqa: E402
+import duckdb
+import polars as pl
+import pytest
 
-from cojudge_assets.core.models import JudgeRequest  # noqa: E402
-from cojudge_assets.core.prompts import canonical_json, request_hash  # noqa: E402
-from cojudge_assets.judges.config import JudgeSpec  # noqa: E402
-from cojudge_assets.judges.runner import judge_partition  # noqa: E402
-from cojudge_assets.judges.store import CACHE_TABLE, KEY, start_epoch  # noqa: E402
-from cojudge_tests.judges.loopback import LoopbackServer  # noqa: E402
+from cojudge_assets.core.models import JudgeRequest
+from cojudge_assets.core.prompts import canonical_json, request_hash
+from cojudge_assets.judges.config import JudgeSpec
+from cojudge_assets.judges.runner import judge_partition
+from cojudge_assets.judges.store import CACHE_TABLE, KEY, start_epoch
+from cojudge_tests.judges.loopback import LoopbackServer
 
 GOOD = json.dumps({"p_accept": 0.7, "s_algo": 4, "s_robust": 3, "rationale": "fine"})
 KEY_VALUE = "sk-runner-test-key-0123456789-never-stored"

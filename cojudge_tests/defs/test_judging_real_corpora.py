@@ -1,0 +1,32 @@
+"""The shared ITSP corpus (real course statements, real student C programs) judged by both local judges."""
+
+from __future__ import annotations
+
+import dagster as dg
+import duckdb
+import pytest
+
+from cojudge_assets.cli import run_steps
+from cojudge_assets.definitions import build_definitions
+from cojudge_tests.conftest import REPO, SHARED_CORPORA
+
+pytestmark = pytest.mark.skipif(not SHARED_CORPORA.is_dir(), reason=f"shared corpora not found at {SHARED_CORPORA}")
+
+
+@pytest.mark.slow
+def test_itsp_is_judged_by_both_local_judges(tmp_path, monkeypatch):
+    monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "itsp.duckdb"))
+    monkeypatch.setenv("COJUDGE_JUDGES", str(REPO / "data" / "judges.yaml"))
+    config = {"resources": {"corpus": {"config": {"path": str(SHARED_CORPORA / "itsp-c"), "layout": "progsnap2"}}}}
+    lines: list[str] = []
+    assert run_steps(build_definitions(), dg.DagsterInstance.ephemeral(), config, conditions=["blind"],
+                     echo=lines.append), "\n".join(lines)
+    con = duckdb.connect(str(tmp_path / "itsp.duckdb"), read_only=True)
+    rows = dict(con.sql("select judge, count(*) from main.judge_outputs where status = 'ok' group by 1").fetchall())
+    assert rows == {"sample-exec": 682, "static-rubric": 682}
+    # the course statements keep their examples in the test data: the requests carry them
+    assert con.sql("select count(*) from main.judge_requests where request_json like '%Sample Input 1%'"
+                   ).fetchone()[0] == 682
+    means = dict(con.sql("select a.accepted, avg(p_accept) from main.judge_outputs o join main.attempts a "
+                         "using (attempt_uid) where judge = 'sample-exec' group by 1").fetchall())
+    assert means[True] > means[False]
