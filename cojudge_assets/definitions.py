@@ -18,7 +18,8 @@ from cojudge_assets.judges.config import enabled_judges
 INGEST_JOB = "ingest"
 REQUESTS_JOB = "judge_requests_job"
 OUTPUTS_JOB = "judge_outputs_job"
-JOB_ORDER = (INGEST_JOB, REQUESTS_JOB, OUTPUTS_JOB)
+MEASUREMENT_JOB = "measurement_job"
+JOB_ORDER = (INGEST_JOB, REQUESTS_JOB, OUTPUTS_JOB, MEASUREMENT_JOB)
 
 
 def build_definitions() -> dg.Definitions:
@@ -31,6 +32,9 @@ def build_definitions() -> dg.Definitions:
                                 description="Contest data read into tables (unpartitioned)."),
             dg.define_asset_job(REQUESTS_JOB, selection=dg.AssetSelection.assets("judge_requests"),
                                 description="Label-free judge requests, one partition per condition.")]
+    jobs.append(dg.define_asset_job(
+        MEASUREMENT_JOB, selection=dg.AssetSelection.assets("predictions") | dg.AssetSelection.groups("measurement"),
+        description="Predictions joined to labels, and the judges scored as instruments (unpartitioned)."))
     if judges:
         assets.append(judge_outputs_asset(judges))
         jobs.append(dg.define_asset_job(OUTPUTS_JOB, selection=dg.AssetSelection.assets("judge_outputs"),

@@ -75,6 +75,14 @@ def test_graph_judges_every_partition_and_a_rerun_sends_nothing(tmp_path, monkey
         lines = (tmp_path / "requests" / f"judge_requests.{condition}.jsonl").read_text().splitlines()
         assert len(lines) == 30 and all("verdict" not in json.loads(line)["request"] for line in lines)
 
+    # the measurement group ran on top: every judge x condition scored, the code check passed
+    con = duckdb.connect(str(tmp_path / "j.duckdb"), read_only=True)
+    cells = con.sql("select count(distinct judge || condition) from main.judge_metrics").fetchone()[0]
+    assert cells == 6 and con.sql("select count(*) from main.predictions").fetchone()[0] == 180
+    con.close()
+    assert all(check_results(instance, "judged_code_is_attempt_code", "predictions"))
+    assert (tmp_path / "measurement" / "roc_nonblind.png").stat().st_size > 0
+
     # an unchanged re-run makes zero calls and says so
     lines = []
     assert run_steps(build_definitions(), instance, config, echo=lines.append)

@@ -30,3 +30,12 @@ def test_itsp_is_judged_by_both_local_judges(tmp_path, monkeypatch):
     means = dict(con.sql("select a.accepted, avg(p_accept) from main.judge_outputs o join main.attempts a "
                          "using (attempt_uid) where judge = 'sample-exec' group by 1").fetchall())
     assert means[True] > means[False]
+    # and the measurement group scores them against the course's recorded verdicts
+    auc = dict(con.sql("select judge, value from main.judge_metrics where metric = 'roc_auc'").fetchall())
+    assert auc["sample-exec"] > 0.7 and auc["static-rubric"] >= 0.5  # measured: 0.874 and 0.5 (one value)
+    validity = dict(con.sql("select judge, value from main.scale_validity where metric = 'distinct_values'"
+                            ).fetchall())
+    assert validity["static-rubric"] == 1  # the statements state no bounds: static-rubric says one thing
+    tables = {r[0] for r in con.sql("select table_name from information_schema.tables").fetchall()}
+    assert {"judge_metrics", "scale_validity", "agreement", "condition_effects", "panel", "per_problem",
+            "consistency", "error_profile", "recalibration", "predictions"} <= tables

@@ -1,0 +1,148 @@
+"""Figures for the measurement report, as PNG files.
+
+Every function draws one figure with the non-interactive Agg backend, writes it
+to ``path`` (creating parent folders), closes it, and returns the ``Path``. The
+same inputs give the same bytes: fixed size and resolution, no timestamp or
+software tag in the PNG metadata.
+
+- ``roc_curves``: one ROC curve per label from (p, y) via
+  ``sklearn.metrics.roc_curve``, its ROC-AUC in the legend, the chance diagonal.
+- ``reliability_diagram``: from ``calibration.reliability_table`` outputs,
+  observed acceptance rate against mean predicted probability per non-empty
+  bin, marker area proportional to the bin's count, the diagonal of perfect
+  calibration.
+- ``heatmap``: a square matrix (e.g. pairwise agreement) with each cell
+  annotated to two decimals; nan cells are left blank.
+- ``line_with_band``: a line with a shaded interval (e.g. Success@Turn with its
+  bootstrap interval).
+- ``bars``: one bar per label, with an optional interval drawn from lo to hi.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import polars as pl
+from sklearn.metrics import roc_auc_score, roc_curve
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen before pyplot is imported
+
+FIGSIZE = (6.0, 4.5)
+SQUARE_FIGSIZE = (6.0, 5.5)
+DPI = 120
+PNG_METADATA = {"Software": None}  # matplotlib's version string would tie the bytes to the install
+MAX_MARKER_AREA = 400.0
+
+
+def _save(fig, path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fig.tight_layout()
+        fig.savefig(path, format="png", dpi=DPI, metadata=PNG_METADATA)
+    finally:
+        plt.close(fig)
+    return path
+
+
+def roc_curves(curves: dict[str, tuple[np.ndarray, np.ndarray]], path, title: str) -> Path:
+    """One ROC curve per label from its (p, y); a label whose y has one class gets no curve."""
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="chance")
+    for label, (p, y) in curves.items():
+        p, y = np.asarray(p, dtype=float), np.asarray(y)
+        if np.unique(y).size < 2:
+            ax.plot([], [], label=f"{label} (one class: no ROC)")
+            continue
+        fpr, tpr, _ = roc_curve(y, p)
+        ax.plot(fpr, tpr, linewidth=1.5, label=f"{label} (AUC {roc_auc_score(y, p):.3f})")
+    ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="false positive rate", ylabel="true positive rate", title=title)
+    ax.set_aspect("equal")
+    ax.legend(loc="lower right", fontsize="small")
+    return _save(fig, path)
+
+
+def reliability_diagram(tables: dict[str, pl.DataFrame], path, title: str) -> Path:
+    """Observed rate against mean predicted probability per bin, marker area by bin count."""
+    fig, ax = plt.subplots(figsize=SQUARE_FIGSIZE)
+    ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="perfect calibration")
+    filled = {label: table.filter(pl.col("n") > 0).sort("bin") for label, table in tables.items()}
+    largest = max((int(t["n"].max()) for t in filled.values() if t.height), default=1)
+    for label, table in filled.items():
+        mean_p, observed = table["mean_p"].to_numpy(), table["observed_rate"].to_numpy()
+        line, = ax.plot(mean_p, observed, linewidth=1, label=label)
+        ax.scatter(mean_p, observed, s=MAX_MARKER_AREA * table["n"].to_numpy() / largest,
+                   color=line.get_color(), alpha=0.6, edgecolors="none")
+    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="mean predicted probability", ylabel="observed acceptance rate",
+           title=title)
+    ax.set_aspect("equal")
+    ax.legend(loc="upper left", fontsize="small")
+    return _save(fig, path)
+
+
+def heatmap(matrix: np.ndarray, labels: list[str], path, title: str, vmin: float = -1, vmax: float = 1) -> Path:
+    """A square matrix with its values to two decimals; nan cells blank."""
+    matrix = np.asarray(matrix, dtype=float)
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(f"heatmap needs a square matrix, got shape {matrix.shape}")
+    if len(labels) != matrix.shape[0]:
+        raise ValueError(f"{len(labels)} labels for a {matrix.shape[0]}x{matrix.shape[0]} matrix")
+    fig, ax = plt.subplots(figsize=SQUARE_FIGSIZE)
+    image = ax.imshow(np.ma.masked_invalid(matrix), cmap="RdBu_r", vmin=vmin, vmax=vmax)
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    ticks = np.arange(len(labels))
+    ax.set_xticks(ticks, labels, rotation=45, ha="right")
+    ax.set_yticks(ticks, labels)
+    span = vmax - vmin
+    for (row, col), value in np.ndenumerate(matrix):
+        if np.isnan(value):
+            continue
+        # white text on the saturated ends of the colour map, black in its pale middle
+        strong = span > 0 and abs((value - vmin) / span - 0.5) > 0.3
+        ax.text(col, row, f"{value:.2f}", ha="center", va="center", fontsize="small",
+                color="white" if strong else "black")
+    ax.set_title(title)
+    return _save(fig, path)
+
+
+def line_with_band(x, y, lo, hi, path, title: str, xlabel: str, ylabel: str, label: str | None = None) -> Path:
+    """A line through (x, y) with the interval [lo, hi] shaded around it."""
+    x, y, lo, hi = (np.asarray(a, dtype=float) for a in (x, y, lo, hi))
+    if not x.shape == y.shape == lo.shape == hi.shape:
+        raise ValueError(f"x, y, lo, hi differ in shape: {x.shape}, {y.shape}, {lo.shape}, {hi.shape}")
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    line, = ax.plot(x, y, marker="o", markersize=3, linewidth=1.5, label=label)
+    ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.25, linewidth=0)
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    if label is not None:
+        ax.legend(fontsize="small")
+    return _save(fig, path)
+
+
+def bars(labels: list[str], values, path, title: str, ylabel: str, lo=None, hi=None) -> Path:
+    """One bar per label; with ``lo`` and ``hi``, an interval drawn from lo to hi.
+
+    The interval is drawn at its own ends, not as an offset from the bar, so an
+    interval that does not contain the point estimate is shown as it is.
+    """
+    values = np.asarray(values, dtype=float)
+    if len(labels) != values.size:
+        raise ValueError(f"{len(labels)} labels for {values.size} values")
+    if (lo is None) != (hi is None):
+        raise ValueError("give both lo and hi, or neither")
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    positions = np.arange(values.size)
+    ax.bar(positions, values, color="tab:blue", alpha=0.8)
+    if lo is not None:
+        lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+        if not lo.shape == hi.shape == values.shape:
+            raise ValueError(f"lo and hi must have shape {values.shape}, got {lo.shape} and {hi.shape}")
+        ax.errorbar(positions, (lo + hi) / 2, yerr=np.abs(hi - lo) / 2, fmt="none", ecolor="black",
+                    capsize=4, linewidth=1)
+    ax.set_xticks(positions, labels, rotation=30 if values.size > 4 else 0, ha="right" if values.size > 4 else "center")
+    ax.set(ylabel=ylabel, title=title)
+    return _save(fig, path)

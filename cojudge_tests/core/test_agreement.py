@@ -1,0 +1,263 @@
+"""Agreement statistics against scikit-learn, statsmodels and scipy, by hand, and under bootstrap weights."""
+
+from __future__ import annotations
+
+import doctest
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import spearmanr
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa as sm_fleiss_kappa
+
+from cojudge_assets.core import agreement
+from cojudge_assets.core.agreement import (cohen_kappa, fleiss_kappa, krippendorff_alpha, median_cut,
+                                           pairwise_agreement, panel_agreement, percentile_ranks, spearman)
+
+JUDGES = ("judge-c", "judge-a", "judge-b", "judge-d")  # not in name order on purpose
+
+
+def panel(seed: int, n: int = 60) -> dict[str, np.ndarray]:
+    """Judges on a 0.1 grid (many ties, as LLM judges answer), related through a shared signal."""
+    rng = np.random.default_rng(seed)
+    signal = rng.random(n)
+    return {name: np.round(np.clip(signal + rng.normal(0, 0.1 + 0.1 * k, n), 0, 1), 1)
+            for k, name in enumerate(JUDGES)}
+
+
+def binary_raters(seed: int, n: int = 200, raters: int = 2) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    truth = rng.random(n) < 0.4
+    flips = rng.random((n, raters)) < rng.uniform(0.1, 0.4, raters)
+    return (truth[:, None] ^ flips).astype(int)
+
+
+def weight_rows(seed: int, n: int) -> np.ndarray:
+    """Five integer weight rows with zeros: random, random, sparse, all zero (empty), one attempt only."""
+    rng = np.random.default_rng(seed)
+    w = rng.integers(0, 4, size=(5, n))
+    w[2] *= rng.random(n) < 0.3
+    w[3] = 0
+    w[4] = 0
+    w[4, 7] = 3
+    return w.astype(float)
+
+
+# -- against the reference implementations -----------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_cohen_kappa_equals_scikit_learn(seed):
+    a, b = binary_raters(seed).T
+    assert cohen_kappa(a, b) == pytest.approx(cohen_kappa_score(a, b), abs=1e-9)
+
+
+@pytest.mark.parametrize("seed, raters", [(0, 2), (1, 3), (2, 4), (3, 7)])
+def test_fleiss_kappa_equals_statsmodels(seed, raters):
+    ratings = binary_raters(seed, raters=raters)
+    table, _ = aggregate_raters(ratings, n_cat=2)
+    assert fleiss_kappa(ratings) == pytest.approx(sm_fleiss_kappa(table, method="fleiss"), abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_spearman_equals_scipy_with_ties(seed):
+    scores = panel(seed, n=150)
+    a, b = scores["judge-a"], scores["judge-d"]
+    assert len(np.unique(a)) <= 11  # many ties
+    assert spearman(a, b) == pytest.approx(spearmanr(a, b).statistic, abs=1e-9)
+
+
+# -- by hand -----------------------------------------------------------------------------------------------
+
+def test_cohen_kappa_by_hand():
+    # n = 10; a has six 1s, b four; they agree on the first four (1, 1) and the last four (0, 0):
+    # po = 8/10 = 0.8; pa = 0.6, pb = 0.4; pe = 0.6*0.4 + 0.4*0.6 = 0.48; kappa = 0.32 / 0.52 = 8/13
+    a = np.array([1, 1, 1, 1, 1, 1, 0, 0, 0, 0])
+    b = np.array([1, 1, 1, 1, 0, 0, 0, 0, 0, 0])
+    assert cohen_kappa(a, b) == pytest.approx(8 / 13, abs=1e-12)
+
+
+def test_fleiss_kappa_by_hand():
+    # m = 3 raters, ones per subject 3, 2, 0, 1:
+    # P_i = (n1^2 + n0^2 - 3) / 6 = (9+0-3)/6, (4+1-3)/6, (0+9-3)/6, (1+4-3)/6 = 1, 1/3, 1, 1/3; P_bar = 2/3
+    # p_1 = (3+2+0+1)/12 = 1/2, P_e = 1/4 + 1/4 = 1/2; kappa = (2/3 - 1/2) / (1 - 1/2) = 1/3
+    ratings = np.array([[1, 1, 1], [1, 1, 0], [0, 0, 0], [1, 0, 0]])
+    assert fleiss_kappa(ratings) == pytest.approx(1 / 3, abs=1e-12)
+
+
+def test_krippendorff_alpha_by_hand():
+    # 2 runs x 4 units: (1,1) (2,2) (3,3) (4,5); n = 8 pairable values.
+    # D_o: only unit 4 disagrees, its 2 ordered pairs give 2 * (5-4)^2 = 2, over m_u - 1 = 1; D_o = 2/8 = 1/4.
+    # D_e: values 1,1,2,2,3,3,4,5 (mean 21/8) have sum of squared deviations 13.875, so the sum over
+    # ordered pairs of (c - k)^2 is 2 * 8 * 13.875 = 222; D_e = 222 / (8 * 7) = 111/28.
+    # alpha = 1 - (1/4) / (111/28) = 1 - 7/111 = 104/111
+    runs = np.array([[1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 5.0]])
+    assert krippendorff_alpha(runs) == pytest.approx(104 / 111, abs=1e-12)
+    # a unit only one run answered is not pairable and changes nothing
+    with_missing = np.array([[1.0, 2.0, 3.0, 4.0, np.nan], [1.0, 2.0, 3.0, 5.0, 9.0]])
+    assert krippendorff_alpha(with_missing) == pytest.approx(104 / 111, abs=1e-12)
+
+
+def test_krippendorff_alpha_perfect_and_undefined():
+    perfect = np.array([[0.1, 0.9, 0.5, np.nan], [0.1, 0.9, 0.5, 0.7], [0.1, np.nan, 0.5, 0.7]])
+    assert krippendorff_alpha(perfect) == 1.0
+    assert np.isnan(krippendorff_alpha(np.array([[0.2, np.nan], [np.nan, 0.8]])))  # no unit pairable
+    assert np.isnan(krippendorff_alpha(np.array([[0.5, 0.5], [0.5, 0.5]])))  # no variation to explain
+    assert np.isnan(krippendorff_alpha(np.array([[0.1, 0.9, 0.5]])))  # one run
+
+
+def test_percentile_ranks_and_median_cut_with_ties():
+    # ranks 1, 2.5, 2.5, 4 (the two 0.5s share ranks 2 and 3), over n = 4
+    assert percentile_ranks(np.array([0.2, 0.5, 0.5, 0.9])).tolist() == [0.25, 0.625, 0.625, 1.0]
+    assert percentile_ranks(np.array([0.3, 0.3, 0.3])).tolist() == [2 / 3] * 3
+    # the median 0.4 is tied: ties go to 1, as in yhat = [p >= t]
+    assert median_cut(np.array([0.9, 0.4, 0.1, 0.4])).tolist() == [1, 1, 0, 1]
+
+
+def test_docstring_examples():
+    failures, tried = doctest.testmod(agreement)
+    assert tried >= 6 and failures == 0
+
+
+# -- properties --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_properties(seed):
+    scores = panel(seed)
+    a, b = scores["judge-a"], scores["judge-c"]
+    cut_a, cut_b = median_cut(a), median_cut(b)
+    assert cohen_kappa(cut_a, cut_b) == pytest.approx(cohen_kappa(cut_b, cut_a), abs=1e-12)  # symmetric
+    assert spearman(a, b) == pytest.approx(spearman(b, a), abs=1e-12)
+    assert -1 <= cohen_kappa(cut_a, cut_b) <= 1 and -1 <= spearman(a, b) <= 1  # bounded
+    assert cohen_kappa(cut_a, cut_a) == pytest.approx(1.0) and spearman(a, a) == pytest.approx(1.0)
+    assert fleiss_kappa(np.column_stack([cut_a] * 3)) == pytest.approx(1.0)
+    # ranks only: invariant under strictly increasing transforms, negated under decreasing ones
+    assert spearman(a**3, np.exp(b)) == pytest.approx(spearman(a, b), abs=1e-12)
+    assert spearman(-a, b) == pytest.approx(-spearman(a, b), abs=1e-12)
+
+
+def test_constant_raters_give_nan_without_warnings():
+    ones, mixed = np.ones(6, dtype=int), np.array([1, 0, 1, 0, 1, 1])
+    w = np.random.default_rng(0).random((3, 6))  # fractional: nan must not hinge on integer arithmetic
+    only_first = np.zeros((1, 6))
+    only_first[0, 0] = 0.3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(cohen_kappa(ones, ones))
+        assert np.isnan(cohen_kappa(1 - ones, 1 - ones, w)).all()
+        assert cohen_kappa(ones, mixed) == 0.0  # one constant rater: defined, no agreement beyond chance
+        assert np.isnan(fleiss_kappa(np.column_stack([ones, ones, ones])))
+        assert np.isnan(fleiss_kappa(np.column_stack([ones, ones, ones]), w)).all()
+        assert np.isnan(spearman(np.full(6, 0.5), np.arange(6.0)))
+        assert np.isnan(spearman(np.full(6, 0.5), np.arange(6.0), w)).all()
+        assert np.isnan(spearman(np.arange(6.0) ** 2, np.arange(6.0), only_first)).all()
+        assert np.isnan(cohen_kappa(mixed, mixed, only_first)).all()
+        result = panel_agreement({"x": np.full(6, 0.7), "y": np.full(6, 0.7)})
+        assert all(np.isnan(value) for value in result.values())
+
+
+def test_invalid_input_is_rejected():
+    with pytest.raises(ValueError, match="0 and 1"):
+        cohen_kappa(np.array([0, 2]), np.array([0, 1]))
+    with pytest.raises(ValueError, match="different shapes"):
+        spearman(np.arange(3.0), np.arange(4.0))
+    with pytest.raises(ValueError, match="shape"):
+        spearman(np.arange(3.0), np.arange(3.0), np.ones((2, 4)))
+    with pytest.raises(ValueError, match="nonnegative"):
+        spearman(np.arange(3.0), np.arange(3.0), -np.ones((2, 3)))
+    with pytest.raises(ValueError, match="different numbers"):
+        pairwise_agreement({"a": np.arange(3.0), "b": np.arange(4.0)})
+    with pytest.raises(ValueError, match="at least 2 judges"):
+        panel_agreement({"a": np.arange(3.0)})
+
+
+# -- the panel ---------------------------------------------------------------------------------------------
+
+def test_pairwise_and_panel_agreement():
+    scores = panel(4)
+    pairs = pairwise_agreement(scores)
+    assert [(p["judge_a"], p["judge_b"]) for p in pairs] == [
+        ("judge-a", "judge-b"), ("judge-a", "judge-c"), ("judge-a", "judge-d"),
+        ("judge-b", "judge-c"), ("judge-b", "judge-d"), ("judge-c", "judge-d")]
+    for pair in pairs:
+        a, b = scores[pair["judge_a"]], scores[pair["judge_b"]]
+        assert pair["kappa"] == pytest.approx(cohen_kappa_score(median_cut(a), median_cut(b)), abs=1e-9)
+        assert pair["rho"] == pytest.approx(spearmanr(a, b).statistic, abs=1e-9)
+    result = panel_agreement(scores)
+    table, _ = aggregate_raters(np.column_stack([median_cut(p) for p in scores.values()]), n_cat=2)
+    assert result["fleiss_kappa"] == pytest.approx(sm_fleiss_kappa(table), abs=1e-9)
+    assert result["mean_kappa"] == pytest.approx(np.mean([p["kappa"] for p in pairs]), abs=1e-12)
+    assert result["mean_rho"] == pytest.approx(np.mean([p["rho"] for p in pairs]), abs=1e-12)
+    assert result["rho_minus_kappa"] == pytest.approx(result["mean_rho"] - result["mean_kappa"], abs=1e-12)
+
+
+# -- bootstrap weights: a weight row equals repeating the attempts ------------------------------------------
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_weighted_kappas_and_spearman_equal_repeated_rows(seed):
+    scores = panel(seed, n=50)
+    a, b = scores["judge-a"], scores["judge-b"]
+    ratings = np.column_stack([median_cut(p) for p in scores.values()])
+    w = weight_rows(seed, len(a))
+    got_kappa = cohen_kappa(ratings[:, 0], ratings[:, 1], w)
+    got_fleiss = fleiss_kappa(ratings, w)
+    got_rho = spearman(a, b, w)
+    assert got_kappa.shape == got_fleiss.shape == got_rho.shape == (5,)
+    for row in range(len(w)):
+        counts = w[row].astype(int)
+        expected = (cohen_kappa(np.repeat(ratings[:, 0], counts), np.repeat(ratings[:, 1], counts)),
+                    fleiss_kappa(np.repeat(ratings, counts, axis=0)),
+                    spearman(np.repeat(a, counts), np.repeat(b, counts)))
+        np.testing.assert_allclose((got_kappa[row], got_fleiss[row], got_rho[row]), expected, rtol=0, atol=1e-9)
+    assert np.isfinite(got_rho[:3]).all() and np.isnan(got_rho[3:]).all()  # empty and one-attempt resamples
+
+
+def test_weighted_spearman_equals_scipy_on_repeated_rows():
+    scores = panel(7, n=80)
+    a, b = scores["judge-b"], scores["judge-d"]
+    w = np.random.default_rng(7).integers(0, 5, size=(5, len(a))).astype(float)
+    got = spearman(a, b, w)
+    for row in range(len(w)):
+        counts = w[row].astype(int)
+        assert got[row] == pytest.approx(spearmanr(np.repeat(a, counts), np.repeat(b, counts)).statistic, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_weighted_panel_keeps_the_full_data_cut(seed):
+    scores = panel(seed, n=50)
+    cuts = {name: median_cut(p) for name, p in scores.items()}
+    w = weight_rows(seed, 50)
+    pairs = pairwise_agreement(scores, w)
+    result = panel_agreement(scores, w)
+    recut_differs = False
+    for row in range(len(w)):
+        counts = w[row].astype(int)
+        repeated = {name: np.repeat(p, counts) for name, p in scores.items()}
+        repeated_cuts = {name: np.repeat(c, counts) for name, c in cuts.items()}
+        for pair in pairs:
+            x, y = pair["judge_a"], pair["judge_b"]
+            np.testing.assert_allclose(pair["kappa"][row], cohen_kappa(repeated_cuts[x], repeated_cuts[y]), atol=1e-9)
+            np.testing.assert_allclose(pair["rho"][row], spearman(repeated[x], repeated[y]), atol=1e-9)
+            if row < 3:  # cutting each resample at its own median would be a different statistic
+                recut = cohen_kappa(median_cut(repeated[x]), median_cut(repeated[y]))
+                recut_differs |= not np.isclose(recut, pair["kappa"][row])
+        kappas = [cohen_kappa(repeated_cuts[p["judge_a"]], repeated_cuts[p["judge_b"]]) for p in pairs]
+        rhos = [spearman(repeated[p["judge_a"]], repeated[p["judge_b"]]) for p in pairs]
+        expected = {"fleiss_kappa": fleiss_kappa(np.column_stack([repeated_cuts[k] for k in sorted(scores)])),
+                    "mean_kappa": np.mean(kappas), "mean_rho": np.mean(rhos),
+                    "rho_minus_kappa": np.mean(rhos) - np.mean(kappas)}
+        for name, value in expected.items():
+            assert result[name].shape == (5,)
+            np.testing.assert_allclose(result[name][row], value, atol=1e-9)
+    assert recut_differs
+
+
+def test_weights_are_scale_free_and_fractional_weights_work():
+    scores = panel(3, n=40)
+    a, b = scores["judge-a"], scores["judge-d"]
+    w = weight_rows(3, 40)[:3]
+    ratings = np.column_stack([median_cut(p) for p in scores.values()])
+    for fn, args in [(spearman, (a, b)), (cohen_kappa, (ratings[:, 0], ratings[:, 2])), (fleiss_kappa, (ratings,))]:
+        np.testing.assert_allclose(fn(*args, 2.5 * w), fn(*args, w), atol=1e-12)
+    # an unweighted call is the weighted call with one row of ones
+    assert spearman(a, b, np.ones((1, 40)))[0] == pytest.approx(spearman(a, b), abs=1e-12)
