@@ -92,3 +92,18 @@ def test_a_second_judging_run_sends_nothing_and_says_so(demo_db, tmp_path):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     summaries = [line for line in done.stdout.splitlines() if line.startswith("judge_outputs_job[")]
     assert len(summaries) == 6 and all("judged now 0, from cache" in line for line in summaries)
+
+
+@pytest.mark.slow
+def test_measurement_tables_from_the_run_command(demo_db):
+    con = duckdb.connect(str(demo_db), read_only=True)
+    for table in ("judge_metrics", "scale_validity", "agreement", "condition_effects", "panel", "per_problem",
+                  "consistency", "error_profile", "recalibration"):
+        assert con.sql(f"select count(*) from main.{table}").fetchone()[0] > 0, table
+    auc = dict(con.sql("select judge, value from main.judge_metrics where metric = 'roc_auc' "
+                       "and condition = 'nonblind'").fetchall())
+    assert auc["sample-exec"] > auc["static-rubric"] > 0.5  # 0.675 and 0.584 on the shipped corpus
+    lo, hi = con.sql("select lo, hi from main.judge_metrics where metric = 'roc_auc' and condition = 'nonblind' "
+                     "and judge = 'sample-exec'").fetchone()
+    assert lo < auc["sample-exec"] < hi
+    assert (demo_db.parent / "measurement" / "kappa_nonblind.png").exists()
