@@ -19,7 +19,8 @@ INGEST_JOB = "ingest"
 REQUESTS_JOB = "judge_requests_job"
 OUTPUTS_JOB = "judge_outputs_job"
 MEASUREMENT_JOB = "measurement_job"
-JOB_ORDER = (INGEST_JOB, REQUESTS_JOB, OUTPUTS_JOB, MEASUREMENT_JOB)
+DYNAMICS_JOB = "dynamics_job"
+JOB_ORDER = (INGEST_JOB, REQUESTS_JOB, OUTPUTS_JOB, MEASUREMENT_JOB, DYNAMICS_JOB)
 
 
 def build_definitions() -> dg.Definitions:
@@ -35,6 +36,8 @@ def build_definitions() -> dg.Definitions:
     jobs.append(dg.define_asset_job(
         MEASUREMENT_JOB, selection=dg.AssetSelection.assets("predictions") | dg.AssetSelection.groups("measurement"),
         description="Predictions joined to labels, and the judges scored as instruments (unpartitioned)."))
+    jobs.append(dg.define_asset_job(DYNAMICS_JOB, selection=dg.AssetSelection.groups("dynamics"),
+                                    description="Co-creation dynamics (unpartitioned)."))
     if judges:
         assets.append(judge_outputs_asset(judges))
         jobs.append(dg.define_asset_job(OUTPUTS_JOB, selection=dg.AssetSelection.assets("judge_outputs"),

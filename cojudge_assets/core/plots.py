@@ -146,3 +146,35 @@ def bars(labels: list[str], values, path, title: str, ylabel: str, lo=None, hi=N
     ax.set_xticks(positions, labels, rotation=30 if values.size > 4 else 0, ha="right" if values.size > 4 else "center")
     ax.set(ylabel=ylabel, title=title)
     return _save(fig, path)
+
+
+def histogram(values, path, title: str, xlabel: str, bins: int = 20, value_range=(0.0, 1.0)) -> Path:
+    """A histogram of ``values`` (nan ignored) over ``value_range``."""
+    values = np.asarray(values, dtype=float)
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    ax.hist(values[np.isfinite(values)], bins=bins, range=value_range, color="tab:blue", alpha=0.8)
+    ax.set(xlabel=xlabel, ylabel="count", title=title)
+    return _save(fig, path)
+
+
+def trajectories(series: dict[str, tuple[list, list, list]], path, title: str, xlabel: str, ylabel: str) -> Path:
+    """One line per label through (x, y); points where the third list is true are marked with a star."""
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    for label, (x, y, marked) in series.items():
+        line, = ax.plot(x, y, marker="o", markersize=3, linewidth=1.2, label=label)
+        hits = [(a, b) for a, b, m in zip(x, y, marked) if m]
+        if hits:
+            ax.scatter(*zip(*hits), marker="*", s=120, color=line.get_color(), zorder=3)
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    if series:
+        ax.legend(fontsize="x-small")
+    return _save(fig, path)
+
+
+def boxes(groups: dict[str, list[float]], path, title: str, ylabel: str) -> Path:
+    """One box per group (empty groups drawn empty)."""
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    labels = list(groups)
+    ax.boxplot([np.asarray(groups[k], dtype=float) for k in labels], tick_labels=labels)
+    ax.set(ylabel=ylabel, title=title)
+    return _save(fig, path)

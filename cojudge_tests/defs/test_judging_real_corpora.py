@@ -39,3 +39,9 @@ def test_itsp_is_judged_by_both_local_judges(tmp_path, monkeypatch):
     tables = {r[0] for r in con.sql("select table_name from information_schema.tables").fetchall()}
     assert {"judge_metrics", "scale_validity", "agreement", "condition_effects", "panel", "per_problem",
             "consistency", "error_profile", "recalibration", "predictions"} <= tables
+    # the verdict-only dynamics of real students' trajectories
+    assert con.sql("select count(*) from main.success_at_turn where subset = 'all'").fetchone()[0] > 0
+    assert con.sql("select count(*) from main.survival where clock = 'turn'").fetchone()[0] > 1
+    pairs = con.sql("select count(*), count(codebleu_churn) from main.churn").fetchone()
+    assert pairs[0] > 0 and pairs[1] == pairs[0]  # C is scored by CodeBLEU's C grammar on every pair
+    assert con.sql("select count(*) from main.convergence").fetchone()[0] > 0

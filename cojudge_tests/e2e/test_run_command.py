@@ -107,3 +107,19 @@ def test_measurement_tables_from_the_run_command(demo_db):
                      "and judge = 'sample-exec'").fetchone()
     assert lo < auc["sample-exec"] < hi
     assert (demo_db.parent / "measurement" / "kappa_nonblind.png").exists()
+
+
+@pytest.mark.slow
+def test_dynamics_tables_from_the_run_command(demo_db):
+    con = duckdb.connect(str(demo_db), read_only=True)
+    trajectories = con.sql("select count(distinct (participant, problem_id)) from main.attempts").fetchone()[0]
+    first = con.sql("select share, n from main.success_at_turn where subset = 'all' and k = 1").fetchone()
+    solved_first = con.sql("select count(*) from main.attempts where turn = 1 and accepted").fetchone()[0]
+    assert first == (pytest.approx(solved_first / trajectories), trajectories)
+    pairs = con.sql("select count(*) from main.churn").fetchone()[0]
+    attempts = con.sql("select count(*) from main.attempts").fetchone()[0]
+    assert pairs == attempts - trajectories  # one pair per consecutive attempts
+    assert con.sql("select count(*) from main.rank_consensus").fetchone()[0] == attempts
+    assert con.sql("select count(*) from main.churn_vs_improvement where value is not null").fetchone()[0] == 3
+    for plot in ("success_at_turn", "survival", "codebleu_histogram", "struggle", "q_by_verdict"):
+        assert (demo_db.parent / "dynamics" / f"{plot}.png").exists(), plot

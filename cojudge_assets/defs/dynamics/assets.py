@@ -1,0 +1,147 @@
+"""Group ``dynamics``: how participants progress across attempts (core/dynamics.py, core/consensus.py).
+
+Success@Turn, survival, churn and convergence read verdicts and code only, so
+they exist for any corpus; the rank consensus and its relation to churn need
+judge predictions and say how well the panel behind them discriminates.
+"""
+
+import dagster as dg
+import polars as pl
+
+from cojudge_assets.core import dynamics, plots
+from cojudge_assets.core.consensus import CONSENSUS_SCHEMA, churn_vs_improvement, rank_consensus
+from cojudge_assets.core.tables import markdown_table
+from cojudge_assets.defs.resources import output_dir
+
+KINDS = {"polars", "duckdb"}
+CHURN_COLUMNS = ("ned_code", "codebleu_churn", "ned_prompt")
+
+
+class DynamicsSettings(dg.Config):
+    resamples: int = 2000
+    seed: int = 20260314
+    max_turn: int = 0  # 0: the longest trajectory
+    consensus_condition: str = "nonblind"
+
+
+def _folder():
+    return output_dir() / "dynamics"
+
+
+@dg.asset(group_name="dynamics", kinds=KINDS, code_version="1",
+          description="Share of trajectories first accepted by turn k (all, multi-attempt, and those unsolved at "
+          "the first attempt), with trajectory-bootstrap intervals.")
+def success_at_turn(context: dg.AssetExecutionContext, config: DynamicsSettings,
+                    attempts: pl.DataFrame) -> pl.DataFrame:
+    trajs = dynamics.trajectories(attempts)
+    table = dynamics.success_at_turn(trajs, max_turn=config.max_turn or None, resamples=config.resamples,
+                                     seed=config.seed)
+    every = table.filter(pl.col("subset") == "all").sort("k")
+    path = plots.line_with_band(every["k"], every["share"], every["lo"], every["hi"], _folder() / "success_at_turn.png",
+                                "Success@Turn (all trajectories)", "turn k", "share accepted by k")
+    context.add_output_metadata({
+        "trajectories": len(trajs), "solved": int(trajs["solved"].sum()),
+        "first_turns": dg.MetadataValue.md(markdown_table(table.filter(pl.col("k") <= 5))),
+        "plot": dg.MetadataValue.path(str(path))})
+    return table
+
+
+@dg.asset(group_name="dynamics", kinds=KINDS, code_version="1",
+          description="Kaplan-Meier estimate (lifelines) of the share still unsolved, by turn and by minutes from "
+          "the first attempt (Submit clock); never-solved trajectories right-censored at their last attempt.")
+def survival(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.DataFrame:
+    trajs = dynamics.trajectories(attempts)
+    table = pl.concat([dynamics.kaplan_meier(trajs, clock="turn"), dynamics.kaplan_meier(trajs, clock="minutes")])
+    turns = table.filter(pl.col("clock") == "turn").sort("t")
+    path = plots.line_with_band(turns["t"], turns["survival"], turns["lo"], turns["hi"], _folder() / "survival.png",
+                                "Kaplan-Meier: share still unsolved", "turn", "share unsolved")
+    context.add_output_metadata({"trajectories": len(trajs),
+                                 "with_clock": int(trajs["minutes_observed"].is_not_null().sum()),
+                                 "plot": dg.MetadataValue.path(str(path))})
+    return table
+
+
+@dg.asset(group_name="dynamics", kinds=KINDS, code_version="1",
+          description="One row per consecutive pair of attempts in a trajectory: normalized edit distance of the "
+          "code and of the prompt-side (nonblind) context, CodeBLEU churn, whether the transition reached "
+          "acceptance.")
+def churn(context: dg.AssetExecutionContext, config: DynamicsSettings, attempts: pl.DataFrame,
+          participant_context: pl.DataFrame) -> pl.DataFrame:
+    contexts = participant_context.filter(pl.col("condition") == "nonblind").select("attempt_uid", "context")
+    pairs = dynamics.churn_pairs(attempts, contexts)
+    differences = []
+    for column in CHURN_COLUMNS:
+        d = dynamics.churn_difference(pairs, column, resamples=config.resamples, seed=config.seed)
+        differences.append({"column": column, **d})
+    context.add_output_metadata({
+        "pairs": len(pairs), "reached_acceptance": int(pairs["reached_acceptance"].sum()) if len(pairs) else 0,
+        "difference_reached_minus_other": dg.MetadataValue.md(markdown_table(pl.DataFrame(differences)))})
+    return pairs
+
+
+@dg.asset(group_name="dynamics", kinds=KINDS, code_version="1",
+          description="Within solved trajectories, the CodeBLEU similarity of each attempt to the first accepted "
+          "submission (which is left out of its own comparison).")
+def convergence(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.DataFrame:
+    table = dynamics.convergence(attempts)
+    summary = dynamics.convergence_summary(table)
+    path = plots.histogram(table["similarity"].drop_nulls().to_numpy(), _folder() / "codebleu_histogram.png",
+                           "CodeBLEU similarity to the first accepted submission", "CodeBLEU")
+    context.add_output_metadata({**{k: (float(v) if v is not None else None) for k, v in summary.items()},
+                                 "plot": dg.MetadataValue.path(str(path))})
+    return table
+
+
+def _panel_auc(panel: pl.DataFrame, condition: str) -> dict:
+    row = panel.filter((pl.col("judge") == "panel") & (pl.col("condition") == condition)
+                       & (pl.col("metric") == "roc_auc"))
+    if row.is_empty():
+        return {"panel_roc_auc": None, "panel_roc_auc_lo": None, "panel_roc_auc_hi": None}
+    return {"panel_roc_auc": row["value"][0], "panel_roc_auc_lo": row["lo"][0], "panel_roc_auc_hi": row["hi"][0]}
+
+
+def _struggle_plot(table: pl.DataFrame, path):
+    lengths = table.group_by("participant", "problem_id").agg(pl.len().alias("n"), pl.col("accepted").any())
+    series = {}
+    for solved in (True, False):
+        longest = lengths.filter(pl.col("accepted") == solved).sort("n", "participant", "problem_id",
+                                                                   descending=[True, False, False]).head(3)
+        for r in longest.iter_rows(named=True):
+            mine = table.filter((pl.col("participant") == r["participant"])
+                                & (pl.col("problem_id") == r["problem_id"])).sort("turn")
+            label = f"{r['participant']}/{r['problem_id']} ({'solved' if solved else 'unsolved'})"
+            series[label] = (mine["turn"].to_list(), mine["q"].to_list(), mine["accepted"].to_list())
+    return plots.trajectories(series, path, "Struggle curves: rank consensus q per attempt (star: accepted)",
+                              "turn", "q")
+
+
+@dg.asset(name="rank_consensus", group_name="dynamics", kinds=KINDS, code_version="1",
+          description="Per attempt under the consensus condition (nonblind by default): q = mean over judges of the "
+          "judge's percentile rank of p_accept, its turn-wise change dq, and the panel's ROC-AUC beside it.")
+def rank_consensus_table(context: dg.AssetExecutionContext, config: DynamicsSettings, predictions: pl.DataFrame,
+                         panel: pl.DataFrame) -> pl.DataFrame:
+    table = rank_consensus(predictions, config.consensus_condition) if len(predictions) else \
+        pl.DataFrame(schema=CONSENSUS_SCHEMA)
+    auc = _panel_auc(panel, config.consensus_condition)
+    metadata = {**auc, "attempts": len(table), "condition": config.consensus_condition,
+                "judges": int(table["n_judges"].max() or 0) if len(table) else 0}
+    if len(table):
+        metadata["struggle_curves"] = dg.MetadataValue.path(str(_struggle_plot(table, _folder() / "struggle.png")))
+        by_verdict = {v: table.filter(pl.col("verdict") == v)["q"].to_list()
+                      for v in sorted(table["verdict"].unique().to_list())}
+        metadata["q_by_verdict"] = dg.MetadataValue.path(str(plots.boxes(by_verdict, _folder() / "q_by_verdict.png",
+                                                                         "Rank consensus q by verdict", "q")))
+    context.add_output_metadata(metadata)
+    return table.with_columns(*[pl.lit(v, dtype=pl.Float64).alias(k) for k, v in auc.items()])
+
+
+@dg.asset(name="churn_vs_improvement", group_name="dynamics", kinds=KINDS, code_version="1",
+          ins={"consensus": dg.AssetIn("rank_consensus")},
+          description="Spearman's rho between churn (NED, CodeBLEU churn, prompt NED) and the consensus change dq, "
+          "with trajectory-bootstrap intervals, next to the panel's ROC-AUC.")
+def churn_vs_improvement_table(context: dg.AssetExecutionContext, config: DynamicsSettings, churn: pl.DataFrame,
+                               consensus: pl.DataFrame, panel: pl.DataFrame) -> pl.DataFrame:
+    table = churn_vs_improvement(churn, consensus, CHURN_COLUMNS, resamples=config.resamples, seed=config.seed)
+    auc = _panel_auc(panel, config.consensus_condition)
+    context.add_output_metadata({**auc, "table": dg.MetadataValue.md(markdown_table(table))})
+    return table.with_columns(*[pl.lit(v, dtype=pl.Float64).alias(k) for k, v in auc.items()])
