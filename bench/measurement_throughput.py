@@ -55,7 +55,7 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=2000)
     args = parser.parse_args()
     config = MeasurementConfig(resamples=args.resamples, problem_resamples=args.resamples)
-    previous = None
+    previous, previous_scale = None, None
     print(f"{len(JUDGES)} judges x {len(CONDITIONS)} conditions, {args.resamples} trajectory + "
           f"{args.resamples} problem resamples")
     for scale in args.scales:
@@ -64,9 +64,9 @@ def main() -> None:
         started = time.perf_counter()
         tables = measure(table, config)
         elapsed = time.perf_counter() - started
-        growth = f"x{elapsed / previous:.1f} for x{scale // prev_scale} attempts" if previous else ""
+        growth = f"x{elapsed / previous:.1f} for x{scale // previous_scale} attempts" if previous else ""
         print(f"{n:>8} attempts: {elapsed:8.2f} s  ({sum(len(t) for t in tables.values())} rows)  {growth}")
-        previous, prev_scale = elapsed, scale
+        previous, previous_scale = elapsed, scale
 
 
 if __name__ == "__main__":
