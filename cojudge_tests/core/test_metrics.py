@@ -140,3 +140,21 @@ def test_differences_are_paired():
     assert (delta["value"] == 0).all() and (delta["lo"] == 0).all() and (delta["hi"] == 0).all()
     rank = effects.filter(pl.col("metric") == "rank_correlation")
     assert len(rank) == 3 and (rank["value"] - 1).abs().max() < 1e-12
+
+
+def test_run_to_run_agreement_between_epochs():
+    import krippendorff
+
+    from cojudge_assets.core.measurement import run_to_run
+
+    first = [0.1, 0.5, 0.9, 0.3]
+    second = [0.2, 0.5, 0.8, 0.3]
+    rows = [{"judge": "j", "condition": "blind", "attempt_uid": f"a{i}", "request_hash": f"h{i}", "epoch": epoch,
+             "status": "ok", "p_accept": p} for epoch, values in ((0, first), (1, second))
+            for i, p in enumerate(values)]
+    rows.append({**rows[0], "judge": "once"})  # a judge run once has no run-to-run figure
+    table = run_to_run(pl.DataFrame(rows))
+    alpha = table.filter(pl.col("judge") == "j")["value"][0]
+    expected = krippendorff.alpha(reliability_data=np.array([first, second]), level_of_measurement="interval")
+    assert alpha == pytest.approx(expected, abs=1e-9) and 0.9 < alpha < 1
+    assert table.filter(pl.col("judge") == "once")["value"][0] is None
