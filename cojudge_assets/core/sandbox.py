@@ -28,12 +28,10 @@ records it.
 from __future__ import annotations
 
 import atexit
-import ctypes
 import hashlib
 import itertools
 import math
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -46,7 +44,6 @@ from pathlib import Path
 
 BOX = "/box"  # where the program's directory appears inside the sandbox
 
-_CLONE_NEWNET = 0x40000000
 _UID_BASE = 1_100_000  # dedicated uids for runs live above every real account
 _uid_counter = itertools.count()
 _uid_lock = threading.Lock()
@@ -110,17 +107,11 @@ def bwrap_path() -> str | None:
     if path is None:
         return None
 
-    def as_run_uid() -> None:
-        if os.geteuid() == 0:
-            os.setgroups([])
-            os.setgid(_UID_BASE)
-            os.setuid(_UID_BASE)
-
+    as_run_uid = _as_uid(_UID_BASE) if os.geteuid() == 0 else []
     probe = subprocess.run(
-        [path, "--unshare-all", "--die-with-parent", *_system_binds(), "true"],
+        [*as_run_uid, path, "--unshare-all", "--die-with-parent", *_system_binds(), "true"],
         capture_output=True,
         timeout=20,
-        preexec_fn=as_run_uid,
         cwd="/",
     )
     return path if probe.returncode == 0 else None
@@ -180,32 +171,40 @@ def _bwrap_argv(argv: list[str], box: Path, *, box_writable: bool, tmp_bytes: in
     ]
 
 
-def _make_preexec(limits: Limits, uid: int | None, *, use_bwrap: bool):
+def _as_uid(uid: int) -> list[str]:
+    """Exec prefix that drops to ``uid`` (and its group, no supplementary groups): util-linux setpriv."""
+    return [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+
+
+def _launch_prefix(limits: Limits, uid: int | None, *, use_bwrap: bool) -> list[str]:
+    """Programs that prepare the child, each exec'ing the next, before the runner starts.
+
+    No Python runs between fork and exec (no ``preexec_fn``): a forked child of a process with
+    threads (Dagster, polars, litellm and the judge cache writer all start some) can deadlock on a
+    lock another thread held at the fork, which happened in CI. The session is made by Popen
+    (``start_new_session``); the network namespace (as root, without bubblewrap) by util-linux
+    ``unshare``; the uid by ``setpriv``; the limits by ``prlimit``.
+    """
     mem = limits.memory_mb * 1024 * 1024
     stack = (limits.stack_mb or limits.memory_mb) * 1024 * 1024
     cpu_soft = max(1, math.ceil(limits.cpu_s))  # whole seconds: the kernel counts CPU limits in seconds
+    prefix: list[str] = []
+    if uid is not None:
+        if not use_bwrap:
+            prefix += [UNSHARE, "--net"]  # no bubblewrap: at least take the network away while still root
+        prefix += _as_uid(uid)
+    rlimits = ["--core=0", f"--cpu={cpu_soft}:{cpu_soft + 1}", f"--fsize={limits.output_bytes}",
+               f"--nofile={limits.max_open_files}", f"--stack={stack}"]
+    if limits.address_space:
+        rlimits.append(f"--as={mem}")
+    if uid is not None:
+        # the uid is this run's alone, so the per-user count is this run's count;
+        # bwrap and its pid-namespace init are counted too
+        rlimits.append(f"--nproc={limits.max_procs + 2}")
+    return [*prefix, PRLIMIT, *rlimits, "--"]
 
-    def preexec() -> None:  # runs in the child between fork and exec
-        os.setsid()
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_soft, cpu_soft + 1))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.output_bytes, limits.output_bytes))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.max_open_files, limits.max_open_files))
-        resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
-        if limits.address_space:
-            resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-        if uid is not None:
-            if not use_bwrap:
-                # no bubblewrap: at least take the network away while still root
-                ctypes.CDLL(None, use_errno=True).unshare(_CLONE_NEWNET)
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-            # the uid is this run's alone, so the per-user count is this run's count;
-            # bwrap and its pid-namespace init are counted too
-            resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_procs + 2, limits.max_procs + 2))
 
-    return preexec
+SETPRIV, PRLIMIT, UNSHARE = "/usr/bin/setpriv", "/usr/bin/prlimit", "/usr/bin/unshare"
 
 
 RUNNER_SOURCE = Path(__file__).parent / "native" / "cojudge_runner.c"
@@ -277,13 +276,13 @@ def run_sandboxed(
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
-            full_argv,
+            [*_launch_prefix(limits, uid, use_bwrap=use_bwrap), *full_argv],
             cwd=box,
             stdin=stdin,
             stdout=stdout,
             stderr=stderr,
             env=clean_env,
-            preexec_fn=_make_preexec(limits, uid, use_bwrap=use_bwrap),
+            start_new_session=True,
             close_fds=True,
             pass_fds=(report_w,),
         )
