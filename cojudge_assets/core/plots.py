@@ -27,6 +27,9 @@ import numpy as np
 import polars as pl
 from sklearn.metrics import roc_auc_score, roc_curve
 
+from cojudge_assets.core import calibration
+from cojudge_assets.core.agreement import pairwise_agreement
+
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen before pyplot is imported
@@ -178,3 +181,46 @@ def boxes(groups: dict[str, list[float]], path, title: str, ylabel: str) -> Path
     ax.boxplot([np.asarray(groups[k], dtype=float) for k in labels], tick_labels=labels)
     ax.set(ylabel=ylabel, title=title)
     return _save(fig, path)
+
+
+def measurement_figures(predictions: pl.DataFrame, folder: Path) -> dict[str, str]:
+    """ROC curves, reliability diagrams and the kappa heatmap per condition; {name: PNG path}."""
+    files = {}
+    for condition in sorted(predictions["condition"].unique().to_list()):
+        part = predictions.filter(pl.col("condition") == condition)
+        curves, tables, preds = {}, {}, {}
+        for judge in sorted(part["judge"].unique().to_list()):
+            mine = part.filter(pl.col("judge") == judge).sort("attempt_uid")
+            p, y = mine["p_accept"].to_numpy(), mine["y"].to_numpy()
+            curves[judge] = (p, y)
+            tables[judge] = calibration.reliability_table(p, y)
+            preds[judge] = p
+        files[f"roc_{condition}"] = str(roc_curves(curves, folder / f"roc_{condition}.png",
+                                                   f"ROC curves, {condition}"))
+        files[f"reliability_{condition}"] = str(reliability_diagram(
+            tables, folder / f"reliability_{condition}.png", f"Reliability (15 bins), {condition}"))
+        judges = sorted(preds)
+        if len(judges) >= 2 and len({len(v) for v in preds.values()}) == 1:
+            kappa = np.eye(len(judges))
+            for pair in pairwise_agreement(preds):
+                a, b = judges.index(pair["judge_a"]), judges.index(pair["judge_b"])
+                kappa[a, b] = kappa[b, a] = pair["kappa"]
+            files[f"kappa_{condition}"] = str(heatmap(kappa, judges, folder / f"kappa_{condition}.png",
+                                                      f"Cohen's kappa (median cuts), {condition}"))
+    return files
+
+
+def struggle_curves(table: pl.DataFrame, path) -> Path:
+    """q per attempt for the three longest solved and the three longest unsolved trajectories (rank_consensus rows)."""
+    lengths = table.group_by("participant", "problem_id").agg(pl.len().alias("n"), pl.col("accepted").any())
+    series = {}
+    for solved in (True, False):
+        longest = lengths.filter(pl.col("accepted") == solved).sort("n", "participant", "problem_id",
+                                                                   descending=[True, False, False]).head(3)
+        for r in longest.iter_rows(named=True):
+            mine = table.filter((pl.col("participant") == r["participant"])
+                                & (pl.col("problem_id") == r["problem_id"])).sort("turn")
+            label = f"{r['participant']}/{r['problem_id']} ({'solved' if solved else 'unsolved'})"
+            series[label] = (mine["turn"].to_list(), mine["q"].to_list(), mine["accepted"].to_list())
+    return trajectories(series, path, "Struggle curves: rank consensus q per attempt (star: accepted)",
+                        "turn", "q")

@@ -100,21 +100,6 @@ def _panel_auc(panel: pl.DataFrame, condition: str) -> dict:
     return {"panel_roc_auc": row["value"][0], "panel_roc_auc_lo": row["lo"][0], "panel_roc_auc_hi": row["hi"][0]}
 
 
-def _struggle_plot(table: pl.DataFrame, path):
-    lengths = table.group_by("participant", "problem_id").agg(pl.len().alias("n"), pl.col("accepted").any())
-    series = {}
-    for solved in (True, False):
-        longest = lengths.filter(pl.col("accepted") == solved).sort("n", "participant", "problem_id",
-                                                                   descending=[True, False, False]).head(3)
-        for r in longest.iter_rows(named=True):
-            mine = table.filter((pl.col("participant") == r["participant"])
-                                & (pl.col("problem_id") == r["problem_id"])).sort("turn")
-            label = f"{r['participant']}/{r['problem_id']} ({'solved' if solved else 'unsolved'})"
-            series[label] = (mine["turn"].to_list(), mine["q"].to_list(), mine["accepted"].to_list())
-    return plots.trajectories(series, path, "Struggle curves: rank consensus q per attempt (star: accepted)",
-                              "turn", "q")
-
-
 @dg.asset(name="rank_consensus", group_name="dynamics", kinds=KINDS, code_version="1",
           description="Per attempt under the consensus condition (nonblind by default): q = mean over judges of the "
           "judge's percentile rank of p_accept, its turn-wise change dq, and the panel's ROC-AUC beside it.")
@@ -126,7 +111,7 @@ def rank_consensus_table(context: dg.AssetExecutionContext, config: DynamicsSett
     metadata = {**auc, "attempts": len(table), "condition": config.consensus_condition,
                 "judges": int(table["n_judges"].max() or 0) if len(table) else 0}
     if len(table):
-        metadata["struggle_curves"] = dg.MetadataValue.path(str(_struggle_plot(table, _folder() / "struggle.png")))
+        metadata["struggle_curves"] = dg.MetadataValue.path(str(plots.struggle_curves(table, _folder() / "struggle.png")))
         by_verdict = {v: table.filter(pl.col("verdict") == v)["q"].to_list()
                       for v in sorted(table["verdict"].unique().to_list())}
         metadata["q_by_verdict"] = dg.MetadataValue.path(str(plots.boxes(by_verdict, _folder() / "q_by_verdict.png",

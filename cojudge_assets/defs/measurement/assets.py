@@ -6,33 +6,18 @@ on every row. The measurement tables are one multi-asset because they share
 one set of folds and one set of bootstrap resamples (paired differences).
 """
 
-from pathlib import Path
 
 import dagster as dg
-import numpy as np
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
-from cojudge_assets.core import calibration, plots
-from cojudge_assets.core.agreement import pairwise_agreement
+from cojudge_assets.core import plots
 from cojudge_assets.core.measurement import MeasurementConfig, headline_table, measure, run_to_run
+from cojudge_assets.core.predictions import read_judge_cache, read_predictions
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.resources import output_dir
 
 KINDS = {"polars", "duckdb"}
-PREDICTIONS_SCHEMA = {
-    "attempt_uid": pl.String, "judge": pl.String, "condition": pl.String, "p_accept": pl.Float64,
-    "s_algo": pl.Int32, "s_robust": pl.Int32, "request_hash": pl.String, "served_model": pl.String,
-    "participant": pl.String, "problem_id": pl.String, "turn": pl.Int64, "verdict": pl.String,
-    "accepted": pl.Boolean, "y": pl.Int64, "evidence": pl.Boolean, "code": pl.String, "code_matches": pl.Boolean,
-}
-
-
-def _has_table(conn, name: str) -> bool:
-    return bool(conn.execute("select count(*) from information_schema.tables where table_schema = 'main' "
-                             "and table_name = ?", [name]).fetchone()[0])
-
-
 @dg.asset(
     group_name="judging",
     kinds=KINDS,
@@ -47,21 +32,7 @@ def _has_table(conn, name: str) -> bool:
 )
 def predictions(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
     with duckdb.get_connection() as conn:
-        if not _has_table(conn, "judge_outputs"):
-            table = pl.DataFrame(schema=PREDICTIONS_SCHEMA)
-        else:
-            table = conn.execute("""
-                select o.attempt_uid, o.judge, o.condition, o.p_accept, o.s_algo, o.s_robust, o.request_hash,
-                       o.served_model, a.participant, a.problem_id, a.turn, a.verdict, a.accepted,
-                       a.accepted::bigint as y, coalesce(pc.provenance in ('anchored', 'segmented'), false) as evidence,
-                       a.code, coalesce(r.source_code = a.code, false) as code_matches
-                from main.judge_outputs o
-                join main.attempts a using (attempt_uid)
-                left join main.judge_requests r using (attempt_uid, condition, request_hash)
-                left join (select attempt_uid, provenance from main.participant_context
-                           where condition = 'nonblind') pc using (attempt_uid)
-                where o.status = 'ok'
-                order by o.judge, o.condition, o.attempt_uid""").pl().cast(PREDICTIONS_SCHEMA)
+        table = read_predictions(conn)
     mismatched = table.filter(~pl.col("code_matches"))
     cells = table.group_by("judge", "condition").len().sort("judge", "condition")
     yield dg.Output(table, metadata={"rows": len(table), "cells": dg.MetadataValue.md(markdown_table(cells))})
@@ -98,32 +69,6 @@ TABLES = {
 }
 
 
-def _plots(predictions: pl.DataFrame, folder: Path) -> dict[str, str]:
-    files = {}
-    for condition in sorted(predictions["condition"].unique().to_list()):
-        part = predictions.filter(pl.col("condition") == condition)
-        curves, tables, preds = {}, {}, {}
-        for judge in sorted(part["judge"].unique().to_list()):
-            mine = part.filter(pl.col("judge") == judge).sort("attempt_uid")
-            p, y = mine["p_accept"].to_numpy(), mine["y"].to_numpy()
-            curves[judge] = (p, y)
-            tables[judge] = calibration.reliability_table(p, y)
-            preds[judge] = p
-        files[f"roc_{condition}"] = str(plots.roc_curves(curves, folder / f"roc_{condition}.png",
-                                                         f"ROC curves, {condition}"))
-        files[f"reliability_{condition}"] = str(plots.reliability_diagram(
-            tables, folder / f"reliability_{condition}.png", f"Reliability (15 bins), {condition}"))
-        judges = sorted(preds)
-        if len(judges) >= 2 and len({len(v) for v in preds.values()}) == 1:
-            kappa = np.eye(len(judges))
-            for pair in pairwise_agreement(preds):
-                a, b = judges.index(pair["judge_a"]), judges.index(pair["judge_b"])
-                kappa[a, b] = kappa[b, a] = pair["kappa"]
-            files[f"kappa_{condition}"] = str(plots.heatmap(kappa, judges, folder / f"kappa_{condition}.png",
-                                                            f"Cohen's kappa (median cuts), {condition}"))
-    return files
-
-
 @dg.multi_asset(
     group_name="measurement",
     outs={name: dg.AssetOut(kinds=KINDS, code_version="1", description=text) for name, text in TABLES.items()},
@@ -140,11 +85,10 @@ def measurement(context: dg.AssetExecutionContext, config: MeasurementSettings, 
         return
     tables = measure(predictions, settings)
     with duckdb.get_connection() as conn:
-        cache = conn.execute("select judge, condition, attempt_uid, request_hash, epoch, status, p_accept "
-                             "from main.judge_cache").pl() if _has_table(conn, "judge_cache") else None
-    if cache is not None and len(cache):
+        cache = read_judge_cache(conn)
+    if len(cache):
         tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
-    files = _plots(predictions, output_dir() / "measurement")
+    files = plots.measurement_figures(predictions, output_dir() / "measurement")
     for name, table in tables.items():
         metadata = {"rows": len(table), "resamples": settings.resamples, "folds": settings.folds,
                     "seed": settings.seed}

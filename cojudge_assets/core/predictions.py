@@ -1,0 +1,59 @@
+"""The predictions table: every valid judge answer joined to its attempt's label, read from DuckDB.
+
+y = 1 when the verdict is AC. ``evidence`` says whether the attempt's nonblind
+context is anchored or segmented. ``code_matches`` compares the code in the
+request the judge answered (by request hash) with the attempt's code: the
+seed study's V4 check, made on every row.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+
+PREDICTIONS_SCHEMA = {
+    "attempt_uid": pl.String, "judge": pl.String, "condition": pl.String, "p_accept": pl.Float64,
+    "s_algo": pl.Int32, "s_robust": pl.Int32, "request_hash": pl.String, "served_model": pl.String,
+    "participant": pl.String, "problem_id": pl.String, "turn": pl.Int64, "verdict": pl.String,
+    "accepted": pl.Boolean, "y": pl.Int64, "evidence": pl.Boolean, "code": pl.String, "code_matches": pl.Boolean,
+}
+
+
+def _has_table(conn, name: str) -> bool:
+    return bool(conn.execute("select count(*) from information_schema.tables where table_schema = 'main' "
+                             "and table_name = ?", [name]).fetchone()[0])
+
+PREDICTIONS_SQL = """
+    select o.attempt_uid, o.judge, o.condition, o.p_accept, o.s_algo, o.s_robust, o.request_hash,
+           o.served_model, a.participant, a.problem_id, a.turn, a.verdict, a.accepted,
+           a.accepted::bigint as y, coalesce(pc.provenance in ('anchored', 'segmented'), false) as evidence,
+           a.code, coalesce(r.source_code = a.code, false) as code_matches
+    from main.judge_outputs o
+    join main.attempts a using (attempt_uid)
+    left join main.judge_requests r using (attempt_uid, condition, request_hash)
+    left join (select attempt_uid, provenance from main.participant_context
+               where condition = 'nonblind') pc using (attempt_uid)
+    where o.status = 'ok'
+    order by o.judge, o.condition, o.attempt_uid
+"""
+
+
+def has_table(conn: duckdb.DuckDBPyConnection, name: str, schema: str = "main") -> bool:
+    return bool(conn.execute("select count(*) from information_schema.tables where table_schema = ? "
+                             "and table_name = ?", [schema, name]).fetchone()[0])
+
+
+def read_predictions(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Every valid answer with its label (empty, with the schema, before any judge has answered)."""
+    if not has_table(conn, "judge_outputs"):
+        return pl.DataFrame(schema=PREDICTIONS_SCHEMA)
+    return conn.execute(PREDICTIONS_SQL).pl().cast(PREDICTIONS_SCHEMA)
+
+
+def read_judge_cache(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """The judge cache's keys, status and p (for run-to-run agreement between epochs)."""
+    columns = {"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "request_hash": pl.String,
+               "epoch": pl.Int32, "status": pl.String, "p_accept": pl.Float64}
+    if not has_table(conn, "judge_cache"):
+        return pl.DataFrame(schema=columns)
+    return conn.execute(f"select {', '.join(columns)} from main.judge_cache").pl().cast(columns)
