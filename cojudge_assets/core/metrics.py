@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
+from scipy import sparse
 from sklearn.model_selection import GroupKFold
 
 THRESHOLD_GRID = np.round(np.arange(1, 100) / 100, 2)
@@ -107,9 +108,8 @@ def grid_mcc(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> np.nd
     Only the distinct values of p matter: the weights are summed per distinct value once,
     and each grid threshold reads the cumulative sums above it (O(B x distinct values)).
     """
-    weights = _weights(w, len(p))
-    pos, neg = _grouped_sums(p, [weights * y, weights * (1 - y)], descending=True)
-    zero = np.zeros((weights.shape[0], 1))
+    pos, neg = _value_label_sums(p, y, w, descending=True)
+    zero = np.zeros((pos.shape[0], 1))
     cum_pos, cum_neg = np.hstack([zero, np.cumsum(pos, axis=1)]), np.hstack([zero, np.cumsum(neg, axis=1)])
     values = np.unique(p)[::-1] if len(p) else np.array([np.inf])  # descending, as the groups
     above = np.searchsorted(-values, -THRESHOLD_GRID, side="right")  # distinct values >= t
@@ -147,19 +147,27 @@ def _finish(values: np.ndarray, w: np.ndarray | None):
     return float(values[0]) if w is None else values
 
 
-def _grouped_sums(p: np.ndarray, columns: list[np.ndarray], descending: bool):
-    """Sort by p and sum each (B, n) column block over runs of equal p (no attempts: one empty group)."""
+def _value_label_sums(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, descending: bool):
+    """Summed weights of accepted and of other attempts per distinct value of p, in value order.
+
+    One sparse product (weights x indicator of (value, label)) gives both (B, K) tables at once,
+    without the (B, n) temporaries a multiply-gather-reduce would allocate: the cost stays linear
+    in the attempts at any size.
+    """
+    weights = _weights(w, len(p))
     if len(p) == 0:
-        return [np.zeros((c.shape[0], 1)) for c in columns]
-    order = np.argsort(-p if descending else p, kind="stable")
-    sorted_p = p[order]
-    starts = np.flatnonzero(np.r_[True, sorted_p[1:] != sorted_p[:-1]])
-    return [np.add.reduceat(c[:, order], starts, axis=1) for c in columns]
+        return np.zeros((weights.shape[0], 1)), np.zeros((weights.shape[0], 1))
+    values, group = np.unique(p, return_inverse=True)
+    if descending:
+        group = len(values) - 1 - group
+    indicator = sparse.csr_matrix((np.ones(len(p)), (np.arange(len(p)), 2 * group + y.astype(np.int64))),
+                                  shape=(len(p), 2 * len(values)))
+    sums = np.asarray(weights @ indicator)
+    return sums[:, 1::2], sums[:, 0::2]
 
 
 def roc_auc(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None):
-    weights = _weights(w, len(p))
-    pos, neg = _grouped_sums(p, [weights * y, weights * (1 - y)], descending=False)
+    pos, neg = _value_label_sums(p, y, w, descending=False)
     below = np.cumsum(neg, axis=1) - neg
     total = pos.sum(1) * neg.sum(1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -168,8 +176,7 @@ def roc_auc(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None):
 
 
 def average_precision(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None):
-    weights = _weights(w, len(p))
-    pos, neg = _grouped_sums(p, [weights * y, weights * (1 - y)], descending=True)
+    pos, neg = _value_label_sums(p, y, w, descending=True)
     tp, fp = np.cumsum(pos, axis=1), np.cumsum(neg, axis=1)
     total = pos.sum(1)
     with np.errstate(invalid="ignore", divide="ignore"):
