@@ -38,6 +38,15 @@ def rank_consensus(predictions: pl.DataFrame, condition: str = "nonblind") -> pl
     return table.select(list(CONSENSUS_SCHEMA)).cast(CONSENSUS_SCHEMA)
 
 
+def panel_discrimination(panel: pl.DataFrame, condition: str) -> dict:
+    """The panel's ROC-AUC and interval under ``condition`` from the measurement group's ``panel`` table."""
+    row = panel.filter((pl.col("judge") == "panel") & (pl.col("condition") == condition)
+                       & (pl.col("metric") == "roc_auc"))
+    if row.is_empty():
+        return {"panel_roc_auc": None, "panel_roc_auc_lo": None, "panel_roc_auc_hi": None}
+    return {"panel_roc_auc": row["value"][0], "panel_roc_auc_lo": row["lo"][0], "panel_roc_auc_hi": row["hi"][0]}
+
+
 def churn_vs_improvement(pairs: pl.DataFrame, consensus: pl.DataFrame, columns: tuple[str, ...], *,
                          resamples: int = 2000, seed: int = 20260314) -> pl.DataFrame:
     """Spearman's rho between each churn column and the consensus change dq of the later attempt.

@@ -53,6 +53,13 @@ class PartitionStats:
     served_models: set[str] = field(default_factory=set)
     fatal_error: str = ""
 
+    def latency_quantile(self, q: float) -> float | None:
+        """The q-quantile of the latencies of the rows sent now (nearest rank below), None if none."""
+        if not self.latencies:
+            return None
+        ordered = sorted(self.latencies)
+        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 4)
+
 
 def input_budget(spec: JudgeSpec) -> int | None:
     """The judge's input budget in tokens: the config's, else litellm's model info, else none known."""

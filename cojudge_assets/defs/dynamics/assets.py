@@ -9,7 +9,8 @@ import dagster as dg
 import polars as pl
 
 from cojudge_assets.core import dynamics, plots
-from cojudge_assets.core.consensus import CONSENSUS_SCHEMA, churn_vs_improvement, rank_consensus
+from cojudge_assets.core.consensus import (CONSENSUS_SCHEMA, churn_vs_improvement, panel_discrimination,
+                                           rank_consensus)
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.resources import output_dir
 
@@ -92,14 +93,6 @@ def convergence(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl
     return table
 
 
-def _panel_auc(panel: pl.DataFrame, condition: str) -> dict:
-    row = panel.filter((pl.col("judge") == "panel") & (pl.col("condition") == condition)
-                       & (pl.col("metric") == "roc_auc"))
-    if row.is_empty():
-        return {"panel_roc_auc": None, "panel_roc_auc_lo": None, "panel_roc_auc_hi": None}
-    return {"panel_roc_auc": row["value"][0], "panel_roc_auc_lo": row["lo"][0], "panel_roc_auc_hi": row["hi"][0]}
-
-
 @dg.asset(name="rank_consensus", group_name="dynamics", kinds=KINDS, code_version="1",
           description="Per attempt under the consensus condition (nonblind by default): q = mean over judges of the "
           "judge's percentile rank of p_accept, its turn-wise change dq, and the panel's ROC-AUC beside it.")
@@ -107,7 +100,7 @@ def rank_consensus_table(context: dg.AssetExecutionContext, config: DynamicsSett
                          panel: pl.DataFrame) -> pl.DataFrame:
     table = rank_consensus(predictions, config.consensus_condition) if len(predictions) else \
         pl.DataFrame(schema=CONSENSUS_SCHEMA)
-    auc = _panel_auc(panel, config.consensus_condition)
+    auc = panel_discrimination(panel, config.consensus_condition)
     metadata = {**auc, "attempts": len(table), "condition": config.consensus_condition,
                 "judges": int(table["n_judges"].max() or 0) if len(table) else 0}
     if len(table):
@@ -127,6 +120,6 @@ def rank_consensus_table(context: dg.AssetExecutionContext, config: DynamicsSett
 def churn_vs_improvement_table(context: dg.AssetExecutionContext, config: DynamicsSettings, churn: pl.DataFrame,
                                consensus: pl.DataFrame, panel: pl.DataFrame) -> pl.DataFrame:
     table = churn_vs_improvement(churn, consensus, CHURN_COLUMNS, resamples=config.resamples, seed=config.seed)
-    auc = _panel_auc(panel, config.consensus_condition)
+    auc = panel_discrimination(panel, config.consensus_condition)
     context.add_output_metadata({**auc, "table": dg.MetadataValue.md(markdown_table(table))})
     return table.with_columns(*[pl.lit(v, dtype=pl.Float64).alias(k) for k, v in auc.items()])

@@ -69,13 +69,6 @@ def judge_requests(context: dg.AssetExecutionContext, attempts: pl.DataFrame, pr
         "leaking": dg.MetadataValue.md(markdown_table(leaks.head(50))) if len(leaks) else "none"})
 
 
-def _percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 4)
-
-
 def _build_judge_outputs(judges: list[str]) -> dg.AssetsDefinition:  # noqa: C901
     partitions = output_partitions(judges)
 
@@ -111,7 +104,7 @@ def _build_judge_outputs(judges: list[str]) -> dg.AssetsDefinition:  # noqa: C90
             "requests": stats.requests, "judged_now": stats.sent, "cached": stats.cached,
             "valid_first_receipt": stats.ok_first, "repaired": stats.repaired, "failed_now": stats.failed,
             "over_input_budget": stats.over_budget, "valid_rows": len(valid),
-            "latency_p50_s": _percentile(stats.latencies, 0.5), "latency_p95_s": _percentile(stats.latencies, 0.95),
+            "latency_p50_s": stats.latency_quantile(0.5), "latency_p95_s": stats.latency_quantile(0.95),
             "input_tokens": stats.input_tokens, "output_tokens": stats.output_tokens,
             "cost_usd": round(stats.cost, 6) if not spec.local else None,
             "served_models": dg.MetadataValue.json(sorted(set(table["served_model"].drop_nulls().to_list()) - {""})),
