@@ -1,0 +1,1 @@
+"""Perturbation study: mutation operators, their verification by execution, and the judges' reactions."""
