@@ -13,6 +13,9 @@ the C1 compiler only, so start-up costs about 0.3 s of CPU.
 
 Compilation is cached by the hash of (language, compiler command, code): the
 same code is compiled once, also across processes (the cache is a folder).
+Judge results are cached the same way, by (code, tests, limits, stop rule), so a
+re-run of the label audit or the perturbation study after a data fix re-judges
+only programs it has not judged before.
 """
 
 from __future__ import annotations
@@ -144,6 +147,7 @@ class TestOutcome:
     cpu_s: float
     wall_s: float
     detail: str = ""
+    output_sha256: str = ""  # of the program's stdout, when it ran to the end (a perturbation control compares it)
 
 
 @dataclass
@@ -154,6 +158,7 @@ class JudgeResult:
     compile_message: str = ""
     compile_cached: bool = False
     isolation: str = ""
+    from_cache: bool = False  # the whole result was read from the result cache (nothing ran)
 
     @property
     def max_cpu_s(self) -> float:
@@ -196,6 +201,23 @@ def tokens_match(output: bytes, answer: bytes, *, float_tolerance: float | None 
     return True
 
 
+RESULT_CACHE_VERSION = "1"  # bump when verdict rules change: cached results are then not reused
+
+
+def _result_to_json(result: JudgeResult) -> dict:
+    return {"verdict": result.verdict.value, "language": result.language, "compile_message": result.compile_message,
+            "compile_cached": result.compile_cached, "isolation": result.isolation,
+            "tests": [{"test": t.test, "verdict": t.verdict.value, "cpu_s": t.cpu_s, "wall_s": t.wall_s,
+                       "detail": t.detail, "output_sha256": t.output_sha256} for t in result.tests]}
+
+
+def _result_from_json(data: dict) -> JudgeResult:
+    tests = [TestOutcome(t["test"], Verdict(t["verdict"]), t["cpu_s"], t["wall_s"], t["detail"], t["output_sha256"])
+             for t in data["tests"]]
+    return JudgeResult(Verdict(data["verdict"]), data["language"], tests, data["compile_message"],
+                       compile_cached=True, isolation=data["isolation"], from_cache=True)
+
+
 class ContestJudge:
     """Compiles and runs submissions in the sandbox; see the module docstring for the rules."""
 
@@ -206,6 +228,7 @@ class ContestJudge:
         self.workers = workers or os.cpu_count() or 1
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
+        self._digests: dict[tuple, str] = {}
 
     # -- compilation -------------------------------------------------------------------------
     def _lock_for(self, key: str) -> threading.Lock:
@@ -290,22 +313,61 @@ class ContestJudge:
                 how = f"signal {result.signal}" if result.signal else f"exit status {result.exit_code}"
                 return TestOutcome(test.name, Verdict.RE, cpu, wall, f"{how}: {result.stderr_text(300).strip()}")
             output = (run_dir / "stdout").read_bytes()
+            digest = hashlib.sha256(output).hexdigest()
             if tokens_match(output, test.answer_path.read_bytes(), float_tolerance=float_tolerance):
-                return TestOutcome(test.name, Verdict.AC, cpu, wall)
-            return TestOutcome(test.name, Verdict.WA, cpu, wall, "output differs from the answer")
+                return TestOutcome(test.name, Verdict.AC, cpu, wall, output_sha256=digest)
+            return TestOutcome(test.name, Verdict.WA, cpu, wall, "output differs from the answer", output_sha256=digest)
         finally:
             shutil.rmtree(run_dir, ignore_errors=True)
 
+    # -- judging ---------------------------------------------------------------------------
+    def _tests_digest(self, problem: ProblemPackage, tests: list[TestCase]) -> str:
+        """sha256 of the tests (names, inputs, answers) and limits a verdict depends on."""
+        key = (problem.root, tuple(t.name for t in tests), problem.time_limit_s, problem.memory_mb,
+               problem.float_tolerance)
+        with self._locks_guard:
+            if key in self._digests:
+                return self._digests[key]
+        digest = hashlib.sha256(repr(key[1:]).encode())
+        for test in tests:
+            digest.update(test.input_path.read_bytes() + b"\0" + test.answer_path.read_bytes() + b"\0")
+        with self._locks_guard:
+            self._digests[key] = digest.hexdigest()
+        return self._digests[key]
+
     def judge(self, problem: ProblemPackage, language: str, code: str, *,
               stop_at_first_failure: bool = True, tests: list[TestCase] | None = None) -> JudgeResult:
-        """Judge one submission on ``tests`` (default: all of the problem's tests, in judging order)."""
+        """Judge one submission on ``tests`` (default: all of the problem's tests, in judging order).
+
+        Results are cached like compilations, by the hash of (judge version, language, compiler
+        command, code, tests and limits, stop rule): the same program on the same tests is run once. A
+        timing-borderline verdict is therefore reused as first measured; delete the cache folder
+        (``results/`` under the compile cache) to measure again.
+        """
         language = normalize_language(language) if language not in EXTENSIONS else language
+        tests = list(tests if tests is not None else problem.tests)
+        spec = language_spec(language, code, problem.memory_mb)
+        key = hashlib.sha256("\0".join([RESULT_CACHE_VERSION, language, spec.key(), code,
+                                        self._tests_digest(problem, tests), str(stop_at_first_failure)]
+                                       ).encode()).hexdigest()
+        record = self.cache_dir / "results" / key[:2] / f"{key}.json"
+        if record.is_file():
+            return _result_from_json(json.loads(record.read_text()))
+        result = self._judge(problem, language, code, stop_at_first_failure=stop_at_first_failure, tests=tests)
+        record.parent.mkdir(parents=True, exist_ok=True)
+        staging = record.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        staging.write_text(json.dumps(_result_to_json(result)))
+        staging.replace(record)  # atomic: a concurrent writer of the same key writes the same result
+        return result
+
+    def _judge(self, problem: ProblemPackage, language: str, code: str, *,
+               stop_at_first_failure: bool, tests: list[TestCase]) -> JudgeResult:
         compiled = self.compile(language, code, memory_mb=problem.memory_mb)
         result = JudgeResult(Verdict.AC, language, compile_cached=compiled.cached, isolation=isolation_level())
         if not compiled.ok:
             result.verdict, result.compile_message = Verdict.CE, compiled.message
             return result
-        for test in tests if tests is not None else problem.tests:
+        for test in tests:
             outcome = self.run_test(language, compiled, code, test, time_limit_s=problem.time_limit_s,
                                     memory_mb=problem.memory_mb, float_tolerance=problem.float_tolerance)
             result.tests.append(outcome)

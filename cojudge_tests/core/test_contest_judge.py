@@ -51,7 +51,9 @@ def test_overflow_fails_only_on_the_big_test(judge, sum_problem):
 
 
 def test_time_limit_is_cpu_time_and_reported(judge, sum_problem):
-    result = judge.judge(sum_problem, "c", PROGRAMS[("c", Verdict.TLE)])
+    # a variant of the program: judged afresh here, not read from the result cache
+    result = judge.judge(sum_problem, "c", PROGRAMS[("c", Verdict.TLE)] + "/* timed afresh */\n")
+    assert not result.from_cache
     outcome = result.tests[0]
     assert outcome.verdict == Verdict.TLE and "CPU limit" in outcome.detail
     # stopped by the kernel at the limit, which counts CPU in ticks (a hair under is possible)
@@ -105,3 +107,16 @@ def test_token_comparison():
     assert not tokens_match(b"1 2", b"1 2 3")
     assert not tokens_match(b"1.0", b"1")
     assert tokens_match(b"0.3333", b"0.33333", float_tolerance=1e-3)
+
+
+def test_results_are_cached_by_code_tests_and_stop_rule(judge, sum_problem):
+    code = PROGRAMS[("c", Verdict.WA)] + "/* result cache probe */\n"
+    first = judge.judge(sum_problem, "c", code)
+    again = judge.judge(sum_problem, "c", code)
+    assert not first.from_cache and again.from_cache
+    assert again.summary() == first.summary()
+    # another stop rule or another test set is another result
+    every = judge.judge(sum_problem, "c", code, stop_at_first_failure=False)
+    assert not every.from_cache and len(every.tests) == len(sum_problem.tests)
+    samples = judge.judge(sum_problem, "c", code, tests=sum_problem.samples)
+    assert not samples.from_cache and samples.verdict == Verdict.AC
