@@ -224,3 +224,43 @@ def struggle_curves(table: pl.DataFrame, path) -> Path:
             series[label] = (mine["turn"].to_list(), mine["q"].to_list(), mine["accepted"].to_list())
     return trajectories(series, path, "Struggle curves: rank consensus q per attempt (star: accepted)",
                         "turn", "q")
+
+
+def shift_by_operator(metrics: pl.DataFrame, order: list[str], path, title: str) -> Path:
+    """Mean shift p(mutant) - p(seed) per operator (x in ``order``: semantic by severity, then the others), one
+    series per judge with its seed-bootstrap interval; the grey band is the control arm's mean shift interval
+    (pooled over judges: min lo to max hi)."""
+    rows = metrics.filter(pl.col("metric") == "mean_shift")
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    positions = {op: i for i, op in enumerate(order)}
+    control = rows.filter(pl.col("subset").is_in(["INC_PRE", "COMMENT_INSERT"]))
+    if len(control):
+        ax.axhspan(float(control["lo"].min()), float(control["hi"].max()), color="grey", alpha=0.2,
+                   label="control interval")
+    judges = sorted(set(rows["judge"].to_list()))
+    for k, judge in enumerate(judges):
+        mine = rows.filter((pl.col("judge") == judge) & pl.col("subset").is_in(order))
+        x = np.array([positions[s] for s in mine["subset"].to_list()], dtype=float) + (k - len(judges) / 2) * 0.08
+        y, lo, hi = (mine[c].to_numpy().astype(float) for c in ("value", "lo", "hi"))
+        ax.errorbar(x, y, yerr=[np.abs(y - lo), np.abs(hi - y)], fmt="o", capsize=3, label=judge)
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(order)), order, rotation=30, ha="right")
+    ax.set(ylabel="mean shift p(mutant) - p(seed)", title=title)
+    ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def accuracy_vs_discrimination(points: pl.DataFrame, path, title: str) -> Path:
+    """Each judge at (ROC-AUC on real attempts, arm discrimination A_j), both with their intervals."""
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    for r in points.iter_rows(named=True):
+        ax.errorbar(r["roc_auc"], r["arm_discrimination"],
+                    xerr=[[abs(r["roc_auc"] - r["roc_auc_lo"])], [abs(r["roc_auc_hi"] - r["roc_auc"])]],
+                    yerr=[[abs(r["arm_discrimination"] - r["ad_lo"])], [abs(r["ad_hi"] - r["arm_discrimination"])]],
+                    fmt="o", capsize=3, label=r["judge"])
+    ax.plot([0, 1], [0.5, 0.5], color="grey", linewidth=0.8, linestyle="--")
+    ax.plot([0.5, 0.5], [0, 1], color="grey", linewidth=0.8, linestyle="--")
+    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="ROC-AUC on the contest's attempts (blind)",
+           ylabel="arm discrimination A_j", title=title)
+    ax.legend(fontsize=8)
+    return _save(fig, path)

@@ -51,9 +51,11 @@ def read_predictions(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 
 def read_judge_cache(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """The judge cache's keys, status and p (for run-to-run agreement between epochs)."""
+    """The judge cache's keys, status and p of the contest's attempts (for run-to-run agreement between epochs)."""
     columns = {"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "request_hash": pl.String,
                "epoch": pl.Int32, "status": pl.String, "p_accept": pl.Float64}
     if not has_table(conn, "judge_cache"):
         return pl.DataFrame(schema=columns)
-    return conn.execute(f"select {', '.join(columns)} from main.judge_cache").pl().cast(columns)
+    # the cache also holds the perturbation study's mutants: keep the contest's attempts only
+    only_attempts = " where attempt_uid in (select attempt_uid from main.attempts)" if has_table(conn, "attempts") else ""
+    return conn.execute(f"select {', '.join(columns)} from main.judge_cache{only_attempts}").pl().cast(columns)

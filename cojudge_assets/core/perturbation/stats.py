@@ -1,0 +1,146 @@
+"""Perturbation statistics: does a judge's score drop when a program is broken?
+
+Input is one row per (judge, mutant) with the judge's p on the mutant and on its
+seed (:data:`PAIR_SCHEMA`). The primary subset keeps mutants whose seed the same
+judge scored at or above ``seed_cut`` (0.5): a judge that already rejects the
+seed has no room to drop. Shift = p(mutant) - p(seed).
+
+Per judge (all on the primary subset):
+
+* ``arm_discrimination`` A_j: ROC-AUC of the shift separating control mutants
+  (positive, they should not move) from semantic ones; 0.5 is blind to defects,
+  1 puts every semantic shift below every control shift. Also on loop-context
+  mutants of both arms (subset ``loop``) and with execution-confirmed semantic
+  mutants only (subset ``confirmed``).
+* ``reaction``: the share of an arm (subset = the arm) with a drop larger than
+  ``drop_cut`` (0.05): shift < -drop_cut.
+* ``severity_gradient``: Spearman's rho between severity (1..4) and the drop
+  (-shift) over semantic mutants.
+* ``adversarial_mean_shift`` and ``adversarial_rise``: the adversarial arm's mean
+  shift and its share with shift > drop_cut (a judge talked into a higher score).
+* ``mean_shift`` per operator (subset = operator), for the severity plot.
+
+Intervals: percentile intervals from a bootstrap over seeds (a seed and all its
+mutants are drawn together), the same resamples for every statistic of a judge
+(core/metrics.cluster_weights).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from cojudge_assets.core.agreement import spearman
+from cojudge_assets.core.metrics import cluster_codes, cluster_weights, interval, roc_auc, weighted_mean
+
+PAIR_SCHEMA = {"judge": pl.String, "seed_uid": pl.String, "mutant_uid": pl.String, "operator": pl.String,
+               "arm": pl.String, "severity": pl.Int64, "in_loop": pl.Boolean, "in_guard": pl.Boolean,
+               "behaviour_changed": pl.Boolean, "p_seed": pl.Float64, "p_mutant": pl.Float64}
+METRIC_SCHEMA = {"judge": pl.String, "metric": pl.String, "subset": pl.String, "value": pl.Float64,
+                 "lo": pl.Float64, "hi": pl.Float64, "n": pl.Int64, "n_seeds": pl.Int64}
+
+
+@dataclass(frozen=True)
+class PerturbationConfig:
+    seed_cut: float = 0.5
+    drop_cut: float = 0.05
+    n_resamples: int = 2000
+    seed: int = 0
+    level: float = 0.95
+
+
+def judged_pairs(mutants: pl.DataFrame, outputs: pl.DataFrame) -> pl.DataFrame:
+    """One row per (judge, verified mutant) that the judge answered validly for both the mutant and its seed.
+
+    ``outputs`` has attempt_uid (a seed's attempt_uid or a mutant_uid), judge, status and p_accept.
+    """
+    valid = outputs.filter(pl.col("status") == "ok").select("judge", "attempt_uid", "p_accept")
+    verified = mutants.filter(pl.col("verified"))
+    return (verified.join(valid.rename({"attempt_uid": "mutant_uid", "p_accept": "p_mutant"}), on="mutant_uid")
+            .join(valid.rename({"attempt_uid": "seed_uid", "p_accept": "p_seed"}), on=["seed_uid", "judge"])
+            .select(list(PAIR_SCHEMA)).cast(PAIR_SCHEMA).sort("judge", "mutant_uid"))
+
+
+def primary(pairs: pl.DataFrame, seed_cut: float = 0.5) -> pl.DataFrame:
+    """The primary subset with its shift column."""
+    return (pairs.filter(pl.col("p_seed") >= seed_cut)
+            .with_columns((pl.col("p_mutant") - pl.col("p_seed")).alias("shift")))
+
+
+def _statistics(rows: pl.DataFrame, drop_cut: float) -> dict[tuple[str, str], tuple[np.ndarray, object]]:
+    """Each statistic as (row mask, function of (shift, weights over the masked rows))."""
+    shift = rows["shift"].to_numpy()
+    arm = rows["arm"].to_numpy()
+    semantic, control, adversarial = arm == "semantic", arm == "control", arm == "adversarial"
+    loop = rows["in_loop"].to_numpy()
+    confirmed = semantic & rows["behaviour_changed"].fill_null(False).to_numpy()
+    severity = rows["severity"].fill_null(0).to_numpy().astype(float)
+    control_label = control.astype(np.int64)
+
+    def auc(mask):
+        return mask, lambda w, m=mask: roc_auc(shift[m], control_label[m], w)
+
+    def share(mask, values):
+        return mask, lambda w, m=mask, v=values: weighted_mean(v[m].astype(float), w)
+
+    stats = {
+        ("arm_discrimination", "all"): auc(semantic | control),
+        ("arm_discrimination", "loop"): auc((semantic | control) & loop),
+        ("arm_discrimination", "confirmed"): auc(confirmed | control),
+        ("severity_gradient", "semantic"): (semantic, lambda w, m=semantic: spearman(severity[m], -shift[m], w)),
+        ("adversarial_mean_shift", "adversarial"): share(adversarial, shift),
+        ("adversarial_rise", "adversarial"): share(adversarial, shift > drop_cut),
+    }
+    for name, mask in (("semantic", semantic), ("control", control), ("adversarial", adversarial)):
+        stats[("reaction", name)] = share(mask, shift < -drop_cut)
+    for operator in sorted(set(rows["operator"].to_list())):
+        stats[("mean_shift", operator)] = share(rows["operator"].to_numpy() == operator, shift)
+    return stats
+
+
+def _point(function, n: int):
+    """A statistic on the data as given (a single unit weight row), as a float."""
+    value = function(np.ones((1, n)))
+    return float(np.asarray(value).reshape(-1)[0])
+
+
+def perturbation_metrics(pairs: pl.DataFrame, config: PerturbationConfig = PerturbationConfig()) -> pl.DataFrame:
+    """One row per (judge, metric, subset) with a seed-bootstrap interval (see module docstring)."""
+    missing = set(PAIR_SCHEMA) - set(pairs.columns)
+    if missing:
+        raise ValueError(f"perturbation pairs lack columns {sorted(missing)}")
+    out = []
+    for judge in sorted(set(pairs["judge"].to_list())):
+        rows = primary(pairs.filter(pl.col("judge") == judge), config.seed_cut).sort("seed_uid", "mutant_uid")
+        if rows.is_empty():
+            continue
+        seeds = rows["seed_uid"].to_numpy()
+        stats = _statistics(rows, config.drop_cut)
+        replicates: dict[tuple[str, str], list[np.ndarray]] = {key: [] for key in stats}
+        for block in cluster_weights(cluster_codes(seeds), config.n_resamples, config.seed):
+            for key, (mask, function) in stats.items():
+                if mask.any():
+                    replicates[key].append(np.asarray(function(block[:, mask]), dtype=float))
+        for (metric, subset), (mask, function) in stats.items():
+            n = int(mask.sum())
+            value = _point(function, n) if n else float("nan")
+            lo, hi = interval(np.concatenate(replicates[(metric, subset)]), config.level) if n else (np.nan, np.nan)
+            out.append({"judge": judge, "metric": metric, "subset": subset, "value": value, "lo": lo, "hi": hi,
+                        "n": n, "n_seeds": int(len(set(seeds[mask]))) if n else 0})
+    return pl.DataFrame(out, schema=METRIC_SCHEMA)
+
+
+def yield_table(mutants: pl.DataFrame) -> pl.DataFrame:
+    """Per operator: mutants made, single-edit, compiled, verified, in a guard / a loop, execution-confirmed."""
+    return (mutants.group_by("operator", "arm", "severity")
+            .agg(pl.len().alias("mutants"),
+                 pl.col("single_edit").sum().alias("single_edit"),
+                 pl.col("compiles").sum().alias("compiles"),
+                 pl.col("verified").sum().alias("verified"),
+                 pl.col("in_guard").sum().alias("in_guard"),
+                 pl.col("in_loop").sum().alias("in_loop"),
+                 pl.col("behaviour_changed").sum().alias("behaviour_changed"),
+                 (pl.col("behaviour_changed").filter(pl.col("verified")).mean()).alias("confirmed_share"))
+            .sort(pl.col("severity").fill_null(9), "operator"))

@@ -1,0 +1,203 @@
+"""Group ``perturbation``: single defects injected into accepted programs, against behaviour-preserving edits.
+
+``mutation_seeds`` re-runs the accepted C/C++/Java programs; ``mutants`` applies
+the tree-sitter operators (core/perturbation/operators.py) and verifies every
+mutant by execution (core/perturbation/verify.py); ``perturbation_outputs`` sends
+seeds and verified mutants through the one judging path under the blind
+condition (same cache, so a seed's blind answer from ``judge_outputs`` is
+reused); ``perturbation_metrics`` scores the judges (core/perturbation/stats.py).
+Its judge dimension is the enabled judges, so ``perturbation_outputs`` is made
+by :func:`perturbation_outputs_asset` when the Definitions are built.
+"""
+
+import dagster as dg
+import polars as pl
+from dagster_duckdb import DuckDBResource
+
+from cojudge_assets.core import plots
+from cojudge_assets.core.perturbation.operators import OPERATORS
+from cojudge_assets.core.perturbation.stats import (METRIC_SCHEMA, PerturbationConfig, judged_pairs, perturbation_metrics,
+                                                    yield_table)
+from cojudge_assets.core.perturbation.verify import generate_mutants, mutation_seeds as select_seeds
+from cojudge_assets.core.perturbation.verify import request_frame, verify_mutants
+from cojudge_assets.core.predictions import has_table
+from cojudge_assets.core.requests import build_requests
+from cojudge_assets.core.tables import markdown_table
+from cojudge_assets.defs.judging.assets import answers_version, judge_one_partition
+from cojudge_assets.freshness import content_version
+from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, output_dir
+from cojudge_assets.judges.config import judge_by_name
+
+KINDS = {"polars", "duckdb"}
+CONDITION = "blind"  # mutants are judged without participant context (the study's perturbation protocol)
+
+
+class MutationSettings(dg.Config):
+    max_per_operator: int = 1  # sites kept per operator and seed (spread over the program)
+    max_seeds: int = 0  # 0: every accepted program; a positive number keeps the first N (by attempt_uid)
+
+
+@dg.asset(
+    group_name="perturbation",
+    kinds=KINDS,
+    code_version="1",
+    description="One row per accepted C/C++/Java attempt whose problem has tests, re-run on every test here: the "
+    "re-execution verdict, the sha256 of its output per test, and whether it is usable as a seed (accepted here).",
+)
+def mutation_seeds(context: dg.AssetExecutionContext, config: MutationSettings, attempts: pl.DataFrame,
+                   corpus: CorpusResource, contest_judge: ContestJudgeResource) -> pl.DataFrame:
+    seeds = select_seeds(attempts, corpus.packages(), contest_judge.judge(), max_seeds=config.max_seeds or None)
+    context.add_output_metadata({
+        "seeds": len(seeds), "usable": int(seeds["usable"].sum()) if len(seeds) else 0,
+        "by_language": dg.MetadataValue.md(markdown_table(seeds.group_by("language", "usable").len().sort(
+            "language", "usable"))),
+    })
+    return seeds
+
+
+@dg.asset(
+    group_name="perturbation",
+    kinds=KINDS,
+    code_version="1",
+    check_specs=[dg.AssetCheckSpec("controls_behave_like_seeds", asset="mutants",
+                                   description="Every verified control or adversarial mutant printed byte-identical "
+                                   "output to its seed on every test, and every verified mutant is one edit away.")],
+    description="One row per mutant: operator, arm, severity, the edit (line, before, after), guard/loop context, "
+    "the code, and its verification: single edit, compiles, output identical to the seed's on every test "
+    "(controls), behaviour_changed on the problem's tests (semantic), verified, and the reason when not.",
+)
+def mutants(context: dg.AssetExecutionContext, config: MutationSettings, mutation_seeds: pl.DataFrame,
+            corpus: CorpusResource, contest_judge: ContestJudgeResource):
+    made = generate_mutants(mutation_seeds, max_per_operator=config.max_per_operator or None)
+    table = verify_mutants(mutation_seeds, made, corpus.packages(), contest_judge.judge())
+    verified = table.filter(pl.col("verified"))
+    counts = verified.group_by("arm").len()
+    by_arm = dict(zip(counts["arm"].to_list(), counts["len"].to_list()))
+    broken = verified.filter(~pl.col("single_edit") | ((pl.col("arm") != "semantic")
+                                                        & ~pl.col("outputs_identical").fill_null(False)))
+    yield dg.Output(table, metadata={
+        "mutants": len(table), "verified": len(verified),
+        "verified_semantic": by_arm.get("semantic", 0), "verified_control": by_arm.get("control", 0),
+        "verified_adversarial": by_arm.get("adversarial", 0),
+        "execution_confirmed": int(verified["behaviour_changed"].fill_null(False).sum()),
+        "not_verified": dg.MetadataValue.md(markdown_table(
+            table.filter(~pl.col("verified")).group_by("operator", "reason").len().sort("len", descending=True))),
+    })
+    yield dg.AssetCheckResult(check_name="controls_behave_like_seeds", passed=broken.is_empty(),
+                              metadata={"verified": len(verified), "violations": len(broken)})
+
+
+@dg.asset(
+    group_name="perturbation",
+    kinds=KINDS,
+    code_version="1",
+    description="One row per usable seed and verified mutant: the label-free blind request (core/requests.py), "
+    "keyed by the seed's attempt_uid or the mutant_uid.",
+)
+def perturbation_requests(context: dg.AssetExecutionContext, mutation_seeds: pl.DataFrame, mutants: pl.DataFrame,
+                          problems: pl.DataFrame):
+    no_context = pl.DataFrame(schema={"attempt_uid": pl.String, "condition": pl.String, "context": pl.String})
+    table = build_requests(request_frame(mutation_seeds, mutants), problems, no_context, CONDITION)
+    return dg.Output(table, data_version=content_version(table, ["attempt_uid", "request_hash"]),
+                     metadata={"requests": len(table)})
+
+
+def perturbation_outputs_asset(judges: list[str]) -> dg.AssetsDefinition:
+    """``perturbation_outputs`` partitioned by the enabled judges."""
+    partitions = dg.StaticPartitionsDefinition(list(judges))
+
+    @dg.asset(
+        name="perturbation_outputs",
+        group_name="perturbation",
+        kinds=KINDS,
+        code_version="1",
+        partitions_def=partitions,
+        metadata={"partition_expr": "judge"},
+        check_specs=[dg.AssetCheckSpec("one_valid_row_per_program", asset="perturbation_outputs",
+                                       description="Every seed and verified mutant has exactly one valid row.")],
+        description="One row per (seed or verified mutant) for one judge under the blind condition, through the "
+        "same cached, resumable judging path as judge_outputs (DuckDB table judge_cache).",
+    )
+    def perturbation_outputs(context: dg.AssetExecutionContext, perturbation_requests: pl.DataFrame,
+                             duckdb: DuckDBResource, contest_judge: ContestJudgeResource):
+        spec = judge_by_name(str(context.partition_key))
+        table, metadata, passed = judge_one_partition(context, spec, CONDITION, perturbation_requests, duckdb,
+                                                      contest_judge)
+        yield dg.Output(table, metadata=metadata, data_version=answers_version(table))
+        yield dg.AssetCheckResult(check_name="one_valid_row_per_program", passed=passed,
+                                  metadata={"requests": len(perturbation_requests),
+                                            "valid_rows": metadata["valid_rows"]})
+
+    return perturbation_outputs
+
+
+class PerturbationSettings(dg.Config):
+    seed_cut: float = 0.5  # primary subset: the judge scored the seed at or above this
+    drop_cut: float = 0.05  # a reaction is a drop (or, adversarial, a rise) larger than this
+    resamples: int = 2000
+    seed: int = 20260314
+
+
+@dg.asset(
+    group_name="perturbation",
+    kinds=KINDS,
+    code_version="1",
+    description="Per operator: mutants made, single-edit, compiled, verified, in a guard, in a loop, "
+    "behaviour changed on the tests, and the execution-confirmed share of the verified ones.",
+)
+def perturbation_yield(context: dg.AssetExecutionContext, mutants: pl.DataFrame) -> pl.DataFrame:
+    table = yield_table(mutants)
+    context.add_output_metadata({"yield": dg.MetadataValue.md(markdown_table(table))})
+    return table
+
+
+def _accuracy_points(metrics: pl.DataFrame, judge_metrics: pl.DataFrame) -> pl.DataFrame:
+    auc = (judge_metrics.filter((pl.col("metric") == "roc_auc") & (pl.col("condition") == CONDITION))
+           .select("judge", pl.col("value").alias("roc_auc"), pl.col("lo").alias("roc_auc_lo"),
+                   pl.col("hi").alias("roc_auc_hi")))
+    ad = (metrics.filter((pl.col("metric") == "arm_discrimination") & (pl.col("subset") == "all"))
+          .select("judge", pl.col("value").alias("arm_discrimination"), pl.col("lo").alias("ad_lo"),
+                  pl.col("hi").alias("ad_hi")))
+    return auc.join(ad, on="judge").drop_nans().drop_nulls()
+
+
+@dg.asset(
+    group_name="perturbation",
+    kinds=KINDS,
+    code_version="1",
+    deps=["perturbation_outputs", "judge_metrics"],
+    description="One row per (judge, metric, subset): arm discrimination A_j (all, loop-context, execution-"
+    "confirmed), reactions per arm, severity gradient, adversarial mean shift and rise, mean shift per operator; "
+    "seed-bootstrap intervals (lo, hi), mutants n and seeds n_seeds, on the primary subset (seed scored >= cut).",
+)
+def perturbation_metrics(context: dg.AssetExecutionContext, config: PerturbationSettings, mutants: pl.DataFrame,
+                         duckdb: DuckDBResource) -> pl.DataFrame:
+    with duckdb.get_connection() as conn:
+        outputs = (conn.execute("select judge, attempt_uid, status, p_accept from main.perturbation_outputs").pl()
+                   if has_table(conn, "perturbation_outputs") else pl.DataFrame())
+        judge_metrics = (conn.execute("select * from main.judge_metrics").pl()
+                         if has_table(conn, "judge_metrics") else pl.DataFrame(schema={
+                             "judge": pl.String, "condition": pl.String, "metric": pl.String, "value": pl.Float64,
+                             "lo": pl.Float64, "hi": pl.Float64}))
+    if outputs.is_empty():  # no judge enabled, or no C/C++/Java program accepted: nothing to score
+        context.add_output_metadata({"pairs": 0, "note": "no judged mutants"})
+        return pl.DataFrame(schema=METRIC_SCHEMA)
+    pairs = judged_pairs(mutants, outputs)
+    table = perturbation_metrics(pairs, PerturbationConfig(seed_cut=config.seed_cut, drop_cut=config.drop_cut,
+                                                           n_resamples=config.resamples, seed=config.seed))
+    folder = output_dir() / "perturbation"
+    order = [op for op in OPERATORS if op in set(table["subset"].to_list())]
+    figures = {"shift_by_operator": plots.shift_by_operator(
+        table, order, folder / "shift_by_operator.png", "Mean score shift per operator (semantic by severity)")}
+    points = _accuracy_points(table, judge_metrics)
+    if len(points):
+        figures["accuracy_vs_discrimination"] = plots.accuracy_vs_discrimination(
+            points, folder / "accuracy_vs_discrimination.png", "Accuracy on real attempts vs defect discrimination")
+    headline = table.filter(pl.col("metric").is_in(["arm_discrimination", "reaction", "severity_gradient",
+                                                    "adversarial_mean_shift", "adversarial_rise"]))
+    context.add_output_metadata({
+        "pairs": len(pairs), "judges": len(set(pairs["judge"].to_list())),
+        "headline": dg.MetadataValue.md(markdown_table(headline.with_columns(pl.col("value", "lo", "hi").round(3)))),
+        **{name: dg.MetadataValue.path(str(path)) for name, path in figures.items()},
+    })
+    return table
