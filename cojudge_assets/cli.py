@@ -10,8 +10,10 @@ group, one per partition of the partitioned assets (see :func:`run_steps`).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -25,19 +27,49 @@ def _instance():
     return dg.DagsterInstance.get()
 
 
+@dataclass
+class StepsOutcome:
+    """What :func:`run_steps` did: truthy when every run succeeded."""
+
+    ok: bool = True
+    ran: int = 0
+    skipped: int = 0
+    requests_sent: int = 0
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def line(self) -> str:
+        if not self.ok:
+            return f"FAILED after {self.ran} run(s); {self.requests_sent} request(s) sent to judges"
+        if self.ran == 0:
+            return (f"nothing changed: all {self.skipped} steps were up to date; "
+                    f"{self.requests_sent} requests sent to judges")
+        return (f"ran {self.ran} step(s), {self.skipped} up to date; "
+                f"{self.requests_sent} request(s) sent to judges")
+
+
 def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[str] | None = None,
-              conditions: list[str] | None = None, jobs: tuple[str, ...] | None = None, echo=print) -> bool:
+              conditions: list[str] | None = None, jobs: tuple[str, ...] | None = None, echo=None,
+              force: bool = False) -> StepsOutcome:
     """Materialize the graph in steps, one Dagster run per job and partition, in dependency order.
 
     Dagster runs one partition of one partitions definition per run (NOTES-deps trap 5),
     so: the ingest group in one run, then each condition of ``judge_requests``, then each
-    condition x judge of ``judge_outputs``. ``judges``/``conditions`` restrict the partitions.
-    Stops at the first failed run; returns whether every run succeeded.
+    condition x judge of ``judge_outputs``, and so on (definitions.JOB_ORDER).
+    ``judges``/``conditions`` restrict the partitions. The corpus is observed first; a step
+    whose assets are all up to date (cojudge_assets/freshness.py) is skipped unless ``force``.
+    Stops at the first failed run.
     """
-    from cojudge_assets.definitions import JOB_ORDER
+    from cojudge_assets.definitions import JOB_ORDER, PARTITION_DIMENSION
+    from cojudge_assets.freshness import observe_corpus, outdated_assets
 
+    echo = echo or functools.partial(print, flush=True)
     # Dagster's console logger at INFO: the judging progress and failures, not every engine event
     run_config = {"loggers": {"console": {"config": {"log_level": "INFO"}}}, **(run_config or {})}
+    database = defs.resources["duckdb"].database
+    outcome = StepsOutcome()
+    observe_corpus(defs, instance, run_config)
     names = {job.name for job in defs.jobs}
     for name in jobs or JOB_ORDER:
         if name not in names:
@@ -47,24 +79,48 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
         if job.partitions_def is not None:
             keys = []
             for key in job.partitions_def.get_partition_keys():
-                dims = getattr(key, "keys_by_dimension", None) or {"condition": str(key)}
-                if conditions and dims.get("condition") not in conditions:
+                dims = getattr(key, "keys_by_dimension", None) or {job.tags[PARTITION_DIMENSION]: str(key)}
+                if conditions and "condition" in dims and dims["condition"] not in conditions:
                     continue
                 if judges and "judge" in dims and dims["judge"] not in judges:
                     continue
                 keys.append(str(key))
         for key in keys:
-            result = job.execute_in_process(instance=instance, run_config=run_config, partition_key=key,
-                                            raise_on_error=False)
-            echo(_summary(name, key, result))
+            step = f"{name}{'[' + key + ']' if key else ''}"
+            outdated = [] if force else outdated_assets(defs, instance, name, key, database)
+            if not force and not outdated:
+                outcome.skipped += 1
+                echo(f"{step}: up to date, skipped")
+                continue
+            result = job.execute_in_process(instance=instance, run_config=_for_job(run_config, job),
+                                            partition_key=key, raise_on_error=False)
+            outcome.ran += 1
+            outcome.requests_sent += _requests_sent(result)
+            reason = f" [{', '.join(outdated[:4])}{', ...' if len(outdated) > 4 else ''}]" if outdated else ""
+            echo(_summary(step, result) + reason)
             if not result.success:
-                return False
-    return True
+                outcome.ok = False
+                return outcome
+    return outcome
 
 
-def _summary(job: str, key: str | None, result) -> str:
+def _for_job(run_config: dict, job) -> dict:
+    """The run config without the ``ops`` entries of other jobs (one config can then set any asset's settings)."""
+    ops = run_config.get("ops")
+    if not ops:
+        return run_config
+    return {**run_config, "ops": {name: value for name, value in ops.items() if job.graph.has_node_named(name)}}
+
+
+def _requests_sent(result) -> int:
+    return sum(int(event.materialization.metadata["judged_now"].value)
+               for event in result.get_asset_materialization_events()
+               if "judged_now" in event.materialization.metadata)
+
+
+def _summary(step: str, result) -> str:
     events = result.get_asset_materialization_events()
-    line = f"{job}{'[' + key + ']' if key else ''}: {'ok' if result.success else 'FAILED'} (run {result.run_id[:8]})"
+    line = f"{step}: {'ok' if result.success else 'FAILED'} (run {result.run_id[:8]})"
     for event in events:
         meta = event.materialization.metadata
         if "judged_now" in meta:
@@ -90,9 +146,11 @@ def materialize(args: argparse.Namespace) -> int:
         run_config = {"resources": {"corpus": {"config": {"path": str(Path(args.corpus).resolve()),
                                                           "layout": args.layout}}}}
     jobs = tuple(args.jobs.split(",")) if args.jobs else None
-    ok = run_steps(defs, _instance(), run_config, judges=args.judge, conditions=args.condition, jobs=jobs)
-    print(f"{'success' if ok else 'FAILED'}: tables in {duckdb_path()}")
-    return 0 if ok else 1
+    outcome = run_steps(defs, _instance(), run_config, judges=args.judge, conditions=args.condition, jobs=jobs,
+                        force=args.force)
+    print(outcome.line())
+    print(f"{'success' if outcome else 'FAILED'}: tables in {duckdb_path()}")
+    return 0 if outcome else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--condition", action="append", choices=["blind", "prefix12k", "nonblind"],
                    help="only this condition's partitions (repeatable)")
     m.add_argument("--jobs", help="only these jobs, comma-separated: ingest,judge_requests_job,judge_outputs_job")
+    m.add_argument("--force", action="store_true",
+                   help="run every step even when Dagster's data versions say it is up to date")
     m.set_defaults(func=materialize)
     args = parser.parse_args(argv)
     return args.func(args)

@@ -14,6 +14,7 @@ Chat logs are read from ``logs/`` in every layout that has that folder.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -84,3 +85,17 @@ def read_problem_table(corpus: Path, layout: str) -> pl.DataFrame:
         return read_codenet_problems(corpus)
     folder = Path(corpus) / "problems"
     return problems_table(folder) if folder.is_dir() else pl.DataFrame(schema=PROBLEM_SCHEMA)
+
+
+def fingerprint(corpus: Path, *settings: str) -> str:
+    """sha256 over every file under ``corpus`` (relative path and bytes, in path order) and ``settings``.
+
+    The corpus's data version: when it is unchanged, nothing read from it needs reading again.
+    """
+    digest = hashlib.sha256("\0".join(settings).encode())
+    for path in sorted(p for p in corpus.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(corpus)).encode() + b"\0")
+        with path.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+    return digest.hexdigest()

@@ -83,9 +83,16 @@ def test_graph_judges_every_partition_and_a_rerun_sends_nothing(tmp_path, monkey
     assert all(check_results(instance, "judged_code_is_attempt_code", "predictions"))
     assert (tmp_path / "measurement" / "roc_nonblind.png").stat().st_size > 0
 
-    # an unchanged re-run makes zero calls and says so
+    # an unchanged re-run runs nothing (Dagster's data versions say every step is up to date) and says so
     lines = []
-    assert run_steps(build_definitions(), instance, config, echo=lines.append)
+    outcome = run_steps(build_definitions(), instance, config, echo=lines.append)
+    assert outcome and outcome.ran == 0 and outcome.requests_sent == 0
+    assert lines and all(line.endswith("up to date, skipped") for line in lines)
+    assert outcome.line().startswith("nothing changed")
+    assert len(server.requests) == 90
+    # forced, every partition runs again and answers from the cache alone
+    lines = []
+    assert run_steps(build_definitions(), instance, config, echo=lines.append, force=True)
     assert len(server.requests) == 90
     assert sum("judged now 0, from cache 30" in line for line in lines) == 6
     meta = materializations(instance, "judge_outputs")

@@ -5,8 +5,7 @@ import polars as pl
 
 from cojudge_assets.core.attempts import list_pages
 from cojudge_assets.core.context import build_contexts
-from cojudge_assets.core.corpus import contest_settings, read_corpus, read_problem_table
-from cojudge_assets.core.kattis import read_problems
+from cojudge_assets.core.corpus import contest_settings, fingerprint, read_corpus, read_problem_table
 from cojudge_assets.core.label_audit import audit_labels, audit_summary
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource
@@ -14,10 +13,20 @@ from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource
 KINDS = {"polars", "duckdb"}
 
 
+@dg.observable_source_asset(
+    group_name="ingest",
+    description="The contest corpus on disk (pages, chat logs, problem packages, contest.yaml). Its data version is "
+    "a sha256 over every file and the corpus settings: while it is unchanged, nothing read from it is stale.",
+)
+def contest_corpus(corpus: CorpusResource) -> dg.DataVersion:
+    return dg.DataVersion(fingerprint(corpus.root(), corpus.layout, corpus.window_start, corpus.window_end))
+
+
 @dg.asset(
     group_name="ingest",
     kinds=KINDS,
     code_version="1",
+    deps=[contest_corpus],
     description="One row per problem: full statement (constraints, format, examples), sample I/O, limits, "
     "where the hidden tests are.",
 )
@@ -35,6 +44,7 @@ def problems(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.Da
     group_name="ingest",
     kinds=KINDS,
     code_version="1",
+    deps=[contest_corpus],
     description="One row per raw file under pages/: path, format (html/md/txt, empty if none), bytes, sha256.",
 )
 def submission_pages(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.DataFrame:
@@ -61,10 +71,11 @@ def submission_pages(context: dg.AssetExecutionContext, corpus: CorpusResource) 
             kinds=KINDS, code_version="1",
             description="One row per rejected input: source path, stage, field, reason."),
     },
+    deps=[contest_corpus],
     internal_asset_deps={
-        "attempts": {dg.AssetKey("problems"), dg.AssetKey("submission_pages")},
-        "prompt_logs": {dg.AssetKey("problems")},
-        "quarantine": {dg.AssetKey("problems"), dg.AssetKey("submission_pages")},
+        "attempts": {dg.AssetKey("problems"), dg.AssetKey("submission_pages"), dg.AssetKey("contest_corpus")},
+        "prompt_logs": {dg.AssetKey("problems"), dg.AssetKey("contest_corpus")},
+        "quarantine": {dg.AssetKey("problems"), dg.AssetKey("submission_pages"), dg.AssetKey("contest_corpus")},
     },
 )
 def read_contest(corpus: CorpusResource, problems: pl.DataFrame, submission_pages: pl.DataFrame):
@@ -116,9 +127,7 @@ def participant_context(context: dg.AssetExecutionContext, attempts: pl.DataFram
 )
 def label_audit(context: dg.AssetExecutionContext, attempts: pl.DataFrame, corpus: CorpusResource,
                 contest_judge: ContestJudgeResource) -> pl.DataFrame:
-    folder = corpus.root() / "problems"
-    packages = read_problems(folder) if corpus.layout != "codenet" and folder.is_dir() else {}
-    audit = audit_labels(attempts, packages, contest_judge.judge())
+    audit = audit_labels(attempts, corpus.packages(), contest_judge.judge())
     summary = audit_summary(audit)
     disagreements = audit.filter(~pl.col("verdict_agrees"))
     context.add_output_metadata({

@@ -18,8 +18,9 @@ from dagster_duckdb import DuckDBResource
 from cojudge_assets.core.context import CONDITIONS
 from cojudge_assets.core.requests import build_requests, label_leaks, write_jsonl
 from cojudge_assets.core.tables import markdown_table
+from cojudge_assets.freshness import ANSWER_COLUMNS, content_version
 from cojudge_assets.defs.resources import ContestJudgeResource, output_dir
-from cojudge_assets.judges.config import judge_by_name
+from cojudge_assets.judges.config import JudgeSpec, judge_by_name
 from cojudge_assets.judges.runner import judge_partition
 from cojudge_assets.judges.store import current_epoch, partition_rows
 
@@ -57,7 +58,8 @@ def judge_requests(context: dg.AssetExecutionContext, attempts: pl.DataFrame, pr
     leaks = label_leaks(table, attempts, problems, participant_context)
     path = requests_file(condition)
     write_jsonl(table, path)
-    yield dg.Output(table, metadata={
+    # the content is the data version: a label fix upstream leaves the requests, so the answers, up to date
+    yield dg.Output(table, data_version=content_version(table, ["attempt_uid", "request_hash"]), metadata={
         "requests": len(table),
         "with_context": int((table["context_chars"] > 0).sum()),
         "mean_context_chars": round(float(table["context_chars"].mean() or 0), 1),
@@ -89,37 +91,11 @@ def _build_judge_outputs(judges: list[str]) -> dg.AssetsDefinition:  # noqa: C90
     def judge_outputs(context: dg.AssetExecutionContext, judge_requests: pl.DataFrame, duckdb: DuckDBResource,
                       contest_judge: ContestJudgeResource):
         keys = partitions.get_partition_key_from_str(str(context.partition_key)).keys_by_dimension
-        condition, spec = keys["condition"], judge_by_name(keys["judge"])
-        if spec.api_key_env and not dg.EnvVar(spec.api_key_env).get_value():
-            raise dg.Failure(description=f"judge {spec.name}: the environment variable {spec.api_key_env} that "
-                             "holds its API key is not set; export it, or disable the judge in the judges config")
-        with duckdb.get_connection() as conn:
-            stats = judge_partition(spec, condition, judge_requests, conn, log=context.log.info,
-                                    contest_judge=contest_judge.judge() if spec.local else None)
-            table = partition_rows(conn, judge_requests, spec.name, condition, current_epoch(conn, spec.name))
-        valid = table.filter(pl.col("status") == "ok")
-        failed = table.filter(pl.col("status") != "ok")
-        missing = len(judge_requests) - len(table)
-        metadata = {
-            "requests": stats.requests, "judged_now": stats.sent, "cached": stats.cached,
-            "valid_first_receipt": stats.ok_first, "repaired": stats.repaired, "failed_now": stats.failed,
-            "over_input_budget": stats.over_budget, "valid_rows": len(valid),
-            "latency_p50_s": stats.latency_quantile(0.5), "latency_p95_s": stats.latency_quantile(0.95),
-            "input_tokens": stats.input_tokens, "output_tokens": stats.output_tokens,
-            "cost_usd": round(stats.cost, 6) if not spec.local else None,
-            "served_models": dg.MetadataValue.json(sorted(set(table["served_model"].drop_nulls().to_list()) - {""})),
-        }
-        if len(failed) or missing or stats.fatal_error:
-            errors = failed.group_by("error").len().sort("len", descending=True).head(5)
-            raise dg.Failure(
-                description=f"judge {spec.name} under {condition}: {len(failed)} of {len(judge_requests)} rows failed "
-                f"after their tries and {missing} have no row{'; stopped: ' + stats.fatal_error if stats.fatal_error else ''}. "
-                "Saved rows are kept; materialize the partition again to re-send only the failed and missing ones.",
-                metadata={**metadata, "errors": dg.MetadataValue.md(markdown_table(errors))})
-        yield dg.Output(table, metadata=metadata)
-        yield dg.AssetCheckResult(check_name="one_valid_row_per_attempt",
-                                  passed=bool(len(valid) == len(judge_requests) == valid["attempt_uid"].n_unique()),
-                                  metadata={"requests": len(judge_requests), "valid_rows": len(valid)})
+        table, metadata, passed = judge_one_partition(context, judge_by_name(keys["judge"]), keys["condition"],
+                                                      judge_requests, duckdb, contest_judge)
+        yield dg.Output(table, metadata=metadata, data_version=answers_version(table))
+        yield dg.AssetCheckResult(check_name="one_valid_row_per_attempt", passed=passed,
+                                  metadata={"requests": len(judge_requests), "valid_rows": metadata["valid_rows"]})
 
     return judge_outputs
 
@@ -127,3 +103,46 @@ def _build_judge_outputs(judges: list[str]) -> dg.AssetsDefinition:  # noqa: C90
 def judge_outputs_asset(judges: list[str]) -> dg.AssetsDefinition:
     """``judge_outputs`` partitioned by condition x these judges (the enabled ones of the config)."""
     return _build_judge_outputs(judges)
+
+
+def judge_one_partition(context: dg.AssetExecutionContext, spec: JudgeSpec, condition: str,
+                        requests: pl.DataFrame, duckdb: DuckDBResource, contest_judge: ContestJudgeResource):
+    """Judge ``requests`` with one judge under one condition through the cache; the partition's rows, metadata
+    and whether every request has exactly one valid row. Raises dg.Failure (saved rows kept) on failed rows.
+
+    Shared by ``judge_outputs`` and ``perturbation_outputs``: one judging path for attempts and mutants.
+    """
+    if spec.api_key_env and not dg.EnvVar(spec.api_key_env).get_value():
+        raise dg.Failure(description=f"judge {spec.name}: the environment variable {spec.api_key_env} that "
+                         "holds its API key is not set; export it, or disable the judge in the judges config")
+    with duckdb.get_connection() as conn:
+        stats = judge_partition(spec, condition, requests, conn, log=context.log.info,
+                                contest_judge=contest_judge.judge() if spec.local else None)
+        table = partition_rows(conn, requests, spec.name, condition, current_epoch(conn, spec.name))
+    valid = table.filter(pl.col("status") == "ok")
+    failed = table.filter(pl.col("status") != "ok")
+    missing = len(requests) - len(table)
+    metadata = {
+        "requests": stats.requests, "judged_now": stats.sent, "cached": stats.cached,
+        "valid_first_receipt": stats.ok_first, "repaired": stats.repaired, "failed_now": stats.failed,
+        "over_input_budget": stats.over_budget, "valid_rows": len(valid),
+        "latency_p50_s": stats.latency_quantile(0.5), "latency_p95_s": stats.latency_quantile(0.95),
+        "input_tokens": stats.input_tokens, "output_tokens": stats.output_tokens,
+        "cost_usd": round(stats.cost, 6) if not spec.local else None,
+        "served_models": dg.MetadataValue.json(sorted(set(table["served_model"].drop_nulls().to_list()) - {""})),
+    }
+    if len(failed) or missing or stats.fatal_error:
+        errors = failed.group_by("error").len().sort("len", descending=True).head(5)
+        raise dg.Failure(
+            description=f"judge {spec.name} under {condition}: {len(failed)} of {len(requests)} rows failed "
+            f"after their tries and {missing} have no row{'; stopped: ' + stats.fatal_error if stats.fatal_error else ''}. "
+            "Saved rows are kept; materialize the partition again to re-send only the failed and missing ones.",
+            metadata={**metadata, "errors": dg.MetadataValue.md(markdown_table(errors))})
+    passed = bool(len(valid) == len(requests) == valid["attempt_uid"].n_unique())
+    return table, metadata, passed
+
+
+def answers_version(table: pl.DataFrame) -> dg.DataVersion:
+    """The answers' content as data version: a re-judging (a new epoch) that moves any answer makes every
+    downstream table stale, an identical one (all from the cache) leaves them fresh."""
+    return content_version(table, list(ANSWER_COLUMNS))

@@ -1,0 +1,93 @@
+"""Which steps of a run are already up to date, by Dagster's data versions.
+
+Every asset carries a ``code_version``; the corpus is the observable source
+asset ``contest_corpus`` whose data version hashes every file; assets whose
+content can stay the same when their inputs change (the label-free judge
+requests) record a content hash as their data version. Dagster then calls an
+asset partition STALE when its code version or an input's data version changed
+since it was materialized, MISSING when it never was, FRESH otherwise.
+
+A step (one job, one partition) is skipped when every asset it materializes is
+FRESH for that partition and its table is in the current DuckDB file, so
+pointing the same Dagster instance at a new or deleted DuckDB file recomputes
+what is not there (a partition deleted by hand from a table that is still there
+is not noticed: materialize it by name, or use ``--force``). Stale status is shallow (an asset
+is STALE when its own inputs moved), which is why it is asked step by step in
+dependency order, after the upstream steps ran.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import dagster as dg
+import duckdb
+import polars as pl
+from dagster._core.asset_graph_view.asset_graph_view import AssetGraphView  # no public constructor for these yet
+from dagster._core.definitions.data_version import CachingStaleStatusResolver, StaleStatus
+from dagster._core.definitions.observe import observe  # the in-process observation entry point
+from dagster._core.definitions.temporal_context import TemporalContext
+from dagster._time import get_current_datetime
+
+
+NOT_IN_DUCKDB = "cojudge/not_in_duckdb"  # asset metadata: the asset writes files, not a table
+ANSWER_COLUMNS = ("attempt_uid", "request_hash", "epoch", "status", "p_accept", "s_algo", "s_robust")
+
+
+def content_version(table: pl.DataFrame, columns: list[str]) -> dg.DataVersion:
+    """A data version from the content of ``columns`` (rows in sorted order), independent of row order."""
+    rows = table.select(columns).sort(columns).write_csv()
+    return dg.DataVersion(hashlib.sha256(rows.encode()).hexdigest()[:32])
+
+
+def _resolver(instance: dg.DagsterInstance, graph) -> CachingStaleStatusResolver:
+    view = AssetGraphView(temporal_context=TemporalContext(effective_dt=get_current_datetime(), last_event_id=None),
+                          instance=instance, asset_graph=graph)
+    return CachingStaleStatusResolver(instance, graph, view)
+
+
+def _in_duckdb(conn: duckdb.DuckDBPyConnection | None, table: str) -> bool:
+    if conn is None:
+        return False
+    return bool(conn.execute("select count(*) from information_schema.tables where table_schema = 'main' "
+                             "and table_name = ?", [table]).fetchone()[0])
+
+
+def outdated_assets(defs: dg.Definitions, instance: dg.DagsterInstance, job_name: str, partition_key: str | None,
+                    database: str) -> list[str]:
+    """The assets of one step that are not up to date (empty: the step can be skipped), with why."""
+    graph = defs.resolve_asset_graph()
+    job = defs.resolve_job_def(job_name)
+    resolver = _resolver(instance, graph)
+    try:
+        conn = duckdb.connect(database, read_only=True)
+    except duckdb.Error:  # no file yet (or another writer holds it): nothing can be taken as present
+        conn = None
+    try:
+        outdated = []
+        for key in sorted(job.asset_layer.selected_asset_keys):
+            node = graph.get(key)
+            if not node.is_materializable:
+                continue
+            status = resolver.get_status(key, partition_key if node.is_partitioned else None)
+            if status != StaleStatus.FRESH:
+                outdated.append(f"{key.to_user_string()} {status.value.lower()}")
+            elif not node.metadata.get(NOT_IN_DUCKDB) and not _in_duckdb(conn, key.path[-1]):
+                outdated.append(f"{key.to_user_string()} not in {database}")
+        return outdated
+    finally:
+        if conn is not None:
+            conn.close()
+
+
+def observe_corpus(defs: dg.Definitions, instance: dg.DagsterInstance, run_config: dict) -> str:
+    """Record the corpus's current data version (an in-process observation run); returns it."""
+    source = next(a for a in defs.assets if isinstance(a, dg.SourceAsset) and a.key == dg.AssetKey("contest_corpus"))
+    resources = {"corpus": defs.resources["corpus"]}
+    corpus_config = (run_config.get("resources") or {}).get("corpus")
+    config = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+    if corpus_config:
+        config["resources"] = {"corpus": corpus_config}
+    result = observe([source], run_config=config, instance=instance, resources=resources)
+    events = result.get_asset_observation_events()
+    return events[-1].asset_observation_data.asset_observation.tags.get("dagster/data_version", "") if events else ""
