@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import dagster as dg
@@ -10,8 +11,13 @@ from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
+from cojudge_assets.defs.operations.sensors import drift_sensor
+from cojudge_assets.defs.perturbation.assets import perturbation_outputs_asset
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, duckdb_path
 from cojudge_assets.judges.config import enabled_judges
+
+# content data versions (freshness.py) are a beta parameter of dg.Output; they are what makes re-runs skip
+warnings.filterwarnings("ignore", message=".*data_version.*", category=dg.BetaWarning)
 
 # One job per partitioning: Dagster runs one partition of one partitions definition per run.
 # `cojudge materialize` runs them in this order (see cli.py).
@@ -20,7 +26,14 @@ REQUESTS_JOB = "judge_requests_job"
 OUTPUTS_JOB = "judge_outputs_job"
 MEASUREMENT_JOB = "measurement_job"
 DYNAMICS_JOB = "dynamics_job"
-JOB_ORDER = (INGEST_JOB, REQUESTS_JOB, OUTPUTS_JOB, MEASUREMENT_JOB, DYNAMICS_JOB)
+MUTANTS_JOB = "mutants_job"
+PERTURBATION_OUTPUTS_JOB = "perturbation_outputs_job"
+PERTURBATION_METRICS_JOB = "perturbation_metrics_job"
+REPORT_JOB = "report_job"
+JOB_ORDER = (INGEST_JOB, REQUESTS_JOB, OUTPUTS_JOB, MEASUREMENT_JOB, MUTANTS_JOB, PERTURBATION_OUTPUTS_JOB,
+             PERTURBATION_METRICS_JOB, DYNAMICS_JOB, REPORT_JOB)
+# the dimension a singly-partitioned job's keys belong to (cli.run_steps filters by it)
+PARTITION_DIMENSION = "cojudge/partition_dimension"
 
 
 def build_definitions() -> dg.Definitions:
@@ -29,24 +42,39 @@ def build_definitions() -> dg.Definitions:
     found = dg.load_from_defs_folder(path_within_project=Path(__file__).parent)
     judges = [spec.name for spec in enabled_judges()]
     assets = list(found.assets or [])
+    sensors = list(found.sensors or [])
     jobs = [dg.define_asset_job(INGEST_JOB, selection=dg.AssetSelection.groups("ingest"),
                                 description="Contest data read into tables (unpartitioned)."),
             dg.define_asset_job(REQUESTS_JOB, selection=dg.AssetSelection.assets("judge_requests"),
-                                description="Label-free judge requests, one partition per condition.")]
+                                description="Label-free judge requests, one partition per condition.",
+                                tags={PARTITION_DIMENSION: "condition"}),
+            dg.define_asset_job(MUTANTS_JOB, selection=dg.AssetSelection.assets(
+                "mutation_seeds", "mutants", "perturbation_requests", "perturbation_yield"),
+                description="Seeds re-run, mutants made and verified by execution, their blind requests."),
+            dg.define_asset_job(PERTURBATION_METRICS_JOB, selection=dg.AssetSelection.assets("perturbation_metrics"),
+                                description="The judges scored on the perturbation study.")]
     jobs.append(dg.define_asset_job(
         MEASUREMENT_JOB, selection=dg.AssetSelection.assets("predictions") | dg.AssetSelection.groups("measurement"),
         description="Predictions joined to labels, and the judges scored as instruments (unpartitioned)."))
     jobs.append(dg.define_asset_job(DYNAMICS_JOB, selection=dg.AssetSelection.groups("dynamics"),
                                     description="Co-creation dynamics (unpartitioned)."))
+    jobs.append(dg.define_asset_job(REPORT_JOB, selection=dg.AssetSelection.assets("drift_report", "report"),
+                                    description="The drift comparison and the study report (HTML + Markdown)."))
     if judges:
-        assets.append(judge_outputs_asset(judges))
-        jobs.append(dg.define_asset_job(OUTPUTS_JOB, selection=dg.AssetSelection.assets("judge_outputs"),
-                                        description="Judge answers, one partition per condition x judge."))
+        assets += [judge_outputs_asset(judges), perturbation_outputs_asset(judges)]
+        outputs_job = dg.define_asset_job(OUTPUTS_JOB, selection=dg.AssetSelection.assets("judge_outputs"),
+                                          description="Judge answers, one partition per condition x judge.")
+        perturbation_outputs_job = dg.define_asset_job(
+            PERTURBATION_OUTPUTS_JOB, selection=dg.AssetSelection.assets("perturbation_outputs"),
+            description="Judge answers on seeds and mutants (blind), one partition per judge.",
+            tags={PARTITION_DIMENSION: "judge"})
+        jobs += [outputs_job, perturbation_outputs_job]
+        sensors.append(drift_sensor(outputs_job, perturbation_outputs_job))
     database = duckdb_path()
     return dg.Definitions(
         assets=assets,
         asset_checks=list(found.asset_checks or []),
-        sensors=list(found.sensors or []),
+        sensors=sensors,
         schedules=list(found.schedules or []),
         jobs=jobs,
         resources={

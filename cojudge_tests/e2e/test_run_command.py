@@ -13,18 +13,53 @@ import pytest
 from cojudge_tests.conftest import REPO
 
 
-@pytest.fixture(scope="module")
-def demo_db(tmp_path_factory) -> Path:
-    db = tmp_path_factory.mktemp("run") / "cojudge.duckdb"
-    home = tmp_path_factory.mktemp("dagster_home")
-    (home / "dagster.yaml").write_text((REPO / "dagster_home" / "dagster.yaml").read_text())
+def run_command(db: Path, home: Path, *extra: str, timeout: float = 1800) -> subprocess.CompletedProcess:
+    """The README's run command (``cojudge materialize``) into this DuckDB file and Dagster home."""
     env = {**os.environ, "DAGSTER_HOME": str(home)}
     cli = Path(sys.executable).parent / "cojudge"
-    done = subprocess.run([str(cli), "materialize", "--duckdb", str(db)], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=1800)
+    return subprocess.run([str(cli), "materialize", "--duckdb", str(db), *extra], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def demo_home(tmp_path_factory) -> Path:
+    home = tmp_path_factory.mktemp("dagster_home")
+    (home / "dagster.yaml").write_text((REPO / "dagster_home" / "dagster.yaml").read_text())
+    return home
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory, demo_home) -> Path:
+    db = tmp_path_factory.mktemp("run") / "cojudge.duckdb"
+    done = run_command(db, demo_home)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "success" in done.stdout
     return db
+
+
+def table_digests(db: Path) -> dict[str, tuple]:
+    """Row count and an order-free content hash of every table."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        names = [r[0] for r in con.sql("select table_name from information_schema.tables "
+                                       "where table_schema = 'main'").fetchall()]
+        return {name: con.sql(f"select count(*), sum(hash(t)) from main.\"{name}\" t").fetchone() for name in names}
+    finally:
+        con.close()
+
+
+@pytest.mark.slow
+def test_a_second_run_of_the_command_changes_nothing_sends_nothing_and_says_so(demo_db, demo_home):
+    before = table_digests(demo_db)
+    report = demo_db.parent / "report" / "report.html"
+    stamp = report.stat().st_mtime_ns
+    done = run_command(demo_db, demo_home, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    steps = [line for line in done.stdout.splitlines() if "_job" in line or line.startswith("ingest")]
+    assert steps and all(line.endswith(": up to date, skipped") for line in steps), steps
+    assert f"nothing changed: all {len(steps)} steps were up to date; 0 requests sent to judges" in done.stdout
+    assert table_digests(demo_db) == before
+    assert report.stat().st_mtime_ns == stamp
 
 
 @pytest.mark.slow
@@ -123,3 +158,43 @@ def test_dynamics_tables_from_the_run_command(demo_db):
     assert con.sql("select count(*) from main.churn_vs_improvement where value is not null").fetchone()[0] == 3
     for plot in ("success_at_turn", "survival", "codebleu_histogram", "struggle", "q_by_verdict"):
         assert (demo_db.parent / "dynamics" / f"{plot}.png").exists(), plot
+
+
+@pytest.mark.slow
+def test_perturbation_tables_from_the_run_command(demo_db):
+    con = duckdb.connect(str(demo_db), read_only=True)
+    verified = dict(con.sql("select arm, count(*) from main.mutants where verified group by 1").fetchall())
+    assert verified["semantic"] >= 300 and verified["control"] >= 150 and verified["adversarial"] > 0
+    # every verified control printed what its seed printed, and every mutant is one edit from its seed
+    assert con.sql("select count(*) from main.mutants where verified and arm <> 'semantic' "
+                   "and not outputs_identical").fetchone()[0] == 0
+    assert con.sql("select bool_and(single_edit) from main.mutants where verified").fetchone()[0]
+    confirmed = con.sql("select avg(behaviour_changed::int) from main.mutants where verified "
+                        "and arm = 'semantic'").fetchone()[0]
+    assert 0.3 < confirmed < 1.0  # most defects are real, some (a narrowed type that never overflows) are not
+    operators = {r[0] for r in con.sql("select operator from main.perturbation_yield").fetchall()}
+    assert operators == {"TYPE_NARROW", "ROR_BOUNDARY", "LOOP_SHORTEN", "ARITH_FLIP", "INC_PRE", "COMMENT_INSERT",
+                         "GRADER_CLAIM"}
+    judged = dict(con.sql("select judge, count(*) from main.perturbation_outputs where status = 'ok' "
+                          "group by 1").fetchall())
+    requests = con.sql("select count(*) from main.perturbation_requests").fetchone()[0]
+    assert judged == {"sample-exec": requests, "static-rubric": requests}
+    metrics = {(j, m, s): v for j, m, s, v in con.sql(
+        "select judge, metric, subset, value from main.perturbation_metrics").fetchall()}
+    # sample-exec runs the samples: it notices defects that break them, and never penalises a control
+    assert metrics[("sample-exec", "arm_discrimination", "all")] > 0.5
+    assert metrics[("sample-exec", "reaction", "control")] == 0.0
+    assert (demo_db.parent / "perturbation" / "shift_by_operator.png").exists()
+
+
+@pytest.mark.slow
+def test_the_report_from_the_run_command(demo_db):
+    html = (demo_db.parent / "report" / "report.html").read_text(encoding="utf-8")
+    for title in ("Inputs and conditions", "Judges: served models, validity, drift", "The judges as instruments",
+                  "Perturbation: does a judge notice a broken program?", "Co-creation dynamics"):
+        assert title in html, title
+    figures = html.count('<img src="data:image/png;base64,')
+    assert figures == html.count('class="reading-guide"') >= 15
+    assert "cojudge-local/sample-exec" in html  # the served models are named
+    markdown = (demo_db.parent / "report" / "report.md").read_text(encoding="utf-8")
+    assert markdown.count("](figures/") == figures

@@ -1,0 +1,190 @@
+"""What the study report says: sections built from the DuckDB tables and the figures beside them.
+
+Read by the ``report`` asset and rendered by core/report.py. Every section
+reads the long tables as they are; a group that was not materialized (no table)
+is left out of the report with a line saying so, never shown empty.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from cojudge_assets.core.predictions import has_table
+from cojudge_assets.core.report import Figure, Section, Table
+
+# one-line reading guides, by figure file name (a {condition} suffix is matched by prefix)
+READING_GUIDES = {
+    "roc": "Each curve is a judge; the further above the diagonal, the better it ranks accepted attempts above the rest "
+           "(ROC-AUC in the legend).",
+    "reliability": "Points on the diagonal are calibrated; below it the judge is over-confident, above it "
+                   "under-confident; bin size shows where its answers fall.",
+    "kappa": "Cohen's kappa between judges on median-cut decisions; 0 is chance agreement, 1 identical decisions.",
+    "shift_by_operator": "Below zero the judge lowered its score for the mutant; semantic operators should fall below "
+                         "the grey control band, more so at higher severity.",
+    "accuracy_vs_discrimination": "Right is better at ranking real attempts, up is better at noticing injected "
+                                  "defects; a judge can be accurate yet blind to defects.",
+    "success_at_turn": "Share of trajectories accepted by turn k, with its trajectory-bootstrap band.",
+    "survival": "Kaplan-Meier estimate of still being unsolved after t turns; a steep early fall means most solve "
+                "quickly.",
+    "codebleu_histogram": "How similar consecutive attempts are (CodeBLEU); mass near 1 means small revisions.",
+    "struggle": "The panel's score q along the longest trajectories; a star marks the accepted attempt.",
+    "q_by_verdict": "The panel's score q by recorded verdict; AC should sit highest.",
+}
+
+
+def reading_guide(path: Path) -> str:
+    stem = path.stem
+    for prefix in sorted(READING_GUIDES, key=len, reverse=True):
+        if stem == prefix or stem.startswith(prefix + "_"):
+            return READING_GUIDES[prefix]
+    return "See the caption."
+
+
+def _figures(folder: Path, names: list[str]) -> tuple[Figure, ...]:
+    out = []
+    for name in names:
+        for path in sorted(folder.glob(f"{name}*.png")):
+            out.append(Figure(path, path.stem.replace("_", " "), reading_guide(path)))
+    return tuple(out)
+
+
+def _query(conn: duckdb.DuckDBPyConnection, table: str, sql: str) -> pl.DataFrame | None:
+    return conn.execute(sql).pl() if has_table(conn, table) else None
+
+
+def _metric_table(frame: pl.DataFrame, metrics: list[str], index: list[str]) -> pl.DataFrame:
+    """value [lo, hi] per metric as columns, one row per index."""
+    rows = frame.filter(pl.col("metric").is_in(metrics))
+    shown = rows.with_columns(pl.format("{} [{}, {}]", *(pl.col(c).round(3) for c in ("value", "lo", "hi")))
+                              .alias("cell"))
+    return shown.pivot(on="metric", index=index, values="cell").sort(index)
+
+
+def coverage_section(conn: duckdb.DuckDBPyConnection) -> Section | None:
+    requests = _query(conn, "judge_requests", """
+        select condition, count(*) as requests, count(*) filter (where context_chars > 0) as with_context,
+               round(avg(context_chars), 1) as mean_context_chars, max(context_chars) as max_context_chars
+        from main.judge_requests group by 1 order by 1""")
+    attempts = _query(conn, "attempts", """
+        select count(*) as attempts, count(distinct participant) as participants, count(distinct problem_id)
+               as problems, count(distinct (participant, problem_id)) as trajectories,
+               avg(accepted::int) as accepted_share from main.attempts""")
+    if requests is None or attempts is None:
+        return None
+    tables = [Table("The contest's attempts", attempts), Table("Requests per input condition", requests)]
+    provenance = _query(conn, "participant_context", """
+        select provenance, count(*) as attempts from main.participant_context where condition = 'nonblind'
+        group by 1 order by 2 desc""")
+    if provenance is not None:
+        tables.append(Table("How the nonblind context was anchored", provenance))
+    quarantine = _query(conn, "quarantine", "select stage, reason, count(*) as files from main.quarantine "
+                                            "group by 1, 2 order by 3 desc")
+    if quarantine is not None and len(quarantine):
+        tables.append(Table("Quarantined inputs", quarantine, max_rows=20))
+    return Section("Inputs and conditions",
+                   "blind: no participant context; prefix12k: the first 12,000 characters of the participant's "
+                   "logs; nonblind: the context anchored just before the code first appears.", tuple(tables))
+
+
+def judges_section(conn: duckdb.DuckDBPyConnection) -> Section | None:
+    validity = _query(conn, "judge_cache", """
+        select c.judge, c.condition, c.epoch, string_agg(distinct c.served_model, ', ') as served_models,
+               count(*) as rows,
+               count(*) filter (where c.status = 'ok' and c.validation_failures = 0) as valid_first_receipt,
+               count(*) filter (where c.status = 'ok' and c.validation_failures > 0) as repaired_by_reasking,
+               count(*) filter (where c.status <> 'ok') as failed,
+               round(sum(c.cost), 4) as cost_usd
+        from main.judge_cache c
+        where c.attempt_uid in (select attempt_uid from main.attempts)
+        group by 1, 2, 3 order by 1, 2, 3""")
+    if validity is None:
+        return None
+    tables = [Table("Served models and validity accounting (contest attempts)", validity)]
+    epochs = _query(conn, "judge_epochs", "select * from main.judge_epochs order by judge, epoch")
+    if epochs is not None and len(epochs):
+        tables.append(Table("Judge epochs (re-judgings)", epochs))
+    drift = _query(conn, "drift_events", "select * from main.drift_events order by seen_at")
+    if drift is not None and len(drift):
+        tables.append(Table("Provider drift events", drift))
+    report = _query(conn, "drift_report", "select * from main.drift_report")
+    if report is not None and len(report):
+        tables.append(Table("Before and after each drift", report.drop("old_identity", "new_identity")))
+    return Section("Judges: served models, validity, drift",
+                   "Each judge's answers as stored: which model the provider reported serving, how many answers "
+                   "were valid on first receipt, how many were repaired by re-asking, how many failed.",
+                   tuple(tables))
+
+
+def measurement_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section | None:
+    metrics = _query(conn, "judge_metrics", "select * from main.judge_metrics")
+    if metrics is None:
+        return None
+    tables = [Table("Judge metrics with trajectory-bootstrap 95% intervals",
+                    _metric_table(metrics, ["roc_auc", "pr_auc", "log_loss", "brier", "ece15", "mcc_oof"],
+                                  ["judge", "condition"]))]
+    validity = _query(conn, "scale_validity", "select * from main.scale_validity")
+    if validity is not None:
+        tables.append(Table("Scale validity", validity.pivot(on="metric", index=["judge", "condition"],
+                                                             values="value").sort("judge", "condition")))
+    panel = _query(conn, "panel", "select * from main.panel")
+    if panel is not None and len(panel):
+        tables.append(Table("The panel (percentile-rank average of the judges)", panel))
+    effects = _query(conn, "condition_effects", "select * from main.condition_effects")
+    if effects is not None and len(effects):
+        tables.append(Table("Condition effects (paired)", effects))
+    return Section("The judges as instruments",
+                   "Ranking (ROC-AUC, PR-AUC), calibration (LogLoss, Brier, ECE), out-of-fold decisions (MCC), "
+                   "scale validity and agreement, scored against the contest's verdicts.",
+                   tuple(tables), _figures(folder, ["roc", "reliability", "kappa"]))
+
+
+def perturbation_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section | None:
+    metrics = _query(conn, "perturbation_metrics", "select * from main.perturbation_metrics")
+    yields = _query(conn, "perturbation_yield", "select * from main.perturbation_yield")
+    if metrics is None or yields is None:
+        return None
+    headline = metrics.filter(pl.col("metric") != "mean_shift")
+    tables = (Table("Mutants per operator and their verification", yields),
+              Table("Perturbation metrics (primary subset: seed scored >= 0.5), seed-bootstrap 95% intervals",
+                    headline.with_columns(pl.col("value", "lo", "hi").round(3))),
+              Table("Mean shift per operator", metrics.filter(pl.col("metric") == "mean_shift")))
+    return Section("Perturbation: does a judge notice a broken program?",
+                   "Single defects injected into accepted programs (semantic arm, severity 1-4) against "
+                   "behaviour-preserving edits (control arm) and a comment addressed to the grader (adversarial "
+                   "arm), every mutant verified by execution.", tables,
+                   _figures(folder, ["shift_by_operator", "accuracy_vs_discrimination"]))
+
+
+def dynamics_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section | None:
+    success = _query(conn, "success_at_turn", "select * from main.success_at_turn order by subset, k")
+    if success is None:
+        return None
+    tables = [Table("Success@Turn", success, max_rows=30)]
+    churn = _query(conn, "churn_vs_improvement", "select * from main.churn_vs_improvement")
+    if churn is not None and len(churn):
+        tables.append(Table("Revision churn against the panel's improvement", churn))
+    convergence = _query(conn, "convergence", """
+        select count(*) as attempts, round(median(similarity), 3) as median_similarity_to_final
+        from main.convergence""")
+    if convergence is not None:
+        tables.append(Table("Convergence towards the final attempt", convergence))
+    return Section("Co-creation dynamics",
+                   "How trajectories of attempts unfold: when they succeed, how much code changes between "
+                   "attempts, and whether the judges' consensus tracks real improvement.", tuple(tables),
+                   _figures(folder, ["success_at_turn", "survival", "codebleu_histogram", "struggle",
+                                     "q_by_verdict"]))
+
+
+def report_sections(conn: duckdb.DuckDBPyConnection, output_dir: Path) -> tuple[list[Section], list[str]]:
+    """The report's sections, and the groups left out because their tables are not there."""
+    built = {
+        "inputs": coverage_section(conn),
+        "judges": judges_section(conn),
+        "measurement": measurement_section(conn, output_dir / "measurement"),
+        "perturbation": perturbation_section(conn, output_dir / "perturbation"),
+        "dynamics": dynamics_section(conn, output_dir / "dynamics"),
+    }
+    return [s for s in built.values() if s is not None], [name for name, s in built.items() if s is None]

@@ -1,0 +1,58 @@
+"""The provider drift sensor (judges/drift.py): probe every enabled hosted judge, re-judge the drifted ones.
+
+When a probe reports a model identity other than the one on the judge's stored
+answers, the sensor records a drift event, opens the judge's next epoch and
+requests one run per partition of that judge in ``judge_outputs`` (each
+condition it had answered in the old epoch) and ``perturbation_outputs``. Nothing is requested for the other
+judges. The runs re-send that judge's requests once, into the new epoch; the old
+answers stay in ``judge_cache``. The sensor is built with the Definitions (it
+needs the enabled judges and the jobs); it starts stopped and, once turned on
+in the UI or with ``dagster sensor start provider_drift``, probes once a day
+(``DRIFT_INTERVAL_S``), which is the daily schedule the operations section of
+the README describes.
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from cojudge_assets.judges.config import enabled_judges
+from cojudge_assets.judges.drift import check, judged_conditions, record_drift
+
+DRIFT_INTERVAL_S = 24 * 60 * 60
+
+
+def drift_sensor(outputs_job, perturbation_outputs_job) -> dg.SensorDefinition:
+    """The sensor, targeting the two judge-partitioned jobs (their definitions, as built in definitions.py)."""
+
+    @dg.sensor(name="provider_drift", jobs=[outputs_job, perturbation_outputs_job],
+               minimum_interval_seconds=DRIFT_INTERVAL_S, default_status=dg.DefaultSensorStatus.STOPPED,
+               description="Probes each enabled hosted judge; on a new served model, records a drift event and "
+               "re-judges exactly that judge's partitions into a new epoch.")
+    def provider_drift(context: dg.SensorEvaluationContext, duckdb: DuckDBResource):
+        requests, notes = [], []
+        hosted = [spec for spec in enabled_judges() if not spec.local]
+        with duckdb.get_connection() as conn:
+            for spec in hosted:
+                found = check(conn, spec)
+                if found.note:
+                    notes.append(f"{spec.name}: {found.note}")
+                if not found.drifted:
+                    continue
+                epoch = record_drift(conn, found)
+                context.log.warning(f"provider drift: {spec.name} now serves {found.served!r} (stored answers: "
+                                    f"{found.recorded!r}); epoch {epoch} opened, re-judging its partitions")
+                tags = {"cojudge/drift": f"{spec.name}:{found.recorded}->{found.served}"}
+                for condition in judged_conditions(conn, spec.name, epoch - 1):
+                    requests.append(dg.RunRequest(run_key=f"drift:{spec.name}:{epoch}:{condition}",
+                                                  job_name=outputs_job.name, partition_key=f"{condition}|{spec.name}",
+                                                  tags=tags))
+                requests.append(dg.RunRequest(run_key=f"drift:{spec.name}:{epoch}:perturbation",
+                                              job_name=perturbation_outputs_job.name, partition_key=spec.name, tags=tags))
+        if requests:
+            return requests
+        return dg.SkipReason(f"no drift among {len(hosted)} hosted judge(s)" + (f"; {'; '.join(notes)}" if notes
+                                                                              else ""))
+
+    return provider_drift

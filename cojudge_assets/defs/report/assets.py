@@ -1,0 +1,51 @@
+"""Group ``report``: the study report, one self-contained HTML file and its Markdown twin."""
+
+from datetime import datetime, timezone
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from cojudge_assets.core.report import write_report
+from cojudge_assets.core.report_content import report_sections
+from cojudge_assets.defs.resources import CorpusResource, output_dir
+from cojudge_assets.freshness import NOT_IN_DUCKDB
+from cojudge_assets.judges.config import enabled_judges, judges_file
+
+LEAVES = ["judge_metrics", "scale_validity", "agreement", "condition_effects", "panel", "per_problem", "consistency",
+          "error_profile", "recalibration", "perturbation_metrics", "perturbation_yield", "success_at_turn",
+          "survival", "churn", "convergence", "rank_consensus", "churn_vs_improvement", "drift_report",
+          "participant_context", "quarantine", "judge_outputs"]
+
+
+@dg.asset(
+    group_name="report",
+    kinds={"html", "duckdb"},
+    code_version="1",
+    deps=LEAVES,
+    metadata={NOT_IN_DUCKDB: True},
+    description="The study report: report.html (self-contained: figures embedded, no script, no external URL) and "
+    "report.md beside it, in <DuckDB folder>/report/: inputs and conditions with coverage, served models and "
+    "validity accounting, drift, the measurement, perturbation and dynamics tables and figures (each with a "
+    "one-line reading guide), and the run configuration.",
+)
+def report(context: dg.AssetExecutionContext, duckdb: DuckDBResource, corpus: CorpusResource) -> dg.MaterializeResult:
+    folder = output_dir()
+    with duckdb.get_connection() as conn:
+        sections, missing = report_sections(conn, folder)
+    run_config = {
+        "corpus": str(corpus.root()), "layout": corpus.layout, "duckdb": duckdb.database,
+        "judges file": str(judges_file()),
+        "enabled judges": ", ".join(f"{s.name} ({s.model})" for s in enabled_judges()),
+        "conditions": "blind, prefix12k, nonblind",
+        "groups not materialized": ", ".join(missing) or "none",
+        "dagster run": context.run.run_id,
+    }
+    generated_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    html, markdown = write_report(folder / "report", "cojudge report: LLM judges of code as instruments", sections,
+                                  run_config=run_config, generated_at=generated_at)
+    return dg.MaterializeResult(metadata={
+        "report": dg.MetadataValue.url(html.as_uri()), "html": dg.MetadataValue.path(str(html)),
+        "markdown": dg.MetadataValue.path(str(markdown)), "sections": len(sections),
+        "figures": sum(len(s.figures) for s in sections), "tables": sum(len(s.tables) for s in sections),
+        "groups_missing": ", ".join(missing) or "none",
+    })
