@@ -13,6 +13,7 @@ import argparse
 import functools
 import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,16 +93,31 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
                 outcome.skipped += 1
                 echo(f"{step}: up to date, skipped")
                 continue
+            started = time.perf_counter()
             result = job.execute_in_process(instance=instance, run_config=_for_job(run_config, job),
-                                            partition_key=key, raise_on_error=False)
+                                            partition_key=key, raise_on_error=False, tags=run_tags(job, key))
+            seconds = time.perf_counter() - started
             outcome.ran += 1
             outcome.requests_sent += _requests_sent(result)
             reason = f" [{', '.join(outdated[:4])}{', ...' if len(outdated) > 4 else ''}]" if outdated else ""
-            echo(_summary(step, result) + reason)
+            echo(_summary(step, result, seconds) + reason)
             if not result.success:
                 outcome.ok = False
                 return outcome
     return outcome
+
+
+def run_tags(job, partition_key: str | None) -> dict[str, str]:
+    """``cojudge/provider`` on runs of one judge's partition: a run coordinator limits concurrent runs per
+    provider with it (tag_concurrency_limits, README "Beyond one machine")."""
+    from cojudge_assets.definitions import PARTITION_DIMENSION
+    from cojudge_assets.judges.config import judge_by_name
+
+    if partition_key is None or job.partitions_def is None:
+        return {}
+    key = job.partitions_def.get_partition_key_from_str(partition_key) if "|" in partition_key else partition_key
+    dims = getattr(key, "keys_by_dimension", None) or {job.tags.get(PARTITION_DIMENSION): partition_key}
+    return {"cojudge/provider": judge_by_name(dims["judge"]).provider} if "judge" in dims else {}
 
 
 def _for_job(run_config: dict, job) -> dict:
@@ -118,9 +134,9 @@ def _requests_sent(result) -> int:
                if "judged_now" in event.materialization.metadata)
 
 
-def _summary(step: str, result) -> str:
+def _summary(step: str, result, seconds: float) -> str:
     events = result.get_asset_materialization_events()
-    line = f"{step}: {'ok' if result.success else 'FAILED'} (run {result.run_id[:8]})"
+    line = f"{step}: {'ok' if result.success else 'FAILED'} (run {result.run_id[:8]}, {seconds:.1f} s)"
     for event in events:
         meta = event.materialization.metadata
         if "judged_now" in meta:

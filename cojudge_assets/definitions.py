@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 
@@ -34,6 +35,23 @@ JOB_ORDER = (INGEST_JOB, REQUESTS_JOB, OUTPUTS_JOB, MEASUREMENT_JOB, MUTANTS_JOB
              PERTURBATION_METRICS_JOB, DYNAMICS_JOB, REPORT_JOB)
 # the dimension a singly-partitioned job's keys belong to (cli.run_steps filters by it)
 PARTITION_DIMENSION = "cojudge/partition_dimension"
+
+
+EXECUTORS = ("in_process", "multiprocess")
+
+
+def executor_from_environment() -> dg.ExecutorDefinition:
+    """``$COJUDGE_EXECUTOR``: ``in_process`` (default: DuckDB has one writer per file, so the steps of a run
+    share one process) or ``multiprocess`` (steps in parallel processes, for a storage that takes concurrent
+    writers; at most ``$COJUDGE_MAX_CONCURRENT`` steps at once, default one per core). Configuration, not code,
+    chooses it: see the README's "Beyond one machine"."""
+    name = os.environ.get("COJUDGE_EXECUTOR", "in_process")
+    if name not in EXECUTORS:
+        raise ValueError(f"COJUDGE_EXECUTOR={name!r}: expected one of {', '.join(EXECUTORS)}")
+    if name == "in_process":
+        return dg.in_process_executor
+    return dg.multiprocess_executor.configured(
+        {"max_concurrent": int(os.environ.get("COJUDGE_MAX_CONCURRENT") or 0)}, name="multiprocess")
 
 
 def build_definitions() -> dg.Definitions:
@@ -83,8 +101,7 @@ def build_definitions() -> dg.Definitions:
             "contest_judge": ContestJudgeResource(),
             "corpus": CorpusResource(),
         },
-        # DuckDB has one writer per file: run the steps of a run in one process
-        executor=dg.in_process_executor,
+        executor=executor_from_environment(),
     )
 
 

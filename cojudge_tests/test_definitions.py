@@ -1,6 +1,7 @@
 """The code location loads and holds the asset graph the design names."""
 
 import dagster as dg
+import pytest
 
 from cojudge_assets.definitions import JOB_ORDER, build_definitions
 
@@ -14,8 +15,11 @@ def test_definitions_load_with_the_ingest_group(tmp_path, monkeypatch):
             "participant_context"} <= keys
     for key in graph.get_all_asset_keys():
         node = graph.get(key)
-        assert node.group_name in {"ingest", "judging", "measurement", "perturbation", "dynamics", "report"}
-        assert node.code_version is not None, key
+        assert node.group_name in {"ingest", "judging", "measurement", "perturbation", "dynamics", "operations",
+                                   "report"}
+        # every computed asset has a code version (what a fix bumps); the corpus is an observed source
+        assert node.code_version is not None or key == dg.AssetKey("contest_corpus"), key
+    assert not graph.get(dg.AssetKey("contest_corpus")).is_materializable
     assert {job.name for job in defs.jobs} == set(JOB_ORDER)
     checks = {k.name for k in graph.asset_check_keys}
     assert {"result_strings_known", "submit_inside_window", "submit_order_matches_filenames",
@@ -31,3 +35,33 @@ def test_duckdb_path_comes_from_the_environment(tmp_path, monkeypatch):
     io_manager = build_definitions().resources["io_manager"]
     assert io_manager.database == str(target)
     assert isinstance(io_manager, dg.ConfigurableIOManagerFactory)
+
+
+def test_the_executor_is_chosen_by_configuration(tmp_path, monkeypatch):
+    monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "x.duckdb"))
+    assert build_definitions().executor is dg.in_process_executor
+    monkeypatch.setenv("COJUDGE_EXECUTOR", "multiprocess")
+    monkeypatch.setenv("COJUDGE_MAX_CONCURRENT", "3")
+    executor = build_definitions().executor
+    assert executor.name == "multiprocess"
+    monkeypatch.setenv("COJUDGE_EXECUTOR", "celery")
+    with pytest.raises(ValueError, match="COJUDGE_EXECUTOR='celery'"):
+        build_definitions()
+
+
+def test_judge_runs_carry_their_provider(tmp_path, monkeypatch):
+    from cojudge_assets.cli import run_tags
+    from cojudge_assets.definitions import OUTPUTS_JOB, PERTURBATION_OUTPUTS_JOB
+
+    monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "x.duckdb"))
+    judges = tmp_path / "judges.yaml"
+    judges.write_text("judges:\n  - name: hosted\n    model: openai/gpt-x\n    api_key_env: OPENAI_API_KEY\n"
+                      "  - name: vllm\n    model: openai/qwen\n    api_base: http://10.0.0.5:8000/v1\n"
+                      "  - name: static-rubric\n    model: cojudge/static-rubric\n")
+    monkeypatch.setenv("COJUDGE_JUDGES", str(judges))
+    defs = build_definitions()
+    outputs, perturbation = defs.resolve_job_def(OUTPUTS_JOB), defs.resolve_job_def(PERTURBATION_OUTPUTS_JOB)
+    assert run_tags(outputs, "blind|hosted") == {"cojudge/provider": "openai"}
+    assert run_tags(outputs, "nonblind|vllm") == {"cojudge/provider": "10.0.0.5:8000"}
+    assert run_tags(perturbation, "static-rubric") == {"cojudge/provider": "local"}
+    assert run_tags(defs.resolve_job_def("ingest"), None) == {}

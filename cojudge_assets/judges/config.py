@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+from urllib.parse import urlparse
 from pathlib import Path
 
 import yaml
@@ -78,6 +79,16 @@ class JudgeSpec(BaseModel):
         from cojudge_assets.judges.local import LOCAL_PROVIDER
 
         return self.model.startswith(f"{LOCAL_PROVIDER}/")
+
+    @property
+    def provider(self) -> str:
+        """Who serves this judge: ``local``, the api_base's host:port, or litellm's provider prefix. Runs of the
+        judge's partitions carry it as the tag ``cojudge/provider`` (a concurrency pool per provider)."""
+        if self.local:
+            return "local"
+        if self.api_base:
+            return urlparse(self.api_base).netloc or self.api_base
+        return self.model.split("/", 1)[0] if "/" in self.model else self.model
 
     def client_config(self) -> JudgeConfig:
         return JudgeConfig(name=self.name, model=self.model, api_base=self.api_base, api_key_env=self.api_key_env,

@@ -17,7 +17,9 @@ pytestmark = pytest.mark.skipif(not SHARED_CORPORA.is_dir(), reason=f"shared cor
 def test_itsp_is_judged_by_both_local_judges(tmp_path, monkeypatch):
     monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "itsp.duckdb"))
     monkeypatch.setenv("COJUDGE_JUDGES", str(REPO / "data" / "judges.yaml"))
-    config = {"resources": {"corpus": {"config": {"path": str(SHARED_CORPORA / "itsp-c"), "layout": "progsnap2"}}}}
+    mutation = {"config": {"max_seeds": 40, "max_per_operator": 1}}  # the whole study: see the README figures
+    config = {"resources": {"corpus": {"config": {"path": str(SHARED_CORPORA / "itsp-c"), "layout": "progsnap2"}}},
+              "ops": {"mutation_seeds": mutation, "mutants": mutation}}
     lines: list[str] = []
     assert run_steps(build_definitions(), dg.DagsterInstance.ephemeral(), config, conditions=["blind"],
                      echo=lines.append), "\n".join(lines)
@@ -45,3 +47,15 @@ def test_itsp_is_judged_by_both_local_judges(tmp_path, monkeypatch):
     pairs = con.sql("select count(*), count(codebleu_churn) from main.churn").fetchone()
     assert pairs[0] > 0 and pairs[1] == pairs[0]  # C is scored by CodeBLEU's C grammar on every pair
     assert con.sql("select count(*) from main.convergence").fetchone()[0] > 0
+    # the perturbation study on real students' accepted C programs, confirmed against the course's tests
+    seeds = con.sql("select count(*), count(*) filter (where usable) from main.mutation_seeds").fetchone()
+    assert seeds[0] == 40 and seeds[1] >= 30
+    verified = dict(con.sql("select arm, count(*) from main.mutants where verified group by 1").fetchall())
+    assert verified.get("semantic", 0) >= 40 and verified.get("control", 0) >= 30  # 76 and 55 made
+    assert con.sql("select count(*) from main.mutants where verified and arm <> 'semantic' "
+                   "and not outputs_identical").fetchone()[0] == 0
+    confirmed = con.sql("select count(behaviour_changed), avg(behaviour_changed::int) from main.mutants "
+                        "where verified and arm = 'semantic'").fetchone()
+    assert confirmed[0] == verified["semantic"] and 0 < confirmed[1] < 1
+    assert con.sql("select count(*) from main.perturbation_metrics where metric = 'arm_discrimination'"
+                   ).fetchone()[0] > 0

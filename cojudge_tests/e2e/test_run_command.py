@@ -198,3 +198,24 @@ def test_the_report_from_the_run_command(demo_db):
     assert "cojudge-local/sample-exec" in html  # the served models are named
     markdown = (demo_db.parent / "report" / "report.md").read_text(encoding="utf-8")
     assert markdown.count("](figures/") == figures
+
+
+@pytest.mark.slow
+def test_the_demo_report_renders_every_figure_in_chromium(demo_db, tmp_path):
+    from cojudge_tests.report.browser import launch_chromium
+
+    page_file = demo_db.parent / "report" / "report.html"
+    with launch_chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        fetched: list[str] = []
+        page.on("request", lambda request: fetched.append(request.url))
+        page.goto(page_file.as_uri())
+        page.wait_for_load_state("load")
+        images = page.eval_on_selector_all(
+            "figure img", "els => els.map(e => [e.complete, e.naturalWidth, e.src.slice(0, 22)])")
+        assert len(images) >= 15
+        assert all(done and width > 0 and src == "data:image/png;base64" for done, width, src in images)
+        assert page.locator(".reading-guide").count() == len(images)
+        assert fetched == [page_file.as_uri()]  # self-contained: nothing else was fetched
+        page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+    assert (tmp_path / "report.png").stat().st_size > 100_000

@@ -24,6 +24,7 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 
+import numpy as np
 import polars as pl
 
 from cojudge_assets.core.contest_judge import ContestJudge, JudgeResult, Verdict
@@ -53,8 +54,9 @@ def mutation_seeds(attempts: pl.DataFrame, packages: dict[str, ProblemPackage], 
     rows = (attempts.filter(pl.col("accepted").fill_null(False) & pl.col("language").is_in(MUTATED_LANGUAGES)
                             & pl.col("problem_id").is_in(with_tests))
             .sort("attempt_uid").to_dicts())
-    if max_seeds is not None:
-        rows = rows[:max_seeds]
+    if max_seeds is not None and len(rows) > max_seeds:
+        # spread over the corpus (attempt_uid order often follows the course's order of assignments)
+        rows = [rows[i] for i in np.linspace(0, len(rows) - 1, max_seeds).round().astype(int)]
     # an accepted program runs every test anyway; one that fails here stops at its first failure
     results = judge.judge_many([(packages[r["problem_id"]], r["language"], r["code"]) for r in rows])
     out = []

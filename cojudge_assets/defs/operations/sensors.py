@@ -43,7 +43,8 @@ def drift_sensor(outputs_job, perturbation_outputs_job) -> dg.SensorDefinition:
                 epoch = record_drift(conn, found)
                 context.log.warning(f"provider drift: {spec.name} now serves {found.served!r} (stored answers: "
                                     f"{found.recorded!r}); epoch {epoch} opened, re-judging its partitions")
-                tags = {"cojudge/drift": f"{spec.name}:{found.recorded}->{found.served}"}
+                tags = {"cojudge/drift": f"{spec.name}:{found.recorded}->{found.served}",
+                        "cojudge/provider": spec.provider}
                 for condition in judged_conditions(conn, spec.name, epoch - 1):
                     requests.append(dg.RunRequest(run_key=f"drift:{spec.name}:{epoch}:{condition}",
                                                   job_name=outputs_job.name, partition_key=f"{condition}|{spec.name}",

@@ -16,8 +16,8 @@ from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core import plots
 from cojudge_assets.core.perturbation.operators import OPERATORS
-from cojudge_assets.core.perturbation.stats import (METRIC_SCHEMA, PerturbationConfig, judged_pairs, perturbation_metrics,
-                                                    yield_table)
+from cojudge_assets.core.perturbation.stats import METRIC_SCHEMA, PerturbationConfig, judged_pairs, yield_table
+from cojudge_assets.core.perturbation.stats import perturbation_metrics as score_perturbations
 from cojudge_assets.core.perturbation.verify import generate_mutants, mutation_seeds as select_seeds
 from cojudge_assets.core.perturbation.verify import request_frame, verify_mutants
 from cojudge_assets.core.predictions import has_table
@@ -34,7 +34,7 @@ CONDITION = "blind"  # mutants are judged without participant context (the study
 
 class MutationSettings(dg.Config):
     max_per_operator: int = 1  # sites kept per operator and seed (spread over the program)
-    max_seeds: int = 0  # 0: every accepted program; a positive number keeps the first N (by attempt_uid)
+    max_seeds: int = 0  # 0: every accepted program; N keeps N spread evenly over them (by attempt_uid)
 
 
 @dg.asset(
@@ -183,7 +183,7 @@ def perturbation_metrics(context: dg.AssetExecutionContext, config: Perturbation
         context.add_output_metadata({"pairs": 0, "note": "no judged mutants"})
         return pl.DataFrame(schema=METRIC_SCHEMA)
     pairs = judged_pairs(mutants, outputs)
-    table = perturbation_metrics(pairs, PerturbationConfig(seed_cut=config.seed_cut, drop_cut=config.drop_cut,
+    table = score_perturbations(pairs, PerturbationConfig(seed_cut=config.seed_cut, drop_cut=config.drop_cut,
                                                            n_resamples=config.resamples, seed=config.seed))
     folder = output_dir() / "perturbation"
     order = [op for op in OPERATORS if op in set(table["subset"].to_list())]
