@@ -147,10 +147,11 @@ class SandboxError(RuntimeError):
 
 
 def _bwrap_argv(argv: list[str], box: Path, *, box_writable: bool, tmp_bytes: int, runner: str,
-                extra_ro_binds: tuple[str, ...]) -> list[str]:
+                extra_ro_binds: tuple[str, ...], ro_mounts: tuple[tuple[str, str], ...] = ()) -> list[str]:
     path = bwrap_path()
     assert path is not None
     extra = [a for p in extra_ro_binds for a in ("--ro-bind", p, p)]
+    extra += [a for source, target in ro_mounts for a in ("--ro-bind", source, target)]
     return [
         path,
         "--unshare-all",  # user, ipc, pid, net, uts, cgroup
@@ -244,6 +245,7 @@ def run_sandboxed(
     box_writable: bool = False,
     env: dict[str, str] | None = None,
     extra_ro_binds: tuple[str, ...] = (),
+    ro_mounts: tuple[tuple[str, str], ...] = (),
 ) -> RunResult:
     """Run ``argv`` with ``box`` as its working directory (``/box`` inside bwrap).
 
@@ -252,7 +254,8 @@ def run_sandboxed(
     file-size limit. The program's environment is exactly ``env`` plus a minimal
     PATH, HOME and LANG. The program is started by the reporting runner, which
     tells its CPU time and how it ended; a run the sandbox could not start raises
-    :class:`SandboxError`.
+    :class:`SandboxError`. ``ro_mounts`` are (host folder, path inside) pairs mounted read-only under
+    bubblewrap only (outside /tmp, which is the sandbox's own); without bubblewrap they are absent.
     """
     use_bwrap = bwrap_path() is not None
     uid = _next_uid()
@@ -266,7 +269,8 @@ def run_sandboxed(
         binds = (*[p for p in extra_ro_binds if os.path.isdir(p)],)
         inner = [RUNNER_IN_BOX, str(report_w), *argv]
         full_argv = _bwrap_argv(inner, box, box_writable=box_writable, tmp_bytes=limits.tmp_bytes,
-                                runner=runner, extra_ro_binds=binds)
+                                runner=runner, extra_ro_binds=binds,
+                                ro_mounts=tuple((a, b) for a, b in ro_mounts if os.path.isdir(a)))
     else:
         full_argv = [runner, str(report_w), *argv]
     stdin = open(stdin_path, "rb") if stdin_path is not None else subprocess.DEVNULL

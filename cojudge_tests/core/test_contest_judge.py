@@ -52,7 +52,7 @@ def test_overflow_fails_only_on_the_big_test(judge, sum_problem):
 
 def test_time_limit_is_cpu_time_and_reported(judge, sum_problem):
     # a variant of the program: judged afresh here, not read from the result cache
-    result = judge.judge(sum_problem, "c", PROGRAMS[("c", Verdict.TLE)] + "/* timed afresh */\n")
+    result = judge.judge(sum_problem, "c", PROGRAMS[("c", Verdict.TLE)] + "int timed_afresh = 1;\n")
     assert not result.from_cache
     outcome = result.tests[0]
     assert outcome.verdict == Verdict.TLE and "CPU limit" in outcome.detail
@@ -109,8 +109,8 @@ def test_token_comparison():
     assert tokens_match(b"0.3333", b"0.33333", float_tolerance=1e-3)
 
 
-def test_results_are_cached_by_code_tests_and_stop_rule(judge, sum_problem):
-    code = PROGRAMS[("c", Verdict.WA)] + "/* result cache probe */\n"
+def test_results_are_cached_by_program_tests_and_stop_rule(judge, sum_problem):
+    code = PROGRAMS[("c", Verdict.WA)] + "int result_cache_probe = 2;\n"  # another binary than the plain WA
     first = judge.judge(sum_problem, "c", code)
     again = judge.judge(sum_problem, "c", code)
     assert not first.from_cache and again.from_cache
@@ -120,3 +120,33 @@ def test_results_are_cached_by_code_tests_and_stop_rule(judge, sum_problem):
     assert not every.from_cache and len(every.tests) == len(sum_problem.tests)
     samples = judge.judge(sum_problem, "c", code, tests=sum_problem.samples)
     assert not samples.from_cache and samples.verdict == Verdict.AC
+
+
+@pytest.mark.parametrize("language", ["c", "cpp", "java"])
+def test_an_edit_the_compiler_erases_reuses_the_result_of_the_same_binary(judge, sum_problem, language):
+    code = PROGRAMS[(language, Verdict.AC)]
+    first = judge.judge(sum_problem, language, code + "\n")
+    commented = code.replace("\n", "\n// a comment the compiler drops\n", 1)
+    again = judge.judge(sum_problem, language, commented)
+    assert again.from_cache and again.summary()["tests"] == first.summary()["tests"]
+    assert judge.compile(language, commented).artifact_sha256 == judge.compile(language, code + "\n").artifact_sha256
+    # a real change is a new binary, judged afresh
+    changed = judge.judge(sum_problem, language, code.replace("\n", "\nclass Unused {}\n", 1) if language == "java"
+                          else code + "int really_changed = 3;\n")
+    assert not changed.from_cache
+
+
+def test_cpp_uses_the_precompiled_header_and_falls_back_when_macros_differ(judge, sum_problem):
+    from cojudge_assets.core.sandbox import isolation_level
+
+    if isolation_level() != "bwrap":
+        pytest.skip("the precompiled header is mounted by bubblewrap only")
+    pch = judge._pch_dir()
+    assert pch is not None and (pch / "bits" / "stdc++.h.gch").stat().st_size > 1_000_000
+    plain = ("#include <bits/stdc++.h>\nusing namespace std;\n"
+             "int main(){long long a,b;cin>>a>>b;cout<<a+b<<endl;}\n")
+    assert judge.judge(sum_problem, "cpp", plain).verdict == Verdict.AC
+    # NDEBUG set before the include: GCC refuses the header compiled without it and reads the real one
+    guarded = "#define NDEBUG 1\n" + plain.replace("cout<<a+b", "assert(a < 0);cout<<a+b")
+    assert judge.judge(sum_problem, "cpp", guarded).verdict == Verdict.AC
+    assert judge.judge(sum_problem, "cpp", guarded.replace("#define NDEBUG 1\n", "")).verdict == Verdict.RE
