@@ -60,7 +60,7 @@ def main() -> None:
     for label in ("cold", "warm"):
         seconds, stdout = run(db, env)
         done = steps(stdout)
-        calls = re.search(r"(\d+) requests? sent to judges", stdout)
+        calls = re.search(r"(\d+) request(?:s|\(s\))? sent to judges", stdout)
         print(f"{label:<6}{seconds:>10.1f}{sum(s == 'ran' for _, s in done):>11}"
               f"{sum(s == 'skipped' for _, s in done):>9}{calls.group(1) if calls else '?':>13}")
         if label == "cold":

@@ -284,7 +284,7 @@ class ContestJudge:
         """
         with self._lock_for("pch"):
             if self._pch is not None:
-                return self._pch or None
+                return Path(self._pch) if self._pch else None
             self._pch = ""
             built = self.cache_dir / "pch" / hashlib.sha256(" ".join(CXX_FLAGS).encode()).hexdigest()[:16]
             target = built / "bits" / "stdc++.h.gch"

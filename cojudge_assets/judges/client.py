@@ -110,7 +110,8 @@ class _HonourRetryAfter:
         return max(self.backoff(state), asked or 0.0)
 
 
-def _request_kwargs(config: JudgeConfig, messages: list[dict]) -> dict:
+def request_kwargs(config: JudgeConfig, messages: list[dict]) -> dict:
+    """The litellm.completion arguments for one judge and these messages (the key read from the environment)."""
     kwargs = dict(model=config.model, messages=messages, temperature=config.temperature,
                   max_tokens=config.max_tokens, timeout=config.timeout_s, num_retries=0, max_retries=0,
                   **config.extra)
@@ -135,7 +136,7 @@ async def judge_once(config: JudgeConfig, messages: list[dict], *, backoff_initi
     import litellm
 
     litellm.suppress_debug_info = True
-    kwargs = _request_kwargs(config, messages)
+    kwargs = request_kwargs(config, messages)
     started = time.perf_counter()
     call = JudgeCall("failed", None, "", "", "", "", 0, 0, False, 0.0, None, None, None)
     provider_errors = 0

@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 import duckdb
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-from cojudge_assets.judges.client import _request_kwargs, is_transient
+from cojudge_assets.judges.client import is_transient, request_kwargs
 from cojudge_assets.judges.config import JudgeSpec
 from cojudge_assets.judges.store import CACHE_TABLE, current_epoch, ensure_tables, start_epoch
 
@@ -48,7 +48,7 @@ def probe(spec: JudgeSpec) -> str:
 
     litellm.suppress_debug_info = True
     config = spec.client_config()
-    kwargs = _request_kwargs(config, PROBE_MESSAGES)
+    kwargs = request_kwargs(config, PROBE_MESSAGES)
     kwargs.update(max_tokens=8, response_format=None)
     kwargs.pop("thinking", None)
     kwargs = {k: v for k, v in kwargs.items() if v is not None}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,9 @@ import duckdb
 import pytest
 
 from cojudge_tests.conftest import REPO
+
+# the module's fixture runs the whole demo study cold (label audit, judging, ~700 mutants compiled and run)
+pytestmark = pytest.mark.timeout(1800)
 
 
 def run_command(db: Path, home: Path, *extra: str, timeout: float = 1800) -> subprocess.CompletedProcess:
@@ -219,3 +223,52 @@ def test_the_demo_report_renders_every_figure_in_chromium(demo_db, tmp_path):
         assert fetched == [page_file.as_uri()]  # self-contained: nothing else was fetched
         page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
     assert (tmp_path / "report.png").stat().st_size > 100_000
+
+
+@pytest.mark.slow
+def test_a_verdict_fix_on_the_demo_corpus_recomputes_metrics_without_judge_calls(demo_db, demo_home, tmp_path,
+                                                                                    monkeypatch):
+    """Change how a verdict is read (and bump the reader's code version), re-materialize: zero judge calls."""
+    import dagster as dg
+
+    import cojudge_assets.core.attempts as attempts_reader
+    import cojudge_assets.defs.ingest.assets as ingest_assets
+    from cojudge_assets.cli import run_steps
+    from cojudge_assets.definitions import build_definitions
+
+    # a copy of the finished run (tables, files beside them, Dagster's history), so other tests keep theirs
+    shutil.copytree(demo_db.parent, tmp_path / "run")
+    shutil.copytree(demo_home, tmp_path / "home")
+    db = tmp_path / "run" / demo_db.name
+    monkeypatch.setenv("COJUDGE_DUCKDB", str(db))
+    instance = dg.DagsterInstance.from_config(str(tmp_path / "home"))
+
+    def metrics():
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            return dict(con.sql("select judge || '|' || condition, value from main.judge_metrics "
+                                "where metric = 'roc_auc'").fetchall())
+        finally:
+            con.close()
+
+    before = metrics()
+    read = attempts_reader.map_verdict
+    # the fix: this judge system's "Runtime Error" page meant a run killed after printing a correct answer
+    monkeypatch.setattr(attempts_reader, "map_verdict",
+                        lambda result, vocabulary: "AC" if result.strip().lower() == "runtime error"
+                        else read(result, vocabulary))
+    monkeypatch.setattr(ingest_assets, "read_contest", ingest_assets.read_contest.map_asset_specs(
+        lambda spec: spec.replace_attributes(code_version="2") if spec.key == dg.AssetKey("attempts") else spec))
+    lines: list[str] = []
+    outcome = run_steps(build_definitions(), instance, {}, echo=lines.append)
+    assert outcome, "\n".join(lines)
+    steps = {line.split(":")[0]: line for line in lines}
+    assert "attempts stale" in steps["ingest"]
+    judging = [line for step, line in steps.items() if step.startswith(("judge_outputs_job", "perturbation_outputs"))]
+    assert len(judging) == 8 and all(line.endswith("up to date, skipped") for line in judging)
+    assert outcome.requests_sent == 0
+    after = metrics()
+    assert set(after) == set(before) and all(after[k] != pytest.approx(before[k]) for k in before)
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.sql("select count(*) from main.attempts where verdict = 'RE'").fetchone()[0] == 0
+    con.close()

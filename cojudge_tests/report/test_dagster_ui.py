@@ -110,7 +110,7 @@ def test_lineage_page_draws_every_asset(chromium, webserver, tmp_path):
     expected_assets = {key.to_user_string() for key in build_definitions().resolve_asset_graph().get_all_asset_keys()}
     assert set(SHOWN_ASSETS) <= expected_assets
 
-    context = chromium.new_context(viewport={"width": 1920, "height": 2000})
+    context = chromium.new_context(viewport={"width": 2400, "height": 3000})
     # The "Join the Dagster community" dialog opens on localhost until dismissed; mark it dismissed as a
     # user's click on "Skip" would, so it does not cover the graph.
     context.add_init_script("window.localStorage.setItem('communityNux', JSON.stringify('1'))")
