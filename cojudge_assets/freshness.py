@@ -11,7 +11,9 @@ A step (one job, one partition) is skipped when every asset it materializes is
 FRESH for that partition and its table is in the current DuckDB file, so
 pointing the same Dagster instance at a new or deleted DuckDB file recomputes
 what is not there (a partition deleted by hand from a table that is still there
-is not noticed: materialize it by name, or use ``--force``). Stale status is shallow (an asset
+is not noticed: materialize it by name, or use ``--force``). A judge's partition
+whose answers are of an older epoch than the judge's current one (a provider
+drift was recorded, its re-judging not run yet) is outdated too. Stale status is shallow (an asset
 is STALE when its own inputs moved), which is why it is asked step by step in
 dependency order, after the upstream steps ran.
 """
@@ -53,6 +55,21 @@ def _in_duckdb(conn: duckdb.DuckDBPyConnection | None, table: str) -> bool:
                              "and table_name = ?", [table]).fetchone()[0])
 
 
+EPOCH_TABLES = ("judge_outputs", "perturbation_outputs")  # partitions keyed by a judge, rows by its epoch
+
+
+def _epoch_behind(conn: duckdb.DuckDBPyConnection | None, table: str, partition_key: str) -> bool:
+    """A judge's partition holds answers of an older epoch than the judge's current one: a drift was recorded
+    (judges/drift.py) and its re-judging has not run yet."""
+    if conn is None:
+        return False
+    judge = partition_key.split("|")[-1]  # "condition|judge" or "judge"
+    stored = conn.execute(f'select max(epoch) from main."{table}" where judge = ?', [judge]).fetchone()[0]
+    current = conn.execute("select max(epoch) from main.judge_epochs where judge = ?", [judge]).fetchone()[0] \
+        if _in_duckdb(conn, "judge_epochs") else None
+    return stored is not None and current is not None and int(current) > int(stored)
+
+
 def outdated_assets(defs: dg.Definitions, instance: dg.DagsterInstance, job_name: str, partition_key: str | None,
                     database: str) -> list[str]:
     """The assets of one step that are not up to date (empty: the step can be skipped), with why."""
@@ -74,6 +91,8 @@ def outdated_assets(defs: dg.Definitions, instance: dg.DagsterInstance, job_name
                 outdated.append(f"{key.to_user_string()} {status.value.lower()}")
             elif not node.metadata.get(NOT_IN_DUCKDB) and not _in_duckdb(conn, key.path[-1]):
                 outdated.append(f"{key.to_user_string()} not in {database}")
+            elif key.path[-1] in EPOCH_TABLES and partition_key and _epoch_behind(conn, key.path[-1], partition_key):
+                outdated.append(f"{key.to_user_string()} behind its judge's epoch")
         return outdated
     finally:
         if conn is not None:

@@ -218,7 +218,7 @@ def test_the_demo_report_renders_every_figure_in_chromium(demo_db, tmp_path):
         images = page.eval_on_selector_all(
             "figure img", "els => els.map(e => [e.complete, e.naturalWidth, e.src.slice(0, 22)])")
         assert len(images) >= 15
-        assert all(done and width > 0 and src == "data:image/png;base64" for done, width, src in images)
+        assert all(done and width > 0 and src == "data:image/png;base64," for done, width, src in images)
         assert page.locator(".reading-guide").count() == len(images)
         assert fetched == [page_file.as_uri()]  # self-contained: nothing else was fetched
         page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
