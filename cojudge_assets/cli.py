@@ -129,9 +129,16 @@ def _for_job(run_config: dict, job) -> dict:
 
 
 def _requests_sent(result) -> int:
-    return sum(int(event.materialization.metadata["judged_now"].value)
+    """Requests sent to judges by one run: from its materializations, and from a partition that failed (its
+    dg.Failure carries the same counts)."""
+    sent = sum(int(event.materialization.metadata["judged_now"].value)
                for event in result.get_asset_materialization_events()
                if "judged_now" in event.materialization.metadata)
+    for event in result.all_events:
+        failure = event.step_failure_data.user_failure_data if event.is_step_failure else None
+        if failure is not None and "judged_now" in (failure.metadata or {}):
+            sent += int(failure.metadata["judged_now"].value)
+    return sent
 
 
 def _summary(step: str, result, seconds: float) -> str:
@@ -180,7 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--judge", action="append", help="only this judge's partitions (repeatable)")
     m.add_argument("--condition", action="append", choices=["blind", "prefix12k", "nonblind"],
                    help="only this condition's partitions (repeatable)")
-    m.add_argument("--jobs", help="only these jobs, comma-separated: ingest,judge_requests_job,judge_outputs_job")
+    m.add_argument("--jobs", help="only these jobs, comma-separated, from: ingest, judge_requests_job, "
+                   "judge_outputs_job, measurement_job, mutants_job, perturbation_outputs_job, "
+                   "perturbation_metrics_job, dynamics_job, report_job")
     m.add_argument("--force", action="store_true",
                    help="run every step even when Dagster's data versions say it is up to date")
     m.set_defaults(func=materialize)

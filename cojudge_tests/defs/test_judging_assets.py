@@ -114,7 +114,8 @@ def test_failed_rows_fail_the_partition_and_a_rerun_sends_only_them(tmp_path, mo
     defs, instance, config = setup(tmp_path, monkeypatch, server, n=12, max_tries=2)
     server.script = [*[("ok", GOOD)] * 9, ("ok", "no json here")]  # the last 3 rows never answer validly
     lines = []
-    assert not run_steps(defs, instance, config, conditions=["blind"], echo=lines.append)
+    outcome = run_steps(defs, instance, config, conditions=["blind"], echo=lines.append)
+    assert not outcome and outcome.requests_sent == 12  # counted from the failed partition too
     failure = lines[-1]
     assert "FAILED" in failure and "3 of 12 rows failed" in failure and "materialize the partition again" in failure
     con = duckdb.connect(str(tmp_path / "j.duckdb"), read_only=True)

@@ -33,7 +33,7 @@ CONDITION = "blind"  # mutants are judged without participant context (the study
 
 
 class MutationSettings(dg.Config):
-    max_per_operator: int = 1  # sites kept per operator and seed (spread over the program)
+    max_per_operator: int = 1  # sites kept per operator and seed (spread over the program); 0: every site
     max_seeds: int = 0  # 0: every accepted program; N keeps N spread evenly over them (by attempt_uid)
 
 
@@ -41,8 +41,9 @@ class MutationSettings(dg.Config):
     group_name="perturbation",
     kinds=KINDS,
     code_version="1",
-    description="One row per accepted C/C++/Java attempt whose problem has tests, re-run on every test here: the "
-    "re-execution verdict, the sha256 of its output per test, and whether it is usable as a seed (accepted here).",
+    description="One row per accepted C/C++/Java attempt whose problem has tests, re-run on its tests here (an "
+    "accepted program runs them all): the re-execution verdict, the sha256 of its output per test, and whether it "
+    "is usable as a seed (accepted here).",
 )
 def mutation_seeds(context: dg.AssetExecutionContext, config: MutationSettings, attempts: pl.DataFrame,
                    corpus: CorpusResource, contest_judge: ContestJudgeResource) -> pl.DataFrame:
