@@ -34,6 +34,7 @@ import polars as pl
 
 from cojudge_assets.core.agreement import spearman
 from cojudge_assets.core.metrics import cluster_codes, cluster_weights, interval, roc_auc, weighted_mean
+from cojudge_assets.core.predictions import has_table
 
 PAIR_SCHEMA = {"judge": pl.String, "seed_uid": pl.String, "mutant_uid": pl.String, "operator": pl.String,
                "arm": pl.String, "severity": pl.Int64, "in_loop": pl.Boolean, "in_guard": pl.Boolean,
@@ -144,3 +145,25 @@ def yield_table(mutants: pl.DataFrame) -> pl.DataFrame:
                  pl.col("behaviour_changed").sum().alias("behaviour_changed"),
                  (pl.col("behaviour_changed").filter(pl.col("verified")).mean()).alias("confirmed_share"))
             .sort(pl.col("severity").fill_null(9), "operator"))
+
+
+def accuracy_points(metrics: pl.DataFrame, judge_metrics: pl.DataFrame, condition: str) -> pl.DataFrame:
+    """Per judge: ROC-AUC on the contest's attempts under ``condition`` and arm discrimination, with intervals."""
+    auc = (judge_metrics.filter((pl.col("metric") == "roc_auc") & (pl.col("condition") == condition))
+           .select("judge", pl.col("value").alias("roc_auc"), pl.col("lo").alias("roc_auc_lo"),
+                   pl.col("hi").alias("roc_auc_hi")))
+    ad = (metrics.filter((pl.col("metric") == "arm_discrimination") & (pl.col("subset") == "all"))
+          .select("judge", pl.col("value").alias("arm_discrimination"), pl.col("lo").alias("ad_lo"),
+                  pl.col("hi").alias("ad_hi")))
+    return auc.join(ad, on="judge").drop_nans().drop_nulls()
+
+
+def read_perturbation_inputs(conn) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The judges' answers on seeds and mutants, and the judge metrics on the contest (empty when absent)."""
+    outputs = (conn.execute("select judge, attempt_uid, status, p_accept from main.perturbation_outputs").pl()
+               if has_table(conn, "perturbation_outputs") else pl.DataFrame())
+    judge_metrics = (conn.execute("select judge, condition, metric, value, lo, hi from main.judge_metrics").pl()
+                     if has_table(conn, "judge_metrics") else pl.DataFrame(schema={
+                         "judge": pl.String, "condition": pl.String, "metric": pl.String, "value": pl.Float64,
+                         "lo": pl.Float64, "hi": pl.Float64}))
+    return outputs, judge_metrics

@@ -16,11 +16,11 @@ from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core import plots
 from cojudge_assets.core.perturbation.operators import OPERATORS
-from cojudge_assets.core.perturbation.stats import METRIC_SCHEMA, PerturbationConfig, judged_pairs, yield_table
+from cojudge_assets.core.perturbation.stats import (METRIC_SCHEMA, PerturbationConfig, accuracy_points, judged_pairs,
+                                                    read_perturbation_inputs, yield_table)
 from cojudge_assets.core.perturbation.stats import perturbation_metrics as score_perturbations
 from cojudge_assets.core.perturbation.verify import generate_mutants, mutation_seeds as select_seeds
 from cojudge_assets.core.perturbation.verify import request_frame, verify_mutants
-from cojudge_assets.core.predictions import has_table
 from cojudge_assets.core.requests import build_requests
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.judging.assets import answers_version, judge_one_partition
@@ -152,16 +152,6 @@ def perturbation_yield(context: dg.AssetExecutionContext, mutants: pl.DataFrame)
     return table
 
 
-def _accuracy_points(metrics: pl.DataFrame, judge_metrics: pl.DataFrame) -> pl.DataFrame:
-    auc = (judge_metrics.filter((pl.col("metric") == "roc_auc") & (pl.col("condition") == CONDITION))
-           .select("judge", pl.col("value").alias("roc_auc"), pl.col("lo").alias("roc_auc_lo"),
-                   pl.col("hi").alias("roc_auc_hi")))
-    ad = (metrics.filter((pl.col("metric") == "arm_discrimination") & (pl.col("subset") == "all"))
-          .select("judge", pl.col("value").alias("arm_discrimination"), pl.col("lo").alias("ad_lo"),
-                  pl.col("hi").alias("ad_hi")))
-    return auc.join(ad, on="judge").drop_nans().drop_nulls()
-
-
 @dg.asset(
     group_name="perturbation",
     kinds=KINDS,
@@ -174,12 +164,7 @@ def _accuracy_points(metrics: pl.DataFrame, judge_metrics: pl.DataFrame) -> pl.D
 def perturbation_metrics(context: dg.AssetExecutionContext, config: PerturbationSettings, mutants: pl.DataFrame,
                          duckdb: DuckDBResource) -> pl.DataFrame:
     with duckdb.get_connection() as conn:
-        outputs = (conn.execute("select judge, attempt_uid, status, p_accept from main.perturbation_outputs").pl()
-                   if has_table(conn, "perturbation_outputs") else pl.DataFrame())
-        judge_metrics = (conn.execute("select * from main.judge_metrics").pl()
-                         if has_table(conn, "judge_metrics") else pl.DataFrame(schema={
-                             "judge": pl.String, "condition": pl.String, "metric": pl.String, "value": pl.Float64,
-                             "lo": pl.Float64, "hi": pl.Float64}))
+        outputs, judge_metrics = read_perturbation_inputs(conn)
     if outputs.is_empty():  # no judge enabled, or no C/C++/Java program accepted: nothing to score
         context.add_output_metadata({"pairs": 0, "note": "no judged mutants"})
         return pl.DataFrame(schema=METRIC_SCHEMA)
@@ -190,7 +175,7 @@ def perturbation_metrics(context: dg.AssetExecutionContext, config: Perturbation
     order = [op for op in OPERATORS if op in set(table["subset"].to_list())]
     figures = {"shift_by_operator": plots.shift_by_operator(
         table, order, folder / "shift_by_operator.png", "Mean score shift per operator (semantic by severity)")}
-    points = _accuracy_points(table, judge_metrics)
+    points = accuracy_points(table, judge_metrics, CONDITION)
     if len(points):
         figures["accuracy_vs_discrimination"] = plots.accuracy_vs_discrimination(
             points, folder / "accuracy_vs_discrimination.png", "Accuracy on real attempts vs defect discrimination")
