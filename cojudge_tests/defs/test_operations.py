@@ -164,3 +164,17 @@ def test_a_verdict_fix_recomputes_the_metrics_without_a_single_judge_call(tmp_pa
     lines = []
     outcome = run_steps(build_definitions(), instance, config, conditions=["blind"], echo=lines.append)
     assert outcome.ran == 0 and all(line.endswith("up to date, skipped") for line in lines)
+
+
+def test_a_probe_that_fails_is_reported_and_does_not_stop_the_others(tmp_path, monkeypatch, two_providers):
+    drifty, steady = two_providers
+    instance, config = setup(tmp_path, monkeypatch, drifty, steady, n=9)
+    db = tmp_path / "ops.duckdb"
+    defs = build_definitions()
+    assert run_steps(defs, instance, config, conditions=["blind"], echo=lambda line: None)
+    drifty.script = [("status", 401, None)]  # the key was revoked: the probe is refused
+    steady.model = "steady-model-8"
+    tick = evaluate(defs, instance, db)
+    assert [r.partition_key for r in tick.run_requests] == ["blind|steady", "steady"]  # steady's drift still seen
+    tick = evaluate(defs, instance, db)  # nothing new to re-judge: the skip message says what went wrong
+    assert not tick.run_requests and "drifty: probe failed (AuthenticationError)" in tick.skip_message

@@ -35,7 +35,11 @@ def drift_sensor(outputs_job, perturbation_outputs_job) -> dg.SensorDefinition:
         hosted = [spec for spec in enabled_judges() if not spec.local]
         with duckdb.get_connection() as conn:
             for spec in hosted:
-                found = check(conn, spec)
+                try:
+                    found = check(conn, spec)
+                except Exception as exc:  # noqa: BLE001 - one unreachable provider must not hide the others
+                    notes.append(f"{spec.name}: probe failed ({type(exc).__name__})")
+                    continue
                 if found.note:
                     notes.append(f"{spec.name}: {found.note}")
                 if not found.drifted:
