@@ -100,3 +100,17 @@ def test_a_control_that_changes_output_or_a_second_edit_is_not_verified(judge, p
     # a trailing space is the same tokens for the contest judge (AC), but not the seed's bytes
     assert reasons[9].startswith("output differs from the seed's")
     assert reasons[8] == "differs from its seed by more than its recorded edit"
+
+
+def test_mutating_in_worker_processes_gives_the_same_mutants(judge, problem, monkeypatch):
+    import cojudge_assets.core.perturbation.verify as verify
+
+    rows = [(f"s{i}", "c", SEED_C.replace("s = 0", f"s = {i} - {i}"), True) for i in range(12)]
+    seeds = pl.DataFrame([{"seed_uid": uid, "participant": "p", "problem_id": "sum", "language": lang,
+                           "language_label": lang, "code": code, "reexec_verdict": "AC", "tests": 3,
+                           "output_sha256": [], "usable": True, "reason": None} for uid, lang, code, _ in rows],
+                         schema=verify.SEED_SCHEMA)
+    in_process = verify.generate_mutants(seeds, max_per_operator=None, workers=1)
+    monkeypatch.setattr(verify, "PARALLEL_MUTATION_FROM", 1)  # a forkserver pool of 2 even for 12 seeds
+    pooled = verify.generate_mutants(seeds, max_per_operator=None, workers=2)
+    assert pooled == in_process and len(pooled) > 12 * 5

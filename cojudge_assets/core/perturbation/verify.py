@@ -14,8 +14,8 @@ and control mutants alike stop at their first failing test, like contest
 judging (a control that fails a test is not identical anyway; one that passes
 runs every test, and all its outputs are compared).
 
-Mutating is spread over processes and compiling/executing over the contest
-judge's workers (one per core).
+Compiling and executing use the contest judge's workers (one per core);
+mutating is spread over processes from PARALLEL_MUTATION_FROM seeds up.
 """
 
 from __future__ import annotations
@@ -49,7 +49,9 @@ MUTANT_SCHEMA = {
 
 def mutation_seeds(attempts: pl.DataFrame, packages: dict[str, ProblemPackage], judge: ContestJudge,
                    *, max_seeds: int | None = None) -> pl.DataFrame:
-    """One row per accepted C/C++/Java attempt with tests, re-run on every test (see module docstring)."""
+    """One row per accepted C/C++/Java attempt with tests, re-run on its tests (see module docstring).
+
+    ``max_seeds`` keeps that many, spread evenly over the seeds in attempt_uid order."""
     with_tests = [pid for pid, package in packages.items() if package.tests]
     rows = (attempts.filter(pl.col("accepted").fill_null(False) & pl.col("language").is_in(MUTATED_LANGUAGES)
                             & pl.col("problem_id").is_in(with_tests))
