@@ -62,7 +62,7 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
     whose assets are all up to date (cojudge_assets/freshness.py) is skipped unless ``force``.
     Stops at the first failed run.
     """
-    from cojudge_assets.definitions import JOB_ORDER, PARTITION_DIMENSION
+    from cojudge_assets.definitions import JOB_ORDER
     from cojudge_assets.freshness import observe_corpus, outdated_assets
 
     echo = echo or functools.partial(print, flush=True)
@@ -80,7 +80,7 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
         if job.partitions_def is not None:
             keys = []
             for key in job.partitions_def.get_partition_keys():
-                dims = getattr(key, "keys_by_dimension", None) or {job.tags[PARTITION_DIMENSION]: str(key)}
+                dims = _dimensions(job, str(key))
                 if conditions and "condition" in dims and dims["condition"] not in conditions:
                     continue
                 if judges and "judge" in dims and dims["judge"] not in judges:
@@ -110,14 +110,23 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
 def run_tags(job, partition_key: str | None) -> dict[str, str]:
     """``cojudge/provider`` on runs of one judge's partition: a run coordinator limits concurrent runs per
     provider with it (tag_concurrency_limits, README "Beyond one machine")."""
-    from cojudge_assets.definitions import PARTITION_DIMENSION
     from cojudge_assets.judges.config import judge_by_name
 
     if partition_key is None or job.partitions_def is None:
         return {}
-    key = job.partitions_def.get_partition_key_from_str(partition_key) if "|" in partition_key else partition_key
-    dims = getattr(key, "keys_by_dimension", None) or {job.tags.get(PARTITION_DIMENSION): partition_key}
+    dims = _dimensions(job, partition_key)
     return {"cojudge/provider": judge_by_name(dims["judge"]).provider} if "judge" in dims else {}
+
+
+def _dimensions(job, partition_key: str) -> dict[str, str]:
+    """{dimension: value} of one partition key of the job (a single-dimension job names its dimension in a tag)."""
+    import dagster as dg
+
+    from cojudge_assets.definitions import PARTITION_DIMENSION
+
+    if isinstance(job.partitions_def, dg.MultiPartitionsDefinition):
+        return dict(job.partitions_def.get_partition_key_from_str(partition_key).keys_by_dimension)
+    return {job.tags[PARTITION_DIMENSION]: partition_key}
 
 
 def _for_job(run_config: dict, job) -> dict:

@@ -31,6 +31,8 @@ from dagster._core.definitions.observe import observe  # the in-process observat
 from dagster._core.definitions.temporal_context import TemporalContext
 from dagster._time import get_current_datetime
 
+from cojudge_assets.core.predictions import has_table
+
 
 NOT_IN_DUCKDB = "cojudge/not_in_duckdb"  # asset metadata: the asset writes files, not a table
 ANSWER_COLUMNS = ("attempt_uid", "request_hash", "epoch", "status", "p_accept", "s_algo", "s_robust")
@@ -49,10 +51,7 @@ def _resolver(instance: dg.DagsterInstance, graph) -> CachingStaleStatusResolver
 
 
 def _in_duckdb(conn: duckdb.DuckDBPyConnection | None, table: str) -> bool:
-    if conn is None:
-        return False
-    return bool(conn.execute("select count(*) from information_schema.tables where table_schema = 'main' "
-                             "and table_name = ?", [table]).fetchone()[0])
+    return conn is not None and has_table(conn, table)
 
 
 EPOCH_TABLES = ("judge_outputs", "perturbation_outputs")  # partitions keyed by a judge, rows by its epoch

@@ -16,6 +16,7 @@ import polars as pl
 from cojudge_assets.core.agreement import spearman
 from cojudge_assets.core.metrics import (average_precision, brier, cluster_codes, cluster_weights, interval,
                                          log_loss, roc_auc)
+from cojudge_assets.core.predictions import has_table
 
 ANSWER_SCHEMA = {"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "epoch": pl.Int32,
                  "p_accept": pl.Float64, "served_model": pl.String, "y": pl.Int64, "participant": pl.String,
@@ -77,9 +78,7 @@ EVENT_SCHEMA = {"judge": pl.String, "old_identity": pl.String, "new_identity": p
 
 def read_drift_inputs(conn) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The drift events and the valid answers of the contest's attempts in every epoch, with labels."""
-    tables = {r[0] for r in conn.execute("select table_name from information_schema.tables "
-                                         "where table_schema = 'main'").fetchall()}
-    if "drift_events" not in tables or "judge_cache" not in tables or "attempts" not in tables:
+    if not all(has_table(conn, name) for name in ("drift_events", "judge_cache", "attempts")):
         return pl.DataFrame(schema=ANSWER_SCHEMA), pl.DataFrame(schema=EVENT_SCHEMA)
     events = conn.execute("select * from main.drift_events order by seen_at").pl().cast(EVENT_SCHEMA)
     answers = conn.execute("""

@@ -19,10 +19,6 @@ PREDICTIONS_SCHEMA = {
 }
 
 
-def _has_table(conn, name: str) -> bool:
-    return bool(conn.execute("select count(*) from information_schema.tables where table_schema = 'main' "
-                             "and table_name = ?", [name]).fetchone()[0])
-
 PREDICTIONS_SQL = """
     select o.attempt_uid, o.judge, o.condition, o.p_accept, o.s_algo, o.s_robust, o.request_hash,
            o.served_model, a.participant, a.problem_id, a.turn, a.verdict, a.accepted,

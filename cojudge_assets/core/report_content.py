@@ -55,6 +55,12 @@ def _query(conn: duckdb.DuckDBPyConnection, table: str, sql: str) -> pl.DataFram
     return conn.execute(sql).pl() if has_table(conn, table) else None
 
 
+def _tables_if_any(conn: duckdb.DuckDBPyConnection, wanted: list[tuple[str, str, str]]) -> list[Table]:
+    """A Table for each (table, SQL, caption) whose table exists and whose query returns rows."""
+    found = [(caption, _query(conn, table, sql)) for table, sql, caption in wanted]
+    return [Table(caption, frame) for caption, frame in found if frame is not None and len(frame)]
+
+
 def _metric_table(frame: pl.DataFrame, metrics: list[str], index: list[str]) -> pl.DataFrame:
     """value [lo, hi] per metric as columns, one row per index."""
     rows = frame.filter(pl.col("metric").is_in(metrics))
@@ -102,16 +108,11 @@ def judges_section(conn: duckdb.DuckDBPyConnection) -> Section | None:
         group by 1, 2, 3 order by 1, 2, 3""")
     if validity is None:
         return None
-    tables = [Table("Served models and validity accounting (contest attempts)", validity)]
-    epochs = _query(conn, "judge_epochs", "select * from main.judge_epochs order by judge, epoch")
-    if epochs is not None and len(epochs):
-        tables.append(Table("Judge epochs (re-judgings)", epochs))
-    drift = _query(conn, "drift_events", "select * from main.drift_events order by seen_at")
-    if drift is not None and len(drift):
-        tables.append(Table("Provider drift events", drift))
-    report = _query(conn, "drift_report", "select * from main.drift_report")
-    if report is not None and len(report):
-        tables.append(Table("Before and after each drift", report.drop("old_identity", "new_identity")))
+    tables = [Table("Served models and validity accounting (contest attempts)", validity), *_tables_if_any(conn, [
+        ("judge_epochs", "select * from main.judge_epochs order by judge, epoch", "Judge epochs (re-judgings)"),
+        ("drift_events", "select * from main.drift_events order by seen_at", "Provider drift events"),
+        ("drift_report", "select * exclude (old_identity, new_identity) from main.drift_report",
+         "Before and after each drift")])]
     return Section("Judges: served models, validity, drift",
                    "Each judge's answers as stored: which model the provider reported serving, how many answers "
                    "were valid on first receipt, how many were repaired by re-asking, how many failed.",
@@ -129,12 +130,9 @@ def measurement_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Sectio
     if validity is not None:
         tables.append(Table("Scale validity", validity.pivot(on="metric", index=["judge", "condition"],
                                                              values="value").sort("judge", "condition")))
-    panel = _query(conn, "panel", "select * from main.panel")
-    if panel is not None and len(panel):
-        tables.append(Table("The panel (percentile-rank average of the judges)", panel))
-    effects = _query(conn, "condition_effects", "select * from main.condition_effects")
-    if effects is not None and len(effects):
-        tables.append(Table("Condition effects (paired)", effects))
+    tables += _tables_if_any(conn, [
+        ("panel", "select * from main.panel", "The panel (percentile-rank average of the judges)"),
+        ("condition_effects", "select * from main.condition_effects", "Condition effects (paired)")])
     return Section("The judges as instruments",
                    "Ranking (ROC-AUC, PR-AUC), calibration (LogLoss, Brier, ECE), out-of-fold decisions (MCC), "
                    "scale validity and agreement, scored against the contest's verdicts.",
@@ -163,9 +161,8 @@ def dynamics_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section |
     if success is None:
         return None
     tables = [Table("Success@Turn", success, max_rows=30)]
-    churn = _query(conn, "churn_vs_improvement", "select * from main.churn_vs_improvement")
-    if churn is not None and len(churn):
-        tables.append(Table("Revision churn against the panel's improvement", churn))
+    tables += _tables_if_any(conn, [("churn_vs_improvement", "select * from main.churn_vs_improvement",
+                                     "Revision churn against the panel's improvement")])
     convergence = _query(conn, "convergence", """
         select count(*) as attempts, round(median(similarity), 3) as median_similarity_to_final
         from main.convergence""")

@@ -15,6 +15,8 @@ import polars as pl
 from dagster._core.storage.db_io_manager import DbTypeHandler, TableSlice
 from dagster_duckdb_polars import DuckDBPolarsIOManager, DuckDBPolarsTypeHandler
 
+KINDS = {"polars", "duckdb"}  # the kinds of every asset stored through this IO manager
+
 
 class PolarsTableHandler(DuckDBPolarsTypeHandler):
     def handle_output(self, context: dg.OutputContext, table_slice: TableSlice, obj: pl.DataFrame, connection):

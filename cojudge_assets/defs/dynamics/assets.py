@@ -12,9 +12,9 @@ from cojudge_assets.core import dynamics, plots
 from cojudge_assets.core.consensus import (CONSENSUS_SCHEMA, churn_vs_improvement, panel_discrimination,
                                            rank_consensus)
 from cojudge_assets.core.tables import markdown_table
+from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.resources import output_dir
 
-KINDS = {"polars", "duckdb"}
 CHURN_COLUMNS = ("ned_code", "codebleu_churn", "ned_prompt")
 
 

@@ -8,9 +8,8 @@ from cojudge_assets.core.context import build_contexts
 from cojudge_assets.core.corpus import contest_settings, fingerprint, read_corpus, read_problem_table
 from cojudge_assets.core.label_audit import audit_labels, audit_summary
 from cojudge_assets.core.tables import markdown_table
+from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource
-
-KINDS = {"polars", "duckdb"}
 
 
 @dg.observable_source_asset(

@@ -18,13 +18,13 @@ from dagster_duckdb import DuckDBResource
 from cojudge_assets.core.context import CONDITIONS
 from cojudge_assets.core.requests import build_requests, label_leaks, write_jsonl
 from cojudge_assets.core.tables import markdown_table
+from cojudge_assets.defs.io import KINDS
 from cojudge_assets.freshness import ANSWER_COLUMNS, content_version
 from cojudge_assets.defs.resources import ContestJudgeResource, output_dir
 from cojudge_assets.judges.config import JudgeSpec, judge_by_name
 from cojudge_assets.judges.runner import judge_partition
 from cojudge_assets.judges.store import current_epoch, partition_rows
 
-KINDS = {"polars", "duckdb"}
 CONDITION_PARTITIONS = dg.StaticPartitionsDefinition(list(CONDITIONS))
 
 

@@ -15,9 +15,9 @@ from cojudge_assets.core import plots
 from cojudge_assets.core.measurement import MeasurementConfig, headline_table, measure, run_to_run
 from cojudge_assets.core.predictions import read_judge_cache, read_predictions
 from cojudge_assets.core.tables import markdown_table
+from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.resources import output_dir
 
-KINDS = {"polars", "duckdb"}
 @dg.asset(
     group_name="judging",
     kinds=KINDS,

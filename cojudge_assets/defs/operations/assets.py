@@ -6,8 +6,7 @@ from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.drift import drift_comparison, read_drift_inputs
 from cojudge_assets.core.tables import markdown_table
-
-KINDS = {"polars", "duckdb"}
+from cojudge_assets.defs.io import KINDS
 
 
 class DriftReportSettings(dg.Config):

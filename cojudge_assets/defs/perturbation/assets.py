@@ -23,12 +23,12 @@ from cojudge_assets.core.perturbation.verify import generate_mutants, mutation_s
 from cojudge_assets.core.perturbation.verify import request_frame, verify_mutants
 from cojudge_assets.core.requests import build_requests
 from cojudge_assets.core.tables import markdown_table
+from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.judging.assets import answers_version, judge_one_partition
 from cojudge_assets.freshness import content_version
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, output_dir
 from cojudge_assets.judges.config import judge_by_name
 
-KINDS = {"polars", "duckdb"}
 CONDITION = "blind"  # mutants are judged without participant context (the study's perturbation protocol)
 
 
