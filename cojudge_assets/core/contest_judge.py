@@ -21,7 +21,6 @@ compiler turns into its seed's very binary is not run again.
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import json
 import os
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import Iterable
 
 from cojudge_assets.core.kattis import ProblemPackage, TestCase
-from cojudge_assets.core.sandbox import Limits, isolation_level, run_sandboxed
+from cojudge_assets.core.sandbox import Limits, isolation_level, readable_copy, run_sandboxed
 
 
 class Verdict(StrEnum):
@@ -279,8 +278,8 @@ class ContestJudge:
     def _pch_dir(self) -> Path | None:
         """A folder holding ``bits/stdc++.h.gch`` precompiled with CXX_FLAGS (None where it cannot be built).
 
-        Built once into the cache; the sandbox's uids may not enter the cache (often under a private home),
-        so this process mounts a copy in a fresh folder of its own, readable by all, removed at exit.
+        Built once into the cache; the sandbox mounts this process's readable copy of it
+        (sandbox.readable_copy).
         """
         with self._lock_for("pch"):
             if self._pch is not None:
@@ -301,12 +300,7 @@ class ContestJudge:
                     staging.unlink(missing_ok=True)
                     return None
                 staging.replace(target)
-            visible = Path(tempfile.mkdtemp(prefix="cojudge-pch-"))
-            visible.chmod(0o755)
-            (visible / "bits").mkdir(mode=0o755)
-            shutil.copy2(target, visible / "bits" / "stdc++.h.gch")
-            (visible / "bits" / "stdc++.h.gch").chmod(0o644)
-            atexit.register(shutil.rmtree, visible, True)
+            visible = readable_copy("cojudge-pch-", {"bits/stdc++.h.gch": target})
             self._pch = str(visible)
             return visible
 

@@ -225,13 +225,24 @@ def runner_path() -> str:
         subprocess.run(["gcc", "-O2", "-o", str(staging), str(RUNNER_SOURCE)], check=True, capture_output=True)
         staging.chmod(0o755)
         staging.rename(binary)
-    # the dedicated uids cannot enter the cache (often under a private home): give them a copy
-    # in a fresh folder of this process's own, readable by all, removed at exit
-    visible = Path(tempfile.mkdtemp(prefix="cojudge-runner-"))
+    return str(readable_copy("cojudge-runner-", {"cojudge_runner": binary}) / "cojudge_runner")
+
+
+def readable_copy(prefix: str, files: dict[str, Path]) -> Path:
+    """Copies of cached ``files`` (relative path -> source) that the sandbox's uids can read.
+
+    The dedicated uids cannot enter the cache (often under a private home), so they get a copy in a fresh
+    folder of this process's own, readable by all (modes kept otherwise), removed at exit.
+    """
+    visible = Path(tempfile.mkdtemp(prefix=prefix))
     visible.chmod(0o755)
-    shutil.copy2(binary, visible / "cojudge_runner")
+    for relative, source in files.items():
+        target = visible / relative
+        target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+        target.chmod(target.stat().st_mode | 0o444)
     atexit.register(shutil.rmtree, visible, True)
-    return str(visible / "cojudge_runner")
+    return visible
 
 
 def run_sandboxed(
