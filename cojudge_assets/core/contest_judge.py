@@ -13,14 +13,21 @@ the C1 compiler only, so start-up costs about 0.3 s of CPU.
 
 Compilation is cached by the hash of (language, compiler command, code): the
 same code is compiled once, also across processes (the cache is a folder).
-Judge results are cached the same way, by (compiled program, tests, limits,
-stop rule), so a re-run of the label audit or the perturbation study after a
-data fix re-judges only programs it has not judged before, and a mutant the
-compiler turns into its seed's very binary is not run again.
+Java programs judged together are compiled in batches, one JVM per worker
+running javac on many programs (:meth:`ContestJudge.precompile`), with the
+same classes and messages as the javac command. Judge results are cached the
+same way, by (compiled program, tests, limits, stop rule), and so is each
+test's outcome, by (compiled program, the test's input and answer, limits):
+a re-run of the label audit or the perturbation study after a data fix
+re-judges only programs it has not judged before, a mutant the compiler turns
+into its seed's very binary is not run again, and ``sample-exec`` does not run
+again the samples the label audit ran.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -159,6 +166,39 @@ def language_spec(language: str, code: str, memory_mb: int, *, pch: bool = False
     raise ValueError(f"unknown language {language!r}")
 
 
+JAVA_BATCH_FROM = 4  # fewer new Java programs than this are compiled one JVM each (a batch's JVM costs one)
+_JAVA_PACKAGE = re.compile(r"^\s*package\s+[\w.]+\s*;", re.MULTILINE)
+BATCH_JAVAC_SOURCE = Path(__file__).parent / "native" / "BatchJavac.java"
+
+
+@functools.lru_cache(maxsize=1)
+def _batch_javac() -> Path | None:
+    """``BatchJavac.class`` (native/BatchJavac.java) built once per source version, or None without a JDK.
+
+    Our own source, compiled outside the sandbox like the runner; the programs it compiles never leave it.
+    """
+    if shutil.which("javac") is None:
+        return None
+    digest = hashlib.sha256(BATCH_JAVAC_SOURCE.read_bytes()).hexdigest()[:16]
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cojudge" / "javac"
+    built = base / digest / "BatchJavac.class"
+    if not built.is_file():
+        base.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=base))
+        done = subprocess.run(["javac", "-d", str(staging), str(BATCH_JAVAC_SOURCE)], capture_output=True,
+                              check=False, timeout=300)
+        if done.returncode != 0:
+            shutil.rmtree(staging, ignore_errors=True)
+            return None
+        for path in (staging, staging / "BatchJavac.class"):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        try:
+            staging.rename(built.parent)
+        except OSError:  # another process built it first
+            shutil.rmtree(staging, ignore_errors=True)
+    return built
+
+
 @dataclass
 class Compiled:
     ok: bool
@@ -243,18 +283,34 @@ def tokens_match(output: bytes, answer: bytes, *, float_tolerance: float | None 
 RESULT_CACHE_VERSION = "1"  # bump when verdict rules change: cached results are then not reused
 
 
+def _outcome_to_json(outcome: TestOutcome) -> dict:
+    return {"test": outcome.test, "verdict": outcome.verdict.value, "cpu_s": outcome.cpu_s, "wall_s": outcome.wall_s,
+            "detail": outcome.detail, "output_sha256": outcome.output_sha256}
+
+
+def _outcome_from_json(data: dict, name: str) -> TestOutcome:
+    return TestOutcome(name, Verdict(data["verdict"]), data["cpu_s"], data["wall_s"], data["detail"],
+                       data["output_sha256"])
+
+
 def _result_to_json(result: JudgeResult) -> dict:
     return {"verdict": result.verdict.value, "language": result.language, "compile_message": result.compile_message,
             "compile_cached": result.compile_cached, "isolation": result.isolation,
-            "tests": [{"test": t.test, "verdict": t.verdict.value, "cpu_s": t.cpu_s, "wall_s": t.wall_s,
-                       "detail": t.detail, "output_sha256": t.output_sha256} for t in result.tests]}
+            "tests": [_outcome_to_json(t) for t in result.tests]}
 
 
 def _result_from_json(data: dict, compile_cached: bool) -> JudgeResult:
-    tests = [TestOutcome(t["test"], Verdict(t["verdict"]), t["cpu_s"], t["wall_s"], t["detail"], t["output_sha256"])
-             for t in data["tests"]]
+    tests = [_outcome_from_json(t, t["test"]) for t in data["tests"]]
     return JudgeResult(Verdict(data["verdict"]), data["language"], tests, data["compile_message"],
                        compile_cached=compile_cached, isolation=data["isolation"], from_cache=True)
+
+
+def _write_atomically(record: Path, data: dict) -> None:
+    """Write a cache record; a concurrent writer of the same key writes the same data."""
+    record.parent.mkdir(parents=True, exist_ok=True)
+    staging = record.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+    staging.write_text(json.dumps(data))
+    staging.replace(record)
 
 
 class ContestJudge:
@@ -268,6 +324,7 @@ class ContestJudge:
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self._digests: dict[tuple, str] = {}
+        self._file_digests: dict[tuple, str] = {}
         self._pch: str | None = None  # None: not looked for yet; "": unavailable
 
     # -- compilation -------------------------------------------------------------------------
@@ -304,17 +361,46 @@ class ContestJudge:
             self._pch = str(visible)
             return visible
 
-    def compile(self, language: str, code: str, *, memory_mb: int = 256) -> Compiled:
+    def _compile_target(self, language: str, code: str, memory_mb: int) -> tuple[LanguageSpec, Path | None, str, Path]:
+        """(spec, precompiled-header folder, cache key, cache folder) of compiling ``code``."""
         pch = self._pch_dir() if language == "cpp" and isolation_level() == "bwrap" else None
         spec = language_spec(language, code, memory_mb, pch=pch is not None)
         digest = hashlib.sha256(f"{language}\0{spec.key()}\0{code}".encode()).hexdigest()
-        target = self.cache_dir / digest[:2] / digest
+        return spec, pch, digest, self.cache_dir / digest[:2] / digest
+
+    @staticmethod
+    def _cached_compile(target: Path) -> Compiled | None:
+        record = target / "result.json"
+        if not record.is_file():
+            return None
+        info = json.loads(record.read_text())
+        return Compiled(info["ok"], target / "artifact", info["message"], cached=True,
+                        artifact_sha256=info.get("artifact_sha256", ""))
+
+    def _store_compiled(self, target: Path, work: Path, spec: LanguageSpec, ok: bool, message: str) -> Compiled:
+        """Put the compiler's folder ``work`` (source and output) into the cache as ``target``, atomically."""
+        staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=self.cache_dir))
+        shutil.copytree(work, staging / "artifact")
+        # the source is what runs when the run command names it (Python); otherwise the compiler's output
+        compiled_away = spec.source_name not in spec.run_argv
+        digest_of_artifact = artifact_digest(work, spec.source_name, compiled_away) if ok else ""
+        (staging / "result.json").write_text(json.dumps({"ok": ok, "message": message,
+                                                         "artifact_sha256": digest_of_artifact}))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            staging.rename(target)  # atomic: another process may have won the race
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+        info = json.loads((target / "result.json").read_text())
+        return Compiled(info["ok"], target / "artifact", info["message"], cached=False,
+                        artifact_sha256=info.get("artifact_sha256", ""))
+
+    def compile(self, language: str, code: str, *, memory_mb: int = 256) -> Compiled:
+        spec, pch, digest, target = self._compile_target(language, code, memory_mb)
         with self._lock_for(digest):
-            record = target / "result.json"
-            if record.is_file():
-                info = json.loads(record.read_text())
-                return Compiled(info["ok"], target / "artifact", info["message"], cached=True,
-                                artifact_sha256=info.get("artifact_sha256", ""))
+            cached = self._cached_compile(target)
+            if cached is not None:
+                return cached
             work = Path(tempfile.mkdtemp(prefix="cojudge-compile-"))
             try:
                 os.chmod(work, 0o755)
@@ -334,23 +420,74 @@ class ContestJudge:
                         message = f"compiler ended with status {result.exit_code} signal {result.signal}"
                     for extra in (work.parent / f"{work.name}.out", work.parent / f"{work.name}.err"):
                         extra.unlink(missing_ok=True)
-                staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=self.cache_dir))
-                shutil.copytree(work, staging / "artifact")
-                # the source is what runs when the run command names it (Python); otherwise the compiler's output
-                compiled_away = spec.source_name not in spec.run_argv
-                digest_of_artifact = artifact_digest(work, spec.source_name, compiled_away) if ok else ""
-                (staging / "result.json").write_text(json.dumps({"ok": ok, "message": message,
-                                                                 "artifact_sha256": digest_of_artifact}))
-                target.parent.mkdir(parents=True, exist_ok=True)
-                try:
-                    staging.rename(target)  # atomic: another process may have won the race
-                except OSError:
-                    shutil.rmtree(staging, ignore_errors=True)
-                info = json.loads((target / "result.json").read_text())
-                return Compiled(info["ok"], target / "artifact", info["message"], cached=False,
-                                artifact_sha256=info.get("artifact_sha256", ""))
+                return self._store_compiled(target, work, spec, ok, message)
             finally:
                 shutil.rmtree(work, ignore_errors=True)
+
+    def precompile(self, items: Iterable[tuple[str, str, int]]) -> int:
+        """Compile the Java programs among (language, code, memory MB) ``items`` that are not cached yet, in
+        batches: one sandboxed JVM per worker runs javac on many programs (native/BatchJavac.java), instead of
+        one JVM per program. The cache then holds exactly what :meth:`compile` would have put there (the
+        same classes and messages, under the same key), so judging finds every one compiled. A program the
+        batch did not finish (a limit, a javac crash) is left to :meth:`compile`. Returns how many compiled here.
+        """
+        todo: dict[str, tuple[LanguageSpec, Path, str]] = {}
+        for language, code, memory_mb in items:
+            if language != "java" or _JAVA_PACKAGE.search(code):  # a package's classes go to a subfolder
+                continue
+            spec, _, digest, target = self._compile_target(language, code, memory_mb)
+            if digest not in todo and not (target / "result.json").is_file():
+                todo[digest] = (spec, target, code)
+        javac = _batch_javac() if len(todo) >= JAVA_BATCH_FROM else None
+        if javac is None:
+            return 0
+        jobs = list(todo.values())
+        chunks = [jobs[i::self.workers] for i in range(self.workers) if jobs[i::self.workers]]
+        with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+            return sum(pool.map(lambda chunk: self._compile_java_batch(chunk, javac), chunks))
+
+    def _compile_java_batch(self, jobs: list[tuple[LanguageSpec, Path, str]], javac: Path) -> int:
+        box = Path(tempfile.mkdtemp(prefix="cojudge-javac-"))
+        try:
+            os.chmod(box, 0o755)
+            (box / "out").mkdir()
+            shutil.copytree(javac.parent, box / "tool")
+            manifest = []
+            for i, (spec, _, code) in enumerate(jobs):
+                (box / f"p{i}").mkdir()
+                (box / f"p{i}" / spec.source_name).write_text(code, encoding="utf-8")
+                manifest.append(f"p{i}\t{spec.source_name}")
+            (box / "manifest.txt").write_text("\n".join(manifest) + "\n", encoding="utf-8")
+            compile_argv = jobs[0][0].compile_argv
+            assert compile_argv is not None and compile_argv[0] == "javac"
+            jvm = [a[2:] for a in compile_argv if a.startswith("-J")]
+            options = [a for a in compile_argv[1:-1] if not a.startswith("-J")]
+            limits = dataclasses.replace(COMPILE_LIMITS, cpu_s=COMPILE_LIMITS.cpu_s + 2 * len(jobs),
+                                         wall_s=COMPILE_LIMITS.wall_s + 4 * len(jobs))
+            run_sandboxed(["java", *jvm, "-cp", "tool", "BatchJavac", "manifest.txt", "out", *options],
+                          box=box, limits=limits, box_writable=True,
+                          stdout_path=box.parent / f"{box.name}.out", stderr_path=box.parent / f"{box.name}.err")
+            for extra in (box.parent / f"{box.name}.out", box.parent / f"{box.name}.err"):
+                extra.unlink(missing_ok=True)
+            done = 0
+            for i, (spec, target, _) in enumerate(jobs):
+                status_file = box / "out" / f"{i}.rc"
+                status = status_file.read_text().strip() if status_file.is_file() else ""
+                if status not in ("0", "1"):  # not reached, or javac itself failed: compile() decides
+                    continue
+                # javac names the file as it was given; the javac command, run in the folder, names it bare
+                text = (box / "out" / f"{i}.err").read_bytes().replace(f"p{i}/{spec.source_name}".encode(),
+                                                                        spec.source_name.encode())
+                message = text[:8000].decode("utf-8", "replace")
+                if status == "1" and not message:
+                    message = "compiler ended with status 1 signal None"
+                with self._lock_for(target.name):
+                    if not (target / "result.json").is_file():
+                        self._store_compiled(target, box / f"p{i}", spec, status == "0", message)
+                done += 1
+            return done
+        finally:
+            shutil.rmtree(box, ignore_errors=True)
 
     # -- running ---------------------------------------------------------------------------
     def run_test(self, language: str, compiled: Compiled, code: str, test: TestCase, *,
@@ -436,11 +573,40 @@ class ContestJudge:
             return _result_from_json(json.loads(record.read_text()), compiled.cached)
         result = self._judge(problem, language, code, compiled, stop_at_first_failure=stop_at_first_failure,
                              tests=tests)
-        record.parent.mkdir(parents=True, exist_ok=True)
-        staging = record.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-        staging.write_text(json.dumps(_result_to_json(result)))
-        staging.replace(record)  # atomic: a concurrent writer of the same key writes the same result
+        _write_atomically(record, _result_to_json(result))
         return result
+
+    def _file_digest(self, path: Path) -> str:
+        stat = path.stat()
+        key = (str(path), stat.st_size, stat.st_mtime_ns)
+        with self._locks_guard:
+            if key in self._file_digests:
+                return self._file_digests[key]
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        with self._locks_guard:
+            self._file_digests[key] = digest
+        return digest
+
+    def _run_test_cached(self, language: str, compiled: Compiled, code: str, test: TestCase,
+                         problem: ProblemPackage) -> TestOutcome:
+        """:meth:`run_test`, cached by (what runs, the test's input and answer, the limits): a program's
+        outcome on a test is measured once, whatever the test is called (the statement's examples that
+        ``sample-exec`` writes are the package's samples the label audit already ran)."""
+        run = functools.partial(self.run_test, language, compiled, code, test, time_limit_s=problem.time_limit_s,
+                                memory_mb=problem.memory_mb, float_tolerance=problem.float_tolerance)
+        if not compiled.artifact_sha256:
+            return run()
+        spec = language_spec(language, code, problem.memory_mb)
+        key = hashlib.sha256("\0".join([
+            RESULT_CACHE_VERSION, "test", language, *spec.run_argv, compiled.artifact_sha256,
+            self._file_digest(test.input_path), self._file_digest(test.answer_path),
+            repr((problem.time_limit_s, problem.memory_mb, problem.float_tolerance))]).encode()).hexdigest()
+        record = self.cache_dir / "tests" / key[:2] / f"{key}.json"
+        if record.is_file():
+            return _outcome_from_json(json.loads(record.read_text()), test.name)
+        outcome = run()
+        _write_atomically(record, _outcome_to_json(outcome))
+        return outcome
 
     def _judge(self, problem: ProblemPackage, language: str, code: str, compiled: Compiled, *,
                stop_at_first_failure: bool, tests: list[TestCase]) -> JudgeResult:
@@ -449,8 +615,7 @@ class ContestJudge:
             result.verdict, result.compile_message = Verdict.CE, compiled.message
             return result
         for test in tests:
-            outcome = self.run_test(language, compiled, code, test, time_limit_s=problem.time_limit_s,
-                                    memory_mb=problem.memory_mb, float_tolerance=problem.float_tolerance)
+            outcome = self._run_test_cached(language, compiled, code, test, problem)
             result.tests.append(outcome)
             if outcome.verdict != Verdict.AC:
                 if result.verdict == Verdict.AC:
@@ -462,5 +627,13 @@ class ContestJudge:
     def judge_many(self, items: Iterable[tuple[ProblemPackage, str, str]], **kwargs) -> list[JudgeResult]:
         """Judge (problem, language, code) triples on all workers (one sandboxed run per worker at a time)."""
         items = list(items)
+        programs = []
+        for problem, language, code in items:
+            try:
+                programs.append((language if language in EXTENSIONS else normalize_language(language), code,
+                                 problem.memory_mb))
+            except ValueError:
+                continue  # judge() reports it
+        self.precompile(programs)
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             return list(pool.map(lambda it: self.judge(*it, **kwargs), items))

@@ -271,7 +271,8 @@ def run_sandboxed(
     use_bwrap = bwrap_path() is not None
     uid = _next_uid()
     if uid is not None and box_writable:
-        os.chown(box, uid, uid)
+        for folder in (box, *(d for d in box.rglob("*") if d.is_dir() and not d.is_symlink())):
+            os.chown(folder, uid, uid)  # a writable box: the run may write in every folder of it
     clean_env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}
     clean_env.update(env or {})
     report_r, report_w = os.pipe()

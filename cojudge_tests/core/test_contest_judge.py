@@ -150,3 +150,82 @@ def test_cpp_uses_the_precompiled_header_and_falls_back_when_macros_differ(judge
     guarded = "#define NDEBUG 1\n" + plain.replace("cout<<a+b", "assert(a < 0);cout<<a+b")
     assert judge.judge(sum_problem, "cpp", guarded).verdict == Verdict.AC
     assert judge.judge(sum_problem, "cpp", guarded.replace("#define NDEBUG 1\n", "")).verdict == Verdict.RE
+
+
+JAVA_BATCH = {
+    "ac": PROGRAMS[("java", Verdict.AC)],
+    "wa": PROGRAMS[("java", Verdict.WA)],
+    "ce": PROGRAMS[("java", Verdict.CE)],
+    "named": PROGRAMS[("java", Verdict.AC)].replace("class Main", "class Solver"),
+    "warning": ("import java.util.*;\npublic class Main{public static void main(String[] x){List v=new ArrayList();"
+                "v.add(1);Scanner s=new Scanner(System.in);System.out.println(s.nextLong()+s.nextLong());}}\n"),
+    "packaged": "package contest;\n" + PROGRAMS[("java", Verdict.AC)],
+}
+
+
+def test_java_batch_compiles_what_javac_run_alone_compiles(tmp_path):
+    """One JVM compiling many programs leaves the very cache entries one javac per program leaves."""
+    from cojudge_assets.core.contest_judge import ContestJudge
+
+    batched, alone = ContestJudge(tmp_path / "batched"), ContestJudge(tmp_path / "alone")
+    # a program with a package declaration is left to compile() (its classes would land elsewhere)
+    assert batched.precompile([("java", code, 256) for code in JAVA_BATCH.values()]) == len(JAVA_BATCH) - 1
+    assert not batched.compile("java", JAVA_BATCH["packaged"]).cached
+    for name, code in JAVA_BATCH.items():
+        one, other = batched.compile("java", code), alone.compile("java", code)
+        assert one.cached and not other.cached, name
+        assert (one.ok, one.message, one.artifact_sha256) == (other.ok, other.message, other.artifact_sha256), name
+        assert sorted(p.name for p in one.artifact_dir.iterdir()) == sorted(p.name for p in other.artifact_dir.iterdir())
+    # the messages name the file as the javac command in the program's folder names it
+    message = batched.compile("java", JAVA_BATCH["ce"]).message
+    assert message.startswith("Main.java:1: error: cannot find symbol") and "/Main.java" not in message
+    assert "unchecked" in batched.compile("java", JAVA_BATCH["warning"]).message
+    # nothing new: nothing compiled
+    assert batched.precompile([("java", code, 256) for code in JAVA_BATCH.values()]) == 0
+
+
+def test_programs_a_stopped_batch_did_not_reach_are_compiled_one_by_one(tmp_path, monkeypatch, sum_problem):
+    from cojudge_assets.core import contest_judge
+
+    # a BatchJavac that stops after the first program, as a batch stopped at its limit does
+    source = contest_judge.BATCH_JAVAC_SOURCE.read_text().replace(
+        "for (int i = 0; i < lines.size(); i++)", "for (int i = 0; i < Math.min(1, lines.size()); i++)")
+    assert "Math.min(1" in source
+    (tmp_path / "BatchJavac.java").write_text(source)
+    monkeypatch.setattr(contest_judge, "BATCH_JAVAC_SOURCE", tmp_path / "BatchJavac.java")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    contest_judge._batch_javac.cache_clear()
+    try:
+        judge = contest_judge.ContestJudge(tmp_path / "cache", workers=1)
+        codes = [JAVA_BATCH["ac"], JAVA_BATCH["wa"], JAVA_BATCH["ce"], JAVA_BATCH["named"]]
+        assert judge.precompile([("java", code, sum_problem.memory_mb) for code in codes]) == 1
+        results = judge.judge_many([(sum_problem, "java", code) for code in codes])
+        assert [r.verdict for r in results] == [Verdict.AC, Verdict.WA, Verdict.CE, Verdict.AC]
+        assert [r.compile_cached for r in results] == [True, False, False, False]
+    finally:
+        contest_judge._batch_javac.cache_clear()
+
+
+def test_a_test_outcome_is_measured_once_whatever_the_test_is_called(tmp_path, sum_problem):
+    """sample-exec's examples are the package's samples under other names: their outcomes are reused."""
+    from cojudge_assets.core.contest_judge import ContestJudge
+    from cojudge_tests.conftest import write_problem
+
+    judge = ContestJudge(tmp_path / "cache")
+    code = PROGRAMS[("c", Verdict.WA)]
+    first = judge.judge(sum_problem, "c", code)
+    assert first.verdict == Verdict.WA
+    calls = []
+    measure = judge.run_test
+    judge.run_test = lambda *args, **kwargs: calls.append(args[3].name) or measure(*args, **kwargs)
+    renamed = write_problem(tmp_path / "renamed", {"sample/e1": ("3 4\n", "7\n"), "sample/e2": ("-5 5\n", "0\n"),
+                                                   "sample/e3": ("1 1\n", "2\n")})
+    again = judge.judge(renamed, "c", code, stop_at_first_failure=False)
+    assert not again.from_cache and again.verdict == Verdict.AC
+    assert [t.test for t in again.tests] == ["sample/e1", "sample/e2", "sample/e3"]
+    # e1 is sample/1; e2 is secret/2, which never ran (judging stopped at secret/1); e3 is new
+    assert calls == ["sample/e2", "sample/e3"]
+    assert again.tests[0].cpu_s == first.tests[0].cpu_s
+    # another answer to the same input is another test
+    changed = write_problem(tmp_path / "changed", {"sample/e1": ("3 4\n", "8\n")})
+    assert judge.judge(changed, "c", code).verdict == Verdict.WA and calls[-1] == "sample/e1"
