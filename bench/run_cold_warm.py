@@ -65,9 +65,10 @@ def main() -> None:
               f"{sum(s == 'skipped' for _, s in done):>9}{calls.group(1) if calls else '?':>13}")
         if label == "cold":
             slowest = sorted(((float(m.group(2)), m.group(1)) for m in re.finditer(
-                r"^(\S+): ok \(run \w+, (\d+\.\d) s\)", stdout, re.MULTILINE)), reverse=True)[:5]
+                r"^(\S+): ok \(run \w+, (\d+\.\d) s\)", stdout, re.MULTILINE)), reverse=True)
             for step_seconds, step in slowest:
                 print(f"    {step}: {step_seconds:.1f} s")
+            print(f"    (steps {sum(s for s, _ in slowest):.1f} s; the rest is starting the command and each run)")
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -212,9 +212,17 @@ RUNNER_SOURCE = Path(__file__).parent / "native" / "cojudge_runner.c"
 RUNNER_IN_BOX = "/.cojudge/runner"
 
 
-@lru_cache(maxsize=1)
+_runner_lock = threading.Lock()
+
+
 def runner_path() -> str:
     """The compiled reporting runner (see native/cojudge_runner.c), built once per source version."""
+    with _runner_lock:  # the judge's first runs start together, one per worker thread
+        return _runner_path()
+
+
+@lru_cache(maxsize=1)
+def _runner_path() -> str:
     source = RUNNER_SOURCE.read_bytes()
     digest = hashlib.sha256(source).hexdigest()[:16]
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cojudge" / "runner"
