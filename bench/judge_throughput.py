@@ -2,15 +2,17 @@
 
 Usage: .venv/bin/python bench/judge_throughput.py [--corpus data/demo] [--limit N]
 
-Cold: a fresh, empty compile cache (every distinct program is compiled).
-Warm: the same judge again (every compilation is a cache hit; runs are repeated).
-Both use every core (one sandboxed run per core at a time). Prints one line per pass.
+Cold: a fresh, empty cache (every distinct program is compiled and run).
+Rerun: compilations cached, results and test outcomes deleted (every test runs again).
+Warm: the same judge again (every result is a cache hit).
+All use every core (one sandboxed run per core at a time). Prints one line per pass.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -39,7 +41,10 @@ def main() -> None:
     distinct = len({(r["language"], r["code"]) for r in rows})
     with tempfile.TemporaryDirectory() as cache:
         judge = ContestJudge(cache)
-        for label in ("cold", "warm"):
+        for label in ("cold", "rerun", "warm"):
+            if label == "rerun":
+                for measured in ("results", "tests"):
+                    shutil.rmtree(Path(cache) / measured, ignore_errors=True)
             started = time.perf_counter()
             results = judge.judge_many(items)
             elapsed = time.perf_counter() - started
