@@ -13,17 +13,14 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from cojudge_assets.core.attempts import PageRules, list_pages, read_attempts  # noqa: E402
-from cojudge_assets.core.contest_judge import ContestJudge  # noqa: E402
-from cojudge_assets.core.corpus import contest_settings  # noqa: E402
-from cojudge_assets.core.kattis import read_problems  # noqa: E402
+from cojudge_assets.core.attempts import PageRules, list_pages, read_attempts
+from cojudge_assets.core.contest_judge import ContestJudge
+from cojudge_assets.core.corpus import contest_settings
+from cojudge_assets.core.kattis import read_problems
 
 
 def main() -> None:

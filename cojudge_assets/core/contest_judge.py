@@ -167,6 +167,7 @@ def language_spec(language: str, code: str, memory_mb: int, *, pch: bool = False
 
 
 JAVA_BATCH_FROM = 4  # fewer new Java programs than this are compiled one JVM each (a batch's JVM costs one)
+JAVA_BATCH_PROGRAM_S = 60.0  # a program javac spends longer on (wall clock) ends its batch; compile() redoes it
 _JAVA_PACKAGE = re.compile(r"^\s*package\s+[\w.]+\s*;", re.MULTILINE)
 BATCH_JAVAC_SOURCE = Path(__file__).parent / "native" / "BatchJavac.java"
 
@@ -464,7 +465,8 @@ class ContestJudge:
             options = [a for a in compile_argv[1:-1] if not a.startswith("-J")]
             limits = dataclasses.replace(COMPILE_LIMITS, cpu_s=COMPILE_LIMITS.cpu_s + 2 * len(jobs),
                                          wall_s=COMPILE_LIMITS.wall_s + 4 * len(jobs))
-            run_sandboxed(["java", *jvm, "-cp", "tool", "BatchJavac", "manifest.txt", "out", *options],
+            run_sandboxed(["java", *jvm, "-cp", "tool", "BatchJavac", "manifest.txt", "out",
+                           str(JAVA_BATCH_PROGRAM_S), *options],
                           box=box, limits=limits, box_writable=True,
                           stdout_path=box.parent / f"{box.name}.out", stderr_path=box.parent / f"{box.name}.err")
             for extra in (box.parent / f"{box.name}.out", box.parent / f"{box.name}.err"):
@@ -577,7 +579,10 @@ class ContestJudge:
         return result
 
     def _file_digest(self, path: Path) -> str:
+        """sha256 of a test file; a big one (a secret test) is hashed once per process."""
         stat = path.stat()
+        if stat.st_size < 1 << 16:  # examples sample-exec writes afresh every call: not worth remembering
+            return hashlib.sha256(path.read_bytes()).hexdigest()
         key = (str(path), stat.st_size, stat.st_mtime_ns)
         with self._locks_guard:
             if key in self._file_digests:

@@ -229,3 +229,17 @@ def test_a_test_outcome_is_measured_once_whatever_the_test_is_called(tmp_path, s
     # another answer to the same input is another test
     changed = write_problem(tmp_path / "changed", {"sample/e1": ("3 4\n", "8\n")})
     assert judge.judge(changed, "c", code).verdict == Verdict.WA and calls[-1] == "sample/e1"
+
+
+def test_a_program_javac_is_slow_on_ends_its_batch_and_is_compiled_alone(tmp_path, monkeypatch, sum_problem):
+    from cojudge_assets.core import contest_judge
+
+    monkeypatch.setattr(contest_judge, "JAVA_BATCH_PROGRAM_S", 0.3)
+    # 12,000 methods: about a second of javac, past the per-program limit of the batch (not of compile())
+    methods = "\n".join(f"static long f{i}(long x){{return x*{i}+{i % 7};}}" for i in range(12_000))
+    slow = PROGRAMS[("java", Verdict.AC)].replace("public class Main{", "public class Main{" + methods + "\n", 1)
+    judge = contest_judge.ContestJudge(tmp_path / "cache", workers=1)
+    codes = [slow, JAVA_BATCH["ac"], JAVA_BATCH["wa"], JAVA_BATCH["ce"]]
+    assert judge.precompile([("java", code, sum_problem.memory_mb) for code in codes]) == 0
+    results = judge.judge_many([(sum_problem, "java", code) for code in codes])
+    assert [r.verdict for r in results] == [Verdict.AC, Verdict.AC, Verdict.WA, Verdict.CE]
