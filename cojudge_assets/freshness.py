@@ -13,7 +13,9 @@ pointing the same Dagster instance at a new or deleted DuckDB file recomputes
 what is not there (a partition deleted by hand from a table that is still there
 is not noticed: materialize it by name, or use ``--force``). A judge's partition
 whose answers are of an older epoch than the judge's current one (a provider
-drift was recorded, its re-judging not run yet) is outdated too. Stale status is shallow (an asset
+drift was recorded, its re-judging not run yet), or whose judge the judges file
+now configures to answer otherwise (another model, temperature, budget), is
+outdated too. Stale status is shallow (an asset
 is STALE when its own inputs moved), which is why it is asked step by step in
 dependency order, after the upstream steps ran.
 """
@@ -32,6 +34,8 @@ from dagster._core.definitions.temporal_context import TemporalContext
 from dagster._time import get_current_datetime
 
 from cojudge_assets.core.predictions import has_table
+from cojudge_assets.judges.config import JudgesConfigError, judge_by_name
+from cojudge_assets.judges.store import SETTINGS_TABLE, settings_change
 
 
 NOT_IN_DUCKDB = "cojudge/not_in_duckdb"  # asset metadata: the asset writes files, not a table
@@ -57,16 +61,26 @@ def _in_duckdb(conn: duckdb.DuckDBPyConnection | None, table: str) -> bool:
 EPOCH_TABLES = ("judge_outputs", "perturbation_outputs")  # partitions keyed by a judge, rows by its epoch
 
 
-def _epoch_behind(conn: duckdb.DuckDBPyConnection | None, table: str, partition_key: str) -> bool:
-    """A judge's partition holds answers of an older epoch than the judge's current one: a drift was recorded
-    (judges/drift.py) and its re-judging has not run yet."""
+def _judge_behind(conn: duckdb.DuckDBPyConnection | None, table: str, partition_key: str) -> str:
+    """Why a judge's partition must be judged again although Dagster calls it fresh ("" if it need not): its
+    answers are of an older epoch than the judge's current one (a drift was recorded, judges/drift.py, and its
+    re-judging has not run yet), or the judges file changed what the judge answers with."""
     if conn is None:
-        return False
+        return ""
     judge = partition_key.split("|")[-1]  # "condition|judge" or "judge"
     stored = conn.execute(f'select max(epoch) from main."{table}" where judge = ?', [judge]).fetchone()[0]
     current = conn.execute("select max(epoch) from main.judge_epochs where judge = ?", [judge]).fetchone()[0] \
         if _in_duckdb(conn, "judge_epochs") else None
-    return stored is not None and current is not None and int(current) > int(stored)
+    if stored is not None and current is not None and int(current) > int(stored):
+        return "behind its judge's epoch"
+    if not _in_duckdb(conn, SETTINGS_TABLE):
+        return ""
+    try:
+        spec = judge_by_name(judge)
+    except JudgesConfigError:  # no longer in the judges file: nothing to compare with
+        return ""
+    change = settings_change(conn, judge, spec.answer_settings())
+    return f"judged with other settings ({change})" if change else ""
 
 
 def outdated_assets(defs: dg.Definitions, instance: dg.DagsterInstance, job_name: str, partition_key: str | None,
@@ -90,8 +104,9 @@ def outdated_assets(defs: dg.Definitions, instance: dg.DagsterInstance, job_name
                 outdated.append(f"{key.to_user_string()} {status.value.lower()}")
             elif not node.metadata.get(NOT_IN_DUCKDB) and not _in_duckdb(conn, key.path[-1]):
                 outdated.append(f"{key.to_user_string()} not in {database}")
-            elif key.path[-1] in EPOCH_TABLES and partition_key and _epoch_behind(conn, key.path[-1], partition_key):
-                outdated.append(f"{key.to_user_string()} behind its judge's epoch")
+            elif key.path[-1] in EPOCH_TABLES and partition_key and (
+                    why := _judge_behind(conn, key.path[-1], partition_key)):
+                outdated.append(f"{key.to_user_string()} {why}")
         return outdated
     finally:
         if conn is not None:

@@ -17,14 +17,19 @@ entry names a judge, its litellm model string and its provider parameters::
 
 Temperature is 0 for every judge (the study's setting) unless the file says
 otherwise. A malformed file fails with the file, the entry and the field named.
+Editing what a judge answers with (its model, temperature, token budgets, JSON
+mode) under the same name makes its next run judge everything again, in a new
+epoch beside the old answers (``JudgeSpec.answer_settings``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
-from urllib.parse import urlparse
 from pathlib import Path
+from urllib.parse import urlparse
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -33,6 +38,9 @@ from cojudge_assets.judges.client import JudgeConfig
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_JUDGES_FILE = PROJECT_ROOT / "data" / "judges.yaml"
+
+
+ANSWER_SETTINGS = ("model", "temperature", "max_tokens", "reasoning_budget", "max_input_tokens", "json_mode", "lenient")
 
 
 class JudgeSpec(BaseModel):
@@ -89,6 +97,17 @@ class JudgeSpec(BaseModel):
         if self.api_base:
             return urlparse(self.api_base).netloc or self.api_base
         return self.model.split("/", 1)[0] if "/" in self.model else self.model
+
+    def answer_settings(self) -> dict:
+        """What shapes this judge's answers, as opposed to how fast or how often it is asked: a change here
+        under the same name starts the judge's next epoch (judges/store.settled_epoch), so its partitions are
+        judged again beside the old answers. ``api_base`` is where the model is served, not what it is (a
+        provider that serves another model there is the drift sensor's business); ``extra`` enters by its hash
+        alone, as it may carry provider headers."""
+        settings = {name: getattr(self, name) for name in ANSWER_SETTINGS}
+        extra = json.dumps(self.extra, sort_keys=True, default=str).encode()
+        settings["extra"] = hashlib.sha256(extra).hexdigest()[:16]
+        return settings
 
     def client_config(self) -> JudgeConfig:
         return JudgeConfig(name=self.name, model=self.model, api_base=self.api_base, api_key_env=self.api_key_env,

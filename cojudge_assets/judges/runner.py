@@ -31,7 +31,7 @@ from cojudge_assets.core.models import JudgeRequest
 from cojudge_assets.core.prompts import render
 from cojudge_assets.judges.client import JudgeCall, judge_once
 from cojudge_assets.judges.config import JudgeSpec
-from cojudge_assets.judges.store import CacheWriter, current_epoch, ensure_tables, valid_keys
+from cojudge_assets.judges.store import CacheWriter, ensure_tables, settled_epoch, valid_keys
 
 
 RAMP_S = 0.5  # the workers' first requests are spread over this many seconds
@@ -171,7 +171,7 @@ def judge_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, con
 
         register_local_judges(contest_judge)
     ensure_tables(conn, schema)
-    epoch = current_epoch(conn, spec.name, schema)
+    epoch = settled_epoch(conn, spec.name, spec.answer_settings(), schema)
     done = valid_keys(conn, spec.name, condition, epoch, schema)
     rows = requests.select("attempt_uid", "request_hash", "request_json").to_dicts()
     pending = [r for r in rows if (r["attempt_uid"], r["request_hash"]) not in done]

@@ -5,9 +5,12 @@ epoch). The request hash covers the prompt version and the canonical request,
 so an unchanged request is found here and never sent again, and a changed one
 (new code, new context, new prompt) is a new row. ``epoch`` counts re-judgings
 of the same requests by the same judge: it starts at 0, and when a provider
-starts serving another model under the judge's name, the next epoch's answers
-are stored beside the old ones instead of over them (table ``judge_epochs``
-says which epoch is current for each judge).
+starts serving another model under the judge's name, or the judges file changes
+what the judge answers with (its model, temperature, token budgets, JSON mode:
+``JudgeSpec.answer_settings``), the next epoch's answers are stored beside the
+old ones instead of over them (table ``judge_epochs`` says which epoch is
+current for each judge and why it began; ``judge_settings`` holds the settings
+each epoch answered with).
 
 A row is upserted (INSERT OR REPLACE on the key): a failed row is replaced by
 the next try's row, and a valid row is never sent again, so a re-run never
@@ -19,6 +22,7 @@ row cost about 5 ms of fsync, a fifth of a 32-way run's time.
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 import time
@@ -29,6 +33,7 @@ import polars as pl
 
 CACHE_TABLE = "judge_cache"
 EPOCHS_TABLE = "judge_epochs"
+SETTINGS_TABLE = "judge_settings"
 COMMIT_EVERY = 10
 COMMIT_INTERVAL_S = 0.5
 
@@ -67,6 +72,8 @@ def ensure_tables(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> None
     conn.execute(f"create table if not exists {schema}.{CACHE_TABLE} ({columns}, primary key ({', '.join(KEY)}))")
     conn.execute(f"create table if not exists {schema}.{EPOCHS_TABLE} (judge VARCHAR, epoch INTEGER, "
                  "reason VARCHAR, started_at TIMESTAMP, primary key (judge, epoch))")
+    conn.execute(f"create table if not exists {schema}.{SETTINGS_TABLE} (judge VARCHAR, epoch INTEGER, "
+                 "settings VARCHAR, recorded_at TIMESTAMP, primary key (judge, epoch))")
 
 
 def current_epoch(conn: duckdb.DuckDBPyConnection, judge: str, schema: str = "main") -> int:
@@ -79,6 +86,38 @@ def start_epoch(conn: duckdb.DuckDBPyConnection, judge: str, reason: str, schema
     epoch = current_epoch(conn, judge, schema) + 1
     conn.execute(f"insert into {schema}.{EPOCHS_TABLE} values (?, ?, ?, ?)",
                  [judge, epoch, reason, datetime.now(timezone.utc).replace(tzinfo=None)])
+    return epoch
+
+
+def _settings_of_epoch(conn: duckdb.DuckDBPyConnection, judge: str, epoch: int, schema: str) -> dict | None:
+    row = conn.execute(f"select settings from {schema}.{SETTINGS_TABLE} where judge = ? and epoch = ?",
+                       [judge, epoch]).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def settings_change(conn: duckdb.DuckDBPyConnection, judge: str, settings: dict, schema: str = "main") -> str:
+    """What differs between ``settings`` and those the judge's current epoch answered with ("" when nothing does,
+    or when none were recorded yet)."""
+    recorded = _settings_of_epoch(conn, judge, current_epoch(conn, judge, schema), schema)
+    settings = json.loads(json.dumps(settings))  # compared as stored
+    if recorded is None or recorded == settings:
+        return ""
+    return ", ".join(f"{name} {recorded.get(name)!r} -> {value!r}" for name, value in settings.items()
+                     if recorded.get(name) != value)
+
+
+def settled_epoch(conn: duckdb.DuckDBPyConnection, judge: str, settings: dict, schema: str = "main") -> int:
+    """The epoch in which the judge answers with ``settings``: its current one, or its next one when the judges
+    file changed what it answers with since the current epoch's settings were recorded. An epoch without
+    recorded settings (the first, one a drift opened, one of a file written before settings were recorded)
+    takes ``settings``."""
+    change = settings_change(conn, judge, settings, schema)
+    epoch = start_epoch(conn, judge, f"judges file changed: {change}", schema) if change \
+        else current_epoch(conn, judge, schema)
+    if change or _settings_of_epoch(conn, judge, epoch, schema) is None:
+        conn.execute(f"insert into {schema}.{SETTINGS_TABLE} values (?, ?, ?, ?)",
+                     [judge, epoch, json.dumps(settings, sort_keys=True),
+                      datetime.now(timezone.utc).replace(tzinfo=None)])
     return epoch
 
 

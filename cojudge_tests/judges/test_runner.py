@@ -167,3 +167,38 @@ def test_the_key_reaches_the_provider_only(server, tmp_path, caplog, capfd):
     assert not wal.exists() or KEY_VALUE.encode() not in wal.read_bytes()
     out, err = capfd.readouterr()
     assert KEY_VALUE not in out + err + caplog.text
+
+
+def test_a_judge_edited_under_the_same_name_is_judged_again_in_a_new_epoch(server, tmp_path):
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    server.script = [("ok", GOOD)]
+    table = requests_table(3)
+    assert run(server, table, conn).sent == 3
+    # how fast or how often it is asked is not what it answers with: nothing is sent again
+    assert run(server, table, conn, concurrency=4, rpm=600, timeout_s=2.0, max_tries=5).sent == 0
+    assert run(server, table, conn, model="openai/loopback-model-2").sent == 3
+    epochs = conn.execute("select epoch, reason from judge_epochs where judge = 'loop' order by epoch").fetchall()
+    assert epochs == [(1, "judges file changed: model 'openai/loopback-model-1' -> 'openai/loopback-model-2'")]
+    assert run(server, table, conn, model="openai/loopback-model-2").sent == 0
+    assert run(server, table, conn, model="openai/loopback-model-2", temperature=0.7).sent == 3
+    rows = cache(conn)
+    assert len(rows) == 9 and sorted(set(rows["epoch"])) == [0, 1, 2]  # every epoch's answers kept
+
+
+def test_freshness_sees_a_judge_the_judges_file_now_configures_otherwise(server, tmp_path, monkeypatch):
+    from cojudge_assets.freshness import _judge_behind
+
+    db = str(tmp_path / "c.duckdb")
+    conn = duckdb.connect(db)
+    server.script = [("ok", GOOD)]
+    run(server, requests_table(2), conn)
+    conn.execute("create table judge_outputs as select * from judge_cache")
+    conn.close()
+    judges = tmp_path / "judges.yaml"
+    monkeypatch.setenv("COJUDGE_JUDGES", str(judges))
+    for model, expected in (("openai/loopback-model-1", ""),
+                            ("openai/loopback-model-3", "judged with other settings "
+                                                        "(model 'openai/loopback-model-1' -> 'openai/loopback-model-3')")):
+        judges.write_text(f"judges:\n  - name: loop\n    model: {model}\n    api_base: {server.api_base}\n")
+        with duckdb.connect(db, read_only=True) as reader:
+            assert _judge_behind(reader, "judge_outputs", "blind|loop") == expected
