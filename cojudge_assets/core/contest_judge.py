@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Iterable
 
 from cojudge_assets.core.kattis import ProblemPackage, TestCase
-from cojudge_assets.core.sandbox import Limits, isolation_level, readable_copy, run_sandboxed
+from cojudge_assets.core.sandbox import Limits, SandboxError, isolation_level, readable_copy, run_sandboxed
 
 
 class Verdict(StrEnum):
@@ -465,21 +465,26 @@ class ContestJudge:
             options = [a for a in compile_argv[1:-1] if not a.startswith("-J")]
             limits = dataclasses.replace(COMPILE_LIMITS, cpu_s=COMPILE_LIMITS.cpu_s + 2 * len(jobs),
                                          wall_s=COMPILE_LIMITS.wall_s + 4 * len(jobs))
-            run_sandboxed(["java", *jvm, "-cp", "tool", "BatchJavac", "manifest.txt", "out",
-                           str(JAVA_BATCH_PROGRAM_S), *options],
-                          box=box, limits=limits, box_writable=True,
-                          stdout_path=box.parent / f"{box.name}.out", stderr_path=box.parent / f"{box.name}.err")
-            for extra in (box.parent / f"{box.name}.out", box.parent / f"{box.name}.err"):
-                extra.unlink(missing_ok=True)
+            try:
+                run_sandboxed(["java", *jvm, "-cp", "tool", "BatchJavac", "manifest.txt", "out",
+                               str(JAVA_BATCH_PROGRAM_S), *options],
+                              box=box, limits=limits, box_writable=True,
+                              stdout_path=box.parent / f"{box.name}.out", stderr_path=box.parent / f"{box.name}.err")
+            except SandboxError:  # a batch is only a shortcut: compile() tries each program, and reports
+                return 0
+            finally:
+                for extra in (box.parent / f"{box.name}.out", box.parent / f"{box.name}.err"):
+                    extra.unlink(missing_ok=True)
             done = 0
             for i, (spec, target, _) in enumerate(jobs):
                 status_file = box / "out" / f"{i}.rc"
                 status = status_file.read_text().strip() if status_file.is_file() else ""
                 if status not in ("0", "1"):  # not reached, or javac itself failed: compile() decides
                     continue
-                # javac names the file as it was given; the javac command, run in the folder, names it bare
-                text = (box / "out" / f"{i}.err").read_bytes().replace(f"p{i}/{spec.source_name}".encode(),
-                                                                        spec.source_name.encode())
+                # javac names the file as it was given ("p3/Main.java:4: error: ...", "Note: p3/Main.java uses
+                # ..."); the javac command, run in the program's folder, names it bare
+                text = re.sub(rb"(?m)^(Note: )?" + re.escape(f"p{i}/".encode()) + re.escape(spec.source_name.encode()),
+                              rb"\g<1>" + spec.source_name.encode(), (box / "out" / f"{i}.err").read_bytes())
                 message = text[:8000].decode("utf-8", "replace")
                 if status == "1" and not message:
                     message = "compiler ended with status 1 signal None"

@@ -243,3 +243,27 @@ def test_a_program_javac_is_slow_on_ends_its_batch_and_is_compiled_alone(tmp_pat
     assert judge.precompile([("java", code, sum_problem.memory_mb) for code in codes]) == 0
     results = judge.judge_many([(sum_problem, "java", code) for code in codes])
     assert [r.verdict for r in results] == [Verdict.AC, Verdict.AC, Verdict.WA, Verdict.CE]
+
+
+def test_a_batch_the_sandbox_cannot_start_leaves_every_program_to_compile(tmp_path, monkeypatch, sum_problem):
+    import tempfile
+    from pathlib import Path
+
+    from cojudge_assets.core import contest_judge
+    from cojudge_assets.core.sandbox import SandboxError
+
+    real = contest_judge.run_sandboxed
+
+    def no_batches(argv, **kwargs):
+        if "BatchJavac" in argv:
+            raise SandboxError("the sandbox could not run java (test)")
+        return real(argv, **kwargs)
+
+    monkeypatch.setattr(contest_judge, "run_sandboxed", no_batches)
+    boxes = set(Path(tempfile.gettempdir()).glob("cojudge-javac-*"))
+    judge = contest_judge.ContestJudge(tmp_path / "cache")
+    codes = [JAVA_BATCH["ac"], JAVA_BATCH["wa"], JAVA_BATCH["ce"], JAVA_BATCH["named"]]
+    assert judge.precompile([("java", code, sum_problem.memory_mb) for code in codes]) == 0
+    results = judge.judge_many([(sum_problem, "java", code) for code in codes])
+    assert [r.verdict for r in results] == [Verdict.AC, Verdict.WA, Verdict.CE, Verdict.AC]
+    assert set(Path(tempfile.gettempdir()).glob("cojudge-javac-*")) == boxes  # the batch's box is removed
