@@ -464,9 +464,9 @@ def answers(frame: pl.DataFrame, scale: Scale,
     ``invalid`` with the reason in ``error``. Without a score the raw answer is read only when it is exactly one
     number; nothing is guessed.
 
-    >>> frame = pl.DataFrame({"item": ["a", "b"], "raw_answer": ["3", "Score: 3"]}).with_columns(
-    ...     judge=pl.lit("x"), condition=pl.lit("blind"), score=pl.lit(None, pl.Float64),
-    ...     source_file=pl.lit("f.csv"), source_line=pl.Series([2, 3]))
+    >>> frame = pl.DataFrame({"item": ["a", "b"], "raw_answer": ["3", "Score: 3"], "source_line": [2, 3]})
+    >>> frame = frame.with_columns(pl.lit(None, dtype).alias(name) for name, dtype in JUDGMENT_COLUMNS.items()
+    ...                            if name not in frame.columns)
     >>> out, rejected = answers(frame, Scale(min=0, max=4, integer=True))
     >>> out["p_accept"].to_list(), out["status"].to_list(), len(rejected)
     ([0.75, None], ['ok', 'invalid'], 0)
@@ -489,7 +489,7 @@ def answers(frame: pl.DataFrame, scale: Scale,
                    pl.lit("'") + pl.col("condition") + pl.lit("'"), pl.lit(", ".join(CONDITIONS)))),
     ]
     if known_items is not None:
-        checks.append((~item.is_in(pl.Series(list(known_items), dtype=pl.String)), "item",
+        checks.append((~item.is_in(sorted(known_items)), "item",
                        pl.format("unknown item key '{}' (not an attempt_uid of the corpus)", item)))
     for name in _RUBRIC:
         checks.append((pl.col(name).is_not_null() & ~pl.col(name).is_between(1, 5), name,
