@@ -62,6 +62,14 @@ or the read rejects (:func:`read_judgments`), and every judgment ends in the
 answers or the answer rejects (:func:`answers`). Blank lines hold no row and
 are skipped; rows of other judges are left to those judges.
 
+The functions: :func:`read_judgments` returns ``(judgments, rejects)`` (a
+malformed JSONL line has no judgment to carry it, so reading has rejects of its
+own); :func:`answers` maps a judgments frame (from a file or from an adapter
+such as the ICE-Score one, same :data:`JUDGMENT_COLUMNS`) to ``(answers,
+rejects)``; :func:`load_imported` does both for one declared judge and adds the
+file's SHA-256. In JSONL, a number where text is expected (``"item": 17``,
+``"raw_answer": 3``) is read as its text.
+
 Line numbers (``source_line``) are 1-based lines of the file: in a CSV the
 header is line 1 and the first data row line 2, and a row follows any quoted
 field with line breaks before it (the line a row *starts* on); in JSONL the
@@ -274,7 +282,8 @@ def _read_csv(path: Path) -> pl.DataFrame:
         header = next(csv.reader(handle), None)
     if not header:
         raise ImportFormatError(f"{path}: no header row (a CSV of judgments starts with its column names)")
-    names = [name.strip() for name in header]
+    # Unnamed columns (a spreadsheet's trailing commas) are ignored like any other column cojudge does not read.
+    names = [name.strip() or f"(unnamed {i + 1})" for i, name in enumerate(header)]
     doubled = sorted({name for name in names if names.count(name) > 1})
     if doubled:
         raise ImportFormatError(f"{path}: column {doubled[0]!r} appears more than once in the header")
@@ -296,7 +305,7 @@ def _read_jsonl(path: Path) -> tuple[pl.DataFrame, list[dict]]:
     problem = _utf8_problem(path)
     if problem:
         raise ImportFormatError(f"{path}: {problem}")
-    columns: dict[str, list] = {name: [] for name in FILE_COLUMNS}
+    records: list[dict] = []
     lines: list[int] = []
     seen: set[str] = set()
     bad: list[dict] = []
@@ -315,17 +324,26 @@ def _read_jsonl(path: Path) -> tuple[pl.DataFrame, list[dict]]:
                             "reason": f"expected a JSON object, got {type(record).__name__}"})
                 continue
             seen.update(record)
-            for name in FILE_COLUMNS:
-                value = record.get(name)
-                if isinstance(value, (bool, list, dict)):
-                    raise ImportFormatError(f"{path}: column {name!r}: line {number}: "
-                                            f"{json.dumps(value)[:_SHOWN]} is a JSON {type(value).__name__}, "
-                                            f"expected a {'number' if name in _NUMERIC else 'string'}")
-                columns[name].append(value if value is None or isinstance(value, str) else repr(value))
+            records.append(record)
             lines.append(number)
-    present = [name for name in FILE_COLUMNS if name in seen]
-    frame = pl.DataFrame({name: columns[name] for name in present}, schema={name: pl.String for name in present})
+    frame = pl.DataFrame({name: _jsonl_column(path, name, [r.get(name) for r in records], lines)
+                          for name in FILE_COLUMNS if name in seen})
     return frame.with_columns(source_line=pl.Series(lines, dtype=pl.Int64)), bad
+
+
+def _jsonl_column(path: Path, name: str, values: list, lines: list[int]) -> pl.Series:
+    """One column of JSON values as text (numbers by their repr, which parses back exactly); a JSON list,
+    object or boolean is a file error naming the column and the line."""
+    if all(value is None or type(value) is str for value in values):  # the usual case: one pass, no copies
+        return pl.Series(name, values, dtype=pl.String)
+    texts = []
+    for value, number in zip(values, lines):
+        if isinstance(value, (bool, list, dict)):
+            raise ImportFormatError(f"{path}: column {name!r}: line {number}: {json.dumps(value)[:_SHOWN]} is a "
+                                    f"JSON {type(value).__name__}, expected a "
+                                    f"{'number' if name in _NUMERIC else 'string'}")
+        texts.append(value if value is None or isinstance(value, str) else repr(value))
+    return pl.Series(name, texts, dtype=pl.String)
 
 
 def _read_parquet(path: Path) -> pl.DataFrame:
@@ -393,8 +411,11 @@ def read_judgments(path: str | Path, *, judge: str | None = None,
         raw = _read_parquet(path)
     has_header = len(raw) > 0 or kind != "jsonl"  # a JSONL file's columns are those its objects use
     if "item" not in raw.columns and has_header:
+        found = [c for c in raw.columns if c != "source_line"]
+        hint = "; is it separated by ';' or tabs? cojudge reads comma-separated CSV" \
+            if kind == "csv" and len(found) == 1 and any(s in found[0] for s in ";\t") else ""
         raise ImportFormatError(f"{path}: column 'item' is missing (the attempt's key, required); "
-                                f"columns found: {', '.join(c for c in raw.columns if c != 'source_line') or 'none'}")
+                                f"columns found: {', '.join(found) or 'none'}{hint}")
     if has_header and "score" not in raw.columns and "raw_answer" not in raw.columns:
         raise ImportFormatError(f"{path}: neither a 'score' nor a 'raw_answer' column; at least one is required")
     if kind == "csv":  # blank lines (every cell empty) hold no row
@@ -489,7 +510,7 @@ def answers(frame: pl.DataFrame, scale: Scale,
                    pl.lit("'") + pl.col("condition") + pl.lit("'"), pl.lit(", ".join(CONDITIONS)))),
     ]
     if known_items is not None:
-        checks.append((~item.is_in(sorted(known_items)), "item",
+        checks.append((~item.is_in(pl.Series(list(known_items), dtype=pl.String).implode()), "item",
                        pl.format("unknown item key '{}' (not an attempt_uid of the corpus)", item)))
     for name in _RUBRIC:
         checks.append((pl.col(name).is_not_null() & ~pl.col(name).is_between(1, 5), name,
@@ -503,12 +524,12 @@ def answers(frame: pl.DataFrame, scale: Scale,
     # Duplicates among the rows that enter: the first (in frame order) is kept.
     entering = rows.filter(pl.col("_field").is_null())
     key = ["item", "judge", "condition"]
-    entering = entering.with_columns(_first=pl.col("source_line").first().over(key),
-                                     _nth=pl.int_range(pl.len()).over(key))
-    duplicates = entering.filter(pl.col("_nth") > 0).with_columns(
+    first = pl.struct(key).is_first_distinct()  # a hash pass; a window per key is far slower on many keys
+    kept, later = entering.filter(first), entering.filter(~first)
+    duplicates = later.join(kept.select(*key, _first="source_line"), on=key, how="left", nulls_equal=True,
+                            maintain_order="left").with_columns(
         _field=pl.lit("item"),
         _reason=pl.format("duplicate of line {} (same item, judge and condition)", pl.col("_first")))
-    kept = entering.filter(pl.col("_nth") == 0)
     refused = pl.concat([rows.filter(pl.col("_field").is_not_null()), duplicates.select(rows.columns)])
     rejects = refused.sort("_row").select(
         "source_file", "source_line", "judge", field="_field",

@@ -371,6 +371,13 @@ def test_csv_bom_extra_columns_blank_lines_and_quoted_line_breaks(tmp_path):
     assert frame["source_line"].to_list() == [2, 6, 7]  # u1 spans lines 2-4, line 5 is blank
     assert frame["rationale"].to_list() == ["first line\nsecond line\nthird", "plain", 'a "quoted" word']
     assert "notes" not in frame.columns
+    trailing = write(tmp_path, "trailing.csv", "item,raw_answer,,\nu1,3,,\n")  # a spreadsheet's empty columns
+    assert read_judgments(trailing)[0]["raw_answer"].to_list() == ["3"]
+
+
+def test_a_semicolon_separated_file_gets_a_hint(tmp_path):
+    with pytest.raises(ImportFormatError, match="separated by ';' or tabs"):
+        read_judgments(write(tmp_path, "j.csv", "item;score\nu1;3\n"))
 
 
 def test_version_two_is_refused():
@@ -408,3 +415,28 @@ def test_readme_example(tmp_path):
 
 def test_doctests():
     assert doctest.testmod(imported).failed == 0
+
+
+def test_answers_take_an_adapters_frame_and_check_its_columns():
+    """An adapter's frame (no file behind it, no judge) goes through the same checks."""
+    frame = pl.DataFrame({"item": ["u1", "u1", "u2"], "score": [4.0, 1.0, 2.0], "source_line": [7, 9, 8]},
+                         schema_overrides={"source_line": pl.Int64})
+    frame = frame.with_columns(pl.lit(None, dtype).alias(name) for name, dtype in JUDGMENT_COLUMNS.items()
+                               if name not in frame.columns)
+    out, rejects = answers(frame, Scale(min=0, max=4))
+    assert out["attempt_uid"].to_list() == ["u1", "u2"] and out["p_accept"].to_list() == [1.0, 0.5]
+    assert out["condition"].to_list() == ["blind", "blind"]  # null condition: the default
+    assert rejects["reason"].to_list() == ["(imported):9: field 'item': duplicate of line 7 "
+                                           "(same item, judge and condition)"]
+    with pytest.raises(ValueError, match="lacks column.*s_algo"):
+        answers(frame.drop("s_algo"), ZERO_FOUR)
+
+
+def test_jsonl_numbers_are_read_as_text_where_text_is_expected(tmp_path):
+    path = write(tmp_path, "j.jsonl", '{"item": 17, "raw_answer": 3, "s_algo": 4.0}\n'
+                                      '{"item": "u2", "raw_answer": 0.1, "condition": null}\n')
+    frame, _ = read_judgments(path, default_judge="j")
+    assert frame["item"].to_list() == ["17", "u2"] and frame["raw_answer"].to_list() == ["3", "0.1"]
+    assert frame["s_algo"].to_list() == [4, None]
+    with pytest.raises(ImportFormatError, match=r"column 'raw_answer': line 1: true is a JSON bool"):
+        read_judgments(write(tmp_path, "b.jsonl", '{"item": "u1", "raw_answer": true}\n'))
