@@ -215,7 +215,7 @@ class ImportedJudgments:
     sha256: str
     answers: pl.DataFrame  # ANSWER_COLUMNS
     rejects: pl.DataFrame  # REJECT_COLUMNS: read rejects then answer rejects
-    rows: int  # rows of this judge in the file: len(answers) + len(rejects)
+    rows: int  # len(answers) + len(rejects): this judge's rows, and rows that belong to no judge (rejected)
 
 
 def _num(x: float) -> str:
@@ -248,10 +248,16 @@ def _rejects(rows: list[dict]) -> pl.DataFrame:
 # Reading: each format becomes a frame of the file's columns plus source_line, then one typed normalization.
 
 
+def _refuse_utf16(path: Path) -> None:
+    with open(path, "rb") as handle:
+        if handle.read(2) in (b"\xff\xfe", b"\xfe\xff"):
+            raise ImportFormatError(f"{path}: it is UTF-16 (it starts with a UTF-16 byte-order mark); "
+                                    "save it as UTF-8")
+
+
 def _utf8_problem(path: Path) -> str:
+    """Where the file stops being UTF-8 ("" if it is); read whole, so only run once a reader has failed."""
     data = path.read_bytes()
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "it is UTF-16 (it starts with a UTF-16 byte-order mark); save it as UTF-8"
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -275,11 +281,12 @@ def _csv_problem(path: Path, fields: int) -> str:
 
 
 def _read_csv(path: Path) -> pl.DataFrame:
-    problem = _utf8_problem(path)
-    if problem:
-        raise ImportFormatError(f"{path}: {problem}")
-    with open(path, encoding="utf-8-sig", newline="") as handle:
-        header = next(csv.reader(handle), None)
+    _refuse_utf16(path)
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            header = next(csv.reader(handle), None)
+    except UnicodeDecodeError:
+        raise ImportFormatError(f"{path}: {_utf8_problem(path)}") from None
     if not header:
         raise ImportFormatError(f"{path}: no header row (a CSV of judgments starts with its column names)")
     # Unnamed columns (a spreadsheet's trailing commas) are ignored like any other column cojudge does not read.
@@ -290,7 +297,7 @@ def _read_csv(path: Path) -> pl.DataFrame:
     try:
         frame = pl.read_csv(path, infer_schema=False, new_columns=names, encoding="utf8")
     except Exception as exc:  # polars raises several types; the csv module locates the line
-        where = _csv_problem(path, len(names)) or str(exc).splitlines()[0]
+        where = _utf8_problem(path) or _csv_problem(path, len(names)) or str(exc).splitlines()[0]
         raise ImportFormatError(f"{path}: not a readable CSV: {where}") from None
     # A row starts on the line after the previous one ends: the header's lines, then one line per record plus
     # the line breaks inside its quoted fields.
@@ -302,9 +309,14 @@ def _read_csv(path: Path) -> pl.DataFrame:
 
 
 def _read_jsonl(path: Path) -> tuple[pl.DataFrame, list[dict]]:
-    problem = _utf8_problem(path)
-    if problem:
-        raise ImportFormatError(f"{path}: {problem}")
+    _refuse_utf16(path)
+    try:
+        return _parse_jsonl(path)
+    except UnicodeDecodeError:
+        raise ImportFormatError(f"{path}: {_utf8_problem(path)}") from None
+
+
+def _parse_jsonl(path: Path) -> tuple[pl.DataFrame, list[dict]]:
     records: list[dict] = []
     lines: list[int] = []
     seen: set[str] = set()

@@ -336,6 +336,14 @@ def test_garbled_files_are_errors_naming_the_line(tmp_path):
     bad.write_bytes("item,raw_answer\nu1,3\nu2,trés\n".encode("latin-1"))
     with pytest.raises(ImportFormatError, match=r"line 3: not UTF-8 \(byte 0xe9\)"):
         read_judgments(bad)
+    bad_jsonl = tmp_path / "latin.jsonl"
+    bad_jsonl.write_bytes('{"item": "u1", "score": 1}\n{"item": "é", "score": 1}\n'.encode("latin-1"))
+    with pytest.raises(ImportFormatError, match=r"latin.jsonl: line 2: not UTF-8 \(byte 0xe9\)"):
+        read_judgments(bad_jsonl)
+    bad_header = tmp_path / "header.csv"
+    bad_header.write_bytes("item,scoré\nu1,3\n".encode("latin-1"))
+    with pytest.raises(ImportFormatError, match=r"header.csv: line 1: not UTF-8"):
+        read_judgments(bad_header)
     utf16 = tmp_path / "utf16.csv"
     utf16.write_bytes("item,score\nu1,3\n".encode("utf-16"))
     with pytest.raises(ImportFormatError, match="UTF-16"):
