@@ -445,7 +445,7 @@ def read_judgments(path: str | Path, *, judge: str | None = None,
                      "reason": f"{source}:{line}: field 'judge': empty in a file with a judge column "
                                f"(the row belongs to no judge)"}
                     for line in typed.filter(no_judge)["source_line"]]
-        typed = typed.filter(~no_judge)
+        typed = typed.filter(~no_judge).with_columns(judge=pl.col("judge").str.strip_chars())
         if judge is not None:
             mine = typed.filter(pl.col("judge") == judge)
             if len(typed) and not len(mine):
@@ -468,7 +468,7 @@ def read_judgments(path: str | Path, *, judge: str | None = None,
 
     condition = pl.col("condition").str.strip_chars()
     judgments = typed.with_columns(
-        condition=pl.when(condition.is_null() | (condition == "")).then(pl.lit("blind")).otherwise(pl.col("condition")),
+        condition=pl.when(condition.is_null() | (condition == "")).then(pl.lit("blind")).otherwise(condition),
         s_algo=pl.col("s_algo").cast(pl.Int32), s_robust=pl.col("s_robust").cast(pl.Int32),
         source_file=pl.lit(source, pl.String),
     ).select([pl.col(name).cast(dtype) for name, dtype in JUDGMENT_COLUMNS.items()])

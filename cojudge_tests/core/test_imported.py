@@ -195,8 +195,8 @@ def test_a_duplicate_is_rejected_naming_the_first_line(tmp_path):
 
 
 def test_an_unknown_condition_is_rejected(tmp_path):
-    out, rejects = one(tmp_path, "item,condition,raw_answer\nu1,Blind,3\nu2,prefix12k,3\n")
-    assert out["attempt_uid"].to_list() == ["u2"]
+    out, rejects = one(tmp_path, "item,condition,raw_answer\nu1,Blind,3\nu2, prefix12k ,3\n")
+    assert out["attempt_uid"].to_list() == ["u2"] and out["condition"].to_list() == ["prefix12k"]
     assert rejects["field"].to_list() == ["condition"]
     assert "'Blind' is not a condition (expected one of blind, prefix12k, nonblind)" in rejects["reason"][0]
 
@@ -258,7 +258,7 @@ def test_nothing_is_silently_dropped(tmp_path):
 # ------------------------------------------------------------------------------------------------ judges
 
 
-JUDGES_CSV = "item,judge,raw_answer\nu1,a,1\nu1,b,2\nu2,a,3\nu2,,4\n"
+JUDGES_CSV = "item,judge,raw_answer\nu1,a,1\nu1,b,2\nu2, a ,3\nu2,,4\n"  # cells' spaces around a judge do not count
 
 
 def test_the_judge_filter_takes_one_judges_rows(tmp_path):
