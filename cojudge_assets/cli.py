@@ -95,7 +95,7 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
                 continue
             started = time.perf_counter()
             result = job.execute_in_process(instance=instance, run_config=_for_job(run_config, job),
-                                            partition_key=key, raise_on_error=False, tags=run_tags(job, key))
+                                            partition_key=key, raise_on_error=False, tags=run_tags(job, key, defs.resources["corpus"]))
             seconds = time.perf_counter() - started
             outcome.ran += 1
             outcome.requests_sent += _requests_sent(result)
@@ -107,15 +107,18 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
     return outcome
 
 
-def run_tags(job, partition_key: str | None) -> dict[str, str]:
+def run_tags(job, partition_key: str | None, corpus=None) -> dict[str, str]:
     """``cojudge/provider`` on runs of one judge's partition: a run coordinator limits concurrent runs per
     provider with it (tag_concurrency_limits, README "Beyond one machine")."""
-    from cojudge_assets.judges.config import judge_by_name
+    from cojudge_assets.judges.config import find_judge
 
     if partition_key is None or job.partitions_def is None:
         return {}
     dims = _dimensions(job, partition_key)
-    return {"cojudge/provider": judge_by_name(dims["judge"]).provider} if "judge" in dims else {}
+    if "judge" not in dims:
+        return {}
+    spec = find_judge(dims["judge"], corpus.root(), corpus.layout) if corpus else find_judge(dims["judge"])
+    return {"cojudge/provider": spec.provider}
 
 
 def _dimensions(job, partition_key: str) -> dict[str, str]:
@@ -172,11 +175,8 @@ def materialize(args: argparse.Namespace) -> int:
     from cojudge_assets.definitions import build_definitions
     from cojudge_assets.defs.resources import duckdb_path
 
-    defs = build_definitions()
+    defs = build_definitions(corpus=str(Path(args.corpus).resolve()) if args.corpus else None, layout=args.layout)
     run_config = {}
-    if args.corpus:
-        run_config = {"resources": {"corpus": {"config": {"path": str(Path(args.corpus).resolve()),
-                                                          "layout": args.layout}}}}
     jobs = tuple(args.jobs.split(",")) if args.jobs else None
     outcome = run_steps(defs, _instance(), run_config, judges=args.judge, conditions=args.condition, jobs=jobs,
                         force=args.force)

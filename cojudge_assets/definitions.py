@@ -14,8 +14,8 @@ from cojudge_assets.defs.io import CojudgeDuckDBIOManager
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
 from cojudge_assets.defs.operations.sensors import drift_sensor
 from cojudge_assets.defs.perturbation.assets import perturbation_outputs_asset
-from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, duckdb_path
-from cojudge_assets.judges.config import enabled_judges
+from cojudge_assets.defs.resources import DEFAULT_CORPUS, ContestJudgeResource, CorpusResource, duckdb_path
+from cojudge_assets.judges.config import corpus_judges
 
 # content data versions (freshness.py) are a beta parameter of dg.Output; they are what makes re-runs skip
 warnings.filterwarnings("ignore", message=".*data_version.*", category=dg.BetaWarning)
@@ -54,11 +54,18 @@ def executor_from_environment() -> dg.ExecutorDefinition:
         {"max_concurrent": int(os.environ.get("COJUDGE_MAX_CONCURRENT") or 0)}, name="multiprocess")
 
 
-def build_definitions() -> dg.Definitions:
-    """The code location, read from the environment when called: the DuckDB file ($COJUDGE_DUCKDB) and the
-    enabled judges of the judges config file ($COJUDGE_JUDGES), which become the judge partitions."""
+def build_definitions(corpus: str | None = None, layout: str | None = None) -> dg.Definitions:
+    """The code location: the DuckDB file ($COJUDGE_DUCKDB), the corpus (``corpus``/``layout``, else
+    $COJUDGE_CORPUS/$COJUDGE_LAYOUT, else the demo corpus) and the judges that become the judge partitions:
+    the enabled judges of the judges config file ($COJUDGE_JUDGES), then the imported judges the corpus's
+    layout brings (the ICE-Score release's). Imported judges answer nothing new, so they have no partition of
+    ``perturbation_outputs``."""
     found = dg.load_from_defs_folder(path_within_project=Path(__file__).parent)
-    judges = [spec.name for spec in enabled_judges()]
+    corpus_resource = CorpusResource(path=str(Path(corpus or os.environ.get("COJUDGE_CORPUS") or DEFAULT_CORPUS)),
+                                      layout=layout or os.environ.get("COJUDGE_LAYOUT") or "pages")
+    specs = corpus_judges(corpus_resource.root(), corpus_resource.layout)
+    judges = [spec.name for spec in specs]
+    asked = [spec.name for spec in specs if spec.asked]
     assets = list(found.assets or [])
     sensors = list(found.sensors or [])
     jobs = [dg.define_asset_job(INGEST_JOB, selection=dg.AssetSelection.groups("ingest"),
@@ -79,14 +86,17 @@ def build_definitions() -> dg.Definitions:
     jobs.append(dg.define_asset_job(REPORT_JOB, selection=dg.AssetSelection.assets("drift_report", "report"),
                                     description="The drift comparison and the study report (HTML + Markdown)."))
     if judges:
-        assets += [judge_outputs_asset(judges), perturbation_outputs_asset(judges)]
+        assets.append(judge_outputs_asset({spec.name: spec for spec in specs}))
         outputs_job = dg.define_asset_job(OUTPUTS_JOB, selection=dg.AssetSelection.assets("judge_outputs"),
                                           description="Judge answers, one partition per condition x judge.")
+        jobs.append(outputs_job)
+    if asked:
+        assets.append(perturbation_outputs_asset(asked))
         perturbation_outputs_job = dg.define_asset_job(
             PERTURBATION_OUTPUTS_JOB, selection=dg.AssetSelection.assets("perturbation_outputs"),
             description="Judge answers on seeds and mutants (blind), one partition per judge.",
             tags={PARTITION_DIMENSION: "judge"})
-        jobs += [outputs_job, perturbation_outputs_job]
+        jobs.append(perturbation_outputs_job)
         sensors.append(drift_sensor(outputs_job, perturbation_outputs_job))
     database = duckdb_path()
     return dg.Definitions(
@@ -99,7 +109,7 @@ def build_definitions() -> dg.Definitions:
             "io_manager": CojudgeDuckDBIOManager(database=database, schema="main"),
             "duckdb": DuckDBResource(database=database),
             "contest_judge": ContestJudgeResource(),
-            "corpus": CorpusResource(),
+            "corpus": corpus_resource,
         },
         executor=executor_from_environment(),
     )

@@ -34,7 +34,8 @@ from dagster._core.definitions.temporal_context import TemporalContext
 from dagster._time import get_current_datetime
 
 from cojudge_assets.core.predictions import has_table
-from cojudge_assets.judges.config import JudgesConfigError, judge_by_name
+from cojudge_assets.judges.config import JudgesConfigError, find_judge
+from cojudge_assets.judges.imports import import_behind
 from cojudge_assets.judges.store import SETTINGS_TABLE, settings_change
 
 
@@ -61,23 +62,26 @@ def _in_duckdb(conn: duckdb.DuckDBPyConnection | None, table: str) -> bool:
 EPOCH_TABLES = ("judge_outputs", "perturbation_outputs")  # partitions keyed by a judge, rows by its epoch
 
 
-def _judge_behind(conn: duckdb.DuckDBPyConnection | None, table: str, partition_key: str) -> str:
+def _judge_behind(conn: duckdb.DuckDBPyConnection | None, table: str, partition_key: str, corpus=None) -> str:
     """Why a judge's partition must be judged again although Dagster calls it fresh ("" if it need not): its
     answers are of an older epoch than the judge's current one (a drift was recorded, judges/drift.py, and its
-    re-judging has not run yet), or the judges file changed what the judge answers with."""
+    re-judging has not run yet), or the judges file changed what the judge answers with, or an imported
+    judge's source file changed since it was imported (judges/imports.py)."""
     if conn is None:
         return ""
     judge = partition_key.split("|")[-1]  # "condition|judge" or "judge"
+    try:
+        spec = find_judge(judge, corpus.root(), corpus.layout) if corpus else find_judge(judge)
+    except JudgesConfigError:  # no longer in the judges file: nothing to compare with
+        spec = None
+    if spec is not None and spec.is_imported:
+        return import_behind(conn, spec, partition_key.split("|")[0])
     stored = conn.execute(f'select max(epoch) from main."{table}" where judge = ?', [judge]).fetchone()[0]
     current = conn.execute("select max(epoch) from main.judge_epochs where judge = ?", [judge]).fetchone()[0] \
         if _in_duckdb(conn, "judge_epochs") else None
     if stored is not None and current is not None and int(current) > int(stored):
         return "behind its judge's epoch"
-    if not _in_duckdb(conn, SETTINGS_TABLE):
-        return ""
-    try:
-        spec = judge_by_name(judge)
-    except JudgesConfigError:  # no longer in the judges file: nothing to compare with
+    if not _in_duckdb(conn, SETTINGS_TABLE) or spec is None:
         return ""
     change = settings_change(conn, judge, spec.answer_settings())
     return f"judged with other settings ({change})" if change else ""
@@ -105,7 +109,7 @@ def outdated_assets(defs: dg.Definitions, instance: dg.DagsterInstance, job_name
             elif not node.metadata.get(NOT_IN_DUCKDB) and not _in_duckdb(conn, key.path[-1]):
                 outdated.append(f"{key.to_user_string()} not in {database}")
             elif key.path[-1] in EPOCH_TABLES and partition_key and (
-                    why := _judge_behind(conn, key.path[-1], partition_key)):
+                    why := _judge_behind(conn, key.path[-1], partition_key, defs.resources["corpus"])):
                 outdated.append(f"{key.to_user_string()} {why}")
         return outdated
     finally:

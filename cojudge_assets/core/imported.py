@@ -87,7 +87,6 @@ declared in the judges file as::
 
     judges:
       - name: team-x
-        model: imported/team-x        # not called: the rows come from the file
         imported:
           path: imported/team-x.csv   # relative to the judges file's folder
           version: 1
@@ -108,6 +107,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from cojudge_assets.core.context import CONDITIONS
@@ -192,6 +193,9 @@ class ImportedSource(BaseModel):
     version: int = FORMAT_VERSION
     judge: str | None = None  # the file's judge column value; None: the entry's name (or every row)
     scale: Scale
+    # "file": the path is a judgments file in this format; "icescore": the path is an ICE-Score release whose
+    # judge files a corpus layout reads (core/icescore.py), never written by hand in a judges file
+    layout: Literal["file", "icescore"] = "file"
 
     @field_validator("version")
     @classmethod

@@ -15,7 +15,7 @@ PREDICTIONS_SCHEMA = {
     "attempt_uid": pl.String, "judge": pl.String, "condition": pl.String, "p_accept": pl.Float64,
     "s_algo": pl.Int32, "s_robust": pl.Int32, "request_hash": pl.String, "served_model": pl.String,
     "participant": pl.String, "problem_id": pl.String, "turn": pl.Int64, "verdict": pl.String,
-    "accepted": pl.Boolean, "y": pl.Int64, "evidence": pl.Boolean, "code": pl.String, "code_matches": pl.Boolean,
+    "accepted": pl.Boolean, "y": pl.Int64, "evidence": pl.Boolean, "code": pl.String, "code_matches": pl.Boolean, "language": pl.String,
 }
 
 
@@ -23,7 +23,7 @@ PREDICTIONS_SQL = """
     select o.attempt_uid, o.judge, o.condition, o.p_accept, o.s_algo, o.s_robust, o.request_hash,
            o.served_model, a.participant, a.problem_id, a.turn, a.verdict, a.accepted,
            a.accepted::bigint as y, coalesce(pc.provenance in ('anchored', 'segmented'), false) as evidence,
-           a.code, coalesce(r.source_code = a.code, false) as code_matches
+           a.code, coalesce(r.source_code = a.code, false) as code_matches, a.language
     from main.judge_outputs o
     join main.attempts a using (attempt_uid)
     left join main.judge_requests r using (attempt_uid, condition, request_hash)

@@ -119,6 +119,58 @@ def judges_section(conn: duckdb.DuckDBPyConnection) -> Section | None:
                    tuple(tables))
 
 
+def imported_section(conn: duckdb.DuckDBPyConnection, published: pl.DataFrame | None = None) -> Section | None:
+    """Imported judges: where their answers came from, how many were usable, every metric, and (for a corpus
+    whose publishing study reported values) cojudge's correlations beside the published ones."""
+    provenance = _query(conn, "judge_imports", """
+        select judge, condition, source, left(sha256, 16) as sha256, requests, ok, invalid, rejected, unanswered,
+               round(ok / nullif(requests, 0), 4) as coverage
+        from main.judge_imports where requests > 0 and ok + invalid > 0 order by judge, condition""")
+    if provenance is None or provenance.is_empty():
+        return None
+    judges = provenance["judge"].unique().to_list()
+    tables = [Table("Imported judges: source, sha256 and coverage (ok answers / requests)", provenance)]
+    rejects = _query(conn, "import_rejects", "select judge, condition, source_file, source_line, field, reason "
+                                             "from main.import_rejects order by judge, source_line")
+    if rejects is not None and len(rejects):
+        tables.append(Table("Imported rows that could not enter (file, line, field)", rejects, max_rows=30))
+    metrics = _query(conn, "judge_metrics", "select * from main.judge_metrics")
+    if metrics is not None and len(metrics):
+        mine = metrics.filter(pl.col("judge").is_in(judges))
+        if len(mine):
+            tables.append(Table("Imported judges as instruments (trajectory-bootstrap 95% intervals)", _metric_table(
+                mine, ["roc_auc", "pr_auc", "log_loss", "brier", "ece15", "mcc_oof"], ["judge", "condition"])))
+    correlation = _query(conn, "correlation", "select * from main.correlation")
+    if correlation is not None and len(correlation):
+        mine = correlation.filter(pl.col("judge").is_in(judges))
+        if len(mine):
+            tables.append(Table("Rank correlation with the label, corpus and example level", _metric_table(
+                mine, sorted(mine["metric"].unique().to_list()), ["judge", "condition", "subset"])))
+        if published is not None:
+            tables.append(Table("Reproduced beside the published values (example level)",
+                                reproduction(correlation, published)))
+    return Section("Imported judges",
+                   "Judgments made elsewhere and imported (never sent to a provider), scored by the same "
+                   "measurement as every judge; p_accept is the declared scale mapped to [0, 1].", tuple(tables))
+
+
+def reproduction(correlation: pl.DataFrame, published: pl.DataFrame) -> pl.DataFrame:
+    """Published example-level Kendall tau and Spearman rho (columns judge, subset, tau, rho) beside cojudge's,
+    with the differences."""
+    wide = (correlation.filter(pl.col("metric").is_in(["kendall_tau_b_example", "spearman_example",
+                                                       "kendall_tau_b_corpus", "spearman_corpus"]))
+            .pivot(on="metric", index=["judge", "condition", "subset"], values="value"))
+    joined = published.join(wide, on=["judge", "subset"], how="left")
+    return joined.select(
+        "judge", "subset", pl.col("tau").alias("published_tau"),
+        pl.col("kendall_tau_b_example").round(3).alias("tau"),
+        (pl.col("kendall_tau_b_example") - pl.col("tau")).round(4).alias("tau_diff"),
+        pl.col("rho").alias("published_rho"), pl.col("spearman_example").round(3).alias("rho"),
+        (pl.col("spearman_example") - pl.col("rho")).round(4).alias("rho_diff"),
+        pl.col("kendall_tau_b_corpus").round(3).alias("tau_corpus"),
+        pl.col("spearman_corpus").round(3).alias("rho_corpus")).sort("subset", "judge")
+
+
 def measurement_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section | None:
     metrics = _query(conn, "judge_metrics", "select * from main.judge_metrics")
     if metrics is None:
@@ -175,8 +227,10 @@ def dynamics_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section |
                                      "q_by_verdict"]))
 
 
-def report_sections(conn: duckdb.DuckDBPyConnection, output_dir: Path) -> tuple[list[Section], list[str]]:
-    """The report's sections, and the groups left out because their tables are not there."""
+def report_sections(conn: duckdb.DuckDBPyConnection, output_dir: Path,
+                    published: pl.DataFrame | None = None) -> tuple[list[Section], list[str]]:
+    """The report's sections, and the groups left out because their tables are not there. ``published``:
+    the values a publishing study reported for the imported judges (judge, subset, tau, rho), if any."""
     built = {
         "inputs": coverage_section(conn),
         "judges": judges_section(conn),
@@ -184,4 +238,8 @@ def report_sections(conn: duckdb.DuckDBPyConnection, output_dir: Path) -> tuple[
         "perturbation": perturbation_section(conn, output_dir / "perturbation"),
         "dynamics": dynamics_section(conn, output_dir / "dynamics"),
     }
-    return [s for s in built.values() if s is not None], [name for name, s in built.items() if s is None]
+    sections = [s for s in built.values() if s is not None]
+    imported = imported_section(conn, published)  # only runs with imported judges have this section
+    if imported is not None:
+        sections.insert(min(2, len(sections)), imported)
+    return sections, [name for name, s in built.items() if s is None]

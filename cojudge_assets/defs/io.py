@@ -21,6 +21,7 @@ KINDS = {"polars", "duckdb"}  # the kinds of every asset stored through this IO 
 class PolarsTableHandler(DuckDBPolarsTypeHandler):
     def handle_output(self, context: dg.OutputContext, table_slice: TableSlice, obj: pl.DataFrame, connection):
         if table_slice.partition_dimensions and not obj.is_empty():
+            _add_new_columns(connection, f"{table_slice.schema}.{table_slice.table}", obj)
             return super().handle_output(context, table_slice, obj, connection)
         obj_arrow = obj.to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
         target = f"{table_slice.schema}.{table_slice.table}"
@@ -34,6 +35,21 @@ class PolarsTableHandler(DuckDBPolarsTypeHandler):
             "dataframe_columns": dg.MetadataValue.table_schema(dg.TableSchema(
                 columns=[dg.TableColumn(name=n, type=str(t)) for n, t in zip(obj.columns, obj.dtypes)])),
         })
+
+
+def _add_new_columns(connection, target: str, obj: pl.DataFrame) -> None:
+    """A partitioned table made before a column was added at the end of its asset's frame gets that column
+    (null in the older partitions), so the new partition's insert, which matches columns by position, fits."""
+    schema, table = target.split(".")
+    present = [row[0] for row in connection.execute(
+        "select column_name from information_schema.columns where table_schema = ? and table_name = ? "
+        "order by ordinal_position", [schema, table]).fetchall()]
+    if not present or obj.columns[:len(present)] != present:
+        return  # a new table, or not an append at the end: the library creates it or names the mismatch
+    for name in obj.columns[len(present):]:
+        empty = obj.select(name).head(0).to_arrow()  # noqa: F841 (read by DuckDB by name)
+        sql_type = connection.execute("describe select * from empty").fetchone()[1]
+        connection.execute(f'alter table {target} add column "{name}" {sql_type}')
 
 
 class CojudgeDuckDBIOManager(DuckDBPolarsIOManager):

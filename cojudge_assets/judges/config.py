@@ -15,6 +15,14 @@ entry names a judge, its litellm model string and its provider parameters::
         max_input_tokens: null         # input budget; null: litellm's model info, if it knows the model
         api_base: null                 # OpenAI-compatible servers (vLLM, Ollama): their base URL
 
+A judge whose answers were made elsewhere is *imported* (judges/imports.py, core/imported.py for the file
+format): it has an ``imported:`` source instead of a model, and is never sent anything::
+
+      - name: gpt4-ours
+        imported:
+          path: judgments/gpt4.csv       # CSV, JSONL or Parquet; relative to this file
+          scale: {min: 0, max: 4, integer: true}   # the native scale; p_accept = (score - min) / (max - min)
+
 Temperature is 0 for every judge (the study's setting) unless the file says
 otherwise. A malformed file fails with the file, the entry and the field named.
 Editing what a judge answers with (its model, temperature, token budgets, JSON
@@ -32,8 +40,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from cojudge_assets.core.imported import ImportedSource
 from cojudge_assets.judges.client import JudgeConfig
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +58,8 @@ class JudgeSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    model: str
+    model: str = ""  # required unless the judge is imported (for which it is a label, never called)
+    imported: ImportedSource | None = None
     enabled: bool = True
     api_key_env: str | None = None
     api_base: str | None = None
@@ -82,11 +92,27 @@ class JudgeSpec(BaseModel):
                              "never the key itself")
         return value
 
+    @model_validator(mode="after")
+    def _model_or_import(self) -> "JudgeSpec":
+        if not self.model and self.imported is None:
+            raise ValueError("field 'model' is required (a litellm model string), unless the judge is imported "
+                             "(an 'imported:' source)")
+        return self
+
+    @property
+    def is_imported(self) -> bool:
+        return self.imported is not None
+
+    @property
+    def asked(self) -> bool:
+        """Whether cojudge sends this judge requests (a hosted or local judge; not an imported one)."""
+        return self.imported is None
+
     @property
     def local(self) -> bool:
         from cojudge_assets.judges.local import LOCAL_PROVIDER
 
-        return self.model.startswith(f"{LOCAL_PROVIDER}/")
+        return self.imported is None and self.model.startswith(f"{LOCAL_PROVIDER}/")
 
     @property
     def provider(self) -> str:
@@ -94,6 +120,8 @@ class JudgeSpec(BaseModel):
         judge's partitions carry it as the tag ``cojudge/provider`` (a concurrency pool per provider)."""
         if self.local:
             return "local"
+        if self.imported is not None:
+            return "imported"
         if self.api_base:
             return urlparse(self.api_base).netloc or self.api_base
         return self.model.split("/", 1)[0] if "/" in self.model else self.model
@@ -145,6 +173,9 @@ def load_judges(path: Path | None = None) -> list[JudgeSpec]:
             problems = "; ".join(f"field '{'.'.join(map(str, e['loc'])) or '(entry)'}': {e['msg']}"
                                  for e in exc.errors())
             raise JudgesConfigError(f"{path}: judge {label}: {problems}") from None
+        if spec.imported is not None and spec.imported.layout == "file":
+            spec.imported = spec.imported.model_copy(
+                update={"path": str(spec.imported.resolve(path.parent).resolve())})
         if spec.name in seen:
             raise JudgesConfigError(f"{path}: judge {spec.name}: field 'name': used twice; names must be unique")
         seen.add(spec.name)
@@ -161,3 +192,41 @@ def judge_by_name(name: str, path: Path | None = None) -> JudgeSpec:
         if spec.name == name:
             return spec
     raise JudgesConfigError(f"{path or judges_file()}: no judge named {name!r}")
+
+
+def layout_judges(corpus: Path, layout: str) -> list[JudgeSpec]:
+    """The imported judges a corpus layout brings with it (the ICE-Score release's judge files); none for the
+    other layouts. Cheap: file names only, nothing is read."""
+    if layout != "icescore":
+        return []
+    from cojudge_assets.core.icescore import icescore_judge_scale, icescore_judges
+
+    specs = []
+    for name in icescore_judges(Path(corpus)):
+        low, high, integer = icescore_judge_scale(name)
+        specs.append(JudgeSpec(name=name, imported=ImportedSource(
+            path=str(Path(corpus).resolve()), layout="icescore", judge=name,
+            scale={"min": low, "max": high, "integer": integer}),
+            description=f"imported from the ICE-Score release ({name})"))
+    return specs
+
+
+def corpus_judges(corpus: Path, layout: str, path: Path | None = None) -> list[JudgeSpec]:
+    """The judges of a run on this corpus: the enabled judges of the judges file, then the layout's imported
+    ones. A name used by both is an error (the judges file would silently shadow the release's judge)."""
+    specs = enabled_judges(path)
+    names = {s.name for s in specs}
+    for spec in layout_judges(corpus, layout):
+        if spec.name in names:
+            raise JudgesConfigError(f"{path or judges_file()}: judge {spec.name}: field 'name': the corpus at "
+                                    f"{corpus} (layout {layout}) brings an imported judge of that name; rename one")
+        specs.append(spec)
+    return specs
+
+
+def find_judge(name: str, corpus: Path | None = None, layout: str = "pages", path: Path | None = None) -> JudgeSpec:
+    """A judge of the judges file or of the corpus layout (when a corpus is given), by name."""
+    for spec in layout_judges(corpus, layout) if corpus is not None else []:
+        if spec.name == name:
+            return spec
+    return judge_by_name(name, path)

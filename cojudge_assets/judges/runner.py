@@ -94,6 +94,7 @@ def _row(spec: JudgeSpec, condition: str, epoch: int, attempt_uid: str, request_
         "provider_errors": call.provider_errors, "latency_s": call.latency_s,
         "input_tokens": call.input_tokens, "output_tokens": call.output_tokens, "cost": call.cost,
         "error": call.error or None, "judged_at": datetime.now(timezone.utc).replace(tzinfo=None),
+        "provenance": "judged", "source": None,
     }
 
 

@@ -61,7 +61,10 @@ CACHE_COLUMNS: dict[str, tuple[str, type[pl.DataType] | pl.DataType]] = {
     "cost": ("DOUBLE", pl.Float64),
     "error": ("VARCHAR", pl.String),
     "judged_at": ("TIMESTAMP", pl.Datetime("us")),
+    "provenance": ("VARCHAR", pl.String),  # "judged" (sent by cojudge) or "imported" (judges/imports.py)
+    "source": ("VARCHAR", pl.String),  # imported rows: the source file(s) and their sha256
 }
+ADDED_COLUMNS = ("provenance", "source")  # columns newer than the first cache tables: added to older files
 KEY = ("attempt_uid", "judge", "condition", "request_hash", "epoch")
 OUTPUT_SCHEMA = {name: dtype for name, (_, dtype) in CACHE_COLUMNS.items()}
 
@@ -70,6 +73,8 @@ def ensure_tables(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> None
     columns = ", ".join(f"{name} {sql}" for name, (sql, _) in CACHE_COLUMNS.items())
     conn.execute(f"create schema if not exists {schema}")
     conn.execute(f"create table if not exists {schema}.{CACHE_TABLE} ({columns}, primary key ({', '.join(KEY)}))")
+    for name in ADDED_COLUMNS:
+        conn.execute(f"alter table {schema}.{CACHE_TABLE} add column if not exists {name} {CACHE_COLUMNS[name][0]}")
     conn.execute(f"create table if not exists {schema}.{EPOCHS_TABLE} (judge VARCHAR, epoch INTEGER, "
                  "reason VARCHAR, started_at TIMESTAMP, primary key (judge, epoch))")
     conn.execute(f"create table if not exists {schema}.{SETTINGS_TABLE} (judge VARCHAR, epoch INTEGER, "

@@ -21,7 +21,9 @@ from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.freshness import ANSWER_COLUMNS, content_version
 from cojudge_assets.defs.resources import ContestJudgeResource, output_dir
-from cojudge_assets.judges.config import JudgeSpec, judge_by_name
+from cojudge_assets.core.imported import ImportFormatError
+from cojudge_assets.judges.config import JudgeSpec
+from cojudge_assets.judges.imports import import_partition, rejects_table
 from cojudge_assets.judges.runner import judge_partition
 from cojudge_assets.judges.store import current_epoch, partition_rows
 
@@ -71,8 +73,8 @@ def judge_requests(context: dg.AssetExecutionContext, attempts: pl.DataFrame, pr
         "leaking": dg.MetadataValue.md(markdown_table(leaks.head(50))) if len(leaks) else "none"})
 
 
-def _build_judge_outputs(judges: list[str]) -> dg.AssetsDefinition:  # noqa: C901
-    partitions = output_partitions(judges)
+def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:  # noqa: C901
+    partitions = output_partitions(list(judges))
 
     @dg.asset(
         name="judge_outputs",
@@ -85,14 +87,20 @@ def _build_judge_outputs(judges: list[str]) -> dg.AssetsDefinition:  # noqa: C90
         check_specs=[dg.AssetCheckSpec("one_valid_row_per_attempt", asset="judge_outputs",
                                        description="Every request of the partition has exactly one valid row.")],
         description="One row per attempt for one judge under one condition: p_accept, s_algo, s_robust, rationale, "
-        "raw response, served model, tries, validation failures, latency, tokens, cost, judged_at. Answers are "
-        "cached in DuckDB table judge_cache row by row; a re-run sends only what is missing or failed.",
+        "raw response, served model, tries, validation failures, latency, tokens, cost, judged_at, provenance "
+        "(judged or imported) and the imported source. Answers are cached in DuckDB table judge_cache row by row; "
+        "a re-run sends only what is missing or failed. An imported judge's partition is read from its source "
+        "file (judges/imports.py), never sent.",
     )
     def judge_outputs(context: dg.AssetExecutionContext, judge_requests: pl.DataFrame, duckdb: DuckDBResource,
                       contest_judge: ContestJudgeResource):
         keys = partitions.get_partition_key_from_str(str(context.partition_key)).keys_by_dimension
-        table, metadata, passed = judge_one_partition(context, judge_by_name(keys["judge"]), keys["condition"],
-                                                      judge_requests, duckdb, contest_judge)
+        spec = judges[keys["judge"]]
+        if spec.is_imported:
+            table, metadata, passed = import_one_partition(spec, keys["condition"], judge_requests, duckdb)
+        else:
+            table, metadata, passed = judge_one_partition(context, spec, keys["condition"], judge_requests, duckdb,
+                                                          contest_judge)
         yield dg.Output(table, metadata=metadata, data_version=answers_version(table))
         yield dg.AssetCheckResult(check_name="one_valid_row_per_attempt", passed=passed,
                                   metadata={"requests": len(judge_requests), "valid_rows": metadata["valid_rows"]})
@@ -100,9 +108,35 @@ def _build_judge_outputs(judges: list[str]) -> dg.AssetsDefinition:  # noqa: C90
     return judge_outputs
 
 
-def judge_outputs_asset(judges: list[str]) -> dg.AssetsDefinition:
-    """``judge_outputs`` partitioned by condition x these judges (the enabled ones of the config)."""
+def judge_outputs_asset(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:
+    """``judge_outputs`` partitioned by condition x these judges (the enabled ones of the config, then the
+    corpus layout's imported ones), by name."""
     return _build_judge_outputs(judges)
+
+
+def import_one_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, duckdb: DuckDBResource):
+    """An imported judge's partition: its source's answers under ``condition`` (judges/imports.py). Invalid
+    answers are kept as rows (status ``invalid``), unknown or duplicate rows go to table import_rejects; neither
+    fails the run, as nothing can be re-asked. A source that cannot be read at all fails it, naming the file."""
+    try:
+        with duckdb.get_connection() as conn:
+            stats = import_partition(spec, condition, requests, conn)
+            table = partition_rows(conn, requests, spec.name, condition, current_epoch(conn, spec.name))
+            rejects = rejects_table(conn).filter((pl.col("judge") == spec.name) & (pl.col("condition") == condition))
+    except ImportFormatError as exc:
+        raise dg.Failure(description=f"imported judge {spec.name}: {exc}") from None
+    metadata = {
+        "requests": stats.requests, "judged_now": 0, "cached": 0, "imported_now": stats.imported,
+        "valid_rows": stats.ok, "invalid": stats.invalid, "rejected": stats.rejected,
+        "unanswered": stats.unanswered,
+        "coverage": round(stats.ok / stats.requests, 4) if stats.requests else None,
+        "source": stats.source, "sha256": stats.sha256,
+        "served_models": dg.MetadataValue.json(sorted(set(table["served_model"].drop_nulls().to_list()) - {""})),
+    }
+    if len(rejects):
+        metadata["rejects"] = dg.MetadataValue.md(markdown_table(rejects.head(50)))
+    passed = bool(table["attempt_uid"].n_unique() == len(table))
+    return table, metadata, passed
 
 
 def judge_one_partition(context: dg.AssetExecutionContext, spec: JudgeSpec, condition: str,

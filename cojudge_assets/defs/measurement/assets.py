@@ -13,6 +13,7 @@ from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core import plots
 from cojudge_assets.core.measurement import MeasurementConfig, headline_table, measure, run_to_run
+from cojudge_assets.core.correlation import correlations
 from cojudge_assets.core.predictions import read_judge_cache, read_predictions
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
@@ -42,6 +43,9 @@ def predictions(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
                                                        .head(20))) if len(mismatched) else "none"})
 
 
+CORRELATION_RESAMPLES = 1000  # rank correlations cost more per resample than the weighted metrics
+
+
 class MeasurementSettings(dg.Config):
     folds: int = 10
     resamples: int = 2000
@@ -66,6 +70,9 @@ TABLES = {
     "a judge was run more than once.",
     "error_profile": "Confusion at the out-of-fold thresholds; confident false negatives and positives.",
     "recalibration": "Out-of-fold isotonic and Platt recalibration: ECE, Brier and ROC-AUC before and after.",
+    "correlation": "Per judge x condition x subset (all attempts, and each language when there are several): "
+    "Kendall's tau-b, Spearman and Pearson between the label and p, at corpus level (all items) and example level "
+    "(within each problem, then averaged over problems), with trajectory-bootstrap intervals (core/correlation.py).",
 }
 
 
@@ -84,6 +91,8 @@ def measurement(context: dg.AssetExecutionContext, config: MeasurementSettings, 
             yield dg.Output(empty, output_name=name, metadata={"rows": 0, "note": "no judge predictions yet"})
         return
     tables = measure(predictions, settings)
+    tables["correlation"] = correlations(predictions, resamples=min(config.resamples, CORRELATION_RESAMPLES),
+                                         seed=config.seed)
     with duckdb.get_connection() as conn:
         cache = read_judge_cache(conn)
     if len(cache):

@@ -32,7 +32,7 @@ def drift_sensor(outputs_job, perturbation_outputs_job) -> dg.SensorDefinition:
                "re-judges exactly that judge's partitions into a new epoch.")
     def provider_drift(context: dg.SensorEvaluationContext, duckdb: DuckDBResource):
         requests, notes = [], []
-        hosted = [spec for spec in enabled_judges() if not spec.local]
+        hosted = [spec for spec in enabled_judges() if spec.asked and not spec.local]
         with duckdb.get_connection() as conn:
             for spec in hosted:
                 try:

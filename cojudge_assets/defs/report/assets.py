@@ -9,12 +9,13 @@ from cojudge_assets.core.report import write_report
 from cojudge_assets.core.report_content import report_sections
 from cojudge_assets.defs.resources import CorpusResource, output_dir
 from cojudge_assets.freshness import NOT_IN_DUCKDB
-from cojudge_assets.judges.config import enabled_judges, judges_file
+from cojudge_assets.core.icescore import published_values
+from cojudge_assets.judges.config import enabled_judges, judges_file, layout_judges
 
 LEAVES = ["judge_metrics", "scale_validity", "agreement", "condition_effects", "panel", "per_problem", "consistency",
           "error_profile", "recalibration", "perturbation_metrics", "perturbation_yield", "success_at_turn",
           "survival", "churn", "convergence", "rank_consensus", "churn_vs_improvement", "drift_report",
-          "participant_context", "quarantine", "judge_outputs"]
+          "participant_context", "quarantine", "judge_outputs", "correlation"]
 
 
 @dg.asset(
@@ -31,11 +32,13 @@ LEAVES = ["judge_metrics", "scale_validity", "agreement", "condition_effects", "
 def report(context: dg.AssetExecutionContext, duckdb: DuckDBResource, corpus: CorpusResource) -> dg.MaterializeResult:
     folder = output_dir()
     with duckdb.get_connection() as conn:
-        sections, missing = report_sections(conn, folder)
+        sections, missing = report_sections(conn, folder, published_values(corpus.root(), corpus.layout))
     run_config = {
         "corpus": str(corpus.root()), "layout": corpus.layout, "duckdb": duckdb.database,
         "judges file": str(judges_file()),
-        "enabled judges": ", ".join(f"{s.name} ({s.model})" for s in enabled_judges()),
+        "enabled judges": ", ".join(f"{s.name} ({s.model or 'imported'})" for s in enabled_judges()),
+        "imported judges of the corpus": ", ".join(s.name for s in layout_judges(corpus.root(), corpus.layout))
+        or "none",
         "conditions": "blind, prefix12k, nonblind",
         "groups not materialized": ", ".join(missing) or "none",
         "dagster run": context.run.run_id,

@@ -1,0 +1,190 @@
+"""Imported judges: answers made elsewhere, stored like judged answers, never sent to a provider.
+
+An imported judge is a judge entry with an ``imported:`` source (core/imported.py: the file format and its
+validation), or one of the judges a corpus layout brings with it (the ICE-Score release, core/icescore.py).
+Its partitions of ``judge_outputs`` are filled by :func:`import_partition` instead of the judging loop:
+
+1. the source's rows for the partition's condition are read and validated against the declared scale
+   (a raw answer that does not parse to the scale is kept as ``invalid``, never guessed);
+2. each valid or invalid answer is attached to the current request of its attempt (its ``request_hash``), so
+   the measurement and the check that the judged code is the attempt's code treat it like any answer;
+3. rows that cannot enter at all (an unknown item, a duplicate, an unknown condition) land in the table
+   ``import_rejects`` naming the file, the line and the field;
+4. the judge's rows of that condition in ``judge_cache`` are replaced in one transaction, with provenance
+   ``imported`` and the source's sha256; table ``judge_imports`` records what was imported from which digest.
+
+A partition whose source digest equals the recorded one is up to date (freshness.py asks
+:func:`import_behind`): its step is skipped, so unchanged files cost nothing and a changed file re-imports that
+judge only. When the step runs (a changed file, changed requests, ``--force``), the import is done whole again.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from cojudge_assets.core.imported import JUDGMENT_COLUMNS, REJECT_COLUMNS, answers, file_sha256, read_judgments
+from cojudge_assets.judges.config import JudgeSpec
+from cojudge_assets.judges.store import CACHE_COLUMNS, CACHE_TABLE, OUTPUT_SCHEMA, current_epoch, ensure_tables
+
+IMPORTS_TABLE = "judge_imports"
+REJECTS_TABLE = "import_rejects"
+PROVENANCE_IMPORTED = "imported"
+
+
+@dataclass
+class ImportStats:
+    requests: int = 0
+    imported: int = 0  # rows written now
+    ok: int = 0
+    invalid: int = 0
+    rejected: int = 0
+    unanswered: int = 0  # requests the source has no row for
+    source: str = ""
+    sha256: str = ""
+
+
+def source_files(spec: JudgeSpec) -> list[Path]:
+    """The files an imported judge's answers come from."""
+    source = spec.imported
+    if source is None:
+        raise ValueError(f"judge {spec.name} is not an imported judge")
+    if source.layout == "icescore":
+        from cojudge_assets.core.icescore import icescore_judge_files
+
+        return sorted(icescore_judge_files(Path(source.path))[source.judge or spec.name])
+    return [Path(source.path)]
+
+
+def source_digest(spec: JudgeSpec) -> str:
+    """sha256 over the judge's source files (names and bytes) and its declared scale."""
+    digest = hashlib.sha256(spec.imported.scale.model_dump_json().encode())
+    for path in source_files(spec):
+        digest.update(path.name.encode() + b"\0" + file_sha256(path).encode())
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=2)
+def _icescore(root: str, stamp: tuple) -> object:
+    from cojudge_assets.core.icescore import read_icescore
+
+    return read_icescore(Path(root))
+
+
+def _stamp(root: Path) -> tuple:
+    return tuple(sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in root.rglob("*.json")))
+
+
+def load_answers(spec: JudgeSpec, condition: str, known_items: set[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(answers, rejects) of the judge under ``condition``: core/imported.py's validation of its source's rows
+    (the file's own, or the ICE-Score release's as read by core/icescore.py). Rows of other conditions are left
+    to those conditions' partitions."""
+    source = spec.imported
+    if source.layout == "icescore":
+        release = _icescore(str(Path(source.path).resolve()), _stamp(Path(source.path)))
+        frame = release.judgments.filter(pl.col("judge") == (source.judge or spec.name)).cast(JUDGMENT_COLUMNS)
+        read_rejects = pl.DataFrame(schema=REJECT_COLUMNS)
+    else:
+        frame, read_rejects = read_judgments(source.path, judge=source.judge or spec.name, default_judge=spec.name)
+    frame = frame.filter(pl.col("condition") == condition)
+    answered, refused = answers(frame, source.scale, known_items)
+    # a read reject (a bad JSONL line, an empty judge cell) belongs to no condition: reported under blind only
+    rejects = pl.concat([read_rejects, refused]) if condition == "blind" else refused
+    return answered, rejects
+
+
+def ensure_import_tables(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> None:
+    ensure_tables(conn, schema)
+    conn.execute(f"create table if not exists {schema}.{IMPORTS_TABLE} (judge VARCHAR, condition VARCHAR, "
+                 "source VARCHAR, sha256 VARCHAR, requests INTEGER, ok INTEGER, invalid INTEGER, rejected INTEGER, "
+                 "unanswered INTEGER, imported_at TIMESTAMP, primary key (judge, condition))")
+    columns = ", ".join(f"{name} {'BIGINT' if dtype == pl.Int64 else 'VARCHAR'}" for name, dtype in REJECT_COLUMNS.items())
+    conn.execute(f"create table if not exists {schema}.{REJECTS_TABLE} (condition VARCHAR, {columns})")
+
+
+def recorded_digest(conn: duckdb.DuckDBPyConnection, judge: str, condition: str, schema: str = "main") -> str | None:
+    found = conn.execute(f"select sha256 from {schema}.{IMPORTS_TABLE} where judge = ? and condition = ?",
+                         [judge, condition]).fetchone() if _has(conn, IMPORTS_TABLE, schema) else None
+    return found[0] if found else None
+
+
+def _has(conn: duckdb.DuckDBPyConnection, table: str, schema: str) -> bool:
+    return bool(conn.execute("select count(*) from information_schema.tables where table_schema = ? and "
+                             "table_name = ?", [schema, table]).fetchone()[0])
+
+
+def import_behind(conn: duckdb.DuckDBPyConnection, spec: JudgeSpec, condition: str, schema: str = "main") -> str:
+    """Why the judge's partition must be imported again ("" if it need not): its source changed."""
+    recorded = recorded_digest(conn, spec.name, condition, schema)
+    if recorded is None:
+        return ""  # never imported: Dagster already calls the partition missing
+    try:
+        current = source_digest(spec)
+    except (OSError, KeyError) as exc:
+        return f"its source cannot be read ({exc})"
+    return "its imported file changed" if current != recorded else ""
+
+
+def import_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, conn: duckdb.DuckDBPyConnection,
+                     *, schema: str = "main") -> ImportStats:
+    """Fill the judge's rows of ``condition`` in the judge cache from its source (see module docstring)."""
+    ensure_import_tables(conn, schema)
+    digest = source_digest(spec)
+    files = source_files(spec)
+    stats = ImportStats(requests=len(requests), sha256=digest, source=", ".join(str(p) for p in files))
+    epoch = current_epoch(conn, spec.name, schema)
+    known = set(requests["attempt_uid"].to_list())
+    answered, rejects = load_answers(spec, condition, known)
+    hashes = requests.select("attempt_uid", "request_hash")
+    rows = answered.join(hashes, on="attempt_uid", how="inner")
+    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    source_label = f"{stats.source} sha256:{digest[:16]}"
+    table = rows.select(
+        "attempt_uid", pl.lit(spec.name).alias("judge"), pl.lit(condition).alias("condition"), "request_hash",
+        pl.lit(epoch, pl.Int32).alias("epoch"), "status", "p_accept", "s_algo", "s_robust", "rationale",
+        "raw_response", "served_model", pl.lit(None, pl.String).alias("system_fingerprint"),
+        pl.lit(0, pl.Int32).alias("tries"), pl.lit(0, pl.Int32).alias("validation_failures"),
+        pl.lit(False).alias("repaired"), pl.lit(0, pl.Int32).alias("provider_errors"),
+        pl.lit(None, pl.Float64).alias("latency_s"), pl.lit(None, pl.Int64).alias("input_tokens"),
+        pl.lit(None, pl.Int64).alias("output_tokens"), pl.lit(None, pl.Float64).alias("cost"),
+        pl.when(pl.col("error") == "").then(None).otherwise(pl.col("error")).alias("error"),
+        pl.lit(now).alias("judged_at"), pl.lit(PROVENANCE_IMPORTED).alias("provenance"),
+        pl.lit(source_label).alias("source"),
+    ).cast(OUTPUT_SCHEMA)
+    batch = table.to_arrow()  # noqa: F841 (read by DuckDB by name)
+    rejects = rejects.with_columns(pl.col("judge").fill_null(spec.name))
+    reject_rows = rejects.with_columns(pl.lit(condition).alias("condition")).select(
+        "condition", *REJECT_COLUMNS).to_arrow()  # noqa: F841
+    stats.imported = len(table)
+    stats.ok = int((table["status"] == "ok").sum())
+    stats.invalid = len(table) - stats.ok
+    stats.rejected = len(rejects)
+    stats.unanswered = len(known - set(table["attempt_uid"].to_list()))
+    conn.execute("begin transaction")
+    try:
+        conn.execute(f"delete from {schema}.{CACHE_TABLE} where judge = ? and condition = ? and epoch = ?",
+                     [spec.name, condition, epoch])
+        conn.execute(f"insert into {schema}.{CACHE_TABLE} ({', '.join(CACHE_COLUMNS)}) "
+                     f"select {', '.join(CACHE_COLUMNS)} from batch")
+        conn.execute(f"delete from {schema}.{REJECTS_TABLE} where judge = ? and condition = ?", [spec.name, condition])
+        conn.execute(f"insert into {schema}.{REJECTS_TABLE} select * from reject_rows")
+        conn.execute(f"insert or replace into {schema}.{IMPORTS_TABLE} values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     [spec.name, condition, stats.source, digest, stats.requests, stats.ok, stats.invalid,
+                      stats.rejected, stats.unanswered, now])
+        conn.execute("commit")
+    except BaseException:
+        conn.execute("rollback")
+        raise
+    return stats
+
+
+def rejects_table(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> pl.DataFrame:
+    if not _has(conn, REJECTS_TABLE, schema):
+        return pl.DataFrame(schema={"condition": pl.String, **REJECT_COLUMNS})
+    return conn.execute(f"select * from {schema}.{REJECTS_TABLE} order by judge, condition, source_line").pl()
