@@ -7,7 +7,10 @@
 * ``progsnap2``: ``progsnap2/MainTable.csv`` + CodeStates (core/progsnap2.py),
   problems from ``problems/`` when present;
 * ``codenet``: Project CodeNet's metadata/data/problem_descriptions
-  (core/codenet.py).
+  (core/codenet.py);
+* ``icescore``: the ICE-Score release (core/icescore.py): problems and attempts from its grade files
+  under ``data/``. Its judge files are read by the judges' import, which versions them itself, so this
+  layout's fingerprint covers ``data/`` only (FINGERPRINT_SCOPE).
 
 Chat logs are read from ``logs/`` in every layout that has that folder.
 """
@@ -24,12 +27,14 @@ import yaml
 
 from cojudge_assets.core.attempts import QUARANTINE_SCHEMA, PageRules, list_pages, read_attempts
 from cojudge_assets.core.codenet import read_codenet, read_codenet_problems
+from cojudge_assets.core.icescore import LAYOUT as ICESCORE, read_icescore_attempts
 from cojudge_assets.core.problems import PROBLEM_SCHEMA, problems_table
 from cojudge_assets.core.progsnap2 import read_progsnap2
 from cojudge_assets.core.context import read_logs
 from cojudge_assets.core.pages import DEFAULT_RESULT_VOCABULARY, parse_clock
 
-LAYOUTS = ("pages", "progsnap2", "codenet")
+LAYOUTS = ("pages", "progsnap2", "codenet", ICESCORE)
+FINGERPRINT_SCOPE = {ICESCORE: "data"}  # layout -> the only folder its data version covers
 
 
 @dataclass
@@ -72,6 +77,8 @@ def read_corpus(corpus: Path, layout: str, problems: dict[str, str], settings: C
         attempts, rejected, raw = read_progsnap2(corpus, vocabulary=settings.vocabulary)
     elif layout == "codenet":
         attempts, rejected, raw = read_codenet(corpus)
+    elif layout == ICESCORE:
+        _, attempts, rejected, raw = read_icescore_attempts(corpus)
     else:
         raise ValueError(f"corpus layout {layout!r} is not supported (expected one of {', '.join(LAYOUTS)})")
     logs, log_rejected = read_logs(corpus, problems)
@@ -80,20 +87,26 @@ def read_corpus(corpus: Path, layout: str, problems: dict[str, str], settings: C
 
 
 def read_problem_table(corpus: Path, layout: str) -> pl.DataFrame:
-    """The problems of a corpus: Kattis packages under problems/, or CodeNet's descriptions."""
+    """The problems of a corpus: Kattis packages under problems/, CodeNet's descriptions, or ICE-Score's grade
+    files (with three more columns: language, reference_solution, summary)."""
     if layout == "codenet":
         return read_codenet_problems(corpus)
+    if layout == ICESCORE:
+        return read_icescore_attempts(corpus)[0]
     folder = Path(corpus) / "problems"
     return problems_table(folder) if folder.is_dir() else pl.DataFrame(schema=PROBLEM_SCHEMA)
 
 
-def fingerprint(corpus: Path, *settings: str) -> str:
-    """sha256 over every file under ``corpus`` (relative path and bytes, in path order) and ``settings``.
+def fingerprint(corpus: Path, layout: str = "", *settings: str) -> str:
+    """sha256 over every file under ``corpus`` (relative path and bytes, in path order), ``layout`` and ``settings``.
 
-    The corpus's data version: when it is unchanged, nothing read from it needs reading again.
+    The corpus's data version: when it is unchanged, nothing read from it needs reading again. A layout in
+    FINGERPRINT_SCOPE covers only that folder (ICE-Score: ``data/``; a changed judge file re-imports that
+    judge, not the corpus). The digest of the other layouts is what it was before ``layout`` was named.
     """
-    digest = hashlib.sha256("\0".join(settings).encode())
-    for path in sorted(p for p in corpus.rglob("*") if p.is_file()):
+    digest = hashlib.sha256("\0".join((layout, *settings)).encode())
+    scope = corpus / FINGERPRINT_SCOPE[layout] if layout in FINGERPRINT_SCOPE else corpus
+    for path in sorted(p for p in scope.rglob("*") if p.is_file()):
         digest.update(str(path.relative_to(corpus)).encode() + b"\0")
         with path.open("rb") as handle:
             for chunk in iter(lambda: handle.read(1 << 20), b""):
