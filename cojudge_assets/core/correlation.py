@@ -34,6 +34,7 @@ import warnings
 
 import numpy as np
 from scipy import stats
+import polars as pl
 
 from cojudge_assets.core.metrics import interval
 
@@ -202,3 +203,30 @@ def correlation_table(y, score, groups, *, problems, resamples: int = 1000, seed
             lo, hi = interval(reps[:, j]) if len(reps) else (float("nan"), float("nan"))
             rows.append({"metric": f"{name}_{level}", "value": float(values[j]), "lo": lo, "hi": hi, "n": n})
     return rows
+
+
+CORRELATION_SCHEMA = {"judge": pl.String, "condition": pl.String, "subset": pl.String, "metric": pl.String,
+                      "value": pl.Float64, "lo": pl.Float64, "hi": pl.Float64, "n": pl.Int64}
+
+
+def correlations(predictions: pl.DataFrame, *, resamples: int = 1000, seed: int = 20260314) -> pl.DataFrame:
+    """:func:`correlation_table` for every judge x condition of a predictions table (core/predictions.py), on
+    all its attempts (subset ``all``) and, when the attempts are in more than one language, on each language's.
+    Intervals resample trajectories (participant x problem: the problem itself in a corpus without
+    participants); the example level averages over problems."""
+    rows: list[dict] = []
+    languages = sorted(predictions["language"].drop_nulls().unique().to_list()) if len(predictions) else []
+    subsets = [("all", predictions)]
+    if len(languages) > 1:
+        subsets += [(language, predictions.filter(pl.col("language") == language)) for language in languages]
+    for subset, frame in subsets:
+        for (judge, condition), cell in frame.group_by("judge", "condition", maintain_order=True):
+            cell = cell.filter(pl.col("p_accept").is_not_null())
+            if len(cell) < 2:
+                continue
+            groups = cell.select(pl.struct("participant", "problem_id").rank("dense")).to_series().to_numpy() - 1
+            problems = cell["problem_id"].rank("dense").to_numpy() - 1
+            for row in correlation_table(cell["y"].to_numpy(), cell["p_accept"].to_numpy(), groups,
+                                         problems=problems, resamples=resamples, seed=seed):
+                rows.append({"judge": judge, "condition": condition, "subset": subset, **row})
+    return pl.DataFrame(rows, schema=CORRELATION_SCHEMA).sort("judge", "condition", "subset", "metric")

@@ -419,3 +419,32 @@ def read_icescore(root: Path) -> IceScoreCorpus:
     judgments = pl.DataFrame(rows, schema=JUDGMENT_COLUMNS).sort("judge", "item")
     return IceScoreCorpus(problems, attempts, pl.DataFrame(quarantine, schema=QUARANTINE_SCHEMA), judgments,
                           dict(sorted(scales.items())), raw_files=generations)
+
+
+def icescore_judge_scale(judge: str) -> tuple[float, float, bool]:
+    """The declared native scale of a judge of the release, by its name (GPT-3.5: 0..4 integers; the
+    similarity metrics: [0, 1])."""
+    return (0.0, 4.0, True) if judge.startswith("gpt-3.5") else (0.0, 1.0, False)
+
+
+# The values the ICE-Score paper and its release publish for HumanEval (execution labels): example-level
+# Kendall tau and Spearman rho (compute_results.ipynb). CodeBERTScore is published in four variants
+# (F1/F3, without/with the intent as source: judges codebertscore-f1/-f3, codebertscore-intent-f1/-f3), not
+# listed here.
+PUBLISHED_HUMANEVAL = {
+    "java": {"bleu": (.337, .401), "codebleu": (.355, .421), "chrf": (.346, .413), "rouge-l": (.327, .389),
+             "meteor": (.358, .425), "ruby": (.340, .401), "gpt-3.5-noref": (.427, .442),
+             "gpt-3.5-ref": (.388, .404)},
+    "python": {"bleu": (.251, .297), "codebleu": (.272, .323), "chrf": (.262, .312), "rouge-l": (.240, .284),
+               "meteor": (.276, .327), "ruby": (.216, .255), "gpt-3.5-noref": (.279, .282),
+               "gpt-3.5-ref": (.318, .325)},
+}
+
+
+def published_values(root: Path, layout: str) -> pl.DataFrame | None:
+    """The published example-level tau/rho (columns judge, subset = language, tau, rho) for a run on the
+    ICE-Score release; None for any other corpus."""
+    if layout != LAYOUT:
+        return None
+    return pl.DataFrame([{"judge": judge, "subset": language, "tau": tau, "rho": rho}
+                         for language, values in PUBLISHED_HUMANEVAL.items() for judge, (tau, rho) in values.items()])

@@ -158,7 +158,7 @@ def import_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, co
         pl.lit(source_label).alias("source"),
     ).cast(OUTPUT_SCHEMA)
     batch = table.to_arrow()  # noqa: F841 (read by DuckDB by name)
-    rejects = rejects.with_columns(pl.col("judge").fill_null(spec.name))
+    rejects = rejects.with_columns(pl.lit(spec.name).alias("judge"))  # the judge as cojudge names it
     reject_rows = rejects.with_columns(pl.lit(condition).alias("condition")).select(
         "condition", *REJECT_COLUMNS).to_arrow()  # noqa: F841
     stats.imported = len(table)
