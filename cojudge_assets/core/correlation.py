@@ -22,10 +22,11 @@ tau-b = (sum over positives of negatives below minus negatives above) / sqrt((pa
 - score ties)), ties counted within cells; Spearman = Pearson on the cells' midranks; Pearson from the
 weighted moments. The per-problem values use the same formulas with one problem per multiset. Both equal
 scipy.stats on the explicit arrays (cojudge_tests/core/test_correlation.py, and on the whole ICE-Score
-release in test_icescore.py). Measured on a shared, loaded 2-core machine (CPU time): scipy's tau-b on one
-resample of 6,400 items takes 7-12 ms, so 1000 replicates would take 7-12 s per judge; the cell form takes
-about 0.4 s for the whole table (1000 corpus replicates, every problem, 1000 example replicates), and 20
-judges x 3 subsets take about 25 s. scipy's three calls per problem alone would add about 1 s per table.
+release in test_icescore.py). Measured as CPU time on a shared 2-core machine under load (load average 13):
+scipy's tau-b on one resample of 6,400 items takes 7-12 ms, so 1000 replicates would take 7-12 s per judge;
+the cell form takes about 0.45 s for the whole table (1000 corpus replicates, every problem, 1000 example
+replicates): the ICE-Score release's 12 judges x 3 subsets (java, python, both) take 16 s, so 20 judges x 3
+subsets about 27 s. scipy's three calls per problem alone would add about 1 s per table.
 """
 
 from __future__ import annotations

@@ -183,5 +183,6 @@ def test_the_file_following_the_pattern_wins_over_the_underscored_run(tmp_path):
     assert set(used["source_file"]) == {"experiment_source/original_output/humaneval/cpp/"
                                         "cpp_humaneval_no_step_with_ref_gpt35.json"}
     assert set(used["raw_answer"]) == {"0"}
-    skipped = corpus.quarantine.filter(pl.col("source_path").str.ends_with("_cpp_humaneval_no_step_with_ref_gpt35.json"))
+    stray = "_cpp_humaneval_no_step_with_ref_gpt35.json"
+    skipped = corpus.quarantine.filter(pl.col("source_path").str.ends_with(stray))
     assert skipped.height == 1 and "another file for the same judge and language" in skipped["reason"].item()
