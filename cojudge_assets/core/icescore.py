@@ -45,7 +45,8 @@ Quirks, handled as a careful user would (every skip is a quarantine row naming f
   quarantines that problem's judgments; a generation without an entry is reported as unanswered;
 * the one empty generation (java task 150, id 42: ``""``, execution 0) is kept as an attempt: the study
   scored it (every similarity is 0 there; the intent CodeBERTScore is the script's failure value 0);
-* a few similarities exceed 1 by float rounding (at most 6e-7, identical code): kept as published.
+* 40 similarities exceed 1 by float rounding (by at most 6e-7, on code identical to the reference): kept
+  as published (clipping them would add ties and move tau); a scale check needs a tolerance of 1e-6.
 
 ``source_line`` of a judgment is the 1-based index of its problem in its file; the generation id is the
 last part of ``item`` (the attempt_uid ``humaneval/<lang>/<task_id>/<id>``), so ``grade-<id>`` /
