@@ -422,10 +422,14 @@ def read_icescore(root: Path) -> IceScoreCorpus:
                           dict(sorted(scales.items())), raw_files=generations)
 
 
+SIMILARITY_MAX = 1.000001  # 40 published similarities exceed 1 by float rounding (at most 6e-7)
+
+
 def icescore_judge_scale(judge: str) -> tuple[float, float, bool]:
-    """The declared native scale of a judge of the release, by its name (GPT-3.5: 0..4 integers; the
-    similarity metrics: [0, 1])."""
-    return (0.0, 4.0, True) if judge.startswith("gpt-3.5") else (0.0, 1.0, False)
+    """The declared native scale of a judge of the release, by its name: GPT-3.5 answers 0..4 integers; the
+    similarity metrics are in [0, 1], declared as [0, SIMILARITY_MAX] so that the values the release rounded
+    above 1 stay valid and keep their order (p = score / SIMILARITY_MAX moves no rank and no Pearson r)."""
+    return (0.0, 4.0, True) if judge.startswith("gpt-3.5") else (0.0, SIMILARITY_MAX, False)
 
 
 # The values the ICE-Score paper and its release publish for HumanEval (execution labels): example-level

@@ -88,8 +88,9 @@ def load_answers(spec: JudgeSpec, condition: str, known_items: set[str]) -> tupl
     source = spec.imported
     if source.layout == "icescore":
         release = _icescore(str(Path(source.path).resolve()), _stamp(Path(source.path)))
-        frame = release.judgments.filter(pl.col("judge") == (source.judge or spec.name)).cast(JUDGMENT_COLUMNS)
-        read_rejects = pl.DataFrame(schema=REJECT_COLUMNS)
+        name = source.judge or spec.name
+        frame = release.judgments.filter(pl.col("judge") == name).cast(JUDGMENT_COLUMNS)
+        read_rejects = _release_skips(release.quarantine, Path(source.path), source_files(spec), name)
     else:
         frame, read_rejects = read_judgments(source.path, judge=source.judge or spec.name, default_judge=spec.name)
     frame = frame.filter(pl.col("condition") == condition)
@@ -97,6 +98,17 @@ def load_answers(spec: JudgeSpec, condition: str, known_items: set[str]) -> tupl
     # a read reject (a bad JSONL line, an empty judge cell) belongs to no condition: reported under blind only
     rejects = pl.concat([read_rejects, refused]) if condition == "blind" else refused
     return answered, rejects
+
+
+def _release_skips(quarantine: pl.DataFrame, root: Path, files: list[Path], judge: str) -> pl.DataFrame:
+    """What the release's reader skipped in this judge's files (misaligned problems, mismatching labels,
+    unanswered generations, a deviating file name), as reject rows."""
+    names = {p.relative_to(root).as_posix() for p in files}
+    mine = quarantine.filter(pl.col("source_path").is_in(list(names))
+                             | pl.col("reason").str.contains(f"judge {judge} ", literal=True))
+    return mine.select(pl.col("source_path").alias("source_file"), pl.lit(None, pl.Int64).alias("source_line"),
+                       pl.lit(judge).alias("judge"), pl.col("field").fill_null(""),
+                       pl.col("reason")).cast(REJECT_COLUMNS)
 
 
 def ensure_import_tables(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> None:
