@@ -346,6 +346,11 @@ def _outcome_of(result: RunResult, test: TestCase, limits: Limits, float_toleran
         f"{result.pids_limit_hits} forks refused at the process limit" if result.pids_limit_hits else "",
         "some of its processes could not be removed" if result.leftover else "") if n)
     suffix = f" ({notes})" if notes else ""
+    if result.memory_limit_hit:  # first: the kill came when it happened, and whatever came later followed from it
+        peak = f", peak {result.memory_peak_bytes / 2**20:.0f} MiB" if result.memory_peak_bytes else ""
+        return TestOutcome(test.name, Verdict.RE, cpu, wall,
+                           f"memory limit exceeded: the run's {limits.cgroup_memory_bytes >> 20} MiB "
+                           f"({result.oom_kills} processes killed{peak}){suffix}")
     if result.wall_killed:
         return TestOutcome(test.name, Verdict.TLE, cpu, wall, f"killed at the wall-clock limit {limits.wall_s}s{suffix}")
     if result.cpu_limit_hit:
@@ -354,11 +359,6 @@ def _outcome_of(result: RunResult, test: TestCase, limits: Limits, float_toleran
                            f"killed at the CPU limit ({cpu:.2f}s used, limit {limits.cpu_s}s){suffix}")
     if cpu > limits.cpu_s:
         return TestOutcome(test.name, Verdict.TLE, cpu, wall, f"CPU {cpu:.2f}s over limit {limits.cpu_s}s{suffix}")
-    if result.memory_limit_hit:
-        peak = f", peak {result.memory_peak_bytes / 2**20:.0f} MiB" if result.memory_peak_bytes else ""
-        return TestOutcome(test.name, Verdict.RE, cpu, wall,
-                           f"memory limit exceeded: the run's {limits.cgroup_memory_bytes >> 20} MiB "
-                           f"({result.oom_kills} processes killed{peak}){suffix}")
     if result.output_limit_hit:
         return TestOutcome(test.name, Verdict.WA, cpu, wall, f"output limit exceeded{suffix}")
     if result.runner_lost:

@@ -426,7 +426,7 @@ def _run(full_argv: list[str], argv: list[str], *, box: Path, limits: Limits, ui
     stdout = open(stdout_path, "wb")
     stderr = open(stderr_path, "wb")
     stopped = threading.Event()
-    why: list[str] = []  # "wall" or "cpu": why the watchdog killed the run
+    why: list[str] = []  # "wall", "cpu" or "memory": why the watchdog killed the run
     started = time.monotonic()
     usage = None
     head, baseline = b"", None
@@ -465,9 +465,14 @@ def _run(full_argv: list[str], argv: list[str], *, box: Path, limits: Limits, ui
                     return kill_run()
                 if stopped.wait(min(CPU_POLL_S, remaining)):
                     return
-                cpu_now = group.cpu_s() if group is not None else None
+                if group is None:
+                    continue
+                cpu_now = group.cpu_s()
                 if cpu_now is not None and cpu_now > limits.cpu_s:
                     why.append("cpu")
+                    return kill_run()
+                if group.oom_kills():  # as v2's memory.oom.group: one process over the run's memory ends it all
+                    why.append("memory")
                     return kill_run()
 
         watcher = threading.Thread(target=watchdog, name="cojudge-sandbox-watchdog", daemon=True)
