@@ -347,12 +347,13 @@ def _outcome_of(result: RunResult, test: TestCase, limits: Limits, float_toleran
         "some of its processes could not be removed" if result.leftover else "") if n)
     suffix = f" ({notes})" if notes else ""
     if result.memory_limit_hit:  # first: the kill came when it happened, and whatever came later followed from it
-        peak = f", peak {result.memory_peak_bytes / 2**20:.0f} MiB" if result.memory_peak_bytes else ""
+        peak = f"peak {result.memory_peak_bytes / 2**20:.0f} MiB, " if result.memory_peak_bytes else ""
         return TestOutcome(test.name, Verdict.RE, cpu, wall,
                            f"memory limit exceeded: the run's {limits.cgroup_memory_bytes >> 20} MiB "
-                           f"({result.oom_kills} processes killed{peak}){suffix}")
+                           f"({peak}processes killed: {result.oom_kills}){suffix}")
     if result.wall_killed:
-        return TestOutcome(test.name, Verdict.TLE, cpu, wall, f"killed at the wall-clock limit {limits.wall_s}s{suffix}")
+        return TestOutcome(test.name, Verdict.TLE, cpu, wall,
+                           f"killed at the wall-clock limit {limits.wall_s}s{suffix}")
     if result.cpu_limit_hit:
         # the kernel counts CPU in ticks: a process stopped at the limit may show a hair under it
         return TestOutcome(test.name, Verdict.TLE, cpu, wall,
