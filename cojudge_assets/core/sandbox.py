@@ -414,6 +414,35 @@ def run_sandboxed(
     finally:
         if group is not None:
             group.remove()
+        if uid is not None and not use_bwrap:
+            _remove_files_of(uid, keep=box)
+
+
+SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")  # where a uid without bubblewrap can leave files behind
+
+
+def _remove_files_of(uid: int, *, keep: Path) -> None:
+    """Without bubblewrap a run writes to the host's shared folders as its uid: remove what it left there
+    (its box, chowned to it when writable, stays)."""
+    keep = keep.resolve()
+    for folder in SHARED_WRITABLE:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                path = Path(entry.path)
+                if path == keep or path in keep.parents:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+            except OSError:
+                continue
 
 
 def _run(full_argv: list[str], argv: list[str], *, box: Path, limits: Limits, uid: int | None, use_bwrap: bool,

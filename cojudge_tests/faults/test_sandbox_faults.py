@@ -229,6 +229,40 @@ print(7 if shm <= 64 << 20 and root == 0 and dev == 0 else f"{{shm}} {{root}} {{
     assert not list(Path("/dev/shm").glob(f"{prefix}*"))
 
 
+@needs_memory_cgroup
+@pytest.mark.skipif(os.geteuid() != 0, reason="a dedicated uid per run needs root")
+def test_without_bubblewrap_dev_shm_counts_as_the_run_s_memory_and_is_cleaned(monkeypatch):
+    """uid-only mode writes to the host's /dev/shm: its pages are the run's memory (killed at the limit) and
+    what it left there is removed after the run."""
+    from cojudge_assets.core import sandbox
+
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    prefix = f"cojudge-fill-{uuid.uuid4().hex}-"
+    run_dir = Path(tempfile.mkdtemp(prefix="cojudge-faults-"))
+    try:
+        box = run_dir / "box"
+        box.mkdir()
+        os.chmod(run_dir, 0o755)
+        os.chmod(box, 0o755)
+        (box / "main.py").write_text(
+            "written = 0\n"
+            "while written < 1 << 30:\n"
+            f"    with open(f'/dev/shm/{prefix}{{written}}', 'wb') as f:\n"
+            "        for _ in range(8):\n"
+            "            f.write(b'x' * (1 << 20)); f.flush(); written += 1 << 20\n")
+        result = run_sandboxed([python_executable(), "-I", "-B", "main.py"], box=box,
+                               limits=Limits(cpu_s=10, wall_s=60, memory_mb=256), stdout_path=run_dir / "out",
+                               stderr_path=run_dir / "err", extra_ro_binds=runtime_binds("python"))
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    assert result.isolation is not None and result.isolation.mode == "uid-only"
+    assert result.memory_limit_hit and not result.ok
+    assert result.memory_peak_bytes is not None
+    assert result.memory_peak_bytes <= Limits(memory_mb=256).cgroup_memory_bytes
+    assert not list(Path("/dev/shm").glob(f"{prefix}*"))
+    assert _leftovers() == ([], [])
+
+
 def test_fork_bomb_is_contained(judge, two_second_problem):
     code = "#include <unistd.h>\nint main(void){for(;;) fork();}\n"
     result = _judge(judge, two_second_problem, "c", code)
