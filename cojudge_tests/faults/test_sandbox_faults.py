@@ -274,17 +274,24 @@ def test_a_sandbox_that_cannot_start_is_a_judge_error_not_an_exception(tmp_path,
     """The fault is injected where the sandbox is called; the result says why and is not cached."""
     judge = ContestJudge(tmp_path / "cache", workers=1)
     code = "a, b = map(int, input().split())\nprint(a + b)\n"
+    compiled_before = code + "# compiled before the fault\n"
+    assert judge.compile("python", compiled_before, memory_mb=256).ok  # so its run is what fails
 
     def broken(*args, **kwargs):
         raise SandboxError("the sandbox could not run python3 (exit 1): bwrap: injected")
 
     with monkeypatch.context() as patch:
         patch.setattr(contest_judge_module, "run_sandboxed", broken)
-        results = judge.judge_many([(two_second_problem, "python", code), (two_second_problem, "cobol", code)])
-    assert [r.verdict for r in results] == [Verdict.JUDGE_ERROR, Verdict.JUDGE_ERROR]
-    assert "injected" in results[0].error and "cobol" in results[1].error
-    again = judge.judge(two_second_problem, "python", code)
-    assert again.verdict == Verdict.AC and not again.from_cache
+        results = judge.judge_many([(two_second_problem, "python", code),
+                                    (two_second_problem, "python", compiled_before),
+                                    (two_second_problem, "cobol", code)])
+    assert [r.verdict for r in results] == [Verdict.JUDGE_ERROR] * 3
+    assert results[0].error.startswith("compiling: ") and "injected" in results[0].error
+    assert results[1].tests[0].verdict == Verdict.JUDGE_ERROR and "injected" in results[1].error
+    assert "cobol" in results[2].error
+    for program in (code, compiled_before):  # nothing of the fault was cached: judged again, accepted
+        again = judge.judge(two_second_problem, "python", program)
+        assert again.verdict == Verdict.AC and not again.from_cache
 
 
 def test_without_cgroups_runs_keep_the_per_process_limits(tmp_path, two_second_problem, monkeypatch):
@@ -304,3 +311,30 @@ def test_without_cgroups_runs_keep_the_per_process_limits(tmp_path, two_second_p
     assert result.isolation_limits["memory"] == "RLIMIT_AS 256 MiB per process"
     assert "turned off" in result.isolation_limits["cgroup_note"]
     assert hog.verdict == Verdict.RE
+
+
+@pytest.mark.skipif(not cgroup_support().folders(), reason=f"no cgroup here: {cgroup_support().reason}")
+def test_groups_of_a_judge_killed_mid_run_are_removed_at_the_next_probe():
+    """A judge process killed with runs in flight leaves their groups (and, without bubblewrap, their
+    processes): the next probe kills what is in them and removes them."""
+    import subprocess
+    import sys
+
+    from cojudge_assets.core.cgroups import probe_support
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale_name = f"cojudge-{int(dead.stdout)}-0"  # a pid that has exited
+    sleeper = subprocess.Popen(["sleep", "600"])
+    groups = [h.parent / stale_name for h in cgroup_support().folders()]
+    try:
+        for group in groups:
+            group.mkdir()
+            (group / "cgroup.procs").write_text(str(sleeper.pid))
+        probe_support()
+        assert sleeper.wait(timeout=10) == -9
+        assert not any(group.exists() for group in groups)
+    finally:
+        sleeper.kill()
+        for group in groups:
+            if group.exists():
+                group.rmdir()
