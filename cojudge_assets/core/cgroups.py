@@ -14,7 +14,8 @@ Each controller is taken from v2 if v2 offers it, else from a writable v1 mount,
 (the run then keeps only the per-process limits). Run groups are created inside this process's own
 group in each hierarchy (so any limit above it still applies) as ``cojudge-<pid>-<n>``, and removed
 after the run; groups a crashed judge process left behind are removed at the next probe.
-``COJUDGE_CGROUPS=off`` turns them off (read when first probed).
+``COJUDGE_CGROUPS`` (read when first probed): ``off`` turns them off, ``v1`` or ``v2`` uses that
+hierarchy alone.
 """
 
 from __future__ import annotations
@@ -135,7 +136,8 @@ def _enable_v2(parent: Path, controller: str) -> bool:
 
 def probe_support() -> CgroupSupport:
     """What this machine offers this process, found by creating and removing a probe group."""
-    if os.environ.get("COJUDGE_CGROUPS", "").lower() in ("off", "0", "no", "false"):
+    choice = os.environ.get("COJUDGE_CGROUPS", "").lower()
+    if choice in ("off", "0", "no", "false"):
         return CgroupSupport(reason="turned off by COJUDGE_CGROUPS")
     if os.geteuid() != 0:
         return CgroupSupport(reason="not root: no group can be created")
@@ -146,11 +148,11 @@ def probe_support() -> CgroupSupport:
     v2: Path | None = None
     v1: dict[str, Path] = {}
     for point, root, fstype, options in mounts:
-        if fstype == "cgroup2" and "" in own and v2 is None:
+        if fstype == "cgroup2" and "" in own and v2 is None and choice != "v1":
             folder = _folder(point, root, own[""])
             if folder is not None and _can_create(folder, "cgroup.kill"):
                 v2 = folder
-        elif fstype == "cgroup":
+        elif fstype == "cgroup" and choice != "v2":
             for controller in ("memory", "pids", "cpuacct", "freezer"):
                 if controller in options and controller in own and controller not in v1:
                     folder = _folder(point, root, own[controller])
@@ -168,8 +170,9 @@ def probe_support() -> CgroupSupport:
                             kill=pick(None, "freezer"))
     missing = [name for name in ("memory", "pids", "cpu", "kill") if getattr(support, name) is None]
     if missing:
+        only = f" (COJUDGE_CGROUPS={choice})" if choice in ("v1", "v2") else ""
         support = CgroupSupport(support.memory, support.pids, support.cpu, support.kill,
-                                reason=f"no writable cgroup offers {', '.join(missing)}")
+                                reason=f"no writable cgroup offers {', '.join(missing)}{only}")
     for h in support.folders():
         _remove_stale(h.parent)
     return support

@@ -554,10 +554,12 @@ def _run(full_argv: list[str], argv: list[str], *, box: Path, limits: Limits, ui
     else:
         message = Path(stderr_path).read_text(errors="replace")[:500].strip()
         raise SandboxError(f"the sandbox could not run {argv[0]} (exit {proc.returncode}): {message}")
+    # the group's count from "run" on can miss what the program used before this thread read its baseline (a
+    # busy machine delays the read); what the runner reaped is exact, so the larger of the two
     return RunResult(
         exit_code=exit_code,
         signal=sig,
-        cpu_s=group_cpu if group_cpu is not None else reaped_cpu,
+        cpu_s=max(group_cpu, reaped_cpu) if group_cpu is not None else reaped_cpu,
         wall_s=wall,
         wall_killed=wall_killed,
         stdout_path=stdout_path,

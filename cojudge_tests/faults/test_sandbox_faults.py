@@ -338,3 +338,50 @@ def test_groups_of_a_judge_killed_mid_run_are_removed_at_the_next_probe():
         for group in groups:
             if group.exists():
                 group.rmdir()
+
+
+def test_cgroup_v1_controllers_alone_count_and_kill_the_same(tmp_path, two_second_problem, monkeypatch):
+    """COJUDGE_CGROUPS=v1 (a machine without v2): memory, pids, cpuacct and the freezer do the same work."""
+    monkeypatch.setenv("COJUDGE_CGROUPS", "v1")
+    cgroup_support.cache_clear()
+    try:
+        support = cgroup_support()
+        if support.version != "v1" or support.memory is None or support.cpu is None or support.kill is None:
+            pytest.skip(f"no writable v1 memory, cpuacct and freezer here: {support}")
+        judge = ContestJudge(tmp_path / "cache", workers=1)
+        forks = judge.judge(two_second_problem, "c", r"""#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/wait.h>
+int main(void){
+    for (int i = 0; i < 16; i++) if (fork() == 0) {
+        volatile char *p = malloc(150u << 20);
+        for (size_t k = 0; p && k < (150u << 20); k += 4096) p[k] = 1;
+        sleep(3); _exit(0);
+    }
+    while (wait(NULL) > 0) {}
+    puts("7");
+}
+""")
+        unreaped = judge.judge(two_second_problem, "c", r"""#include <stdio.h>
+#include <unistd.h>
+#include <time.h>
+int main(void){
+    int fds[2]; pipe(fds);
+    for (int i = 0; i < 3; i++) if (fork() == 0) {
+        close(fds[0]); volatile unsigned long x = 0;
+        while ((double)clock() / CLOCKS_PER_SEC < 0.3) x++;
+        _exit(0);
+    }
+    close(fds[1]); char c; while (read(fds[0], &c, 1) > 0) {}
+    puts("7");
+}
+""")
+        leftovers = _leftovers()
+    finally:
+        monkeypatch.delenv("COJUDGE_CGROUPS")
+        cgroup_support.cache_clear()
+    assert forks.isolation.endswith("cgroup v1") and forks.verdict == Verdict.RE, forks.summary()
+    assert forks.tests[0].detail.startswith("memory limit exceeded")
+    assert unreaped.verdict == Verdict.AC and unreaped.tests[0].cpu_s >= 3 * 0.3  # the zombies' CPU, from cpuacct
+    assert leftovers == ([], [])
