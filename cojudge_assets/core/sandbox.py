@@ -27,7 +27,8 @@ outside in:
 Without bubblewrap (a machine where it is not installed) the run still gets
 the uid, the limits, the clean environment and, as root, an empty network
 namespace through ``unshare(2)``; the filesystem view is then the uid's normal
-view. Without control groups the per-process limits remain. :func:`isolation_level`
+view, and what the run leaves in the host's ``/tmp``, ``/var/tmp`` and
+``/dev/shm`` is removed after it. Without control groups the per-process limits remain. :func:`isolation_level`
 says which mode is in force and :func:`isolation_record` which limits; each
 :class:`RunResult` carries its record, and the contest judge records it.
 
@@ -111,7 +112,7 @@ class RunResult:
 
     exit_code: int | None  # the program's exit status, None when killed by a signal
     signal: int | None  # the signal that ended it, if any
-    cpu_s: float  # user + system CPU of the whole process tree that was reaped
+    cpu_s: float  # user + system CPU: every process of the run (cgroup), else the tree the runner reaped
     wall_s: float
     wall_killed: bool  # the wall-clock timer fired
     stdout_path: Path
