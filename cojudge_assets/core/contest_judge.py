@@ -1,15 +1,27 @@
 """The built-in contest judge: compile a submission, run it on a problem's tests, give a verdict.
 
-Verdicts are the five the study uses: AC, WA, TLE, RE, CE. Tests run in judging
+Verdicts are the five the study uses: AC, WA, TLE, RE, CE, and ``JUDGE_ERROR``
+when the judge itself could not run a submission (the sandbox could not start;
+the reason is in the test's detail or ``JudgeResult.error``): never an exception
+to the caller of :meth:`ContestJudge.judge` or :meth:`ContestJudge.judge_many`,
+never cached, so a re-run tries again. Tests run in judging
 order (samples, then secret tests, each in file-name order) and judging stops at
 the first test that is not AC, as contest systems do; that test decides the
-verdict. An output over the output cap counts as WA ("output limit exceeded");
-a memory-limit kill shows as RE (the program crashes when an allocation fails).
+verdict. An output over the output cap counts as WA ("output limit exceeded").
+A memory-limit kill is RE, as the corpora record it (CodeNet's "Memory Limit
+Exceeded" is RE): seen by the run's control group (its ``oom_kill`` count), the
+detail says "memory limit exceeded"; without a control group the program
+crashes when an allocation over its address-space limit fails. A program that
+kills its own runner (``kill(getppid(), 9)``, ``kill(-1, 9)``) is RE.
 
 Time is CPU time (user + system) of the whole process tree, compared with the
-problem's limit; a wall-clock timer at ``2 * limit + 1`` s catches programs
-that sleep or block. Java gets the same limit: the JVM runs with serial GC and
-the C1 compiler only, so start-up costs about 0.3 s of CPU.
+problem's limit: with a control group, every process the run started, reaped
+or not (without one, the processes it reaped); a wall-clock timer at
+``2 * limit + 1`` s catches programs that sleep or block. Java gets the same
+limit: the JVM runs with serial GC and the C1 compiler only, so start-up costs
+about 0.3 s of CPU. Memory is the problem's limit for the whole run (every
+process); the JVM gets its heap (``-Xmx``) at the limit and the run
+``JAVA_RUN_OVERHEAD_MB`` more for its own code, threads and off-heap memory.
 
 Compilation is cached by the hash of (language, compiler command, code): the
 same code is compiled once, also across processes (the cache is a folder).
@@ -44,7 +56,8 @@ from pathlib import Path
 from typing import Iterable
 
 from cojudge_assets.core.kattis import ProblemPackage, TestCase
-from cojudge_assets.core.sandbox import Limits, SandboxError, isolation_level, readable_copy, run_sandboxed
+from cojudge_assets.core.sandbox import (Limits, RunResult, SandboxError, isolation_level, isolation_record,
+                                         readable_copy, run_sandboxed)
 
 
 class Verdict(StrEnum):
@@ -53,6 +66,7 @@ class Verdict(StrEnum):
     TLE = "TLE"
     RE = "RE"
     CE = "CE"
+    JUDGE_ERROR = "JUDGE_ERROR"  # the judge could not run it (not the program's verdict); never cached
 
 
 LANGUAGE_ALIASES = {
@@ -117,6 +131,9 @@ def _stdcxx_header() -> Path | None:
 
 
 JAVA_RUN_FLAGS = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Xss64m"]
+# the JVM's own memory beside its heap (code, metaspace, threads, GC tables, direct buffers): a JVM filling a
+# 256 MB heap peaks at 270 MiB (measured in the run's cgroup); the rest is room for bigger programs
+JAVA_RUN_OVERHEAD_MB = 256
 COMPILE_LIMITS = Limits(cpu_s=60, wall_s=120, memory_mb=4096, max_procs=64, output_bytes=256 << 20,
                         tmp_bytes=512 << 20)
 
@@ -207,6 +224,7 @@ class Compiled:
     message: str
     cached: bool
     artifact_sha256: str = ""  # of what runs (the binary or classes; the script for Python); "" if not ok
+    error: str = ""  # the sandbox could not run the compiler (a judge error, not a compile error; never cached)
 
 
 def artifact_digest(folder: Path, source_name: str, compiled: bool) -> str:
@@ -237,8 +255,10 @@ class JudgeResult:
     tests: list[TestOutcome] = field(default_factory=list)
     compile_message: str = ""
     compile_cached: bool = False
-    isolation: str = ""
+    isolation: str = ""  # the mode and cgroup hierarchy, "bwrap, cgroup v1+v2" (sandbox.Isolation)
     from_cache: bool = False  # the whole result was read from the result cache (nothing ran)
+    isolation_limits: dict[str, str] = field(default_factory=dict)  # how each limit was enforced
+    error: str = ""  # why the verdict is JUDGE_ERROR
 
     @property
     def max_cpu_s(self) -> float:
@@ -255,6 +275,8 @@ class JudgeResult:
             "tests": [{"test": t.test, "verdict": str(t.verdict), "cpu_s": round(t.cpu_s, 3), "detail": t.detail}
                       for t in self.tests],
             "compile_message": self.compile_message[:2000],
+            "isolation": self.isolation,
+            **({"error": self.error} if self.error else {}),
         }
 
 
@@ -281,7 +303,9 @@ def tokens_match(output: bytes, answer: bytes, *, float_tolerance: float | None 
     return True
 
 
-RESULT_CACHE_VERSION = "1"  # bump when verdict rules change: cached results are then not reused
+# bump when verdict rules change: cached results are then not reused. 2: CPU time and memory of the whole run
+# (control group), a private /dev/shm, the isolation record in the result
+RESULT_CACHE_VERSION = "2"
 
 
 def _outcome_to_json(outcome: TestOutcome) -> dict:
@@ -297,13 +321,14 @@ def _outcome_from_json(data: dict, name: str) -> TestOutcome:
 def _result_to_json(result: JudgeResult) -> dict:
     return {"verdict": result.verdict.value, "language": result.language, "compile_message": result.compile_message,
             "compile_cached": result.compile_cached, "isolation": result.isolation,
-            "tests": [_outcome_to_json(t) for t in result.tests]}
+            "isolation_limits": result.isolation_limits, "tests": [_outcome_to_json(t) for t in result.tests]}
 
 
 def _result_from_json(data: dict, compile_cached: bool) -> JudgeResult:
     tests = [_outcome_from_json(t, t["test"]) for t in data["tests"]]
     return JudgeResult(Verdict(data["verdict"]), data["language"], tests, data["compile_message"],
-                       compile_cached=compile_cached, isolation=data["isolation"], from_cache=True)
+                       compile_cached=compile_cached, isolation=data["isolation"], from_cache=True,
+                       isolation_limits=data.get("isolation_limits", {}))
 
 
 def _write_atomically(record: Path, data: dict) -> None:
@@ -312,6 +337,42 @@ def _write_atomically(record: Path, data: dict) -> None:
     staging = record.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
     staging.write_text(json.dumps(data))
     staging.replace(record)
+
+
+def _outcome_of(result: RunResult, test: TestCase, limits: Limits, float_tolerance: float | None) -> TestOutcome:
+    """The verdict of one finished run (see the module docstring for the rules)."""
+    cpu, wall = result.cpu_s, result.wall_s
+    notes = "; ".join(n for n in (
+        f"{result.pids_limit_hits} forks refused at the process limit" if result.pids_limit_hits else "",
+        "some of its processes could not be removed" if result.leftover else "") if n)
+    suffix = f" ({notes})" if notes else ""
+    if result.memory_limit_hit:  # first: the kill came when it happened, and whatever came later followed from it
+        peak = f"peak {result.memory_peak_bytes / 2**20:.0f} MiB, " if result.memory_peak_bytes else ""
+        return TestOutcome(test.name, Verdict.RE, cpu, wall,
+                           f"memory limit exceeded: the run's {limits.cgroup_memory_bytes >> 20} MiB "
+                           f"({peak}processes killed: {result.oom_kills}){suffix}")
+    if result.wall_killed:
+        return TestOutcome(test.name, Verdict.TLE, cpu, wall,
+                           f"killed at the wall-clock limit {limits.wall_s}s{suffix}")
+    if result.cpu_limit_hit:
+        # the kernel counts CPU in ticks: a process stopped at the limit may show a hair under it
+        return TestOutcome(test.name, Verdict.TLE, cpu, wall,
+                           f"killed at the CPU limit ({cpu:.2f}s used, limit {limits.cpu_s}s){suffix}")
+    if cpu > limits.cpu_s:
+        return TestOutcome(test.name, Verdict.TLE, cpu, wall, f"CPU {cpu:.2f}s over limit {limits.cpu_s}s{suffix}")
+    if result.output_limit_hit:
+        return TestOutcome(test.name, Verdict.WA, cpu, wall, f"output limit exceeded{suffix}")
+    if result.runner_lost:
+        return TestOutcome(test.name, Verdict.RE, cpu, wall,
+                           f"the program killed its runner (a kill of its parent or of every process){suffix}")
+    if not result.ok:
+        how = f"signal {result.signal}" if result.signal else f"exit status {result.exit_code}"
+        return TestOutcome(test.name, Verdict.RE, cpu, wall, f"{how}: {result.stderr_text(300).strip()}{suffix}")
+    output = result.stdout_path.read_bytes()
+    digest = hashlib.sha256(output).hexdigest()
+    if tokens_match(output, test.answer_path.read_bytes(), float_tolerance=float_tolerance):
+        return TestOutcome(test.name, Verdict.AC, cpu, wall, output_sha256=digest)
+    return TestOutcome(test.name, Verdict.WA, cpu, wall, "output differs from the answer", output_sha256=digest)
 
 
 class ContestJudge:
@@ -409,18 +470,23 @@ class ContestJudge:
                 if spec.compile_argv is None:
                     ok, message = True, ""
                 else:
-                    result = run_sandboxed(
-                        spec.compile_argv, box=work, limits=COMPILE_LIMITS, box_writable=True,
-                        extra_ro_binds=runtime_binds(language),
-                        ro_mounts=((str(pch), PCH_IN_BOX),) if pch is not None else (),
-                        stdout_path=work.parent / f"{work.name}.out", stderr_path=work.parent / f"{work.name}.err",
-                    )
-                    ok = result.ok
-                    message = result.stderr_text(8000)
+                    try:
+                        result = run_sandboxed(
+                            spec.compile_argv, box=work, limits=COMPILE_LIMITS, box_writable=True,
+                            extra_ro_binds=runtime_binds(language),
+                            ro_mounts=((str(pch), PCH_IN_BOX),) if pch is not None else (),
+                            stdout_path=work.parent / f"{work.name}.out",
+                            stderr_path=work.parent / f"{work.name}.err",
+                        )
+                        ok = result.ok
+                        message = result.stderr_text(8000)
+                    except (SandboxError, OSError) as exc:  # not the program's fault: not cached, tried again
+                        return Compiled(False, work, "", cached=False, error=f"compiling: {exc}")
+                    finally:
+                        for extra in (work.parent / f"{work.name}.out", work.parent / f"{work.name}.err"):
+                            extra.unlink(missing_ok=True)
                     if not ok and not message:
                         message = f"compiler ended with status {result.exit_code} signal {result.signal}"
-                    for extra in (work.parent / f"{work.name}.out", work.parent / f"{work.name}.err"):
-                        extra.unlink(missing_ok=True)
                 return self._store_compiled(target, work, spec, ok, message)
             finally:
                 shutil.rmtree(work, ignore_errors=True)
@@ -497,20 +563,29 @@ class ContestJudge:
             shutil.rmtree(box, ignore_errors=True)
 
     # -- running ---------------------------------------------------------------------------
-    def run_test(self, language: str, compiled: Compiled, code: str, test: TestCase, *,
-                 time_limit_s: float, memory_mb: int, float_tolerance: float | None = None) -> TestOutcome:
-        spec = language_spec(language, code, memory_mb)
+    @staticmethod
+    def run_limits(language: str, *, time_limit_s: float, memory_mb: int, answer_bytes: int) -> Limits:
+        """The sandbox limits of running a ``language`` program on a test whose answer has ``answer_bytes``."""
         java = language == "java"
-        limits = Limits(
+        return Limits(
             cpu_s=time_limit_s,
             wall_s=2 * time_limit_s + 1,
             memory_mb=memory_mb if not java else memory_mb + 2048,
             stack_mb=memory_mb if not java else 64,
-            address_space=not java,  # the JVM reserves far more than it uses; -Xmx bounds its heap
-            output_bytes=max(8 << 20, 4 * test.answer_path.stat().st_size),
+            address_space=not java,  # the JVM reserves far more than it uses; -Xmx and the run's cgroup bound it
+            run_memory_mb=memory_mb + JAVA_RUN_OVERHEAD_MB if java else None,
+            output_bytes=max(8 << 20, 4 * answer_bytes),
         )
-        run_dir = Path(tempfile.mkdtemp(prefix="cojudge-run-"))
+
+    def run_test(self, language: str, compiled: Compiled, code: str, test: TestCase, *,
+                 time_limit_s: float, memory_mb: int, float_tolerance: float | None = None) -> TestOutcome:
+        """One test's outcome; a run the sandbox could not start is JUDGE_ERROR with the reason, never raised."""
+        spec = language_spec(language, code, memory_mb)
+        run_dir: Path | None = None
         try:
+            limits = self.run_limits(language, time_limit_s=time_limit_s, memory_mb=memory_mb,
+                                     answer_bytes=test.answer_path.stat().st_size)
+            run_dir = Path(tempfile.mkdtemp(prefix="cojudge-run-"))
             box = run_dir / "box"
             shutil.copytree(compiled.artifact_dir, box)
             os.chmod(run_dir, 0o755)
@@ -519,27 +594,12 @@ class ContestJudge:
                 stdout_path=run_dir / "stdout", stderr_path=run_dir / "stderr",
                 extra_ro_binds=runtime_binds(language),
             )
-            cpu, wall = result.cpu_s, result.wall_s
-            if result.wall_killed:
-                return TestOutcome(test.name, Verdict.TLE, cpu, wall, f"killed at the wall-clock limit {limits.wall_s}s")
-            if result.cpu_limit_hit:
-                # the kernel counts CPU in ticks: a process stopped at the limit may show a hair under it
-                return TestOutcome(test.name, Verdict.TLE, cpu, wall,
-                                   f"killed at the CPU limit ({cpu:.2f}s used, limit {time_limit_s}s)")
-            if cpu > time_limit_s:
-                return TestOutcome(test.name, Verdict.TLE, cpu, wall, f"CPU {cpu:.2f}s over limit {time_limit_s}s")
-            if result.output_limit_hit:
-                return TestOutcome(test.name, Verdict.WA, cpu, wall, "output limit exceeded")
-            if not result.ok:
-                how = f"signal {result.signal}" if result.signal else f"exit status {result.exit_code}"
-                return TestOutcome(test.name, Verdict.RE, cpu, wall, f"{how}: {result.stderr_text(300).strip()}")
-            output = (run_dir / "stdout").read_bytes()
-            digest = hashlib.sha256(output).hexdigest()
-            if tokens_match(output, test.answer_path.read_bytes(), float_tolerance=float_tolerance):
-                return TestOutcome(test.name, Verdict.AC, cpu, wall, output_sha256=digest)
-            return TestOutcome(test.name, Verdict.WA, cpu, wall, "output differs from the answer", output_sha256=digest)
+            return _outcome_of(result, test, limits, float_tolerance)
+        except (SandboxError, OSError) as exc:
+            return TestOutcome(test.name, Verdict.JUDGE_ERROR, 0.0, 0.0, f"the sandbox could not run it: {exc}")
         finally:
-            shutil.rmtree(run_dir, ignore_errors=True)
+            if run_dir is not None:
+                shutil.rmtree(run_dir, ignore_errors=True)
 
     # -- judging ---------------------------------------------------------------------------
     def _tests_digest(self, problem: ProblemPackage, tests: list[TestCase]) -> str:
@@ -566,11 +626,26 @@ class ContestJudge:
         edit the compiler erased (a comment; ``i++`` as ``++i`` where the value is discarded), since its
         binary is the one already run. A timing-borderline verdict is reused as first measured; delete
         ``results/`` under the compile cache to measure again.
+
+        Nothing the submission does raises here: a run the sandbox could not start (or a cache or test file
+        that cannot be read) is a ``JUDGE_ERROR`` result with the reason in ``error``, not cached. Only a
+        language the judge does not run raises (ValueError), as before any run.
         """
         language = normalize_language(language) if language not in EXTENSIONS else language
-        tests = list(tests if tests is not None else problem.tests)
+        try:
+            return self._judge_cached(problem, language, code, stop_at_first_failure=stop_at_first_failure,
+                                      tests=list(tests if tests is not None else problem.tests))
+        except (SandboxError, OSError, subprocess.SubprocessError, ValueError) as exc:
+            return JudgeResult(Verdict.JUDGE_ERROR, language, isolation=str(isolation_record(Limits())),
+                               error=f"{type(exc).__name__}: {exc}")
+
+    def _judge_cached(self, problem: ProblemPackage, language: str, code: str, *, stop_at_first_failure: bool,
+                      tests: list[TestCase]) -> JudgeResult:
         spec = language_spec(language, code, problem.memory_mb)
         compiled = self.compile(language, code, memory_mb=problem.memory_mb)
+        if compiled.error:
+            return JudgeResult(Verdict.JUDGE_ERROR, language, isolation=str(isolation_record(COMPILE_LIMITS)),
+                               isolation_limits=isolation_record(COMPILE_LIMITS).limits, error=compiled.error)
         runs = compiled.artifact_sha256 if compiled.ok and compiled.artifact_sha256 else f"source:{code}"
         key = hashlib.sha256("\0".join([RESULT_CACHE_VERSION, language, *spec.run_argv, runs,
                                         self._tests_digest(problem, tests), str(stop_at_first_failure)]
@@ -580,7 +655,8 @@ class ContestJudge:
             return _result_from_json(json.loads(record.read_text()), compiled.cached)
         result = self._judge(problem, language, code, compiled, stop_at_first_failure=stop_at_first_failure,
                              tests=tests)
-        _write_atomically(record, _result_to_json(result))
+        if not any(t.verdict == Verdict.JUDGE_ERROR for t in result.tests):  # a judge error is tried again
+            _write_atomically(record, _result_to_json(result))
         return result
 
     def _file_digest(self, path: Path) -> str:
@@ -615,12 +691,18 @@ class ContestJudge:
         if record.is_file():
             return _outcome_from_json(json.loads(record.read_text()), test.name)
         outcome = run()
-        _write_atomically(record, _outcome_to_json(outcome))
+        if outcome.verdict != Verdict.JUDGE_ERROR:
+            _write_atomically(record, _outcome_to_json(outcome))
         return outcome
 
     def _judge(self, problem: ProblemPackage, language: str, code: str, compiled: Compiled, *,
                stop_at_first_failure: bool, tests: list[TestCase]) -> JudgeResult:
-        result = JudgeResult(Verdict.AC, language, compile_cached=compiled.cached, isolation=isolation_level())
+        answer_bytes = max((t.answer_path.stat().st_size for t in tests), default=0)
+        isolation = isolation_record(self.run_limits(language, time_limit_s=problem.time_limit_s,
+                                                     memory_mb=problem.memory_mb, answer_bytes=answer_bytes))
+        limits = {**isolation.limits, "output": "RLIMIT_FSIZE max(8 MiB, 4 x the test's answer)"}
+        result = JudgeResult(Verdict.AC, language, compile_cached=compiled.cached, isolation=str(isolation),
+                             isolation_limits=limits)
         if not compiled.ok:
             result.verdict, result.compile_message = Verdict.CE, compiled.message
             return result
@@ -630,6 +712,8 @@ class ContestJudge:
             if outcome.verdict != Verdict.AC:
                 if result.verdict == Verdict.AC:
                     result.verdict = outcome.verdict
+                    if outcome.verdict == Verdict.JUDGE_ERROR:
+                        result.error = outcome.detail
                 if stop_at_first_failure:
                     break
         return result
@@ -643,7 +727,14 @@ class ContestJudge:
                 programs.append((language if language in EXTENSIONS else normalize_language(language), code,
                                  problem.memory_mb))
             except ValueError:
-                continue  # judge() reports it
+                continue  # judge_one() reports it
         self.precompile(programs)
+
+        def judge_one(item: tuple[ProblemPackage, str, str]) -> JudgeResult:
+            try:
+                return self.judge(*item, **kwargs)
+            except ValueError as exc:  # a language the judge does not run: this item's result, not the batch's
+                return JudgeResult(Verdict.JUDGE_ERROR, item[1], error=str(exc))
+
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            return list(pool.map(lambda it: self.judge(*it, **kwargs), items))
+            return list(pool.map(judge_one, items))

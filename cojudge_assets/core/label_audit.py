@@ -8,14 +8,16 @@ WA, whitespace-strict comparison, undefined behaviour, different limits).
 
 ``verdict_agrees`` compares the verdicts themselves; a recorded ``REJ``
 (rejected, exact verdict unknown) agrees with any non-AC re-execution.
-``label_agrees`` compares only accepted / not accepted.
+``label_agrees`` compares only accepted / not accepted. Both are null where the
+judge could not run the attempt (``JUDGE_ERROR``, its reason in ``detail``): no
+evidence either way.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from cojudge_assets.core.contest_judge import ContestJudge, EXTENSIONS
+from cojudge_assets.core.contest_judge import ContestJudge, EXTENSIONS, Verdict
 from cojudge_assets.core.kattis import ProblemPackage
 
 AUDIT_SCHEMA = {"attempt_uid": pl.String, "problem_id": pl.String, "language": pl.String,
@@ -37,13 +39,14 @@ def audit_labels(attempts: pl.DataFrame, problems: dict[str, ProblemPackage], ju
     for r, res in zip(rows, results):
         recorded, again = r["verdict"], res.verdict.value
         failure = res.first_failure
+        judged = res.verdict != Verdict.JUDGE_ERROR
         out.append({
             "attempt_uid": r["attempt_uid"], "problem_id": r["problem_id"], "language": r["language"],
             "recorded_verdict": recorded, "reexec_verdict": again,
-            "verdict_agrees": recorded == again or (recorded == "REJ" and again != "AC"),
-            "label_agrees": (recorded == "AC") == (again == "AC"),
+            "verdict_agrees": (recorded == again or (recorded == "REJ" and again != "AC")) if judged else None,
+            "label_agrees": ((recorded == "AC") == (again == "AC")) if judged else None,
             "first_failure": failure.test if failure else None,
-            "detail": (failure.detail if failure else res.compile_message)[:300] or None,
+            "detail": (failure.detail if failure else res.compile_message or res.error)[:300] or None,
         })
     return pl.DataFrame(out, schema=AUDIT_SCHEMA)
 

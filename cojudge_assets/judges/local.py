@@ -28,6 +28,7 @@ from pathlib import Path
 
 from cojudge_assets.core.contest_judge import ContestJudge, Verdict, normalize_language
 from cojudge_assets.core.kattis import DEFAULT_MEMORY_MB, DEFAULT_TIME_LIMIT_S, ProblemPackage, TestCase
+from cojudge_assets.core.sandbox import SandboxError
 
 _BLOCK = re.compile(r"<<<BEGIN (STATEMENT|CODE|CONTEXT)>>>\n(.*?)\n<<<END \1>>>", re.DOTALL)
 
@@ -111,6 +112,8 @@ class SampleExecScorer:
                                      memory_mb=memory, limits_stated=True, float_tolerance=None, samples=tests,
                                      secret=[])
             result = self.judge.judge(problem, language, parts.code, stop_at_first_failure=False)
+        if result.verdict == Verdict.JUDGE_ERROR:  # as before JUDGE_ERROR existed: a failed row, tried again
+            raise SandboxError(f"the contest judge could not run the examples: {result.error}")
         if result.verdict == Verdict.CE:
             return _answer(0.02, 1, 1, "does not compile")
         if not examples:

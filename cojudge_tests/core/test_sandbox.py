@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from cojudge_assets.core.contest_judge import Verdict
+from cojudge_assets.core.cgroups import cgroup_support
 from cojudge_assets.core.sandbox import _UID_BASE, isolation_level
 
 
@@ -42,7 +43,13 @@ def _judge_timed(judge, problem, language, code):
 
 def test_isolation_is_reported(judge, sum_problem):
     result = judge.judge(sum_problem, "python", "print(7)\n", tests=sum_problem.samples)
-    assert result.isolation == isolation_level() in ("bwrap", "rlimits")
+    mode, cgroup = result.isolation.split(", cgroup ")
+    assert mode == isolation_level() in ("bwrap", "uid-only", "rlimits-only")
+    assert cgroup == cgroup_support().version
+    assert {"memory", "processes", "cpu", "kill", "files", "network"} <= set(result.isolation_limits)
+    if cgroup_support().memory is not None:
+        assert "256 MiB" not in result.isolation_limits["memory"].split(" + ")[0]  # the run's: limit + slack
+        assert "for the whole run" in result.isolation_limits["memory"]
 
 
 def test_infinite_loop_is_stopped_at_the_cpu_limit(judge, sum_problem):

@@ -1,8 +1,11 @@
 /* cojudge_runner: run a program inside the sandbox and report how it ended.
  *
  * usage: cojudge_runner FD PROGRAM [ARGS...]
- * Forks, execs PROGRAM in the child, waits for it with wait4 and writes one line
- * "status utime_s stime_s maxrss_kb" to file descriptor FD. The sandbox's own
+ * Writes "run" to file descriptor FD, forks, execs PROGRAM in the child, waits for it with
+ * wait4 and writes one line "status utime_s stime_s maxrss_kb" to FD. A report of "run" alone
+ * means the runner was killed while the program ran (by the program itself: a kill of its
+ * parent or of every process it may signal, or by the memory limit); no report at all means the
+ * sandbox never got as far as the runner. The sandbox's own
  * process (bubblewrap) does not reap the program, so this is how the judge
  * learns the program's CPU time and its raw wait status (signal or exit code).
  */
@@ -19,6 +22,10 @@ int main(int argc, char **argv) {
         return 125;
     }
     int fd = atoi(argv[1]);
+    if (dprintf(fd, "run\n") < 0) {
+        perror("cojudge_runner: report");
+        return 125;
+    }
     pid_t pid = fork();
     if (pid < 0) {
         perror("cojudge_runner: fork");

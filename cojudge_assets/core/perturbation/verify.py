@@ -98,6 +98,9 @@ def generate_mutants(seeds: pl.DataFrame, *, max_per_operator: int | None, worke
 
 
 def _verdict_of(result: JudgeResult, seed_outputs: list[str], arm: str) -> dict:
+    if result.verdict == Verdict.JUDGE_ERROR:  # the judge could not run it: nothing is known (see _reason)
+        return {"compiles": None, "mutant_verdict": result.verdict.value, "first_failure": None,
+                "outputs_identical": None, "behaviour_changed": None}
     compiles = result.verdict != Verdict.CE
     failure = result.first_failure
     row = {"compiles": compiles, "mutant_verdict": result.verdict.value,
@@ -116,6 +119,8 @@ def _verdict_of(result: JudgeResult, seed_outputs: list[str], arm: str) -> dict:
 def _reason(row: dict) -> str | None:
     if not row["single_edit"]:
         return "differs from its seed by more than its recorded edit"
+    if row["mutant_verdict"] == Verdict.JUDGE_ERROR.value:
+        return "the contest judge could not run it (JUDGE_ERROR)"
     if not row["compiles"]:
         return "does not compile"
     if row["arm"] != "semantic" and not row["outputs_identical"]:

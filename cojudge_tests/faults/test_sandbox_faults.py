@@ -1,0 +1,387 @@
+"""Hostile submissions against the contest judge: each gets a verdict within its limits and leaves nothing.
+
+Each case is a defect found by attacking the sandbox (issue 15): a program that kills its runner
+crashed the caller with SandboxError; the CPU time of children never reaped was not counted; memory
+was limited per process (sixteen 150 MB children passed a 256 MB limit; the JVM's off-heap memory had
+no limit); ``/dev/shm`` was the host's. Every test checks the verdict, that the harm stayed inside the
+limit, and that no process of the run and no control group of it is left afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+
+import pytest
+
+from cojudge_assets.core import contest_judge as contest_judge_module
+from cojudge_assets.core.cgroups import cgroup_support
+from cojudge_assets.core.contest_judge import ContestJudge, Verdict, python_executable, runtime_binds
+from cojudge_assets.core.sandbox import _UID_BASE, Limits, SandboxError, isolation_level, run_sandboxed
+from cojudge_tests.conftest import write_problem
+
+needs_memory_cgroup = pytest.mark.skipif(cgroup_support().memory is None,
+                                         reason=f"no memory cgroup here: {cgroup_support().reason}")
+needs_cpu_cgroup = pytest.mark.skipif(cgroup_support().cpu is None,
+                                      reason=f"no CPU-accounting cgroup here: {cgroup_support().reason}")
+
+
+def _leftovers() -> tuple[list[int], list[Path]]:
+    """Live processes of this test process's run uids, and run groups of this process still present."""
+    low = _UID_BASE + (os.getpid() % 65536) * 4096
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                if low <= entry.stat().st_uid < low + 4096 and state != "Z":
+                    alive.append(int(entry.name))
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                continue
+    groups = [g for h in cgroup_support().folders() for g in h.parent.glob(f"cojudge-{os.getpid()}-*")]
+    return alive, groups
+
+
+WALL_LIMIT_S = 2 * 2.0 + 1  # the judge's wall clock for a 2 s problem
+KILL_MARGIN_S = 5  # killing and removing a run on a loaded machine (the other tests' bound too)
+
+
+@pytest.fixture(scope="module")
+def two_second_problem(tmp_path_factory):
+    """2 s and 256 MB, as in the reports of the defects (the per-process CPU limit is then 2 s soft, 3 s hard)."""
+    return write_problem(tmp_path_factory.mktemp("faults"), {"sample/1": ("3 4\n", "7\n")}, time_limit=2.0,
+                         memory_mb=256, name="sum2")
+
+
+def _judge(judge: ContestJudge, problem, language: str, code: str):
+    result = judge.judge(problem, language, code)
+    assert _leftovers() == ([], []), "a process or a control group of the run outlived it"
+    return result
+
+
+@pytest.mark.parametrize("language,code", [
+    ("c", "#include <signal.h>\n#include <unistd.h>\nint main(void){kill(getppid(), SIGKILL); for(;;); }\n"),
+    ("c", "#include <signal.h>\n#include <unistd.h>\n"
+          "int main(void){ if(fork()==0){for(;;);} kill(-1, SIGKILL); for(;;); }\n"),
+    ("python", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nprint(7)\n"),
+], ids=["c-kill-parent", "c-kill-minus-one", "python-kill-parent"])
+def test_a_program_that_kills_its_runner_gets_a_verdict(judge, two_second_problem, language, code):
+    result = _judge(judge, two_second_problem, language, code)
+    assert result.verdict == Verdict.RE, result.summary()
+    assert "killed its runner" in result.tests[0].detail
+    assert result.tests[0].wall_s < WALL_LIMIT_S + KILL_MARGIN_S
+
+
+def test_killing_the_runner_does_not_crash_judge_many(judge, two_second_problem):
+    """One hostile submission among good ones: every item gets its verdict (the label audit's call)."""
+    good = "a, b = map(int, input().split())\nprint(a + b)\n"
+    hostile = "#include <signal.h>\n#include <unistd.h>\nint main(void){kill(getppid(), SIGKILL); return 0;}\n"
+    results = judge.judge_many([(two_second_problem, "python", good), (two_second_problem, "c", hostile),
+                                (two_second_problem, "python", good + "# again\n")])
+    assert [r.verdict for r in results] == [Verdict.AC, Verdict.RE, Verdict.AC]
+    assert _leftovers() == ([], [])
+
+
+@needs_cpu_cgroup
+def test_cpu_of_children_never_reaped_is_counted(judge, two_second_problem):
+    """3 children x 1.3 s of CPU, each under the per-process limit, never waited for: 3.9 s > 2 s is TLE."""
+    code = r"""#include <stdio.h>
+#include <unistd.h>
+#include <time.h>
+int main(void){
+    int fds[2]; pipe(fds);
+    for (int i = 0; i < 3; i++) if (fork() == 0) {
+        close(fds[0]);
+        volatile unsigned long x = 0;
+        while ((double)clock() / CLOCKS_PER_SEC < 1.3) x++;
+        _exit(0);  /* a zombie: the parent never calls wait */
+    }
+    close(fds[1]);
+    char c; while (read(fds[0], &c, 1) > 0) {}  /* every child has exited: EOF, without reaping them */
+    puts("7");
+    return 0;
+}
+"""
+    result = _judge(judge, two_second_problem, "c", code)
+    assert result.verdict == Verdict.TLE, result.summary()
+
+
+@needs_cpu_cgroup
+def test_unreaped_children_cpu_is_in_the_run_s_cpu_time():
+    """The same three children measured with room to finish (60 s wall): all 3.9 s are counted, whatever the
+    load on the machine (the runner alone saw the parent's few milliseconds)."""
+    run_dir = Path(tempfile.mkdtemp(prefix="cojudge-faults-"))  # the run's uid must reach it (pytest's is 0700)
+    try:
+        _unreaped_children(run_dir)
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _unreaped_children(tmp_path: Path) -> None:
+    box = tmp_path / "box"
+    box.mkdir()
+    os.chmod(tmp_path, 0o755)
+    os.chmod(box, 0o755)
+    (box / "main.py").write_text(
+        "import os, time\n"
+        "r, w = os.pipe()\n"
+        "for _ in range(3):\n"
+        "    if os.fork() == 0:\n"
+        "        os.close(r)\n"
+        "        while time.process_time() < 1.3:\n"
+        "            pass\n"
+        "        os._exit(0)\n"
+        "os.close(w)\n"
+        "while os.read(r, 1):\n"
+        "    pass\n"
+        "print(7)\n")
+    result = run_sandboxed([python_executable(), "-I", "-B", "main.py"], box=box, limits=Limits(cpu_s=10, wall_s=60),
+                           stdout_path=tmp_path / "out", stderr_path=tmp_path / "err",
+                           extra_ro_binds=runtime_binds("python"))
+    assert result.ok and (tmp_path / "out").read_text() == "7\n", result.stderr_text()
+    assert result.cpu_source == "cgroup"
+    assert result.cpu_s >= 3 * 1.3
+    assert _leftovers() == ([], [])
+
+
+@needs_memory_cgroup
+def test_sixteen_forks_of_150_mb_fail_a_256_mb_limit(judge, two_second_problem):
+    """Each child is under the per-process limit; together they are 2.4 GB: the run's limit kills them."""
+    code = r"""#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/wait.h>
+int main(void){
+    for (int i = 0; i < 16; i++) if (fork() == 0) {
+        volatile char *p = malloc(150u << 20);  /* volatile: the compiler may not drop memory never read */
+        for (size_t k = 0; p && k < (150u << 20); k += 4096) p[k] = 1;
+        sleep(3);
+        _exit(0);
+    }
+    while (wait(NULL) > 0) {}
+    puts("7");
+    return 0;
+}
+"""
+    result = _judge(judge, two_second_problem, "c", code)
+    assert result.verdict == Verdict.RE, result.summary()
+    detail = result.tests[0].detail
+    assert detail.startswith("memory limit exceeded")
+    peak_mib = int(detail.split("peak ")[1].split(" MiB")[0])
+    assert peak_mib <= 256 + 32  # the problem's limit and the sandbox's slack (sandbox.RUN_MEMORY_SLACK_MB)
+
+
+JAVA_UNSAFE = """import java.lang.reflect.Field;
+public class Main { public static void main(String[] a) throws Exception {
+    Field f = sun.misc.Unsafe.class.getDeclaredField("theUnsafe"); f.setAccessible(true);
+    sun.misc.Unsafe u = (sun.misc.Unsafe) f.get(null);
+    for (int i = 0; i < 32; i++) { long p = u.allocateMemory(64L << 20); u.setMemory(p, 64L << 20, (byte) 1); }
+    System.out.println(7);  // 2 GB off the heap, outside -Xmx
+} }
+"""
+JAVA_DIRECT = """import java.nio.ByteBuffer; import java.util.ArrayList;
+public class Main { public static void main(String[] a) {
+    ArrayList<ByteBuffer> kept = new ArrayList<>();
+    for (int i = 0; i < 32; i++) { ByteBuffer b = ByteBuffer.allocateDirect(64 << 20);
+        for (int k = 0; k < (64 << 20); k += 4096) b.put(k, (byte) 1); kept.add(b); }
+    System.out.println(7);
+} }
+"""
+
+
+@needs_memory_cgroup
+@pytest.mark.parametrize("code", [JAVA_UNSAFE, JAVA_DIRECT], ids=["unsafe", "direct-buffers"])
+def test_jvm_memory_off_the_heap_is_bounded(judge, two_second_problem, code):
+    result = _judge(judge, two_second_problem, "java", code)
+    assert result.verdict == Verdict.RE, result.summary()
+    detail = result.tests[0].detail
+    if "memory limit exceeded" in detail:  # Unsafe: the run's cgroup killed the JVM at its limit
+        peak_mib = int(detail.split("peak ")[1].split(" MiB")[0])
+        assert peak_mib <= 256 + contest_judge_module.JAVA_RUN_OVERHEAD_MB
+    else:  # direct buffers: the JVM's own cap (-XX:MaxDirectMemorySize defaults to -Xmx) throws first
+        assert "OutOfMemoryError" in detail
+
+
+@pytest.mark.skipif(isolation_level() != "bwrap", reason="a private /dev/shm needs bubblewrap")
+def test_dev_shm_and_the_root_are_bounded_and_private(judge, two_second_problem):
+    """1 GB written to /dev/shm (8 MB files, each under the file-size limit) stops at its size; the root and
+    /dev take nothing; the host's /dev/shm sees none of it."""
+    prefix = f"cojudge-fill-{uuid.uuid4().hex}-"
+    code = f"""import os
+def fill(folder, limit=1 << 30):
+    written = 0
+    try:
+        while written < limit:
+            with open(f"{{folder}}/{prefix}{{written}}", "wb") as f:
+                for _ in range(8):
+                    f.write(b"x" * (1 << 20)); f.flush(); written += 1 << 20
+    except OSError:
+        pass
+    return written
+shm, root, dev = fill("/dev/shm"), fill(""), fill("/dev")
+print(7 if shm <= 64 << 20 and root == 0 and dev == 0 else f"{{shm}} {{root}} {{dev}}")
+"""
+    result = _judge(judge, two_second_problem, "python", code)
+    assert result.verdict == Verdict.AC, result.summary()
+    assert not list(Path("/dev/shm").glob(f"{prefix}*"))
+
+
+@needs_memory_cgroup
+@pytest.mark.skipif(os.geteuid() != 0, reason="a dedicated uid per run needs root")
+def test_without_bubblewrap_dev_shm_counts_as_the_run_s_memory_and_is_cleaned(monkeypatch):
+    """uid-only mode writes to the host's /dev/shm: its pages are the run's memory (killed at the limit) and
+    what it left there is removed after the run."""
+    from cojudge_assets.core import sandbox
+
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    prefix = f"cojudge-fill-{uuid.uuid4().hex}-"
+    run_dir = Path(tempfile.mkdtemp(prefix="cojudge-faults-"))
+    try:
+        box = run_dir / "box"
+        box.mkdir()
+        os.chmod(run_dir, 0o755)
+        os.chmod(box, 0o755)
+        (box / "main.py").write_text(
+            "written = 0\n"
+            "while written < 1 << 30:\n"
+            f"    with open(f'/dev/shm/{prefix}{{written}}', 'wb') as f:\n"
+            "        for _ in range(8):\n"
+            "            f.write(b'x' * (1 << 20)); f.flush(); written += 1 << 20\n")
+        result = run_sandboxed([python_executable(), "-I", "-B", "main.py"], box=box,
+                               limits=Limits(cpu_s=10, wall_s=60, memory_mb=256), stdout_path=run_dir / "out",
+                               stderr_path=run_dir / "err", extra_ro_binds=runtime_binds("python"))
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    assert result.isolation is not None and result.isolation.mode == "uid-only"
+    assert result.memory_limit_hit and not result.ok
+    assert result.memory_peak_bytes is not None
+    assert result.memory_peak_bytes <= Limits(memory_mb=256).cgroup_memory_bytes
+    assert not list(Path("/dev/shm").glob(f"{prefix}*"))
+    assert _leftovers() == ([], [])
+
+
+def test_fork_bomb_is_contained(judge, two_second_problem):
+    code = "#include <unistd.h>\nint main(void){for(;;) fork();}\n"
+    result = _judge(judge, two_second_problem, "c", code)
+    assert result.verdict in (Verdict.TLE, Verdict.RE), result.summary()
+    assert result.tests[0].wall_s < WALL_LIMIT_S + KILL_MARGIN_S
+
+
+def test_a_sandbox_that_cannot_start_is_a_judge_error_not_an_exception(tmp_path, two_second_problem, monkeypatch):
+    """The fault is injected where the sandbox is called; the result says why and is not cached."""
+    judge = ContestJudge(tmp_path / "cache", workers=1)
+    code = "a, b = map(int, input().split())\nprint(a + b)\n"
+    compiled_before = code + "# compiled before the fault\n"
+    assert judge.compile("python", compiled_before, memory_mb=256).ok  # so its run is what fails
+
+    def broken(*args, **kwargs):
+        raise SandboxError("the sandbox could not run python3 (exit 1): bwrap: injected")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(contest_judge_module, "run_sandboxed", broken)
+        results = judge.judge_many([(two_second_problem, "python", code),
+                                    (two_second_problem, "python", compiled_before),
+                                    (two_second_problem, "cobol", code)])
+    assert [r.verdict for r in results] == [Verdict.JUDGE_ERROR] * 3
+    assert results[0].error.startswith("compiling: ") and "injected" in results[0].error
+    assert results[1].tests[0].verdict == Verdict.JUDGE_ERROR and "injected" in results[1].error
+    assert "cobol" in results[2].error
+    for program in (code, compiled_before):  # nothing of the fault was cached: judged again, accepted
+        again = judge.judge(two_second_problem, "python", program)
+        assert again.verdict == Verdict.AC and not again.from_cache
+
+
+def test_without_cgroups_runs_keep_the_per_process_limits(tmp_path, two_second_problem, monkeypatch):
+    """COJUDGE_CGROUPS=off: the fallback runs, and its isolation record says which limits applied."""
+    monkeypatch.setenv("COJUDGE_CGROUPS", "off")
+    cgroup_support.cache_clear()
+    try:
+        judge = ContestJudge(tmp_path / "cache", workers=1)
+        result = judge.judge(two_second_problem, "c", '#include <stdio.h>\nint main(void){puts("7");}\n')
+        hog = judge.judge(two_second_problem, "c", "#include <stdlib.h>\nint main(void){volatile char*p=malloc(1u<<30);"
+                          "for(unsigned k=0;k<(1u<<30);k+=4096) p[k]=1; return 0;}\n")
+    finally:
+        monkeypatch.delenv("COJUDGE_CGROUPS")
+        cgroup_support.cache_clear()
+    assert result.verdict == Verdict.AC
+    assert result.isolation.endswith("cgroup none")
+    assert result.isolation_limits["memory"] == "RLIMIT_AS 256 MiB per process"
+    assert "turned off" in result.isolation_limits["cgroup_note"]
+    assert hog.verdict == Verdict.RE
+
+
+@pytest.mark.skipif(not cgroup_support().folders(), reason=f"no cgroup here: {cgroup_support().reason}")
+def test_groups_of_a_judge_killed_mid_run_are_removed_at_the_next_probe():
+    """A judge process killed with runs in flight leaves their groups (and, without bubblewrap, their
+    processes): the next probe kills what is in them and removes them."""
+    import subprocess
+    import sys
+
+    from cojudge_assets.core.cgroups import probe_support
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale_name = f"cojudge-{int(dead.stdout)}-0"  # a pid that has exited
+    sleeper = subprocess.Popen(["sleep", "600"])
+    groups = [h.parent / stale_name for h in cgroup_support().folders()]
+    try:
+        for group in groups:
+            group.mkdir()
+            (group / "cgroup.procs").write_text(str(sleeper.pid))
+        probe_support()
+        assert sleeper.wait(timeout=10) == -9
+        assert not any(group.exists() for group in groups)
+    finally:
+        sleeper.kill()
+        for group in groups:
+            if group.exists():
+                group.rmdir()
+
+
+def test_cgroup_v1_controllers_alone_count_and_kill_the_same(tmp_path, two_second_problem, monkeypatch):
+    """COJUDGE_CGROUPS=v1 (a machine without v2): memory, pids, cpuacct and the freezer do the same work."""
+    monkeypatch.setenv("COJUDGE_CGROUPS", "v1")
+    cgroup_support.cache_clear()
+    try:
+        support = cgroup_support()
+        if support.version != "v1" or support.memory is None or support.cpu is None or support.kill is None:
+            pytest.skip(f"no writable v1 memory, cpuacct and freezer here: {support}")
+        judge = ContestJudge(tmp_path / "cache", workers=1)
+        forks = judge.judge(two_second_problem, "c", r"""#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/wait.h>
+int main(void){
+    for (int i = 0; i < 16; i++) if (fork() == 0) {
+        volatile char *p = malloc(150u << 20);
+        for (size_t k = 0; p && k < (150u << 20); k += 4096) p[k] = 1;
+        sleep(3); _exit(0);
+    }
+    while (wait(NULL) > 0) {}
+    puts("7");
+}
+""")
+        unreaped = judge.judge(two_second_problem, "c", r"""#include <stdio.h>
+#include <unistd.h>
+#include <time.h>
+int main(void){
+    int fds[2]; pipe(fds);
+    for (int i = 0; i < 3; i++) if (fork() == 0) {
+        close(fds[0]); volatile unsigned long x = 0;
+        while ((double)clock() / CLOCKS_PER_SEC < 0.3) x++;
+        _exit(0);
+    }
+    close(fds[1]); char c; while (read(fds[0], &c, 1) > 0) {}
+    puts("7");
+}
+""")
+        leftovers = _leftovers()
+    finally:
+        monkeypatch.delenv("COJUDGE_CGROUPS")
+        cgroup_support.cache_clear()
+    assert forks.isolation.endswith("cgroup v1") and forks.verdict == Verdict.RE, forks.summary()
+    assert forks.tests[0].detail.startswith("memory limit exceeded")
+    assert unreaped.verdict == Verdict.AC and unreaped.tests[0].cpu_s >= 3 * 0.3  # the zombies' CPU, from cpuacct
+    assert leftovers == ([], [])
