@@ -138,7 +138,8 @@ def test_role_markers_split_records():
 
 
 RAW = ("**You:**\n\nI'm Omar Haddad (student no. 2023123456), omar (at) example (dot) org. pairsum please. "
-       "My key: sk-proj-AbCdEfGhIjKlMnOpQrStUv0123 and Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3In0.c2lnbmF0dXJl\n\n"
+       "My key: sk-proj-AbCdEfGhIjKlMnOpQrStUv0123 and "
+       "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3In0.c2lnbmF0dXJl\n\n"
        "**Assistant:**\n\nSure Omar.\n")
 
 

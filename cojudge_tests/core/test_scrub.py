@@ -32,7 +32,8 @@ SECRETS = [
     ("authorization digest", 'Authorization: Digest username="ada", response="6629fae49393a05397450978507c4ef1"\n'
      "next line", "6629fae4939", "Authorization: Digest [secret:authorization]\nnext line"),
     ("bearer opaque", "use Bearer ya2x9Gh6Kd83Jd02mQpZ7 here", "ya2x9Gh6Kd83Jd02mQpZ7", "Bearer [secret:bearer] here"),
-    ("openai project", "key sk-proj-8J0J5gxx1A15sqxHY6JhHnRK2EQ46E7SHZxvrYsx.", "sk-proj-8J0J5", "key [secret:openai]."),
+    ("openai project", "key sk-proj-8J0J5gxx1A15sqxHY6JhHnRK2EQ46E7SHZxvrYsx.", "sk-proj-8J0J5",
+     "key [secret:openai]."),
     ("openai legacy", "OPENAI 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",
      "3rgJYYEYozeC", "OPENAI [secret:openai]"),
     ("openai service account", "sk-svcacct-AbCdEfGhIjKlMnOpQrStUv0123", "AbCdEfGhIjKl", "[secret:openai]"),
