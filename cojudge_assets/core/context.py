@@ -23,11 +23,10 @@ The three input conditions (seed study IV-A3):
 
 Nothing unscrubbed is kept: each record is scrubbed (:mod:`cojudge_assets.core.scrub`)
 as it is read (:func:`read_logs`), so ``prompt_logs`` holds scrubbed text and the
-raw file only as its sha256. The code is anchored in the scrubbed log
-(:func:`find_code`). Context is scrubbed again after it is cut (a no-op on
-scrubbed records; it guards records that come from elsewhere), and the cap holds
-on the scrubbed text. ``blind`` rows have provenance ``none``; ``prefix12k`` rows
-``prefix``.
+raw file only as its sha256 (the blocking check ``prompt_logs_scrubbed`` verifies
+it). Context is cut from these scrubbed records, so the cap holds on the scrubbed
+text, and the code is anchored in the scrubbed log (:func:`find_code`).
+``blind`` rows have provenance ``none``; ``prefix12k`` rows ``prefix``.
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ import polars as pl
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
 from cojudge_assets.core.pages import PageError, decode_page
-from cojudge_assets.core.scrub import Identities, harvest_identities, scrub, scrub_secrets
+from cojudge_assets.core.scrub import harvest_identities, scrub, scrub_secrets
 
 CONTEXT_CAP = 12_000
 CONDITIONS = ("blind", "prefix12k", "nonblind")
@@ -235,15 +234,18 @@ def _cap_tail(text: str) -> str:
 
 
 def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
-    """One row per (attempt, condition): the scrubbed context, its provenance and length."""
+    """One row per (attempt, condition): the context, its provenance and length.
+
+    ``logs`` is the ``prompt_logs`` table of :func:`read_logs`, already scrubbed; the context is cut from it
+    and is not scrubbed again (scrubbing is idempotent, so doing it twice would only cost time).
+    """
     rows = []
     for participant, group in attempts.sort("participant", "problem_id", "turn").group_by(
             "participant", maintain_order=True):
         participant = participant[0]
         records = logs.filter(pl.col("participant") == participant).sort("seq")
         log = _render(records)
-        identities: Identities = harvest_identities(records["text"].to_list())
-        prefix = scrub(log.text, identities)[:CONTEXT_CAP]
+        prefix = log.text[:CONTEXT_CAP]
         anchors = {}
         for a in group.iter_rows(named=True):
             anchors[a["attempt_uid"]] = find_code(log.text, _normalize(a["code"]))
@@ -263,7 +265,7 @@ def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
                 text, provenance = _restricted(log, pid, min(later) if later else len(log.text)), "segmented"
             else:
                 text, provenance = "", "none"
-            context = _cap_tail(scrub(text, identities))
+            context = _cap_tail(text)
             rows.append({"attempt_uid": uid, "condition": "nonblind", "context": context, "provenance": provenance,
                          "chars": len(context), "anchor_offset": anchor})
     return pl.DataFrame(rows, schema=CONTEXT_SCHEMA)

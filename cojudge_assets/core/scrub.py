@@ -60,13 +60,16 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 PLACEHOLDER = re.compile(r"\[(?:secret:[a-z-]+|email|name|id)\]")
 
-EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
+# each pattern starts only where its run of characters starts (the lookbehinds), so a long run is scanned once,
+# not once per character: scrubbing stays linear in the text on any input
+EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 
 # top-level domains that make "name at domain dot com" (or "name @ domain.com") an address
 KNOWN_TLDS = frozenset("""
@@ -81,18 +84,22 @@ _WORD_TLDS = KNOWN_TLDS - frozenset("at be by in is it me my no us id tv pro nam
                                     "dev tech cloud int".split())
 
 _LABEL = r"[A-Za-z0-9_%+-]+"
-_AT = r"(?P<at>[ \t]*[(\[{<][ \t]*at[ \t]*[)\]}>][ \t]*|[ \t]+at[ \t]+|[ \t]*@[ \t]*)"  # never across lines
-_DOT = r"(?:[ \t]*[(\[{<][ \t]*dot[ \t]*[)\]}>][ \t]*|[ \t]+dot[ \t]+|\.)"
-OBFUSCATED_EMAIL = re.compile(
-    rf"(?<![\w.%+-])(?P<local>{_LABEL}(?:{_DOT}{_LABEL})*){_AT}(?P<domain>{_LABEL}(?:{_DOT}{_LABEL})+)(?![\w-])",
-    re.IGNORECASE)
+_DOT = r"(?:[ \t]*[(\[{<][ \t]*dot[ \t]*[)\]}>][ \t]*|[ \t]+dot[ \t]+|\.)"  # never across lines
+# An obfuscated address is found from its "at" ((at), [at], {at}, <at>, " at ", "@"): the domain is read forward
+# from it and the local part backward, so the search costs one scan for the at-forms, not one per word.
+_AT_FORM = re.compile(r"[(\[{<][ \t]*[aA][tT][ \t]*[)\]}>]|[ \t][aA][tT][ \t]|@")
+_DOMAIN = re.compile(rf"[ \t]*(?P<domain>{_LABEL}(?:{_DOT}{_LABEL}){{1,5}})(?![\w-])", re.IGNORECASE)
+# the local part, matched on the reversed text before the at-form (so the match starts where the local part ends)
+_TOD = r"(?:[ \t]*[)\]}>][ \t]*tod[ \t]*[(\[{<][ \t]*|[ \t]+tod[ \t]+|\.)"
+_LOCAL_REVERSED = re.compile(rf"[ \t]*(?P<local>{_LABEL}(?:{_TOD}{_LABEL}){{0,4}})(?![\w.%+-])", re.IGNORECASE)
+_LOCAL_WINDOW = 256
 _DOT_SPLIT = re.compile(rf"({_DOT})", re.IGNORECASE)
 
 
-def _obfuscated_address(match: re.Match) -> bool:
-    """Whether a match of :data:`OBFUSCATED_EMAIL` is clearly an address (see the module docstring)."""
-    at = match.group("at").strip().lower()
-    pieces = _DOT_SPLIT.split(match.group("domain"))
+def _obfuscated_address(local: str, at: str, domain: str) -> bool:
+    """Whether ``local``, the at-form ``at`` and ``domain`` are clearly an address (see the module docstring)."""
+    at = at.strip().lower()
+    pieces = _DOT_SPLIT.split(domain)
     tld, dots = pieces[-1], [d.strip().lower() for d in pieces[1::2]]
     if not (tld.isalpha() and len(tld) >= 2):
         return False
@@ -103,10 +110,27 @@ def _obfuscated_address(match: re.Match) -> bool:
         return True
     if at == "@":
         return spelled or known
-    labels = [p.lower() for p in _DOT_SPLIT.split(match.group("local"))[::2] + pieces[::2]]
+    labels = [p.lower() for p in _DOT_SPLIT.split(local)[::2] + pieces[::2]]
     if any(label in _PROSE_WORDS for label in labels):
         return False
     return bracketed or ("dot" in dots and tld.lower() in _WORD_TLDS)
+
+
+def scrub_obfuscated_emails(text: str) -> str:
+    """Each obfuscated e-mail address (see the module docstring) replaced by ``[email]``."""
+    pieces, last = [], 0
+    for at in _AT_FORM.finditer(text):
+        if at.start() < last:
+            continue
+        domain = _DOMAIN.match(text, at.end())
+        if not domain:
+            continue
+        before = text[max(last, at.start() - _LOCAL_WINDOW): at.start()][::-1]
+        local = _LOCAL_REVERSED.match(before)
+        if local and _obfuscated_address(local.group("local")[::-1], at.group(), domain.group("domain")):
+            pieces += [text[last: at.start() - local.end()], "[email]"]
+            last = domain.end()
+    return "".join(pieces) + text[last:] if pieces else text
 
 
 def _b64_json_object(segment: str) -> bool:
@@ -118,6 +142,8 @@ def _b64_json_object(segment: str) -> bool:
 
 
 def _jwt(match: re.Match) -> bool:
+    if match.start() > 0 and match.string[match.start() - 1] == ".":  # a segment of something longer
+        return False
     first = match.group("secret").split(".")[0]
     return first.startswith("eyJ") or _b64_json_object(first)
 
@@ -128,10 +154,12 @@ def _generated(value: str) -> bool:
 
 
 def _credential(match: re.Match) -> bool:
-    value = match.group("secret")
+    value, start = match.group("secret"), match.start()
+    if start > 0 and match.string[start - 1].isalnum():  # "mytoken = ..." names something else
+        return False
     if match.group("quote"):
         return True
-    if match.group("name").lower().rsplit("_", 1)[-1] in ("password", "passwd", "pwd"):
+    if match.group("name").lower() in ("password", "passwd", "pwd"):
         return _generated(value) or any(c in "!@#$%^&*?" for c in value)
     return _generated(value)
 
@@ -142,17 +170,34 @@ def _bearer(match: re.Match) -> bool:
                                  and any(c.islower() for c in value))
 
 
+def _word_start(match: re.Match) -> bool:
+    """The match is not the tail of a longer word (``xsk-...``, ``my-ghp_...``)."""
+    return match.start() == 0 or not (match.string[match.start() - 1].isalnum() or
+                                      match.string[match.start() - 1] in "_-")
+
+
 @dataclass(frozen=True)
 class SecretPattern:
-    """A kind of secret: the pattern finds it; group ``secret`` (else the whole match) is replaced."""
+    """A kind of secret: the pattern finds it; group ``secret`` (else the whole match) is replaced.
+
+    ``hints``: lower-case strings of which one is in any text the pattern can match; a text with none of them is
+    not searched (most chat text holds no secret, and a substring test costs far less than a regex scan).
+    Patterns begin with their literal prefix rather than a lookbehind, so the regex engine can jump to it;
+    ``word_start`` then asks, per match, that the prefix begins a word.
+    """
 
     kind: str
     pattern: re.Pattern
+    hints: tuple[str, ...]
     accept: Callable[[re.Match], bool] | None = None
+    word_start: bool = True
 
-    def sub(self, text: str) -> str:
+    def sub(self, text: str, lowered: str) -> str:
+        if not any(hint in lowered for hint in self.hints):
+            return text
+
         def replace(match: re.Match) -> str:
-            if self.accept is not None and not self.accept(match):
+            if (self.word_start and not _word_start(match)) or (self.accept is not None and not self.accept(match)):
                 return match.group(0)
             if "secret" not in self.pattern.groupindex:
                 return f"[secret:{self.kind}]"
@@ -164,48 +209,80 @@ class SecretPattern:
 
 
 _NOT_PLACEHOLDER = r"(?!\[(?:secret|email|name|id)\b)"
-_CREDENTIAL_NAME = (r"(?:[A-Za-z0-9_]*[_-])?(?:api[_-]?key|apikey|access[_-]?key|secret[_-]?key|client[_-]?secret|"
-                    r"secret|token|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key|"
-                    r"password|passwd|pwd)")
+_CREDENTIAL_NAME = (r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|client[_-]?secret|secret|token|"
+                    r"access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key|password|passwd|pwd")
+
+PEM_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK|)-----")
+PEM_END = re.compile(r"-----END ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK|)-----")
+PEM_TAIL = re.compile(r"(?:\r?\n[\w-]+:[^\n]*)*(?:\r?\n[A-Za-z0-9+/=]{8,})*")  # headers, then base64 lines
+
+
+def scrub_private_keys(text: str) -> str:
+    """Each PEM private key block, BEGIN to its END line (or to its last base64 line if the END line is missing),
+    replaced by ``[secret:private-key]``. The END lines are found once, so the time is linear in the text."""
+    if "PRIVATE KEY" not in text:
+        return text
+    ends: dict[tuple[str, str], list[int]] = {}
+    for end in PEM_END.finditer(text):
+        ends.setdefault(end.group(1, 2), []).append(end.end())
+    pieces, last = [], 0
+    for begin in PEM_BEGIN.finditer(text):
+        if begin.start() < last:  # inside a block already replaced
+            continue
+        candidates = ends.get(begin.group(1, 2), [])
+        i = bisect.bisect_left(candidates, begin.end())
+        stop = candidates[i] if i < len(candidates) else PEM_TAIL.match(text, begin.end()).end()
+        pieces += [text[last: begin.start()], "[secret:private-key]"]
+        last = stop
+    return "".join(pieces) + text[last:]
+
+
+def _openai(match: re.Match) -> bool:
+    plain = match.group("plain")
+    return not plain or any(c.isdigit() for c in plain)
+
 
 # In order: the kinds with a recognisable shape first, then the ones found by what names them.
 SECRETS: tuple[SecretPattern, ...] = (
-    SecretPattern("private-key", re.compile(
-        r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK|)-----"
-        r"(?:.*?-----END \1PRIVATE KEY\2-----|(?:\r?\n[\w-]+:[^\n]*)*(?:\r?\n[A-Za-z0-9+/=]{8,})*)", re.DOTALL)),
+    # the base64 of a JSON object begins with "e" ("{" is 0x7B), so every JWT does
     SecretPattern("jwt", re.compile(
-        r"(?<![\w.-])(?P<secret>[A-Za-z0-9_-]{8,}={0,2}(?:\.[A-Za-z0-9_-]{8,}={0,2})(?:\.[A-Za-z0-9_-]*={0,2}){0,3})"
-        r"(?![\w-])"), _jwt),
-    SecretPattern("anthropic", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{16,}")),
-    SecretPattern("stripe", re.compile(r"\b[spr]k_(?:live|test)_[A-Za-z0-9]{16,}")),
-    SecretPattern("openai", re.compile(r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{16,}|"
-                                       r"\bsk-(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}")),
-    SecretPattern("github", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}")),
-    SecretPattern("gitlab", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
-    SecretPattern("slack", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}|\bxapp-[A-Za-z0-9-]{10,}|"
-                                      r"(?<=hooks\.slack\.com/services/)[A-Za-z0-9/]{20,}")),
-    SecretPattern("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b")),
-    SecretPattern("google", re.compile(r"\bAIza[0-9A-Za-z_-]{30,}|\bya29\.[0-9A-Za-z_-]{20,}")),
-    SecretPattern("huggingface", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
-    SecretPattern("npm", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    SecretPattern("pypi", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,}")),
+        r"(?P<secret>e[A-Za-z0-9_-]{7,}={0,2}(?:\.[A-Za-z0-9_-]{8,}={0,2})(?:\.[A-Za-z0-9_-]*={0,2}){0,3})"
+        r"(?![\w-])"), ("e",), _jwt),
+    SecretPattern("anthropic", re.compile(r"sk-ant-[A-Za-z0-9_-]{16,}"), ("sk-ant-",)),
+    SecretPattern("stripe", re.compile(r"[spr]k_(?:live|test)_[A-Za-z0-9]{16,}"), ("k_live_", "k_test_")),
+    SecretPattern("openai", re.compile(r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{16,}|"
+                                       r"(?P<plain>[A-Za-z0-9_-]{20,}))"), ("sk-",), _openai),
+    SecretPattern("github", re.compile(r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"),
+                  ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    SecretPattern("gitlab", re.compile(r"glpat-[A-Za-z0-9_-]{20,}"), ("glpat-",)),
+    SecretPattern("slack", re.compile(r"(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}"), ("xox", "xapp-")),
+    SecretPattern("slack", re.compile(r"(?<=hooks\.slack\.com/services/)[A-Za-z0-9/]{20,}"),
+                  ("hooks.slack.com/services/",), word_start=False),
+    SecretPattern("aws-access-key", re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+                  ("akia", "asia", "abia", "acca")),
+    SecretPattern("google", re.compile(r"AIza[0-9A-Za-z_-]{30,}|ya29\.[0-9A-Za-z_-]{20,}"), ("aiza", "ya29.")),
+    SecretPattern("huggingface", re.compile(r"hf_[A-Za-z0-9]{30,}"), ("hf_",)),
+    SecretPattern("npm", re.compile(r"npm_[A-Za-z0-9]{36}\b"), ("npm_",)),
+    SecretPattern("pypi", re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,}"), ("pypi-",)),
     SecretPattern("aws-secret-key", re.compile(
         r"(?i)aws[_ ]?secret[_ ]?access[_ ]?key[\"']?\s*(?:\[[^\]\n]*\])?\s*(?:[:=]|=>)\s*[\"']?"
-        r"(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])")),
+        r"(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"), ("secret",), word_start=False),
     SecretPattern("authorization", re.compile(  # Digest and AWS4 credentials run to the end of the line
-        r"(?i)\bAuthorization[\"']?\s*[:=]\s*[\"']?(?:Digest|AWS4-HMAC-SHA256)\s+"
-        r"(?P<secret>" + _NOT_PLACEHOLDER + r"[^\r\n]+)")),
+        r"(?i)Authorization[\"']?\s*[:=]\s*[\"']?(?:Digest|AWS4-HMAC-SHA256)\s+"
+        r"(?P<secret>" + _NOT_PLACEHOLDER + r"[^\r\n]+)"), ("authorization",)),
     SecretPattern("authorization", re.compile(
-        r"(?i)\bAuthorization[\"']?\s*[:=]\s*[\"']?(?:(?:Bearer|Basic|Token|Bot|ApiKey|Key)\s+)?"
-        r"(?P<secret>" + _NOT_PLACEHOLDER + r"[^\s\"',;]{8,}+)"), _bearer),
-    SecretPattern("bearer", re.compile(r"\bBearer\s+(?P<secret>" + _NOT_PLACEHOLDER + r"[A-Za-z0-9._~+/=-]{8,}+)"),
-                  _bearer),
+        r"(?i)Authorization[\"']?\s*[:=]\s*[\"']?(?:(?:Bearer|Basic|Token|Bot|ApiKey|Key)\s+)?"
+        r"(?P<secret>" + _NOT_PLACEHOLDER + r"[^\s\"',;]{8,}+)"), ("authorization",), _bearer),
+    SecretPattern("bearer", re.compile(r"Bearer\s+(?P<secret>" + _NOT_PLACEHOLDER + r"[A-Za-z0-9._~+/=-]{8,}+)"),
+                  ("bearer",), _bearer),
+    # the name may end a longer one (OPENAI_API_KEY, client-secret): only a letter or digit before it is refused
     SecretPattern("credential", re.compile(
-        r"(?i)(?<![\w-])(?P<name>" + _CREDENTIAL_NAME + r")[\"']?\s*(?::|=>|=)\s*(?P<quote>[\"'`])?"
+        r"(?i)(?P<name>" + _CREDENTIAL_NAME + r")[\"']?\s*(?::|=>|=)\s*(?P<quote>[\"'`])?"
         r"(?P<secret>" + _NOT_PLACEHOLDER + r"(?(quote)[^\s\"'`]{6,}(?=[\"'`])|[A-Za-z0-9_\-./+=~!@#$%^&*?]{6,}+))"),
-        _credential),
+        ("key", "secret", "token", "passw", "pwd"), _credential, word_start=False),
     SecretPattern("url-credentials", re.compile(
-        r"\b[A-Za-z][A-Za-z0-9+.-]*://(?P<secret>[^\s:/@\[\]]+:[^\s@/\[\]]+)(?=@)")),
+        r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://(?P<secret>[^\s:/@\[\]]+:[^\s@/\[\]]+)(?=@)"), ("://",),
+        word_start=False),
 )
 ID_CUE = re.compile(r"(?i)\b(?:student\s*(?:no\.?|number|id|#)|matric(?:ulation)?\s*(?:no\.?|number)?|"
                     r"\bid\b\s*(?:no\.?)?)\s*[:#]?\s*([A-Z]?\d{5,12})")
@@ -240,10 +317,13 @@ def scrub_secrets(text: str) -> str:
     >>> scrub_secrets("curl -H 'Authorization: Bearer abc123def456ghi' mail j.doe (at) uni (dot) edu")
     "curl -H 'Authorization: Bearer [secret:authorization]' mail [email]"
     """
+    text = scrub_private_keys(text)
+    lowered = text.lower()
     for secret in SECRETS:
-        text = secret.sub(text)
-    text = EMAIL.sub("[email]", text)
-    return OBFUSCATED_EMAIL.sub(lambda m: "[email]" if _obfuscated_address(m) else m.group(0), text)
+        text = secret.sub(text, lowered)
+    if "@" in text:
+        text = EMAIL.sub("[email]", text)
+    return scrub_obfuscated_emails(text)
 
 
 def scrub(text: str, identities: Identities | None = None) -> str:
@@ -254,9 +334,14 @@ def scrub(text: str, identities: Identities | None = None) -> str:
     """
     identities = identities or harvest_identities([text])
     text = scrub_secrets(text)
-    for number in sorted(identities.ids, key=len, reverse=True):
-        text = re.sub(rf"\b{re.escape(number)}\b", "[id]", text)
-    for name in sorted(identities.names, key=len, reverse=True):
-        text = re.sub(rf"\b{re.escape(name)}\b", "[name]", text)
-    text = re.sub(r"\[name\](?:\s+\[name\])+", "[name]", text)
+    # one pass each, longest first: a full name goes before its parts
+    if identities.ids:
+        text = re.sub(_alternation(identities.ids), "[id]", text)
+    if identities.names:
+        text = re.sub(_alternation(identities.names), "[name]", text)
+        text = re.sub(r"\[name\](?:\s+\[name\])+", "[name]", text)
     return text
+
+
+def _alternation(words: set[str]) -> str:
+    return r"\b(?:" + "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))) + r")\b"

@@ -149,6 +149,7 @@ CODE = [
     "headers = {\"Authorization\": f\"Bearer {api_key}\"}",
     "int id = 100000; // at most 10^5 ids",
     "System.out.println(aVeryLongVariable.anotherLongField.third);",
+    "mytoken = a1b2c3d4e5f6; risky-sk-a1b2c3d4e5f6g7h8i9j0k1; path.eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig12345",
 ]
 
 
@@ -184,3 +185,8 @@ def test_names_and_ids_are_still_found_across_messages():
 
 def test_scrub_secrets_leaves_names_to_scrub():
     assert scrub_secrets("I'm Ada Byron, ada@example.org") == "I'm Ada Byron, [email]"
+
+
+def test_an_address_split_over_many_at_forms_is_found_once_each():
+    text = " and ".join(f"user{i} (at) host{i} (dot) org" for i in range(50))
+    assert scrub(text) == " and ".join(["[email]"] * 50)
