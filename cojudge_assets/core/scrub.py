@@ -49,6 +49,11 @@ appears as a word. Names are harvested from all of a participant's logs first
 (:func:`harvest_identities`), so a name mentioned once in an introduction is
 removed from every later message too.
 
+Each kind of secret is looked for only in a text that holds its literal hint
+(``sk-``, ``ghp_``, ``bearer``, ...), and no pattern rescans a run of characters
+once per character, so the time is linear in the text and small for chat text
+without secrets.
+
 What is kept on purpose: strings that are only "high entropy" (hex digests,
 base64 test data, hashes in code) with no known prefix and no name saying they
 are secret; they cannot be told from code and data the judges must read.
@@ -67,8 +72,8 @@ from dataclasses import dataclass, field
 
 PLACEHOLDER = re.compile(r"\[(?:secret:[a-z-]+|email|name|id)\]")
 
-# each pattern starts only where its run of characters starts (the lookbehinds), so a long run is scanned once,
-# not once per character: scrubbing stays linear in the text on any input
+# Scrubbing stays linear in the text on any input: a pattern that could start anywhere in a run of characters
+# starts only where the run starts (EMAIL's lookbehind), so a long run is scanned once, not once per character.
 EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 
 # top-level domains that make "name at domain dot com" (or "name @ domain.com") an address

@@ -141,6 +141,7 @@ def test_no_secret_and_no_email_in_any_table_or_file(tmp_path, monkeypatch):
 
     files = [p for p in out.rglob("*") if p.is_file()]
     assert any(p.suffix == ".jsonl" for p in files) and any(p.suffix == ".duckdb" for p in files)
+    assert any("dagster_home" in p.parts for p in files)  # the run's event log and run records are searched too
     for path in files:
         data = path.read_bytes()
         leaked = [needle for needle in _needles() if needle.encode() in data]
