@@ -276,8 +276,9 @@ SECRETS: tuple[SecretPattern, ...] = (
         r"(?i)Authorization[\"']?\s*[:=]\s*[\"']?(?:Digest|AWS4-HMAC-SHA256)\s+"
         r"(?P<secret>" + _NOT_PLACEHOLDER + r"[^\r\n]+)"), ("authorization",)),
     SecretPattern("authorization", re.compile(
-        r"(?i)Authorization[\"']?\s*[:=]\s*[\"']?(?:(?:Bearer|Basic|Token|Bot|ApiKey|Key)\s+)?"
-        r"(?P<secret>" + _NOT_PLACEHOLDER + r"[^\s\"',;]{8,}+)"), ("authorization",), _bearer),
+        r"(?i)Authorization[\"']?\s*[:=]\s*[\"']?(?P<scheme>(?:Bearer|Basic|Token|Bot|ApiKey|Key)\s+)?"
+        r"(?P<secret>" + _NOT_PLACEHOLDER + r"[^\s\"',;]{8,}+)"), ("authorization",),
+        lambda m: bool(m.group("scheme")) or _bearer(m)),  # after a scheme, whatever it is
     SecretPattern("bearer", re.compile(r"Bearer\s+(?P<secret>" + _NOT_PLACEHOLDER + r"[A-Za-z0-9._~+/=-]{8,}+)"),
                   ("bearer",), _bearer),
     # the name may end a longer one (OPENAI_API_KEY, client-secret): only a letter or digit before it is refused

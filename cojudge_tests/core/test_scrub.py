@@ -27,6 +27,8 @@ SECRETS = [
      "8f14e45fceea167a5a36dedd4bea2543abc", "Authorization: Bearer [secret:authorization]"),
     ("authorization basic", "authorization: Basic dXNlcjpwYXNzd29yZDEyMw==", "dXNlcjpwYXNzd29yZDEyMw==",
      "authorization: Basic [secret:authorization]"),
+    ("authorization basic short", "Authorization: Basic dXNlcjpwYXNz", "dXNlcjpwYXNz",
+     "Authorization: Basic [secret:authorization]"),
     ("authorization in a dict", "headers = {'Authorization': 'token 0123456789abcdef0123'}",
      "0123456789abcdef0123", "'Authorization': 'token [secret:authorization]'"),
     ("authorization digest", 'Authorization: Digest username="ada", response="6629fae49393a05397450978507c4ef1"\n'
