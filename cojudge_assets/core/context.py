@@ -21,13 +21,17 @@ The three input conditions (seed study IV-A3):
   ``segmented``. Otherwise no context at all (context about the wrong problem is
   worse than none): ``none``.
 
-All context is scrubbed (:mod:`cojudge_assets.core.scrub`) after it is cut and
-before it is stored, and the cap holds on the scrubbed text. ``blind`` rows have
-provenance ``none``; ``prefix12k`` rows ``prefix``.
+Nothing unscrubbed is kept: each record is scrubbed (:mod:`cojudge_assets.core.scrub`)
+as it is read (:func:`read_logs`), so ``prompt_logs`` holds scrubbed text and the
+raw file only as its sha256 (the blocking check ``prompt_logs_scrubbed`` verifies
+it). Context is cut from these scrubbed records, so the cap holds on the scrubbed
+text, and the code is anchored in the scrubbed log (:func:`find_code`).
+``blind`` rows have provenance ``none``; ``prefix12k`` rows ``prefix``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,13 +40,13 @@ import polars as pl
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
 from cojudge_assets.core.pages import PageError, decode_page
-from cojudge_assets.core.scrub import Identities, harvest_identities, scrub
+from cojudge_assets.core.scrub import harvest_identities, scrub, scrub_secrets
 
 CONTEXT_CAP = 12_000
 CONDITIONS = ("blind", "prefix12k", "nonblind")
 LOG_FORMATS = {".md": "md", ".markdown": "md", ".txt": "txt", ".log": "txt", ".html": "html", ".htm": "html"}
 LOG_SCHEMA = {"participant": pl.String, "log_file": pl.String, "seq": pl.Int64, "role": pl.String,
-              "text": pl.String, "problem_id": pl.String, "problem_named": pl.Boolean}
+              "text": pl.String, "problem_id": pl.String, "problem_named": pl.Boolean, "log_sha256": pl.String}
 CONTEXT_SCHEMA = {"attempt_uid": pl.String, "condition": pl.String, "context": pl.String,
                   "provenance": pl.String, "chars": pl.Int64, "anchor_offset": pl.Int64}
 
@@ -113,13 +117,21 @@ def _mentions(problems: dict[str, str]) -> list[tuple[re.Pattern, str]]:
 
 
 def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, list[dict]]:
-    """The ``prompt_logs`` table, and quarantine rows for log files that cannot be read."""
+    """The ``prompt_logs`` table, and quarantine rows for log files that cannot be read.
+
+    Nothing raw leaves this function: each record's text is scrubbed
+    (:func:`cojudge_assets.core.scrub.scrub`, with the names and ids harvested
+    from all of the participant's records) before it becomes a row. The raw
+    file is represented only by its sha256 (``log_sha256``), for provenance. A
+    record's problem is found on the raw text, so scrubbing never moves a
+    record to another problem.
+    """
     root = Path(corpus) / "logs"
     mentions = _mentions(problems)
     rows, rejected = [], []
     people = sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: natural_key(p.name)) if root.is_dir() else []
     for person in people:
-        seq = 0
+        records: list[dict] = []
         for path in sorted((p for p in person.rglob("*") if p.is_file()),
                            key=lambda p: natural_key(p.relative_to(person).as_posix())):
             rel = path.relative_to(corpus).as_posix()
@@ -128,18 +140,24 @@ def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, lis
                 rejected.append({"source_path": rel, "stage": "logs", "field": None,
                                  "reason": f"{rel}: extension {path.suffix!r} is not a log format (.md, .txt, .html)"})
                 continue
+            raw = path.read_bytes()
             try:
-                text = decode_page(path.read_bytes(), rel)
+                text = decode_page(raw, rel)
             except PageError as exc:
                 rejected.append({"source_path": rel, "stage": "logs", "field": None, "reason": exc.reason})
                 continue
+            digest = hashlib.sha256(raw).hexdigest()
             current: str | None = None
             for role, body in parse_log(text, log_format):
                 named = next((pid for pat, pid in mentions if pat.search(body)), None)
                 current = named or current
-                rows.append({"participant": person.name, "log_file": rel, "seq": seq, "role": role, "text": body,
-                             "problem_id": current, "problem_named": named is not None})
-                seq += 1
+                records.append({"participant": person.name, "log_file": rel, "seq": len(records), "role": role,
+                                "text": body, "problem_id": current, "problem_named": named is not None,
+                                "log_sha256": digest})
+        identities = harvest_identities([r["text"] for r in records])
+        for record in records:
+            record["text"] = scrub(record["text"], identities)
+        rows.extend(records)
     return pl.DataFrame(rows, schema=LOG_SCHEMA), rejected
 
 
@@ -163,6 +181,50 @@ def _render(records: pl.DataFrame) -> _Log:
     return _Log("".join(pieces), spans)
 
 
+_NAME_WORD = r"[A-Z][a-z]+(?:[-'][A-Z][a-z]+)?"
+_SCRUBBABLE = re.compile(rf"\b(?P<names>{_NAME_WORD}(?:\s+{_NAME_WORD})*)\b|\b(?P<number>[A-Z]?\d{{5,12}})\b")
+
+
+def scrubbed_code_pattern(code: str) -> re.Pattern:
+    """``code`` as it reads in a scrubbed log: its secrets and e-mails replaced as the scrubber does, and each
+    word that may have been a harvested name (a capitalised word) or id (5 to 12 digits) either as written or
+    as its placeholder; names next to each other merge into one ``[name]``, as in :func:`scrub`."""
+    code = scrub_secrets(code)
+    parts, last = [], 0
+    for m in _SCRUBBABLE.finditer(code):
+        parts.append(re.escape(code[last: m.start()]))
+        if m.group("number"):
+            parts.append(rf"(?:{re.escape(m.group('number'))}|\[id\])")
+        else:
+            run, previous = m.group("names"), None
+            for word in re.finditer(_NAME_WORD, run):
+                alternatives = rf"(?:{re.escape(word.group())}|\[name\])"
+                if previous is None:
+                    parts.append(alternatives)
+                else:  # this word either follows its separator, or was merged into the [name] before it
+                    parts.append(rf"(?:{re.escape(run[previous: word.start()])}{alternatives}|(?<=\[name\]))")
+                previous = word.end()
+        last = m.end()
+    parts.append(re.escape(code[last:]))
+    return re.compile("".join(parts))
+
+
+def find_code(log_text: str, code: str) -> int | None:
+    """Where ``code`` first appears verbatim in a (scrubbed) log, or None.
+
+    The log was scrubbed when it was read and the attempt's code was not (judges see code as submitted), so
+    code the scrubber would have touched (a name or e-mail in a comment, a key in a string) is looked for as
+    the scrubber leaves it (:func:`scrubbed_code_pattern`) when it is not found as written.
+    """
+    if not code:
+        return None
+    position = log_text.find(code)
+    if position >= 0:
+        return position
+    found = scrubbed_code_pattern(code).search(log_text)
+    return found.start() if found else None
+
+
 def _restricted(log: _Log, problem_id: str, end: int) -> str:
     return "".join(log.text[s: min(e, end)] for s, e, pid in log.spans if pid == problem_id and s < end)
 
@@ -172,20 +234,21 @@ def _cap_tail(text: str) -> str:
 
 
 def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
-    """One row per (attempt, condition): the scrubbed context, its provenance and length."""
+    """One row per (attempt, condition): the context, its provenance and length.
+
+    ``logs`` is the ``prompt_logs`` table of :func:`read_logs`, already scrubbed; the context is cut from it
+    and is not scrubbed again (scrubbing is idempotent, so doing it twice would only cost time).
+    """
     rows = []
     for participant, group in attempts.sort("participant", "problem_id", "turn").group_by(
             "participant", maintain_order=True):
         participant = participant[0]
         records = logs.filter(pl.col("participant") == participant).sort("seq")
         log = _render(records)
-        identities: Identities = harvest_identities(records["text"].to_list())
-        prefix = scrub(log.text, identities)[:CONTEXT_CAP]
+        prefix = log.text[:CONTEXT_CAP]
         anchors = {}
         for a in group.iter_rows(named=True):
-            code = _normalize(a["code"])
-            pos = log.text.find(code) if code else -1
-            anchors[a["attempt_uid"]] = pos if pos >= 0 else None
+            anchors[a["attempt_uid"]] = find_code(log.text, _normalize(a["code"]))
         for a in group.iter_rows(named=True):
             uid, pid = a["attempt_uid"], a["problem_id"]
             rows.append({"attempt_uid": uid, "condition": "blind", "context": "", "provenance": "none",
@@ -202,7 +265,7 @@ def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
                 text, provenance = _restricted(log, pid, min(later) if later else len(log.text)), "segmented"
             else:
                 text, provenance = "", "none"
-            context = _cap_tail(scrub(text, identities))
+            context = _cap_tail(text)
             rows.append({"attempt_uid": uid, "condition": "nonblind", "context": context, "provenance": provenance,
                          "chars": len(context), "anchor_offset": anchor})
     return pl.DataFrame(rows, schema=CONTEXT_SCHEMA)

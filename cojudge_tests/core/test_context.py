@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 from pathlib import Path
 
 import polars as pl
 
 from cojudge_assets.core.attempts import ATTEMPT_SCHEMA
-from cojudge_assets.core.context import CONTEXT_CAP, build_contexts, parse_log, read_logs
+from cojudge_assets.core.context import CONTEXT_CAP, build_contexts, find_code, parse_log, read_logs
 from cojudge_assets.core.scrub import harvest_identities, scrub
 
 PROBLEMS = {"pairsum": "Pair Sums", "coins": "Coin Change", "brackets": "Brackets"}
@@ -110,7 +111,7 @@ def test_scrubbing_removes_people_and_secrets():
     clean = scrub(text + "\n" + later, ids)
     for leaked in ("Mara", "Lindqvist", "2023123456", "mara.lindqvist", "sk-proj", "AbCdEf"):
         assert leaked not in clean
-    assert "[name]" in clean and "[email]" in clean and "[id]" in clean and "[secret]" in clean
+    assert "[name]" in clean and "[email]" in clean and "[id]" in clean and "OPENAI_API_KEY=[secret:openai]" in clean
     assert "pairsum code looks fine" in clean  # the rest is kept
 
 
@@ -134,3 +135,45 @@ def test_role_markers_split_records():
     assert records == [("user", "hello"), ("assistant", "hi there")]
     records = parse_log("[14:02] USER:\nhello\n[14:03] ASSISTANT:\nhi\n", "txt")
     assert records == [("user", "hello"), ("assistant", "hi")]
+
+
+RAW = ("**You:**\n\nI'm Omar Haddad (student no. 2023123456), omar (at) example (dot) org. pairsum please. "
+       "My key: sk-proj-AbCdEfGhIjKlMnOpQrStUv0123 and "
+       "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3In0.c2lnbmF0dXJl\n\n"
+       "**Assistant:**\n\nSure Omar.\n")
+
+
+def test_prompt_logs_hold_scrubbed_text_and_the_raw_file_only_as_its_hash(tmp_path):
+    write_log(tmp_path, "s.md", RAW)
+    write_log(tmp_path, "t.md", "**You:**\n\nHaddad again, coins now; id 2023123456\n")  # harvested from s.md
+    logs, _ = read_logs(tmp_path, PROBLEMS)
+    stored = "\n".join(str(v) for row in logs.iter_rows() for v in row)
+    for leaked in ("Omar", "Haddad", "2023123456", "omar (at)", "sk-proj", "AbCdEf", "eyJhbGci", "c2lnbmF0dXJl"):
+        assert leaked not in stored
+    assert logs["text"].to_list()[0] == ("I'm [name] (student no. [id]), [email]. pairsum please. "
+                                         "My key: [secret:openai] and Bearer [secret:jwt]")
+    assert logs["text"].to_list()[2] == "[name] again, coins now; id [id]"
+    assert logs["problem_id"].to_list() == ["pairsum", "pairsum", "coins"]  # found on the raw text, as before
+    digest = hashlib.sha256((tmp_path / "logs" / "u01" / "s.md").read_bytes()).hexdigest()
+    assert logs["log_sha256"].to_list()[:2] == [digest, digest]
+
+
+def test_code_the_scrubber_touched_in_the_log_still_anchors(tmp_path):
+    code = ("// Omar Haddad, 2023123456, omar@example.org\n#include <stdio.h>\n"
+            "const char *KEY = \"sk-proj-AbCdEfGhIjKlMnOpQrStUv0123\";\nint main(void) { puts(\"Haddad\"); }")
+    write_log(tmp_path, "s.md", "**You:**\n\nI'm Omar Haddad, student no. 2023123456. pairsum, my code:\n\n"
+              f"```c\n{code}\n```\n\n**Assistant:**\n\nLooks fine.\n")
+    logs, _ = read_logs(tmp_path, PROBLEMS)
+    assert "// [name], [id], [email]\n" in logs["text"][0] and 'puts("[name]")' in logs["text"][0]
+    table = build_contexts(pl.DataFrame([attempt("a", "pairsum", 1, code)], schema=ATTEMPT_SCHEMA), logs)
+    row = pick(table, "a", "nonblind")
+    assert row["provenance"] == "anchored"
+    assert row["context"] == "user: I'm [name], student no. [id]. pairsum, my code:\n\n```c\n"  # strictly before
+
+
+def test_find_code_is_exact_outside_placeholders():
+    log = "user: x\n\n[name] wrote int n = 100005; [id]\n"
+    assert find_code(log, "Mara Lindqvist wrote int n = 100005; 2023123456") == 9
+    assert find_code(log, "Mara wrote int n = 200005; 2023123456") is None  # a literal number must match
+    assert find_code(log, "Mara wrote int m = 100005; 2023123456") is None
+    assert find_code(log, "") is None

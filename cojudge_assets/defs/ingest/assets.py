@@ -63,9 +63,10 @@ def submission_pages(context: dg.AssetExecutionContext, corpus: CorpusResource) 
             "clock), submitted_at (Submit field), page_saved_at (header clock), language, code, verdict (Result "
             "field), accepted."),
         "prompt_logs": dg.AssetOut(
-            kinds=KINDS, code_version="1",
-            description="One row per chat-log record: participant, file, deterministic order, role, text, the "
-            "problem it concerns (if known)."),
+            kinds=KINDS, code_version="2",
+            description="One row per chat-log record: participant, file, deterministic order, role, the text "
+            "scrubbed of secrets, e-mails, names and ids (nothing raw is stored), the problem it concerns (if "
+            "known), the sha256 of the raw log file."),
         "quarantine": dg.AssetOut(
             kinds=KINDS, code_version="1",
             description="One row per rejected input: source path, stage, field, reason."),
@@ -101,7 +102,7 @@ def read_contest(corpus: CorpusResource, problems: pl.DataFrame, submission_page
 @dg.asset(
     group_name="ingest",
     kinds=KINDS,
-    code_version="1",
+    code_version="2",
     description="One row per (attempt, condition): condition in blind/prefix12k/nonblind, the PII-scrubbed "
     "context text, provenance (anchored/segmented/none; prefix for prefix12k), chars.",
 )

@@ -5,6 +5,7 @@ import polars as pl
 
 from cojudge_assets.core.attempts import order_disagreements, outside_window
 from cojudge_assets.core.corpus import contest_settings
+from cojudge_assets.core.scrub import scrub_secrets
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.resources import CorpusResource
 
@@ -70,3 +71,12 @@ def every_file_accounted_for(quarantine: pl.DataFrame, attempts: pl.DataFrame,
         "quarantined_pages": quarantine.filter(pl.col("source_path").str.starts_with("pages/")).height,
         "unaccounted": dg.MetadataValue.json(missing[:50])})
 
+
+
+@dg.asset_check(asset="prompt_logs", blocking=True,
+                description="Nothing unscrubbed at rest: scrubbing the stored chat-log text again finds no secret and "
+                "no e-mail address (core/scrub.py).")
+def prompt_logs_scrubbed(prompt_logs: pl.DataFrame) -> dg.AssetCheckResult:
+    texts = prompt_logs["text"].fill_null("").to_list()
+    unscrubbed = sum(scrub_secrets(t) != t for t in texts)
+    return dg.AssetCheckResult(passed=unscrubbed == 0, metadata={"records": len(texts), "unscrubbed": unscrubbed})
