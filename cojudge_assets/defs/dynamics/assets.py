@@ -25,6 +25,16 @@ class DynamicsSettings(dg.Config):
     consensus_condition: str = "nonblind"
 
 
+def co_creation(attempts: pl.DataFrame) -> pl.DataFrame:
+    """The attempts that belong to a participant's trajectory. A corpus without participants (the ICE-Score
+    release: independent generations per problem) has no co-creation to follow: its dynamics tables are empty,
+    with a note, rather than computed over unrelated programs."""
+    return attempts.filter(pl.col("participant").is_not_null() & (pl.col("participant") != ""))
+
+
+NO_TRAJECTORIES = "no attempt has a participant: the corpus holds no co-creation trajectories"
+
+
 def _folder():
     return output_dir() / "dynamics"
 
@@ -34,10 +44,13 @@ def _folder():
           "the first attempt), with trajectory-bootstrap intervals.")
 def success_at_turn(context: dg.AssetExecutionContext, config: DynamicsSettings,
                     attempts: pl.DataFrame) -> pl.DataFrame:
-    trajs = dynamics.trajectories(attempts)
+    trajs = dynamics.trajectories(co_creation(attempts))
     table = dynamics.success_at_turn(trajs, max_turn=config.max_turn or None, resamples=config.resamples,
                                      seed=config.seed)
     every = table.filter(pl.col("subset") == "all").sort("k")
+    if every.is_empty():
+        context.add_output_metadata({"trajectories": 0, "note": NO_TRAJECTORIES})
+        return table
     path = plots.line_with_band(every["k"], every["share"], every["lo"], every["hi"], _folder() / "success_at_turn.png",
                                 "Success@Turn (all trajectories)", "turn k", "share accepted by k")
     context.add_output_metadata({
@@ -51,9 +64,12 @@ def success_at_turn(context: dg.AssetExecutionContext, config: DynamicsSettings,
           description="Kaplan-Meier estimate (lifelines) of the share still unsolved, by turn and by minutes from "
           "the first attempt (Submit clock); never-solved trajectories right-censored at their last attempt.")
 def survival(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.DataFrame:
-    trajs = dynamics.trajectories(attempts)
+    trajs = dynamics.trajectories(co_creation(attempts))
     table = pl.concat([dynamics.kaplan_meier(trajs, clock="turn"), dynamics.kaplan_meier(trajs, clock="minutes")])
     turns = table.filter(pl.col("clock") == "turn").sort("t")
+    if turns.is_empty():
+        context.add_output_metadata({"trajectories": 0, "note": NO_TRAJECTORIES})
+        return table
     path = plots.line_with_band(turns["t"], turns["survival"], turns["lo"], turns["hi"], _folder() / "survival.png",
                                 "Kaplan-Meier: share still unsolved", "turn", "share unsolved")
     context.add_output_metadata({"trajectories": len(trajs),
@@ -69,7 +85,7 @@ def survival(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.Da
 def churn(context: dg.AssetExecutionContext, config: DynamicsSettings, attempts: pl.DataFrame,
           participant_context: pl.DataFrame) -> pl.DataFrame:
     contexts = participant_context.filter(pl.col("condition") == "nonblind").select("attempt_uid", "context")
-    pairs = dynamics.churn_pairs(attempts, contexts)
+    pairs = dynamics.churn_pairs(co_creation(attempts), contexts)
     differences = []
     for column in CHURN_COLUMNS:
         d = dynamics.churn_difference(pairs, column, resamples=config.resamples, seed=config.seed)
@@ -84,7 +100,10 @@ def churn(context: dg.AssetExecutionContext, config: DynamicsSettings, attempts:
           description="Within solved trajectories, the CodeBLEU similarity of each attempt to the first accepted "
           "submission (which is left out of its own comparison).")
 def convergence(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.DataFrame:
-    table = dynamics.convergence(attempts)
+    table = dynamics.convergence(co_creation(attempts))
+    if table.is_empty():
+        context.add_output_metadata({"attempts": 0, "note": NO_TRAJECTORIES})
+        return table
     summary = dynamics.convergence_summary(table)
     path = plots.histogram(table["similarity"].drop_nulls().to_numpy(), _folder() / "codebleu_histogram.png",
                            "CodeBLEU similarity to the first accepted submission", "CodeBLEU")
@@ -98,6 +117,7 @@ def convergence(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl
           "judge's percentile rank of p_accept, its turn-wise change dq, and the panel's ROC-AUC beside it.")
 def rank_consensus_table(context: dg.AssetExecutionContext, config: DynamicsSettings, predictions: pl.DataFrame,
                          panel: pl.DataFrame) -> pl.DataFrame:
+    predictions = co_creation(predictions)
     table = rank_consensus(predictions, config.consensus_condition) if len(predictions) else \
         pl.DataFrame(schema=CONSENSUS_SCHEMA)
     auc = panel_discrimination(panel, config.consensus_condition)
