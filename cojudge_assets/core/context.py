@@ -28,6 +28,7 @@ provenance ``none``; ``prefix12k`` rows ``prefix``.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +36,8 @@ from pathlib import Path
 import polars as pl
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
-from cojudge_assets.core.pages import PageError, decode_page
+from cojudge_assets.core.attempts import discover
+from cojudge_assets.core.pages import DEFAULT_LIMITS, PageError, decode_page, html_depth
 from cojudge_assets.core.scrub import Identities, harvest_identities, scrub
 
 CONTEXT_CAP = 12_000
@@ -117,21 +119,37 @@ def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, lis
     root = Path(corpus) / "logs"
     mentions = _mentions(problems)
     rows, rejected = [], []
-    people = sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: natural_key(p.name)) if root.is_dir() else []
+    people = sorted((p for p in root.iterdir() if p.is_dir() and not p.is_symlink()),
+                    key=lambda p: natural_key(p.name)) if root.is_dir() else []
     for person in people:
         seq = 0
-        for path in sorted((p for p in person.rglob("*") if p.is_file()),
-                           key=lambda p: natural_key(p.relative_to(person).as_posix())):
+        entries = []
+        for folder, dirs, files in os.walk(person):  # never descends into a symlinked directory
+            entries.extend(os.path.join(folder, name) for name in files)
+            entries.extend(os.path.join(folder, d) for d in dirs if os.path.islink(os.path.join(folder, d)))
+        for path in sorted((Path(e) for e in entries), key=lambda p: natural_key(p.relative_to(person).as_posix())):
             rel = path.relative_to(corpus).as_posix()
             log_format = LOG_FORMATS.get(path.suffix.lower())
             if log_format is None:
-                rejected.append({"source_path": rel, "stage": "logs", "field": None,
+                rejected.append({"source_path": rel, "stage": "logs", "field": "extension",
                                  "reason": f"{rel}: extension {path.suffix!r} is not a log format (.md, .txt, .html)"})
+                continue
+            found = discover(Path(corpus), path)  # symlinks out of the corpus, fifos, oversize: not opened
+            if found["problem"]:
+                rejected.append({"source_path": rel, "stage": "logs", "field": found["problem_field"],
+                                 "reason": found["problem"]})
                 continue
             try:
                 text = decode_page(path.read_bytes(), rel)
+                if log_format == "html" and html_depth(text, stop_at=DEFAULT_LIMITS.max_depth) > DEFAULT_LIMITS.max_depth:
+                    raise PageError("logs", "nesting depth", f"{rel}: HTML nests deeper than "
+                                                             f"{DEFAULT_LIMITS.max_depth} elements")
             except PageError as exc:
-                rejected.append({"source_path": rel, "stage": "logs", "field": None, "reason": exc.reason})
+                rejected.append({"source_path": rel, "stage": "logs", "field": exc.field, "reason": exc.reason})
+                continue
+            except OSError as exc:
+                rejected.append({"source_path": rel, "stage": "logs", "field": "permissions",
+                                 "reason": f"{rel}: cannot be read ({type(exc).__name__}: {exc.strerror or exc})"})
                 continue
             current: str | None = None
             for role, body in parse_log(text, log_format):
