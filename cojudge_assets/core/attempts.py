@@ -176,7 +176,9 @@ def list_pages(corpus: Path, limits: PageLimits = DEFAULT_LIMITS) -> pl.DataFram
     corpus = Path(corpus)
     root = corpus / "pages"
     rows = []
-    for entry in _walk(root) if root.is_dir() and not root.is_symlink() else []:
+    if root.is_symlink():  # pages/ itself: one row, never walked (see the module docstring)
+        return pl.DataFrame([discover(corpus, root, limits)], schema=PAGE_SCHEMA)
+    for entry in _walk(root) if root.is_dir() else []:
         if entry.is_dir(follow_symlinks=False) and Path(entry.name).suffix.lower() not in PAGE_FORMATS:
             continue
         rows.append(discover(corpus, Path(entry.path), limits))
@@ -334,8 +336,8 @@ def reconcile(pages: pl.DataFrame, attempts: pl.DataFrame, quarantine: pl.DataFr
     quarantine holds path by path.
     """
     raw = pages.select("source_path")
-    ended = pl.concat([attempts.select("source_path"),
-                       quarantine.filter(pl.col("source_path").str.starts_with("pages/")).select("source_path")])
+    in_pages = (pl.col("source_path") == "pages") | pl.col("source_path").str.starts_with("pages/")
+    ended = pl.concat([attempts.select("source_path"), quarantine.filter(in_pages).select("source_path")])
     counts = ended.group_by("source_path").len()
     joined = raw.join(counts, on="source_path", how="full", coalesce=True).with_columns(pl.col("len").fill_null(0))
     raw_set = set(raw["source_path"].to_list())

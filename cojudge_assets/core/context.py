@@ -5,7 +5,10 @@ files. They are read in a fixed deterministic order (file names in natural
 order: ``session-2`` before ``session-10``) and split into records (one message
 each, where roles are marked; else one record per file). A record concerns a
 problem when it names the problem's id or title; records that name none inherit
-the last problem named earlier in the same file.
+the last problem named earlier in the same file. A log file that cannot be read
+is a quarantine row (stage ``logs``, the field at fault): not UTF-8, binary, a
+symlink that dangles or leaves the corpus (never followed), a fifo or device
+(never opened), HTML nested past the page depth limit (core/pages.py).
 
 The three input conditions (seed study IV-A3):
 
@@ -141,9 +144,9 @@ def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, lis
                 continue
             try:
                 text = decode_page(path.read_bytes(), rel)
-                if log_format == "html" and html_depth(text, stop_at=DEFAULT_LIMITS.max_depth) > DEFAULT_LIMITS.max_depth:
-                    raise PageError("logs", "nesting depth", f"{rel}: HTML nests deeper than "
-                                                             f"{DEFAULT_LIMITS.max_depth} elements")
+                limit = DEFAULT_LIMITS.max_depth  # the HTML parser's cost grows with depth x tags (core/pages.py)
+                if log_format == "html" and html_depth(text, stop_at=limit) > limit:
+                    raise PageError("logs", "nesting depth", f"{rel}: HTML nests deeper than {limit} elements")
             except PageError as exc:
                 rejected.append({"source_path": rel, "stage": "logs", "field": exc.field, "reason": exc.reason})
                 continue

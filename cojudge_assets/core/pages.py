@@ -61,8 +61,8 @@ class PageLimits:
     """Bounds on reading one page; a page past any of them is quarantined, never half-read."""
 
     max_bytes: int = 8 * 1024 * 1024  # saved judge pages are kilobytes; 8 MiB leaves room for inline assets
-    max_depth: int = 512  # element nesting of HTML; judge pages nest about 10-30 deep
-    time_budget_s: float = 20.0  # checked between the steps of a parse (decode, tree, fields, code)
+    max_depth: int = 256  # element nesting of HTML; judge pages nest about 10-30 deep (the demo: 2)
+    time_budget_s: float = 10.0  # checked between the steps of a parse (decode, tree, fields, code)
     max_field_line: int = 400  # longer lines are not "Field: value" lines (keeps the field regex linear)
 
 

@@ -605,3 +605,35 @@ def test_reconciliation_check_fails_when_a_file_is_unaccounted(tmp_path):
     stale = every_file_accounted_for(quarantine=tables.quarantine, attempts=tables.attempts, submission_pages=pages,
                                      corpus=resource)
     assert not stale.passed and stale.metadata["paths_on_disk"].value == 3
+
+
+def test_pages_folder_that_is_a_symlink_out_of_the_corpus(tmp_path):
+    corpus = base_corpus(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    (corpus / "pages").rename(elsewhere)
+    os.symlink(elsewhere, corpus / "pages")
+    _, pages, tables = ingest(corpus)
+    assert tables.attempts.is_empty() and pages["source_path"].to_list() == ["pages"]
+    row = tables.quarantine.filter(pl.col("source_path") == "pages").row(0, named=True)
+    assert (row["field"], "leaves the corpus" in row["reason"]) == ("symlink", True)
+    assert reconcile(pages, tables.attempts, tables.quarantine).is_empty()
+
+
+def test_corpus_fingerprint_survives_damage_and_follows_no_link(tmp_path, monkeypatch):
+    from cojudge_assets.core.corpus import fingerprint
+
+    corpus = base_corpus(tmp_path)
+    before = fingerprint(corpus)
+    outside = tmp_path / "outside.html"
+    outside.write_text("one")
+    os.symlink(outside, corpus / "pages" / "u01" / "link.html")
+    os.symlink(corpus / "gone", corpus / "pages" / "u01" / "dangling.html")
+    os.mkfifo(corpus / "pages" / "u01" / "pipe.html")  # opening it would block
+    target = corpus / GOOD
+    real_open = Path.open
+    monkeypatch.setattr(Path, "open", lambda self, *a, **k: (_ for _ in ()).throw(PermissionError(13, "denied"))
+                        if self == target else real_open(self, *a, **k))
+    damaged = fingerprint(corpus)
+    assert damaged != before
+    outside.write_text("two")  # the link's target is outside the corpus: not read, so not part of its version
+    assert fingerprint(corpus) == damaged
