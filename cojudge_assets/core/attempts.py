@@ -194,6 +194,8 @@ def _file_order(name: str) -> int | None:
 def _one_value(page, name: str, label: str, source_path: str, key) -> None:
     """Refuse a page whose field ``name`` appears with values that disagree (after ``key``)."""
     values = page.values.get(name, [])
+    if len(values) < 2:
+        return
     distinct = list(dict.fromkeys(key(v) for v in values))
     if len(distinct) > 1:
         raise PageError("ambiguous", label, f"{source_path}: {len(values)} {label} fields disagree "

@@ -129,11 +129,14 @@ def html_depth(text: str, *, stop_at: int | None = None) -> int:
 
     Void elements and elements with optional end tags are not counted (browsers
     close them implicitly); comments and raw-text elements (script, style, ...)
-    are skipped. Stops early once ``stop_at`` is exceeded.
+    are skipped. With ``stop_at``, only "is it deeper than stop_at?" is answered exactly: the scan stops
+    once the depth passes it, and a text with no more tags than ``stop_at`` is not scanned at all.
 
     >>> html_depth("<html><body><div><div><br><p>x</div></div></body></html>")
     2
     """
+    if stop_at is not None and text.count("<") <= stop_at:
+        return min(text.count("<"), stop_at)  # fewer tags than the limit: cannot nest past it (no scan needed)
     lowered = text.lower()
     depth = deepest = pos = 0
     while True:
