@@ -152,7 +152,8 @@ def scan_problems(folder: Path) -> tuple[dict[str, ProblemPackage], list[dict]]:
     """(packages that read, quarantine rows of those that did not), over every folder under ``folder``.
 
     One broken package (invalid problem.yaml, a limit that is not a positive number, a ``.in`` without
-    its ``.ans``, a statement that is not UTF-8, a folder without problem.yaml) is one quarantine row,
+    its ``.ans``, a statement that is not UTF-8, a folder without problem.yaml, a symlink that dangles or
+    leaves the corpus) is one quarantine row,
     stage ``problems``, ``source_path`` ``problems/<id>``; the other packages are read. A package without
     a statement is read (some corpora ship none: ConDefects, CSEDM); its statement is empty.
     """
@@ -161,8 +162,16 @@ def scan_problems(folder: Path) -> tuple[dict[str, ProblemPackage], list[dict]]:
     rejected: list[dict] = []
     if not folder.is_dir():
         return packages, rejected
-    for root in sorted(p for p in folder.iterdir() if p.is_dir() and not p.is_symlink()):
+    corpus = folder.resolve().parent
+    for root in sorted(p for p in folder.iterdir() if p.is_dir() or p.is_symlink()):
         source = f"{folder.name}/{root.name}"
+        if root.is_symlink():  # followed only when it stays inside the corpus and names a folder
+            target = root.resolve()
+            if not target.is_dir() or not target.is_relative_to(corpus):
+                rejected.append({"source_path": source, "stage": "problems", "field": "symlink",
+                                 "reason": f"{source}: symlink to {root.readlink()} dangles or leaves the corpus "
+                                           f"(not followed)"})
+                continue
         try:
             packages[root.name] = read_problem(root)
         except ProblemFormatError as exc:

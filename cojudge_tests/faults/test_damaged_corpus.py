@@ -481,6 +481,21 @@ def _log_nested_html(c, o, m):
     return Quarantined(rel, "logs", "nesting depth")
 
 
+def _package_symlink_out(c, o, m):
+    rel = _second_problem_page(c)
+    (c / "problems" / "admissions").rename(o / "admissions")
+    os.symlink(o / "admissions", c / "problems" / "admissions")
+    return Quarantined("problems/admissions", "problems", "symlink", "leaves the corpus",
+                       also=[(rel, "Problem", ORPHAN)])
+
+
+def _package_symlink_inside(c, o, m):
+    rel = _second_problem_page(c)
+    (c / "problems" / "admissions").rename(c / "shared-admissions")
+    os.symlink(c / "shared-admissions", c / "problems" / "admissions")
+    return Kept(rel, "AC")
+
+
 CASES: dict[str, Callable] = {
     "truncated html": _truncated, "binary garbage": _binary, "latin-1 bytes": _latin1, "utf-16 with BOM": _utf16,
     "utf-16le without BOM": _utf16le_no_bom, "NUL byte in html": _nul_byte, "utf-8 BOM": _bom,
@@ -506,6 +521,7 @@ CASES: dict[str, Callable] = {
     "non-numeric time limit": _non_numeric_time_limit, "negative memory limit": _negative_memory,
     ".in without .ans": _in_without_ans, "statement not UTF-8": _statement_not_utf8,
     "missing statement": _missing_statement, "empty package folder": _empty_package_folder,
+    "package symlink out of the corpus": _package_symlink_out, "package symlink inside": _package_symlink_inside,
     "binary log": _binary_log, "log with an undecodable byte": _log_undecodable_byte,
     "log symlink out of the corpus": _log_symlink_out, "log fifo": _log_fifo,
     "log with 100k nested divs": _log_nested_html,
