@@ -5,7 +5,10 @@ files. They are read in a fixed deterministic order (file names in natural
 order: ``session-2`` before ``session-10``) and split into records (one message
 each, where roles are marked; else one record per file). A record concerns a
 problem when it names the problem's id or title; records that name none inherit
-the last problem named earlier in the same file.
+the last problem named earlier in the same file. A log file that cannot be read
+is a quarantine row (stage ``logs``, the field at fault): not UTF-8, binary, a
+symlink that dangles or leaves the corpus (never followed), a fifo or device
+(never opened), HTML nested past the page depth limit (core/pages.py).
 
 The three input conditions (seed study IV-A3):
 
@@ -32,6 +35,7 @@ text, and the code is anchored in the scrubbed log (:func:`find_code`).
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +43,8 @@ from pathlib import Path
 import polars as pl
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
-from cojudge_assets.core.pages import PageError, decode_page
+from cojudge_assets.core.attempts import discover
+from cojudge_assets.core.pages import DEFAULT_LIMITS, PageError, decode_page, html_depth
 from cojudge_assets.core.scrub import harvest_identities, scrub, scrub_secrets
 
 CONTEXT_CAP = 12_000
@@ -129,22 +134,38 @@ def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, lis
     root = Path(corpus) / "logs"
     mentions = _mentions(problems)
     rows, rejected = [], []
-    people = sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: natural_key(p.name)) if root.is_dir() else []
+    people = sorted((p for p in root.iterdir() if p.is_dir() and not p.is_symlink()),
+                    key=lambda p: natural_key(p.name)) if root.is_dir() else []
     for person in people:
         records: list[dict] = []
-        for path in sorted((p for p in person.rglob("*") if p.is_file()),
-                           key=lambda p: natural_key(p.relative_to(person).as_posix())):
+        entries = []
+        for folder, dirs, files in os.walk(person):  # never descends into a symlinked directory
+            entries.extend(os.path.join(folder, name) for name in files)
+            entries.extend(os.path.join(folder, d) for d in dirs if os.path.islink(os.path.join(folder, d)))
+        for path in sorted((Path(e) for e in entries), key=lambda p: natural_key(p.relative_to(person).as_posix())):
             rel = path.relative_to(corpus).as_posix()
             log_format = LOG_FORMATS.get(path.suffix.lower())
             if log_format is None:
-                rejected.append({"source_path": rel, "stage": "logs", "field": None,
+                rejected.append({"source_path": rel, "stage": "logs", "field": "extension",
                                  "reason": f"{rel}: extension {path.suffix!r} is not a log format (.md, .txt, .html)"})
                 continue
-            raw = path.read_bytes()
+            found = discover(Path(corpus), path)  # symlinks out of the corpus, fifos, oversize: not opened
+            if found["problem"]:
+                rejected.append({"source_path": rel, "stage": "logs", "field": found["problem_field"],
+                                 "reason": found["problem"]})
+                continue
             try:
+                raw = path.read_bytes()
                 text = decode_page(raw, rel)
+                limit = DEFAULT_LIMITS.max_depth  # the HTML parser's cost grows with depth x tags (core/pages.py)
+                if log_format == "html" and html_depth(text, stop_at=limit) > limit:
+                    raise PageError("logs", "nesting depth", f"{rel}: HTML nests deeper than {limit} elements")
             except PageError as exc:
-                rejected.append({"source_path": rel, "stage": "logs", "field": None, "reason": exc.reason})
+                rejected.append({"source_path": rel, "stage": "logs", "field": exc.field, "reason": exc.reason})
+                continue
+            except OSError as exc:
+                rejected.append({"source_path": rel, "stage": "logs", "field": "permissions",
+                                 "reason": f"{rel}: cannot be read ({type(exc).__name__}: {exc.strerror or exc})"})
                 continue
             digest = hashlib.sha256(raw).hexdigest()
             current: str | None = None

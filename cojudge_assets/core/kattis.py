@@ -22,7 +22,11 @@ STATEMENT_NAMES = ("problem.en.md", "problem.md", "problem.en.html", "problem.en
 
 
 class ProblemFormatError(ValueError):
-    """A problem package that cannot be read; the message names file and field."""
+    """A problem package that cannot be read; the message names the file, ``field`` the field or file part."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 class TestCase(BaseModel):
@@ -61,7 +65,8 @@ def _pairs(folder: Path, group: str) -> list[TestCase]:
     for inp in sorted(folder.glob("*.in")):
         ans = inp.with_suffix(".ans")
         if not ans.is_file():
-            raise ProblemFormatError(f"{inp}: test input has no answer file {ans.name} beside it")
+            raise ProblemFormatError(f"{inp}: test input has no answer file {ans.name} beside it",
+                                     field=f"data/{group}/{ans.name}")
         cases.append(TestCase(name=f"{group}/{inp.stem}", input_path=inp, answer_path=ans))
     return cases
 
@@ -69,13 +74,18 @@ def _pairs(folder: Path, group: str) -> list[TestCase]:
 def _number(meta: dict, path: Path, *keys: str) -> float | None:
     limits = meta.get("limits") or {}
     if not isinstance(limits, dict):
-        raise ProblemFormatError(f"{path}: field 'limits' must be a mapping, got {type(limits).__name__}")
+        raise ProblemFormatError(f"{path}: field 'limits' must be a mapping, got {type(limits).__name__}",
+                                 field="limits")
     for key in keys:
         if key in limits and limits[key] is not None:
             try:
-                return float(limits[key])
+                value = float(limits[key])
             except (TypeError, ValueError):
-                raise ProblemFormatError(f"{path}: field 'limits.{key}' must be a number, got {limits[key]!r}")
+                value = float("nan")
+            if value != value or value in (float("inf"), float("-inf")) or value <= 0:
+                raise ProblemFormatError(f"{path}: field 'limits.{key}' must be a positive number, got "
+                                         f"{limits[key]!r}", field=f"limits.{key}")
+            return value
     return None
 
 
@@ -84,18 +94,24 @@ def read_problem(root: Path) -> ProblemPackage:
     root = Path(root)
     meta_path = root / "problem.yaml"
     if not meta_path.is_file():
-        raise ProblemFormatError(f"{root}: no problem.yaml (expected a Kattis problem package)")
+        raise ProblemFormatError(f"{root}: no problem.yaml (expected a Kattis problem package)", field="problem.yaml")
     try:
         meta = yaml.safe_load(meta_path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise ProblemFormatError(f"{meta_path}: not valid YAML ({exc})") from exc
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        reason = str(exc).replace("\n", " ")
+        raise ProblemFormatError(f"{meta_path}: not valid UTF-8 YAML ({reason})", field="problem.yaml") from None
     if not isinstance(meta, dict):
-        raise ProblemFormatError(f"{meta_path}: expected a mapping at top level")
+        raise ProblemFormatError(f"{meta_path}: expected a mapping at top level, got {type(meta).__name__}",
+                                 field="problem.yaml")
     statement_path = next(
         (root / "problem_statement" / n for n in STATEMENT_NAMES if (root / "problem_statement" / n).is_file()),
         None,
     )
-    statement = statement_path.read_text(encoding="utf-8") if statement_path else ""
+    try:
+        statement = statement_path.read_text(encoding="utf-8") if statement_path else ""
+    except UnicodeDecodeError as exc:
+        raise ProblemFormatError(f"{statement_path}: not valid UTF-8 (byte {exc.start})",
+                                 field="problem_statement") from None
     time_limit = _number(meta, meta_path, "time_limit_s", "time_limit")
     memory = _number(meta, meta_path, "memory_mb", "memory")
     tolerance = None
@@ -104,7 +120,8 @@ def read_problem(root: Path) -> ProblemPackage:
         try:
             tolerance = float(flags[flags.index("float_tolerance") + 1])
         except (IndexError, ValueError):
-            raise ProblemFormatError(f"{meta_path}: field 'validator_flags' has float_tolerance without a number")
+            raise ProblemFormatError(f"{meta_path}: field 'validator_flags' has float_tolerance without a number",
+                                     field="validator_flags")
     return ProblemPackage(
         problem_id=root.name,
         name=str(meta.get("name") or root.name),
@@ -121,8 +138,46 @@ def read_problem(root: Path) -> ProblemPackage:
 
 
 def read_problems(folder: Path) -> dict[str, ProblemPackage]:
-    """Every package directly under ``folder`` (folders with a problem.yaml), by problem id."""
+    """Every package directly under ``folder`` (folders with a problem.yaml), by problem id.
+
+    Strict: the first broken package raises. An ingest uses :func:`scan_problems`, which quarantines it.
+    """
     folder = Path(folder)
     if not folder.is_dir():
         raise ProblemFormatError(f"{folder}: problems folder does not exist")
     return {p.name: read_problem(p) for p in sorted(folder.iterdir()) if (p / "problem.yaml").is_file()}
+
+
+def scan_problems(folder: Path) -> tuple[dict[str, ProblemPackage], list[dict]]:
+    """(packages that read, quarantine rows of those that did not), over every folder under ``folder``.
+
+    One broken package (invalid problem.yaml, a limit that is not a positive number, a ``.in`` without
+    its ``.ans``, a statement that is not UTF-8, a folder without problem.yaml, a symlink that dangles or
+    leaves the corpus) is one quarantine row,
+    stage ``problems``, ``source_path`` ``problems/<id>``; the other packages are read. A package without
+    a statement is read (some corpora ship none: ConDefects, CSEDM); its statement is empty.
+    """
+    folder = Path(folder)
+    packages: dict[str, ProblemPackage] = {}
+    rejected: list[dict] = []
+    if not folder.is_dir():
+        return packages, rejected
+    corpus = folder.resolve().parent
+    for root in sorted(p for p in folder.iterdir() if p.is_dir() or p.is_symlink()):
+        source = f"{folder.name}/{root.name}"
+        if root.is_symlink():  # followed only when it stays inside the corpus and names a folder
+            target = root.resolve()
+            if not target.is_dir() or not target.is_relative_to(corpus):
+                rejected.append({"source_path": source, "stage": "problems", "field": "symlink",
+                                 "reason": f"{source}: symlink to {root.readlink()} dangles or leaves the corpus "
+                                           f"(not followed)"})
+                continue
+        try:
+            packages[root.name] = read_problem(root)
+        except ProblemFormatError as exc:
+            rejected.append({"source_path": source, "stage": "problems", "field": exc.field,
+                             "reason": f"{source}: package quarantined: {exc}"})
+        except Exception as exc:  # any other failure of one package must not stop the others
+            rejected.append({"source_path": source, "stage": "problems", "field": "package",
+                             "reason": f"{source}: package quarantined: {type(exc).__name__}: {exc}"})
+    return packages, rejected

@@ -15,13 +15,26 @@ The data verification of the seed study (IV-D) is the rule here:
   the code block.
 
 A page that cannot be used raises :class:`PageError` with the stage, the field
-and what was expected; the caller quarantines it.
+and what was expected; the caller quarantines it. So does an *ambiguous* page:
+two values of one named field that disagree (two Result rows: which one is the
+verdict?), or a page whose marked source block is empty while another block
+(judge notes) is not (the notes must never become the code).
+
+The parse of one page is bounded (:class:`PageLimits`): its size, the nesting
+depth of its HTML, and a time budget. The depth is measured by a linear scan of
+the tags *before* the page reaches the HTML parser, because lexbor's tree
+builder does work proportional to the depth of the open-element stack for each
+start tag (100,000 nested ``<div>`` take about a minute inside one C call that
+no signal interrupts). Everything after the parse is linear in the page: no
+sibling walk restarts per element, and field regexes only see short lines.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
@@ -43,6 +56,19 @@ _CLOCK = re.compile(r"(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)")
 _SAVED = re.compile(r"saved\W{0,3}(?:at\W{0,3})?(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?)", re.IGNORECASE)
 
 
+@dataclass(frozen=True)
+class PageLimits:
+    """Bounds on reading one page; a page past any of them is quarantined, never half-read."""
+
+    max_bytes: int = 8 * 1024 * 1024  # saved judge pages are kilobytes; 8 MiB leaves room for inline assets
+    max_depth: int = 256  # element nesting of HTML; judge pages nest about 10-30 deep (the demo: 2)
+    time_budget_s: float = 10.0  # checked between the steps of a parse (decode, tree, fields, code)
+    max_field_line: int = 400  # longer lines are not "Field: value" lines (keeps the field regex linear)
+
+
+DEFAULT_LIMITS = PageLimits()
+
+
 class PageError(ValueError):
     """A page that cannot become an attempt: stage, field, expectation."""
 
@@ -53,20 +79,98 @@ class PageError(ValueError):
 
 @dataclass
 class ParsedPage:
-    fields: dict[str, str]  # lower-case field name -> raw value
+    fields: dict[str, str]  # lower-case field name -> raw value (the first one found)
     code: str
     code_source: str  # "pre", "code", "fence", "markers"
     page_saved_at: datetime | None
+    values: dict[str, list[str]] = field(default_factory=dict)  # every value found per field, in page order
+    empty_blocks: int = 0  # code candidates that are empty or whitespace-only (see _choose_code)
+
+
+class _Budget:
+    """The time budget of one parse, checked between steps (a C call in progress is never interrupted)."""
+
+    def __init__(self, limits: PageLimits, source: str):
+        self.limits, self.source, self.start = limits, source, time.monotonic()
+
+    def check(self, step: str) -> None:
+        elapsed = time.monotonic() - self.start
+        if elapsed > self.limits.time_budget_s:
+            raise PageError("parse", "parse time", f"{self.source}: parsing took {elapsed:.1f} s by the {step} step, "
+                                                   f"over the budget of {self.limits.time_budget_s:g} s")
 
 
 def decode_page(raw: bytes, path: str) -> str:
     """UTF-8 text of a raw file (a BOM is dropped); empty or undecodable files raise PageError."""
     if not raw.strip():
-        raise PageError("decode", None, f"{path}: empty file")
+        raise PageError("decode", "content", f"{path}: empty file ({len(raw)} bytes, all whitespace)")
     try:
-        return raw.decode("utf-8-sig")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise PageError("decode", None, f"{path}: not valid UTF-8 (byte {exc.start}): expected a UTF-8 text page")
+        raise PageError("decode", "encoding",
+                        f"{path}: not valid UTF-8 (byte {exc.start}): expected a UTF-8 text page") from None
+    if "\x00" in text:
+        raise PageError("decode", "encoding", f"{path}: contains NUL characters (binary data or UTF-16?): "
+                                              f"expected a UTF-8 text page")
+    return text
+
+
+# elements whose end tag HTML lets a page leave out, and void elements: neither deepens the tree for good
+_NO_DEPTH = frozenset("""area base br col embed hr img input link meta param source track wbr keygen frame
+    basefont bgsound p li dt dd option optgroup tr td th tbody thead tfoot colgroup caption rb rt rp rtc
+    html head body""".split())
+_RAW_TEXT = frozenset(("script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes",
+                       "plaintext"))
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)|<!--")
+
+
+def html_depth(text: str, *, stop_at: int | None = None) -> int:
+    """The deepest element nesting of an HTML text, by one linear scan of its tags.
+
+    Void elements and elements with optional end tags are not counted (browsers
+    close them implicitly); comments and raw-text elements (script, style, ...)
+    are skipped. With ``stop_at``, only "is it deeper than stop_at?" is answered exactly: the scan stops
+    once the depth passes it, and a text with no more tags than ``stop_at`` is not scanned at all.
+
+    >>> html_depth("<html><body><div><div><br><p>x</div></div></body></html>")
+    2
+    """
+    if stop_at is not None and text.count("<") <= stop_at:
+        return min(text.count("<"), stop_at)  # fewer tags than the limit: cannot nest past it (no scan needed)
+    lowered = text.lower()
+    depth = deepest = pos = 0
+    while True:
+        match = _TAG.search(text, pos)
+        if match is None:
+            return deepest
+        if match.group(0) == "<!--":
+            end = text.find("-->", match.end())
+            if end < 0:
+                return deepest
+            pos = end + 3
+            continue
+        closing, name = match.group(1), match.group(2).lower()
+        end = text.find(">", match.end())
+        if end < 0:
+            return deepest
+        pos = end + 1
+        if name in _NO_DEPTH:
+            continue
+        if closing:
+            depth = max(0, depth - 1)
+            continue
+        if text[end - 1] == "/" and name in ("svg", "math", "path", "circle", "rect", "line", "g", "use"):
+            continue  # foreign elements may self-close
+        depth += 1
+        if depth > deepest:
+            deepest = depth
+            if stop_at is not None and deepest > stop_at:
+                return deepest
+        if name in _RAW_TEXT:
+            close = lowered.find(f"</{name}", pos)
+            if close < 0:
+                return deepest
+            pos, depth = close, depth  # the end tag itself is read next and closes it
 
 
 def parse_clock(value: str) -> datetime | None:
@@ -89,92 +193,229 @@ def _canonical_field(label: str) -> str | None:
     return _FIELD_ALIASES.get(key)
 
 
-def _put(fields: dict[str, str], label: str, value: str) -> None:
+def _put(fields: dict[str, str], label: str, value: str, values: dict[str, list[str]] | None = None) -> None:
     name = _canonical_field(label)
-    if name is not None and name not in fields:
+    if name is None:
+        return
+    if name not in fields:
         fields[name] = value.strip()
+    if values is not None:
+        values.setdefault(name, []).append(value.strip())
 
 
-def _parse_html(text: str) -> ParsedPage:
+# a <pre>/<code>/fence marked as program source (not judge notes, not output)
+_SOURCE_CLASS = re.compile(r"(^|[\s_-])(source|src|code|program|solution|language-\w+|lang-\w+|highlight\w*)($|[\s_-])",
+                           re.IGNORECASE)
+
+
+def _choose_code(blocks: list[tuple[str, str, bool]]) -> tuple[str, str, int]:
+    """(code, where from, empty candidates) from (text, source, marked) blocks.
+
+    When some blocks are marked as source, only they are candidates; the code is
+    the longest candidate. Empty or whitespace-only candidates are counted so the
+    caller can refuse a page whose source block is empty while another is not.
+    """
+    marked = [b for b in blocks if b[2]]
+    candidates = marked or blocks
+    if not candidates:
+        return "", "", 0
+    text, source, _ = max(candidates, key=lambda b: len(b[0]))
+    return text, source, sum(1 for b in candidates if not b[0].strip())
+
+
+def _parse_html(text: str, budget: _Budget) -> ParsedPage:
+    depth = html_depth(text, stop_at=budget.limits.max_depth)
+    if depth > budget.limits.max_depth:
+        raise PageError("parse", "nesting depth", f"{budget.source}: HTML nests deeper than "
+                                                  f"{budget.limits.max_depth} elements (expected a saved judge page)")
     tree = HTMLParser(text)
+    budget.check("HTML tree")
     for node in tree.css("script, style, noscript, template"):
         node.decompose()
     fields: dict[str, str] = {}
+    values: dict[str, list[str]] = {}
     for row in tree.css("tr"):
         cells = row.css("th, td")
         if len(cells) >= 2:
-            _put(fields, cells[0].text(), cells[1].text())
+            _put(fields, cells[0].text(), cells[1].text(), values)
+    walked: set[int] = set()
     for dt in tree.css("dt"):
-        dd = dt.next
-        while dd is not None and dd.tag != "dd":
-            dd = dd.next
-        if dd is not None:
-            _put(fields, dt.text(), dd.text())
-    blocks = [(n.text(deep=True), "pre") for n in tree.css("pre")]
+        # each <dt> pairs with the next <dd> among its following siblings (several <dt> may share one);
+        # one walk per parent keeps this linear where a walk per <dt> is quadratic
+        parent = dt.parent
+        if parent is None or parent.mem_id in walked:
+            continue
+        walked.add(parent.mem_id)
+        pending = []
+        child = parent.child
+        while child is not None:
+            if child.tag == "dt":
+                pending.append(child)
+            elif child.tag == "dd":
+                for term in pending:
+                    _put(fields, term.text(), child.text(), values)
+                pending = []
+            child = child.next
+    budget.check("fields")
+    # only outermost blocks: the text of a nested block is inside its ancestor's (and reading every
+    # nesting level would cost depth x size)
+    pres = [n for n in tree.css("pre") if not _inside(n, "pre")]
+    blocks = [(n.text(deep=True), "pre", _marked(n)) for n in pres]
     if not blocks:
-        blocks = [(n.text(deep=True), "code") for n in tree.css("code")]
+        blocks = [(n.text(deep=True), "code", _marked(n)) for n in tree.css("code") if not _inside(n, "code")]
+    budget.check("code blocks")
     body = tree.body.text(separator="\n") if tree.body else ""
     saved = _SAVED.search(body)
     if not fields:  # a page written as "Field: value" lines
         code_texts = {b[0] for b in blocks}
         for line in body.splitlines():
             if line not in code_texts:
-                _line_field(fields, line)
-    code, source = max(blocks, key=lambda b: len(b[0])) if blocks else ("", "")
-    return ParsedPage(fields, code, source, parse_clock(saved.group(1)) if saved else None)
+                _line_field(fields, line, values, budget.limits.max_field_line)
+    code, source, empty = _choose_code(blocks)
+    return ParsedPage(fields, code, source, parse_clock(saved.group(1)) if saved else None, values, empty)
 
 
-def _line_field(fields: dict[str, str], line: str) -> None:
+def _inside(node, tag: str) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.tag == tag:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _marked(node) -> bool:
+    """A block marked as program source: its class, or a <code> inside a <pre>."""
+    if _SOURCE_CLASS.search(node.attributes.get("class") or ""):
+        return True
+    if node.tag == "pre":
+        child = node.child
+        while child is not None:
+            if child.tag == "code":
+                return True
+            child = child.next
+    return False
+
+
+def _line_field(fields: dict[str, str], line: str, values: dict[str, list[str]] | None = None,
+                max_line: int = DEFAULT_LIMITS.max_field_line) -> None:
+    if len(line) > max_line:  # not a field line; and the lazy regex below is quadratic on long lines
+        return
     match = re.match(r"^\s*\**([A-Za-z][A-Za-z ]{1,20}?)\**\s*:\s*\**(.+?)\**\s*$", line)
     if match:
-        _put(fields, match.group(1), match.group(2))
+        _put(fields, match.group(1), match.group(2), values)
 
 
-_FENCE = re.compile(r"^(```+|~~~+)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
+_FENCE = re.compile(r"^(```+|~~~+)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)  # the rule; see _fenced
+_FENCE_RUN = re.compile(r"`{3,}|~{3,}")
 
 
-def _parse_md(text: str) -> ParsedPage:
-    blocks = [m.group(2) for m in _FENCE.finditer(text)]
-    outside = _FENCE.sub("", text)
+def _fenced(text: str) -> list[tuple[int, int, str, str]]:
+    """(start, end, info string, body) of each fenced block, exactly as ``_FENCE.finditer`` finds them,
+    in O(n log n): the regex rescans to the end of the text for every opening fence that is never
+    closed, which is quadratic on a page of unclosed fences.
+    """
+    lines = text.split("\n")
+    starts, offset = [], 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    closers: dict[str, list[int]] = {}  # fence string -> indices of lines that close it
+    for i, line in enumerate(lines):
+        run = _FENCE_RUN.match(line)
+        if run and not line[run.end():].strip():
+            closers.setdefault(run.group(0), []).append(i)
+    blocks, i = [], 0
+    while i < len(lines) - 1:  # an opening fence needs its newline
+        run = _FENCE_RUN.match(lines[i])
+        found = None
+        if run:
+            for length in range(len(run.group(0)), 2, -1):  # the regex backtracks from the longest run
+                fence = run.group(0)[:length]
+                candidates = closers.get(fence, [])
+                k = bisect.bisect_right(candidates, i)
+                if k < len(candidates):
+                    found = (fence, candidates[k])
+                    break
+        if found is None:
+            i += 1
+            continue
+        fence, j = found
+        start, body_start = starts[i], starts[i + 1]
+        # the closing "\s*$" runs greedily over following whitespace and ends before its last newline
+        pos = starts[j] + len(fence)
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        end = pos if pos == len(text) else text.rfind("\n", starts[j], pos)
+        blocks.append((start, end, lines[i][length:], text[body_start: starts[j]]))
+        i = bisect.bisect_right(starts, end) if end < len(text) else len(lines)
+    return blocks
+
+
+def _outside(text: str, blocks: list[tuple[int, int, str, str]]) -> str:
+    pieces, last = [], 0
+    for start, end, _, _ in blocks:
+        pieces.append(text[last:start])
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _parse_md(text: str, budget: _Budget) -> ParsedPage:
+    fenced = _fenced(text)
+    blocks = [(body, "fence", bool(info.strip())) for _, _, info, body in fenced]
+    outside = _outside(text, fenced)
+    budget.check("code blocks")
     fields: dict[str, str] = {}
+    values: dict[str, list[str]] = {}
     for line in outside.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.strip().startswith("|") else []
         if len(cells) >= 2 and not set(cells[0]) <= set("-: "):
-            _put(fields, cells[0], cells[1])
+            _put(fields, cells[0], cells[1], values)
         else:
-            _line_field(fields, line)
+            _line_field(fields, line, values, budget.limits.max_field_line)
     saved = _SAVED.search(outside)
-    code = max(blocks, key=len) if blocks else ""
-    return ParsedPage(fields, code, "fence" if blocks else "", parse_clock(saved.group(1)) if saved else None)
+    code, source, empty = _choose_code(blocks)
+    return ParsedPage(fields, code, source, parse_clock(saved.group(1)) if saved else None, values, empty)
 
 
 _MARKERS = re.compile(r"^-+ ?BEGIN SOURCE ?-+\s*\n(.*?)^-+ ?END SOURCE ?-+\s*$", re.MULTILINE | re.DOTALL)
 
 
-def _parse_txt(text: str) -> ParsedPage:
-    match = _MARKERS.search(text)
+def _parse_txt(text: str, budget: _Budget) -> ParsedPage:
+    match = _MARKERS.search(text) if "BEGIN SOURCE" in text and "END SOURCE" in text else None
     if match:
         code, source, outside = match.group(1), "markers", text[: match.start()] + text[match.end():]
+        empty = 0 if code.strip() else 1
     else:
-        fenced = [m.group(2) for m in _FENCE.finditer(text)]
-        code, source = (max(fenced, key=len), "fence") if fenced else ("", "")
-        outside = _FENCE.sub("", text)
+        fenced = _fenced(text)
+        code, source, empty = _choose_code([(body, "fence", bool(info.strip())) for _, _, info, body in fenced])
+        outside = _outside(text, fenced)
+    budget.check("code blocks")
     fields: dict[str, str] = {}
+    values: dict[str, list[str]] = {}
     for line in outside.splitlines():
-        _line_field(fields, line)
+        _line_field(fields, line, values, budget.limits.max_field_line)
     saved = _SAVED.search(outside)
-    return ParsedPage(fields, code, source, parse_clock(saved.group(1)) if saved else None)
+    return ParsedPage(fields, code, source, parse_clock(saved.group(1)) if saved else None, values, empty)
 
 
-def parse_page(text: str, page_format: str) -> ParsedPage:
-    """Fields, code and header clock of one decoded page."""
+def parse_page(text: str, page_format: str, *, limits: PageLimits = DEFAULT_LIMITS,
+               source: str = "page") -> ParsedPage:
+    """Fields, code and header clock of one decoded page, within ``limits`` (``source`` names it in errors)."""
+    budget = _Budget(limits, source)
+    if len(text) > limits.max_bytes:
+        raise PageError("parse", "size", f"{source}: {len(text)} characters, over the limit of {limits.max_bytes}")
     if page_format == "html":
-        return _parse_html(text)
-    if page_format == "md":
-        return _parse_md(text)
-    if page_format == "txt":
-        return _parse_txt(text)
-    raise PageError("parse", None, f"unknown page format {page_format!r} (expected html, md or txt)")
+        page = _parse_html(text, budget)
+    elif page_format == "md":
+        page = _parse_md(text, budget)
+    elif page_format == "txt":
+        page = _parse_txt(text, budget)
+    else:
+        raise PageError("parse", None, f"{source}: unknown page format {page_format!r} (expected html, md or txt)")
+    budget.check("fields")
+    return page
 
 
 def map_verdict(result: str, vocabulary: dict[str, str]) -> str | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from cojudge_assets.core.kattis import read_problems
+from cojudge_assets.core.kattis import scan_problems
 
 PROBLEM_SCHEMA = {
     "problem_id": pl.String,
@@ -50,10 +50,11 @@ def full_statement(statement: str, samples: list[tuple[str, str]], time_limit_s:
 def problems_table(folder: Path) -> pl.DataFrame:
     """Read every package under ``folder``; sample I/O inline, secret tests by location.
 
-    ``statement`` is the full statement a judge is sent (:func:`full_statement`).
+    ``statement`` is the full statement a judge is sent (:func:`full_statement`). A package that
+    cannot be read is left out (:func:`~cojudge_assets.core.kattis.scan_problems` says why).
     """
     rows = []
-    for pid, p in read_problems(folder).items():
+    for pid, p in scan_problems(folder)[0].items():
         samples = [(t.input_path.read_text(encoding="utf-8", errors="replace"),
                     t.answer_path.read_text(encoding="utf-8", errors="replace")) for t in p.samples]
         rows.append({

@@ -8,7 +8,7 @@ from pathlib import Path
 import dagster as dg
 
 from cojudge_assets.core.contest_judge import ContestJudge
-from cojudge_assets.core.kattis import ProblemPackage, read_problems
+from cojudge_assets.core.kattis import ProblemPackage, scan_problems
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DUCKDB = PROJECT_ROOT / "data" / "cojudge.duckdb"
@@ -59,7 +59,8 @@ class CorpusResource(dg.ConfigurableResource):
         return p if p.is_absolute() else PROJECT_ROOT / p
 
     def packages(self) -> dict[str, ProblemPackage]:
-        """The problem packages with tests under problems/ (none for the CodeNet layout, which has no tests)."""
+        """The problem packages with tests under problems/ (none for the CodeNet layout, which has no tests);
+        a package that cannot be read is left out (it is in the quarantine table)."""
         folder = self.root() / "problems"
-        return read_problems(folder) if self.layout != "codenet" and folder.is_dir() else {}
+        return scan_problems(folder)[0] if self.layout != "codenet" and folder.is_dir() else {}
 

@@ -161,7 +161,7 @@ def test_every_damaged_file_is_quarantined_and_the_count_adds_up(damaged_corpus)
     ("no-result.html", "fields", "Result"), ("unknown-verdict.html", "fields", "Result"),
     ("no-submit.html", "fields", "Submit"), ("submit-words.html", "fields", "Submit"),
     ("unknown-problem.html", "fields", "Problem"), ("no-code.html", "code", "code"),
-    ("latin1.html", "decode", None), ("empty.html", "decode", None), ("report.pdf", "discover", None),
+    ("latin1.html", "decode", "encoding"), ("empty.html", "decode", "content"), ("report.pdf", "discover", "extension"),
 ])
 def test_quarantine_names_stage_and_field(damaged_corpus, name, stage, field):
     corpus, _ = damaged_corpus

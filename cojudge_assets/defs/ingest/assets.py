@@ -3,9 +3,10 @@
 import dagster as dg
 import polars as pl
 
-from cojudge_assets.core.attempts import list_pages
+from cojudge_assets.core.attempts import PAGE_SCHEMA, list_pages
 from cojudge_assets.core.context import build_contexts
-from cojudge_assets.core.corpus import contest_settings, fingerprint, read_corpus, read_problem_table
+from cojudge_assets.core.corpus import (contest_settings, fingerprint, problem_quarantine, read_corpus,
+                                        read_problem_table)
 from cojudge_assets.core.label_audit import audit_labels, audit_summary
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
@@ -24,10 +25,10 @@ def contest_corpus(corpus: CorpusResource) -> dg.DataVersion:
 @dg.asset(
     group_name="ingest",
     kinds=KINDS,
-    code_version="1",
+    code_version="2",
     deps=[contest_corpus],
     description="One row per problem: full statement (constraints, format, examples), sample I/O, limits, "
-    "where the hidden tests are.",
+    "where the hidden tests are. A package that cannot be read is left out and quarantined (see quarantine).",
 )
 def problems(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.DataFrame:
     table = read_problem_table(corpus.root(), corpus.layout)
@@ -35,6 +36,7 @@ def problems(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.Da
         "problems": len(table),
         "secret_tests": int(table["n_secret_tests"].sum()) if len(table) else 0,
         "without_stated_limits": int((~table["limits_stated"]).sum()) if len(table) else 0,
+        "quarantined_packages": len(problem_quarantine(corpus.root(), corpus.layout)),
     })
     return table
 
@@ -42,15 +44,18 @@ def problems(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.Da
 @dg.asset(
     group_name="ingest",
     kinds=KINDS,
-    code_version="1",
+    code_version="2",
     deps=[contest_corpus],
-    description="One row per raw file under pages/: path, format (html/md/txt, empty if none), bytes, sha256.",
+    description="One row per raw path under pages/ (regular files, symlinks, special files, directories named "
+    "like a page): path, format (html/md/txt, empty if none), bytes, sha256, kind, and the problem that already "
+    "rejects it (a symlink out of the corpus, a fifo, over the size limit) or null.",
 )
 def submission_pages(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.DataFrame:
-    table = list_pages(corpus.root()) if corpus.layout == "pages" else pl.DataFrame(
-        schema={"source_path": pl.String, "format": pl.String, "bytes": pl.Int64, "sha256": pl.String})
+    table = list_pages(corpus.root()) if corpus.layout == "pages" else pl.DataFrame(schema=PAGE_SCHEMA)
     context.add_output_metadata({"files": len(table),
-                                 "by_format": dg.MetadataValue.json(dict(table["format"].value_counts().iter_rows()))})
+                                 "by_format": dg.MetadataValue.json(dict(table["format"].value_counts().iter_rows())),
+                                 "by_kind": dg.MetadataValue.json(dict(table["kind"].value_counts().iter_rows())),
+                                 "rejected_on_discovery": int(table["problem"].is_not_null().sum())})
     return table
 
 
@@ -58,7 +63,7 @@ def submission_pages(context: dg.AssetExecutionContext, corpus: CorpusResource) 
     group_name="ingest",
     outs={
         "attempts": dg.AssetOut(
-            kinds=KINDS, code_version="1",
+            kinds=KINDS, code_version="2",
             description="One row per attempt: attempt_uid (path key), participant, problem_id, turn k (Submit "
             "clock), submitted_at (Submit field), page_saved_at (header clock), language, code, verdict (Result "
             "field), accepted."),
@@ -68,7 +73,7 @@ def submission_pages(context: dg.AssetExecutionContext, corpus: CorpusResource) 
             "scrubbed of secrets, e-mails, names and ids (nothing raw is stored), the problem it concerns (if "
             "known), the sha256 of the raw log file."),
         "quarantine": dg.AssetOut(
-            kinds=KINDS, code_version="1",
+            kinds=KINDS, code_version="2",
             description="One row per rejected input: source path, stage, field, reason."),
     },
     deps=[contest_corpus],

@@ -3,8 +3,8 @@
 import dagster as dg
 import polars as pl
 
-from cojudge_assets.core.attempts import order_disagreements, outside_window
-from cojudge_assets.core.corpus import contest_settings
+from cojudge_assets.core.attempts import order_disagreements, outside_window, reconcile
+from cojudge_assets.core.corpus import NOT_RAW_STAGES, contest_settings, raw_input_count
 from cojudge_assets.core.scrub import scrub_secrets
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.resources import CorpusResource
@@ -59,18 +59,29 @@ def attempt_uid_unique(attempts: pl.DataFrame) -> dg.AssetCheckResult:
 
 @dg.asset_check(asset="quarantine", blocking=True,
                 additional_ins={"attempts": dg.AssetIn("attempts"), "submission_pages": dg.AssetIn("submission_pages")},
-                description="Every raw submission file ends in attempts or in quarantine, never neither.")
-def every_file_accounted_for(quarantine: pl.DataFrame, attempts: pl.DataFrame,
-                             submission_pages: pl.DataFrame) -> dg.AssetCheckResult:
-    if len(submission_pages) == 0:
-        return dg.AssetCheckResult(passed=True, metadata={"raw_files": 0, "note": "layout has no page files"})
-    seen = set(attempts["source_path"].to_list()) | set(quarantine["source_path"].to_list())
-    missing = [p for p in submission_pages["source_path"].to_list() if p not in seen]
-    return dg.AssetCheckResult(passed=not missing, metadata={
-        "raw_files": len(submission_pages), "attempts": len(attempts),
-        "quarantined_pages": quarantine.filter(pl.col("source_path").str.starts_with("pages/")).height,
-        "unaccounted": dg.MetadataValue.json(missing[:50])})
-
+                description="Reconciliation: raw inputs = attempts + quarantine. Pages layout: every path under "
+                "pages/ is in exactly one of attempts and quarantine, and nothing else is; other layouts: the raw "
+                "rows counted from the corpus equal attempts plus their quarantine rows.")
+def every_file_accounted_for(quarantine: pl.DataFrame, attempts: pl.DataFrame, submission_pages: pl.DataFrame,
+                             corpus: CorpusResource) -> dg.AssetCheckResult:
+    raw_rows = quarantine.filter(~pl.col("stage").is_in(list(NOT_RAW_STAGES)))
+    if corpus.layout == "pages":
+        issues = reconcile(submission_pages, attempts, quarantine)
+        raw = len(submission_pages)
+        on_disk = raw_input_count(corpus.root(), "pages")  # the table against the corpus as it is now
+        passed = issues.is_empty() and raw == len(attempts) + len(raw_rows) and on_disk == raw
+        detail = {"unaccounted": dg.MetadataValue.md(markdown_table(issues.head(50))) if len(issues) else "none",
+                  "paths_on_disk": on_disk}
+    else:
+        raw = raw_input_count(corpus.root(), corpus.layout)
+        twice = pl.concat([attempts.select("source_path"), raw_rows.select("source_path")]).is_duplicated().sum()
+        passed = raw == len(attempts) + len(raw_rows) and twice == 0
+        detail = {"rows_counted_twice": int(twice)}
+    return dg.AssetCheckResult(passed=passed, metadata={
+        "raw_inputs": raw, "attempts": len(attempts), "quarantined_inputs": len(raw_rows),
+        "quarantined_other": len(quarantine) - len(raw_rows),
+        "by_stage": dg.MetadataValue.json(dict(quarantine["stage"].value_counts().sort("stage").iter_rows())),
+        **detail})
 
 
 @dg.asset_check(asset="prompt_logs", blocking=True,
