@@ -302,6 +302,9 @@ def _custom_llm_class():
 
 
 LOCAL_PROVIDER = "cojudge"
+# bumped when what the local judges answer changes (2: abstention instead of a constant), so a database judged
+# by an older version is judged again in a new epoch (JudgeSpec.answer_settings) rather than kept from the cache
+LOCAL_JUDGES_VERSION = 2
 
 
 def register_local_judges(contest_judge: ContestJudge | None = None) -> None:
