@@ -177,6 +177,12 @@ def _row(judge, condition, metric, value, replicates: np.ndarray, n, **extra) ->
             "n": int(n), **extra}
 
 
+def _note(judge, condition, metric, value, n, **extra) -> dict:
+    """A row that counts or names something (coverage, members, a judge left out): no interval."""
+    return {"judge": judge, "condition": condition, "metric": metric, "value": float(value), "lo": None, "hi": None,
+            "n": int(n), **extra}
+
+
 def measure(predictions: pl.DataFrame, config: MeasurementConfig = MeasurementConfig(),
             outcomes: pl.DataFrame | None = None) -> dict[str, pl.DataFrame]:
     """Every table of the measurement group, in long form.
@@ -283,7 +289,7 @@ def _coverage(u: Universe, outcomes: pl.DataFrame | None) -> pl.DataFrame:
         extra = {"lo_problem": None, "hi_problem": None}
         for metric, value in (("coverage", n / asked if asked else float("nan")), ("answered", n),
                               ("abstained", abstained)):
-            rows.append(_row(judge, condition, metric, value, np.array([]), asked, **extra))
+            rows.append(_note(judge, condition, metric, value, asked, **extra))
     schema = {**LONG_SCHEMA, "lo_problem": pl.Float64, "hi_problem": pl.Float64}
     return pl.DataFrame(rows, schema=schema)
 
@@ -323,7 +329,7 @@ def _scale_validity(u, boot, decisions) -> pl.DataFrame:
 
 def _excluded_rows(panel: ConditionPanel) -> list[dict]:
     """A note per judge left out of the panel: its answers are all one value."""
-    return [_row(judge, panel.condition, "excluded_constant", value, np.array([]), n)
+    return [_note(judge, panel.condition, "excluded_constant", value, n)
             for judge, value, n in panel.excluded]
 
 
@@ -388,7 +394,7 @@ def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
         y = u.y[items]
         panel_auc = m.roc_auc(score, y)
         panel_boot = boot.get((PANEL, condition, "roc_auc"))
-        rows.append(_row(PANEL, condition, "members", len(panel.members), np.array([]), len(items)))
+        rows.append(_note(PANEL, condition, "members", len(panel.members), len(items)))
         rows.append(_row(PANEL, condition, "roc_auc", panel_auc, panel_boot, len(items)))
         ev = u.evidence[items]
         rows.append(_row(PANEL, condition, "roc_auc_evidence", m.roc_auc(score[ev], y[ev]),
