@@ -58,7 +58,8 @@ def read_outcomes(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     abstained, failed): the denominators of coverage (core/measurement.py)."""
     if not has_table(conn, "judge_outputs"):
         return pl.DataFrame(schema=OUTCOMES_SCHEMA)
-    only_attempts = " where attempt_uid in (select attempt_uid from main.attempts)" if has_table(conn, "attempts") else ""
+    only_attempts = " where attempt_uid in (select attempt_uid from main.attempts)" \
+        if has_table(conn, "attempts") else ""
     return conn.execute(f"select {', '.join(OUTCOMES_SCHEMA)} from main.judge_outputs{only_attempts}"
                         ).pl().cast(OUTCOMES_SCHEMA)
 

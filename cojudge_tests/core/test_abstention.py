@@ -79,14 +79,13 @@ def test_a_constant_judge_changes_neither_the_panel_nor_fleiss_kappa_and_is_name
     table = synthetic_predictions()
     before = measure(table, FAST)
     after = measure(with_constant_judge(table), FAST)
+    figures = [("panel", name) for name in ("roc_auc", "pr_auc", "gain_over_mean_member", "mean_member_roc_auc")]
+    figures += [("agreement", name) for name in ("fleiss_kappa", "mean_kappa", "mean_rho")]
     for condition in ("blind", "nonblind"):
-        for name in ("roc_auc", "pr_auc", "gain_over_mean_member", "mean_member_roc_auc"):
-            old, new = metric(before["panel"], "panel", condition, name), metric(after["panel"], "panel", condition, name)
-            assert len(new) == 1 and new.select("value", "lo", "hi", "n").equals(old.select("value", "lo", "hi", "n")), name
-        for name in ("fleiss_kappa", "mean_kappa", "mean_rho"):
-            old = metric(before["agreement"], "panel", condition, name)
-            new = metric(after["agreement"], "panel", condition, name)
-            assert len(new) == 1 and new.select("value", "lo", "hi", "n").equals(old.select("value", "lo", "hi", "n")), name
+        for table_name, name in figures:
+            old = metric(before[table_name], "panel", condition, name).select("value", "lo", "hi", "n")
+            new = metric(after[table_name], "panel", condition, name).select("value", "lo", "hi", "n")
+            assert len(new) == 1 and new.equals(old), (table_name, name)
         for table_name in ("panel", "agreement"):
             note = metric(after[table_name], "const", condition, "excluded_constant")
             assert note.select("value", "n").rows() == [(0.5, 240)], table_name

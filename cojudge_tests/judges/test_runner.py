@@ -240,3 +240,19 @@ def test_a_local_judge_abstains_through_the_one_path(tmp_path):
     assert stats.abstained == 3 and set(rows["status"]) == {"abstained"}
     assert all("writes no bound on its input" in reason for reason in rows["rationale"])
     assert judge_partition(local, "blind", table, conn).cached == 3
+
+
+def test_a_new_version_of_the_local_judges_rejudges_an_older_database(tmp_path):
+    from cojudge_assets.judges.local import LOCAL_JUDGES_VERSION
+
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    local = JudgeSpec.model_validate({"name": "static-rubric", "model": "cojudge/static-rubric", "concurrency": 1})
+    table = requests_table(2)
+    judge_partition(local, "blind", table, conn)
+    # a database judged by the local judges before they had a version (they answered a constant then)
+    settings = {k: v for k, v in local.answer_settings().items() if k != "local_judges_version"}
+    conn.execute("update judge_settings set settings = ? where judge = 'static-rubric'", [json.dumps(settings)])
+    stats = judge_partition(local, "blind", table, conn)
+    assert stats.sent == 2
+    reason = conn.execute("select reason from judge_epochs where judge = 'static-rubric'").fetchone()[0]
+    assert reason == f"judges file changed: local_judges_version None -> {LOCAL_JUDGES_VERSION}"
