@@ -113,7 +113,6 @@ class Universe:
         self.conditions = sorted({c for _, c in self.cells}, key=_condition_order)
 
 
-
 @dataclass
 class ConditionPanel:
     """The judges that form the panel under one condition, and the attempts each comparison uses."""
