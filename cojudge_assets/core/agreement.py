@@ -18,6 +18,11 @@ judges accept the same attempts, and do they order the attempts the same way?
   much more the judges agree on the order of the attempts than on the decisions.
 * Run-to-run agreement of one judge: Krippendorff's alpha at the interval level
   (:func:`krippendorff_alpha`).
+* Judges that did not answer every attempt (they abstained on some): the panel
+  score of an attempt is the mean percentile rank over the judges that answered
+  it (:func:`answered_panel_score`); a judge whose answers are all one value
+  (:func:`is_constant`) says nothing about order or decisions, and the
+  measurement group leaves it out of the panel and the agreement tables.
 
 Bootstrap weights. Every statistic except :func:`krippendorff_alpha` takes an
 optional weight matrix ``w`` of shape ``(B, n)``: ``w[b, i]`` is how many times
@@ -66,6 +71,51 @@ def percentile_ranks(p: np.ndarray) -> np.ndarray:
     """
     p = _scores(p, "p")
     return rankdata(p, method="average") / len(p)
+
+
+def is_constant(p: np.ndarray) -> bool:
+    """Whether a judge's answers are all one value (it cannot order the attempts or split them).
+
+    >>> is_constant(np.array([0.5, 0.5, 0.5])), is_constant(np.array([0.5, 0.7]))
+    (True, False)
+    """
+    p = _scores(p, "p")
+    if not len(p):
+        raise ValueError("p must hold at least one answer, got none")
+    return bool((p == p[0]).all())
+
+
+def answered_panel_score(answers: dict[str, tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """The panel over judges that answered different attempts: ``(items, score)``.
+
+    ``answers[judge] = (index, p)``: the attempts (integer positions) the judge
+    answered and its ``p_accept`` on them. Each judge's answers become percentile
+    ranks within its own answers (:func:`percentile_ranks`); ``items`` are the
+    attempts at least one judge answered, sorted, and ``score[i]`` the mean rank
+    over the judges that answered ``items[i]``. With every judge answering every
+    attempt this is the plain mean of the judges' percentile ranks.
+
+    >>> items, score = answered_panel_score({"a": (np.array([0, 1, 2]), np.array([0.1, 0.5, 0.9])),
+    ...                                      "b": (np.array([1, 2]), np.array([0.8, 0.2]))})
+    >>> items.tolist(), score.round(4).tolist()
+    ([0, 1, 2], [0.3333, 0.8333, 0.75])
+    """
+    if not answers:
+        raise ValueError("a panel needs at least 1 judge, got none")
+    indexes = {}
+    for name, (index, p) in answers.items():
+        index, p = np.asarray(index), _scores(p, name)
+        if index.shape != p.shape or len(np.unique(index)) != len(index):
+            raise ValueError(f"{name}: index must hold one distinct attempt per answer, got shapes "
+                             f"{index.shape} and {p.shape}")
+        indexes[name] = index
+    items = np.unique(np.concatenate(list(indexes.values())))
+    total, count = np.zeros(len(items)), np.zeros(len(items))
+    for name, (_, p) in answers.items():
+        at = np.searchsorted(items, indexes[name])
+        total[at] += percentile_ranks(p)
+        count[at] += 1
+    return items, total / count
 
 
 def cohen_kappa(a: np.ndarray, b: np.ndarray, w: np.ndarray | None = None) -> float | np.ndarray:

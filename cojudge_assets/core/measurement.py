@@ -15,10 +15,27 @@ Conventions:
   threshold in every resample, as its definition says;
 * the problem-clustered re-estimation (resampling problems instead of
   trajectories) is given beside the main interval as lo_problem/hi_problem;
-* the panel is the unweighted mean of the judges' percentile ranks, scored like
-  a judge; the best member is the one with the highest point ROC-AUC;
-* a judge x condition without predictions for some attempts is scored on the
-  attempts it has; cross-judge tables use the attempts every judge has.
+* abstention (core/models.py): a judge with nothing to go on for an attempt
+  abstains, and the predictions hold only answered rows. Every judge x
+  condition is scored on the attempts it answered, and judge_metrics gives its
+  ``coverage`` (answered / attempts it was asked about, ``n`` the latter),
+  ``answered`` and ``abstained`` (counts) as rows of their own, also for a judge
+  that answered nothing (see :func:`measure`'s ``outcomes``);
+* panel members: per condition, the judges that answered at least one attempt
+  and whose answers are not all one value. A constant judge (one distinct p)
+  cannot order or split the attempts: it is left out of the panel and of the
+  agreement tables, and both tables say so in a row of metric
+  ``excluded_constant`` (value: its constant p; n: its answers);
+* the panel score of an attempt is the unweighted mean of the members'
+  percentile ranks over the members that answered it (each member ranked within
+  its own answers; agreement.answered_panel_score), scored like a judge on the
+  attempts at least one member answered; ``members`` says how many judges it
+  holds. Its gain over the mean member compares it with the members' own
+  ROC-AUCs (each on the attempts it answered, as in judge_metrics); the best
+  member is the member with the highest point ROC-AUC;
+* agreement: a pair of members on the attempts both answered; the panel-wide
+  figures (Fleiss' kappa, mean kappa and rho over the pairs, rho - kappa) on the
+  attempts every member answered, so they share one set of attempts (``n``).
 """
 
 from __future__ import annotations
@@ -95,23 +112,49 @@ class Universe:
         self.judges = sorted({j for j, _ in self.cells})
         self.conditions = sorted({c for _, c in self.cells}, key=_condition_order)
 
-    def common(self, condition: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """Attempts every judge has under ``condition``, and each judge's p on them."""
-        cells = [self.cells[(j, condition)] for j in self.judges if (j, condition) in self.cells]
-        shared = cells[0].index
-        for cell in cells[1:]:
-            shared = np.intersect1d(shared, cell.index)
-        preds = {c.judge: c.p[np.searchsorted(c.index, shared)] for c in cells}
-        return shared, preds
+
+@dataclass
+class ConditionPanel:
+    """The judges that form the panel under one condition, and the attempts each comparison uses."""
+
+    condition: str
+    members: list[str]  # answered and not constant, in name order
+    excluded: list[tuple[str, float, int]]  # (judge, its one value, answers): constant judges left out
+    items: np.ndarray  # attempts at least one member answered
+    score: np.ndarray  # the panel score on items
+    shared: np.ndarray  # attempts every member answered
+    shared_preds: dict[str, np.ndarray]  # each member's p on shared
+    pairs: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]  # attempts both answered, p_a, p_b
+
+
+def _on(cell: Cell, index: np.ndarray) -> np.ndarray:
+    """The cell's p on ``index``, a subset of the attempts it answered."""
+    return cell.p[np.searchsorted(cell.index, index)]
+
+
+def condition_panel(u: Universe, condition: str) -> ConditionPanel:
+    """The members (judges that answered and are not constant) under ``condition``, see the module docstring."""
+    cells = [u.cells[(j, condition)] for j in u.judges if (j, condition) in u.cells and len(u.cells[(j, condition)].p)]
+    excluded = [(c.judge, float(c.p[0]), len(c.p)) for c in cells if agreement.is_constant(c.p)]
+    members = [c for c in cells if not agreement.is_constant(c.p)]
+    if not members:
+        empty = np.array([], dtype=np.int64)
+        return ConditionPanel(condition, [], excluded, empty, np.array([]), empty, {}, {})
+    items, score = agreement.answered_panel_score({c.judge: (c.index, c.p) for c in members})
+    shared = members[0].index
+    for cell in members[1:]:
+        shared = np.intersect1d(shared, cell.index)
+    pairs = {}
+    for a, b in combinations(members, 2):
+        both = np.intersect1d(a.index, b.index)
+        pairs[(a.judge, b.judge)] = (both, _on(a, both), _on(b, both))
+    return ConditionPanel(condition, [c.judge for c in members], excluded, items, score, shared,
+                          {c.judge: _on(c, shared) for c in members}, pairs)
 
 
 def _condition_order(condition: str) -> tuple[int, str]:
     known = ["blind", "prefix12k", "nonblind"]
     return (known.index(condition) if condition in known else len(known), condition)
-
-
-def _panel_score(preds: dict[str, np.ndarray]) -> np.ndarray:
-    return np.mean([agreement.percentile_ranks(p) for p in preds.values()], axis=0)
 
 
 class Replicates:
@@ -133,14 +176,28 @@ def _row(judge, condition, metric, value, replicates: np.ndarray, n, **extra) ->
             "n": int(n), **extra}
 
 
-def measure(predictions: pl.DataFrame, config: MeasurementConfig = MeasurementConfig()) -> dict[str, pl.DataFrame]:
-    """Every table of the measurement group, in long form."""
+def _note(judge, condition, metric, value, n, **extra) -> dict:
+    """A row that counts or names something (coverage, members, a judge left out): no interval."""
+    return {"judge": judge, "condition": condition, "metric": metric, "value": float(value), "lo": None, "hi": None,
+            "n": int(n), **extra}
+
+
+def measure(predictions: pl.DataFrame, config: MeasurementConfig = MeasurementConfig(),
+            outcomes: pl.DataFrame | None = None) -> dict[str, pl.DataFrame]:
+    """Every table of the measurement group, in long form.
+
+    ``outcomes`` (optional) has one row per attempt a judge was asked about under
+    a condition (columns judge, condition, attempt_uid, status: ok, abstained or
+    failed): the denominators of coverage. Without it, a judge is taken to have
+    been asked about every attempt of the predictions under that condition (the
+    attempts some judge answered), and every one it did not answer counts as
+    abstained.
+    """
     u = Universe(predictions, config)
     decisions, thresholds = {}, {}
     for key, cell in u.cells.items():
         decisions[key], thresholds[key] = m.oof_decisions(cell.p, cell.y, u.folds[cell.index])
-    commons = {c: u.common(c) for c in u.conditions}
-    panels = {c: _panel_score(preds) for c, (_, preds) in commons.items()}
+    panels = {c: condition_panel(u, c) for c in u.conditions}
 
     boot = Replicates()
     for w in m.cluster_weights(u.trajectory, config.resamples, config.seed):
@@ -150,27 +207,9 @@ def measure(predictions: pl.DataFrame, config: MeasurementConfig = MeasurementCo
                 boot.add((*key, name), fn(cell, wc, decisions[key]))
             subset = u.evidence[cell.index]
             boot.add((*key, "roc_auc_evidence"), m.roc_auc(cell.p[subset], cell.y[subset], wc[:, subset]))
-        for condition, (shared, preds) in commons.items():
-            ws = w[:, shared]
-            y = u.y[shared]
-            boot.add((PANEL, condition, "roc_auc"), m.roc_auc(panels[condition], y, ws))
-            boot.add((PANEL, condition, "roc_auc_evidence"),
-                     m.roc_auc(panels[condition][u.evidence[shared]], y[u.evidence[shared]],
-                               ws[:, u.evidence[shared]]))
-            for judge, p in preds.items():
-                boot.add(("member", judge, condition, "roc_auc"), m.roc_auc(p, y, ws))
-            if len(preds) >= 2:
-                pairs = agreement.pairwise_agreement(preds, ws)
-                for pair in pairs:
-                    boot.add(("pair", pair["judge_a"], pair["judge_b"], condition, "kappa"), pair["kappa"])
-                    boot.add(("pair", pair["judge_a"], pair["judge_b"], condition, "rho"), pair["rho"])
-                # panel_agreement's figures from the pairs just computed (it would recompute every pair)
-                cuts = np.column_stack([agreement.median_cut(p) for p in preds.values()])
-                mean_kappa = np.mean([pair["kappa"] for pair in pairs], axis=0)
-                mean_rho = np.mean([pair["rho"] for pair in pairs], axis=0)
-                for name, values in (("fleiss_kappa", agreement.fleiss_kappa(cuts, ws)), ("mean_kappa", mean_kappa),
-                                     ("mean_rho", mean_rho), ("rho_minus_kappa", mean_rho - mean_kappa)):
-                    boot.add(("panel_agreement", condition, name), values)
+        for condition, panel in panels.items():
+            if panel.members:
+                _panel_replicates(u, panel, w, boot)
         for judge in u.judges:
             for a, b in combinations(u.conditions, 2):
                 if (judge, a) in u.cells and (judge, b) in u.cells:
@@ -185,17 +224,73 @@ def measure(predictions: pl.DataFrame, config: MeasurementConfig = MeasurementCo
                 problem_boot.add((*key, name), SCALAR_METRICS[name](cell, w[:, cell.index], decisions[key]))
 
     tables = {
-        "judge_metrics": _judge_metrics(u, decisions, thresholds, boot, problem_boot),
+        "judge_metrics": pl.concat([_judge_metrics(u, decisions, thresholds, boot, problem_boot),
+                                    _coverage(u, outcomes)]),
         "scale_validity": _scale_validity(u, boot, decisions),
-        "agreement": _agreement(u, commons, boot),
-        "condition_effects": _condition_effects(u, commons, boot),
-        "panel": _panel(u, commons, panels, decisions, boot),
+        "agreement": _agreement(panels, boot),
+        "condition_effects": _condition_effects(u, panels, boot),
+        "panel": _panel(u, panels, boot),
         "per_problem": _per_problem(u),
         "consistency": _consistency(predictions),
         "error_profile": _error_profile(u, decisions, config),
         "recalibration": _recalibration(u),
     }
     return tables
+
+
+def _panel_replicates(u: Universe, panel: ConditionPanel, w: np.ndarray, boot: Replicates) -> None:
+    """One block of resamples ``w`` of the panel's ROC-AUC and of the members' agreement."""
+    condition, items = panel.condition, panel.items
+    y, ev, wi = u.y[items], u.evidence[items], w[:, items]
+    boot.add((PANEL, condition, "roc_auc"), m.roc_auc(panel.score, y, wi))
+    boot.add((PANEL, condition, "roc_auc_evidence"), m.roc_auc(panel.score[ev], y[ev], wi[:, ev]))
+    if len(panel.members) < 2 or len(panel.shared) < 2:
+        return
+    ws = w[:, panel.shared]
+    on_shared = {(pair["judge_a"], pair["judge_b"]): pair
+                 for pair in agreement.pairwise_agreement(panel.shared_preds, ws)}
+    for (a, b), (both, pa, pb) in panel.pairs.items():
+        if np.array_equal(both, panel.shared):  # every member answered the same attempts: computed already
+            pair = on_shared[(a, b)]
+        else:
+            pair = agreement.pairwise_agreement({a: pa, b: pb}, w[:, both])[0]
+        boot.add(("pair", a, b, condition, "kappa"), pair["kappa"])
+        boot.add(("pair", a, b, condition, "rho"), pair["rho"])
+    # panel_agreement's figures from the pairs on the shared attempts (it would recompute every pair)
+    cuts = np.column_stack([agreement.median_cut(p) for p in panel.shared_preds.values()])
+    mean_kappa = np.mean([pair["kappa"] for pair in on_shared.values()], axis=0)
+    mean_rho = np.mean([pair["rho"] for pair in on_shared.values()], axis=0)
+    for name, values in (("fleiss_kappa", agreement.fleiss_kappa(cuts, ws)), ("mean_kappa", mean_kappa),
+                         ("mean_rho", mean_rho), ("rho_minus_kappa", mean_rho - mean_kappa)):
+        boot.add(("panel_agreement", condition, name), values)
+
+
+def _coverage(u: Universe, outcomes: pl.DataFrame | None) -> pl.DataFrame:
+    """Per judge x condition: coverage (answered / asked), answered and abstained, n = attempts asked about."""
+    answered = {key: len(cell.p) for key, cell in u.cells.items()}
+    if outcomes is None:
+        asked_per_condition = {c: len(np.unique(np.concatenate([cell.index for (_, cc), cell in u.cells.items()
+                                                                  if cc == c]))) for c in u.conditions}
+        counts = {key: (asked_per_condition[key[1]], asked_per_condition[key[1]] - n) for key, n in answered.items()}
+    else:
+        missing = {"judge", "condition", "attempt_uid", "status"} - set(outcomes.columns)
+        if missing:
+            raise ValueError(f"outcomes: missing columns {sorted(missing)} (expected judge, condition, attempt_uid, "
+                             "status)")
+        grouped = outcomes.group_by("judge", "condition").agg(
+            pl.col("attempt_uid").n_unique().alias("asked"),
+            (pl.col("status") == "abstained").sum().alias("abstained"))
+        counts = {(r["judge"], r["condition"]): (r["asked"], r["abstained"]) for r in grouped.iter_rows(named=True)}
+    rows = []
+    for judge, condition in sorted(counts, key=lambda k: (k[0], _condition_order(k[1]))):
+        asked, abstained = counts[(judge, condition)]
+        n = answered.get((judge, condition), 0)
+        extra = {"lo_problem": None, "hi_problem": None}
+        for metric, value in (("coverage", n / asked if asked else float("nan")), ("answered", n),
+                              ("abstained", abstained)):
+            rows.append(_note(judge, condition, metric, value, asked, **extra))
+    schema = {**LONG_SCHEMA, "lo_problem": pl.Float64, "hi_problem": pl.Float64}
+    return pl.DataFrame(rows, schema=schema)
 
 
 def _judge_metrics(u, decisions, thresholds, boot, problem_boot) -> pl.DataFrame:
@@ -231,23 +326,32 @@ def _scale_validity(u, boot, decisions) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 
 
-def _agreement(u, commons, boot) -> pl.DataFrame:
+def _excluded_rows(panel: ConditionPanel) -> list[dict]:
+    """A note per judge left out of the panel: its answers are all one value."""
+    return [_note(judge, panel.condition, "excluded_constant", value, n)
+            for judge, value, n in panel.excluded]
+
+
+def _agreement(panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
     rows = []
-    for condition, (shared, preds) in commons.items():
-        if len(preds) < 2:
+    for condition, panel in panels.items():
+        rows += _excluded_rows(panel)
+        if len(panel.members) < 2:
             continue
-        for pair in agreement.pairwise_agreement(preds):
-            label = f"{pair['judge_a']}~{pair['judge_b']}"
+        for (a, b), (both, pa, pb) in panel.pairs.items():
+            pair = agreement.pairwise_agreement({a: pa, b: pb})[0] if len(both) >= 2 \
+                else {"kappa": float("nan"), "rho": float("nan")}
             for name in ("kappa", "rho"):
-                rows.append(_row(label, condition, f"pairwise_{name}", pair[name],
-                                 boot.get(("pair", pair["judge_a"], pair["judge_b"], condition, name)), len(shared)))
-        for name, value in agreement.panel_agreement(preds).items():
-            rows.append(_row(PANEL, condition, name, value, boot.get(("panel_agreement", condition, name)),
-                             len(shared)))
+                rows.append(_row(f"{a}~{b}", condition, f"pairwise_{name}", pair[name],
+                                 boot.get(("pair", a, b, condition, name)), len(both)))
+        if len(panel.shared) >= 2:
+            for name, value in agreement.panel_agreement(panel.shared_preds).items():
+                rows.append(_row(PANEL, condition, name, value, boot.get(("panel_agreement", condition, name)),
+                                 len(panel.shared)))
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 
 
-def _condition_effects(u, commons, boot) -> pl.DataFrame:
+def _condition_effects(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
     rows = []
     for judge in u.judges:
         for a, b in combinations(u.conditions, 2):
@@ -270,40 +374,46 @@ def _condition_effects(u, commons, boot) -> pl.DataFrame:
             rows.append(_row(judge, label, "rank_correlation", agreement.spearman(pa, pb),
                              boot.get(("rank_corr", judge, a, b)), len(shared)))
     for a, b in combinations(u.conditions, 2):
-        if len(commons[a][1]) >= 2 and len(commons[b][1]) >= 2:
-            value = (agreement.panel_agreement(commons[b][1])["fleiss_kappa"]
-                     - agreement.panel_agreement(commons[a][1])["fleiss_kappa"])
+        pa, pb = panels[a], panels[b]
+        if min(len(pa.members), len(pb.members)) >= 2 and min(len(pa.shared), len(pb.shared)) >= 2:
+            value = (agreement.panel_agreement(pb.shared_preds)["fleiss_kappa"]
+                     - agreement.panel_agreement(pa.shared_preds)["fleiss_kappa"])
             diff = boot.get(("panel_agreement", b, "fleiss_kappa")) - boot.get(("panel_agreement", a, "fleiss_kappa"))
-            rows.append(_row(PANEL, f"{b} - {a}", "delta_fleiss_kappa", value, diff, len(commons[b][0])))
+            rows.append(_row(PANEL, f"{b} - {a}", "delta_fleiss_kappa", value, diff, len(pb.shared)))
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 
 
-def _panel(u, commons, panels, decisions, boot) -> pl.DataFrame:
+def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
     rows = []
-    for condition, (shared, preds) in commons.items():
-        y = u.y[shared]
-        score = panels[condition]
+    for condition, panel in panels.items():
+        rows += _excluded_rows(panel)
+        if not panel.members:
+            continue
+        items, score = panel.items, panel.score
+        y = u.y[items]
         panel_auc = m.roc_auc(score, y)
-        rows.append(_row(PANEL, condition, "roc_auc", panel_auc, boot.get((PANEL, condition, "roc_auc")),
-                         len(shared)))
-        ev = u.evidence[shared]
+        panel_boot = boot.get((PANEL, condition, "roc_auc"))
+        rows.append(_note(PANEL, condition, "members", len(panel.members), len(items)))
+        rows.append(_row(PANEL, condition, "roc_auc", panel_auc, panel_boot, len(items)))
+        ev = u.evidence[items]
         rows.append(_row(PANEL, condition, "roc_auc_evidence", m.roc_auc(score[ev], y[ev]),
                          boot.get((PANEL, condition, "roc_auc_evidence")), int(ev.sum())))
-        rows.append(_row(PANEL, condition, "pr_auc", m.average_precision(score, y), np.array([]), len(shared)))
-        if len(preds) < 2:
+        rows.append(_row(PANEL, condition, "pr_auc", m.average_precision(score, y), np.array([]), len(items)))
+        if len(panel.members) < 2:
             continue
-        members = {j: m.roc_auc(p, y) for j, p in preds.items()}
-        member_boot = {j: boot.get(("member", j, condition, "roc_auc")) for j in preds}
+        cells = {j: u.cells[(j, condition)] for j in panel.members}
+        members = {j: m.roc_auc(c.p, c.y) for j, c in cells.items()}
+        member_boot = {j: boot.get((j, condition, "roc_auc")) for j in panel.members}
         mean_member = np.mean(list(members.values()))
-        rows.append(_row(PANEL, condition, "mean_member_roc_auc", mean_member,
-                         np.mean(list(member_boot.values()), axis=0), len(shared)))
+        mean_member_boot = np.mean(list(member_boot.values()), axis=0)
+        rows.append(_row(PANEL, condition, "mean_member_roc_auc", mean_member, mean_member_boot, len(items)))
         rows.append(_row(PANEL, condition, "gain_over_mean_member", panel_auc - mean_member,
-                         boot.get((PANEL, condition, "roc_auc")) - np.mean(list(member_boot.values()), axis=0),
-                         len(shared)))
+                         panel_boot - mean_member_boot, len(items)))
         best = max(members, key=members.get)
-        rows.append(_row(best, condition, "best_member_roc_auc", members[best], member_boot[best], len(shared)))
+        rows.append(_row(best, condition, "best_member_roc_auc", members[best], member_boot[best],
+                         len(cells[best].p)))
         rows.append(_row(best, condition, "panel_minus_best_member", panel_auc - members[best],
-                         boot.get((PANEL, condition, "roc_auc")) - member_boot[best], len(shared)))
+                         panel_boot - member_boot[best], len(items)))
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 
 

@@ -8,6 +8,18 @@ study's bounded-repair rule (IV-B2): (a) the text parses as the schema, (b) ever
 field is present, (c) ``p_accept`` is in [0, 1], (d) both scores are integers in
 1..5. Strict by default; the lenient mode may take the object out of a code
 fence or surrounding prose, and says that it did (a repair).
+
+Abstention. A judge with nothing to go on for an item (no examples to run, no
+statement to read) answers, instead of a constant, exactly one JSON object with
+one field: ``{"abstain": "<reason in words a reader understands>"}``
+(:class:`JudgeAbstention`). :func:`validate_answer` recognises it only when the
+whole answer text is that object: the one key ``abstain``, its value a non-empty
+string, nothing else around it (no code fence, no prose, no lenient repair).
+Any other object carrying an ``abstain`` key (with scores beside it, a boolean
+or empty reason, or cut out of surrounding text) is an invalid answer and is
+re-asked like any other, so a hosted model cannot abstain by accident; the
+judge prompt does not offer abstention, the local judges use it. An abstention
+is a final answer: stored with its reason, never re-sent, never scored.
 """
 
 from __future__ import annotations
@@ -42,11 +54,27 @@ class JudgeOutput(BaseModel):
     rationale: str
 
 
+class JudgeAbstention(BaseModel):
+    """The judge declines to answer for this item, and says why (see module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    abstain: str = Field(min_length=1)
+
+
+ABSTAIN_KEY = "abstain"
+
+
 @dataclass
 class Validation:
     output: JudgeOutput | None
-    error: str  # empty when valid
+    error: str  # empty when valid or abstained
     repaired: bool  # lenient mode had to cut the object out of surrounding text
+    abstain_reason: str = ""  # the judge abstained, with this reason (output is None, error empty)
+
+    @property
+    def abstained(self) -> bool:
+        return bool(self.abstain_reason)
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
@@ -67,6 +95,10 @@ def validate_answer(text: str, *, lenient: bool = False) -> Validation:
     4
     >>> validate_answer('{"p_accept": 1.2, "s_algo": 4, "s_robust": 3, "rationale": "ok"}').error[:28]
     'p_accept: Input should be le'
+    >>> validate_answer('{"abstain": "the statement has no examples to run"}').abstain_reason
+    'the statement has no examples to run'
+    >>> validate_answer('{"abstain": "no examples", "p_accept": 0.5}').error
+    "an abstention is exactly {'abstain': '<reason>'}; got the fields abstain, p_accept"
     """
     candidate, repaired = text.strip(), False
     try:
@@ -81,6 +113,8 @@ def validate_answer(text: str, *, lenient: bool = False) -> Validation:
             return Validation(None, f"not a JSON object: {inner.msg} at position {inner.pos}", False)
     if not isinstance(data, dict):
         return Validation(None, f"expected a JSON object, got {type(data).__name__}", repaired)
+    if ABSTAIN_KEY in data:
+        return _abstention(data, repaired)
     if isinstance(data.get("p_accept"), int) and not isinstance(data.get("p_accept"), bool):
         data["p_accept"] = float(data["p_accept"])  # 0 and 1 written as integers are valid probabilities
     try:
@@ -88,3 +122,19 @@ def validate_answer(text: str, *, lenient: bool = False) -> Validation:
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'answer'}: {e['msg']}" for e in exc.errors())
         return Validation(None, problems, repaired)
+
+
+def _abstention(data: dict, repaired: bool) -> Validation:
+    """An object with an ``abstain`` key: an abstention only in its exact shape, else an invalid answer."""
+    if set(data) != {ABSTAIN_KEY}:
+        return Validation(None, f"an abstention is exactly {{'abstain': '<reason>'}}; got the fields "
+                                f"{', '.join(sorted(map(str, data)))}", repaired)
+    if repaired:
+        return Validation(None, "an abstention must be the whole answer, not cut out of surrounding text", repaired)
+    try:
+        reason = JudgeAbstention.model_validate(data).abstain.strip()
+    except ValidationError as exc:
+        return Validation(None, f"abstain: {exc.errors()[0]['msg']} (expected a non-empty reason)", repaired)
+    if not reason:
+        return Validation(None, "abstain: the reason is blank (expected a non-empty reason)", repaired)
+    return Validation(None, "", False, abstain_reason=reason)

@@ -1,5 +1,9 @@
 """The predictions table: every valid judge answer joined to its attempt's label, read from DuckDB.
 
+Only rows of status ``ok`` are predictions: an abstention (status ``abstained``)
+has no p_accept and is counted by measurement's coverage (:func:`read_outcomes`),
+never scored.
+
 y = 1 when the verdict is AC. ``evidence`` says whether the attempt's nonblind
 context is anchored or segmented. ``code_matches`` compares the code in the
 request the judge answered (by request hash) with the attempt's code: the
@@ -44,6 +48,30 @@ def read_predictions(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     if not has_table(conn, "judge_outputs"):
         return pl.DataFrame(schema=PREDICTIONS_SCHEMA)
     return conn.execute(PREDICTIONS_SQL).pl().cast(PREDICTIONS_SCHEMA)
+
+
+OUTCOMES_SCHEMA = {"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "status": pl.String}
+
+
+def read_outcomes(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """One row per contest attempt each judge was asked about under each condition, with its status (ok,
+    abstained, failed; for an imported judge also invalid, or ``unanswered`` when its source has no row for a
+    request of a condition it answered under): the denominators of coverage (core/measurement.py)."""
+    if not has_table(conn, "judge_outputs"):
+        return pl.DataFrame(schema=OUTCOMES_SCHEMA)
+    only_attempts = " where attempt_uid in (select attempt_uid from main.attempts)" \
+        if has_table(conn, "attempts") else ""
+    if not has_table(conn, "judge_requests"):
+        return conn.execute(f"select {', '.join(OUTCOMES_SCHEMA)} from main.judge_outputs{only_attempts}"
+                            ).pl().cast(OUTCOMES_SCHEMA)
+    return conn.execute(f"""
+        with cells as (select distinct judge, condition from main.judge_outputs),
+             asked as (select c.judge, c.condition, r.attempt_uid
+                       from cells c join main.judge_requests r using (condition))
+        select a.judge, a.condition, a.attempt_uid, coalesce(o.status, 'unanswered') as status
+        from asked a left join main.judge_outputs o using (judge, condition, attempt_uid)
+        {only_attempts.replace('where attempt_uid', 'where a.attempt_uid')}
+        """).pl().cast(OUTCOMES_SCHEMA)
 
 
 def read_judge_cache(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:

@@ -101,7 +101,8 @@ def judges_section(conn: duckdb.DuckDBPyConnection) -> Section | None:
                count(*) as rows,
                count(*) filter (where c.status = 'ok' and c.validation_failures = 0) as valid_first_receipt,
                count(*) filter (where c.status = 'ok' and c.validation_failures > 0) as repaired_by_reasking,
-               count(*) filter (where c.status <> 'ok') as failed,
+               count(*) filter (where c.status = 'abstained') as abstained,
+               count(*) filter (where c.status not in ('ok', 'abstained')) as failed,
                round(sum(c.cost), 4) as cost_usd
         from main.judge_cache c
         where c.attempt_uid in (select attempt_uid from main.attempts)
@@ -115,7 +116,8 @@ def judges_section(conn: duckdb.DuckDBPyConnection) -> Section | None:
          "Before and after each drift")])]
     return Section("Judges: served models, validity, drift",
                    "Each judge's answers as stored: which model the provider reported serving, how many answers "
-                   "were valid on first receipt, how many were repaired by re-asking, how many failed.",
+                   "were valid on first receipt, how many were repaired by re-asking, how many the judge abstained on "
+                   "(nothing to go on: no answer, not scored), how many failed.",
                    tuple(tables))
 
 
@@ -178,6 +180,14 @@ def measurement_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Sectio
     tables = [Table("Judge metrics with trajectory-bootstrap 95% intervals",
                     _metric_table(metrics, ["roc_auc", "pr_auc", "log_loss", "brier", "ece15", "mcc_oof"],
                                   ["judge", "condition"]))]
+    coverage = metrics.filter(pl.col("metric").is_in(["coverage", "answered", "abstained"]))
+    if len(coverage):
+        tables.append(Table("Coverage: the share of the attempts asked about that each judge answered (the metrics "
+                            "are computed on those; abstentions are not scored)", coverage.pivot(
+                                on="metric", index=["judge", "condition", "n"], values="value").select(
+                                "judge", "condition", pl.col("n").alias("asked"), pl.col("answered").cast(pl.Int64),
+                                pl.col("abstained").cast(pl.Int64), pl.col("coverage").round(3)).sort(
+                                "judge", "condition")))
     validity = _query(conn, "scale_validity", "select * from main.scale_validity")
     if validity is not None:
         tables.append(Table("Scale validity", validity.pivot(on="metric", index=["judge", "condition"],

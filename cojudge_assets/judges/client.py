@@ -9,7 +9,10 @@ returns a :class:`JudgeCall`, never raising for a provider's or a model's fault:
 * authentication and bad-request errors fail at once with a clear message;
 * an answer that fails validation (core/models.py: (a)-(d)) re-issues the
   identical request, up to ``max_tries`` answers in all;
-* a row that exhausts its tries is ``status="failed"`` with the last error.
+* a row that exhausts its tries is ``status="failed"`` with the last error;
+* an answer that is exactly ``{"abstain": "<reason>"}`` (core/models.py) is a
+  final answer, ``status="abstained"`` with the reason in ``abstain_reason``:
+  not re-asked, and stored by the runner with the reason as its rationale.
 
 API keys are read from the environment variable the judge config names, at call
 time, and passed to litellm only; they are never part of a JudgeCall.
@@ -47,7 +50,7 @@ class JudgeConfig:
 
 @dataclass
 class JudgeCall:
-    status: str  # "ok" or "failed"
+    status: str  # "ok", "abstained" or "failed"
     output: JudgeOutput | None
     error: str
     raw_text: str
@@ -62,6 +65,7 @@ class JudgeCall:
     cost: float | None
     provider_errors: int = 0
     fatal: bool = False  # authentication or permission refused: no other row of this judge can succeed
+    abstain_reason: str = ""  # status "abstained": why the judge had nothing to go on
 
 
 TRANSIENT_STATUS = {408, 409, 429, 500, 502, 503, 504, 520, 529}
@@ -179,6 +183,9 @@ async def judge_once(config: JudgeConfig, messages: list[dict], *, backoff_initi
         checked = validate_answer(text, lenient=config.lenient)
         if checked.output is not None:
             call.status, call.output, call.error, call.repaired = "ok", checked.output, "", checked.repaired
+            break
+        if checked.abstained:  # a final answer, not a fault: never re-asked
+            call.status, call.error, call.abstain_reason = "abstained", "", checked.abstain_reason
             break
         call.validation_failures += 1
         call.error = f"invalid answer: {checked.error}"

@@ -27,7 +27,8 @@ Temperature is 0 for every judge (the study's setting) unless the file says
 otherwise. A malformed file fails with the file, the entry and the field named.
 Editing what a judge answers with (its model, temperature, token budgets, JSON
 mode) under the same name makes its next run judge everything again, in a new
-epoch beside the old answers (``JudgeSpec.answer_settings``).
+epoch beside the old answers (``JudgeSpec.answer_settings``); so does a new version
+of the local judges' code (``judges/local.py: LOCAL_JUDGES_VERSION``).
 """
 
 from __future__ import annotations
@@ -135,6 +136,10 @@ class JudgeSpec(BaseModel):
         settings = {name: getattr(self, name) for name in ANSWER_SETTINGS}
         extra = json.dumps(self.extra, sort_keys=True, default=str).encode()
         settings["extra"] = hashlib.sha256(extra).hexdigest()[:16]
+        if self.local:  # a local judge's answers also change with its code: its version opens a new epoch
+            from cojudge_assets.judges.local import LOCAL_JUDGES_VERSION
+
+            settings["local_judges_version"] = LOCAL_JUDGES_VERSION
         return settings
 
     def client_config(self) -> JudgeConfig:

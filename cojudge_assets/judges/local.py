@@ -15,6 +15,15 @@ how good their probabilities are is for the measurement group to say.
   running it: 32-bit integers where values or counts can pass 2^31, loop nesting
   against the input size, whether all input is read, and answers the statement
   asks for in special cases (such as -1) that the code never prints.
+
+A local judge with nothing to go on for an item abstains instead of answering a
+constant (core/models.py: ``{"abstain": "<reason>"}``), and says why in words a
+reader understands (:meth:`SampleExecScorer.abstention`,
+:meth:`StaticRubricScorer.abstention`): sample-exec when the statement has no
+examples with input and output to run (function-level problems, corpora without
+statements), before compiling anything, or when it cannot run the language;
+static-rubric when there is no statement, or the statement states neither a
+bound on its input nor a special answer, the only things it checks code against.
 """
 
 from __future__ import annotations
@@ -87,17 +96,37 @@ def _answer(p: float, s_algo: int, s_robust: int, rationale: str) -> str:
     return json.dumps({"p_accept": round(p, 4), "s_algo": s_algo, "s_robust": s_robust, "rationale": rationale})
 
 
+def _abstain(reason: str) -> str:
+    return json.dumps({"abstain": reason})
+
+
 class SampleExecScorer:
     """Run the code on the statement's examples in the sandbox; see the module docstring for the mapping."""
 
     def __init__(self, judge: ContestJudge | None = None):
         self.judge = judge or ContestJudge()
 
-    def score(self, parts: PromptParts) -> str:
+    @staticmethod
+    def abstention(parts: PromptParts) -> str:
+        """Why sample-exec has nothing to go on for this item ("" when it can run examples), decided without
+        compiling anything."""
         try:
-            language = normalize_language(parts.language)
+            normalize_language(parts.language)
         except ValueError:
-            return _answer(0.5, 3, 3, f"cannot run {parts.language!r}; no evidence either way")
+            return (f"cannot run code in {parts.language.strip() or 'an unnamed language'!r}: sample-exec runs "
+                    "only C, C++, Java and Python")
+        if not parts.statement.strip():
+            return "there is no problem statement, so there are no examples to run the code on"
+        if not statement_examples(parts.statement):
+            return ("the statement gives no example input with its expected output to run the code on "
+                    "(sample-exec runs programs that read standard input)")
+        return ""
+
+    def score(self, parts: PromptParts) -> str:
+        reason = self.abstention(parts)
+        if reason:
+            return _abstain(reason)
+        language = normalize_language(parts.language)
         examples = statement_examples(parts.statement)
         time_limit, memory = _limits(parts.statement)
         with tempfile.TemporaryDirectory(prefix="cojudge-samples-") as tmp:
@@ -116,8 +145,6 @@ class SampleExecScorer:
             raise SandboxError(f"the contest judge could not run the examples: {result.error}")
         if result.verdict == Verdict.CE:
             return _answer(0.02, 1, 1, "does not compile")
-        if not examples:
-            return _answer(0.5, 3, 3, "compiles; the statement has no examples to run")
         passed = sum(t.verdict == Verdict.AC for t in result.tests)
         if result.verdict == Verdict.AC:
             # examples are tiny: passing them is evidence, not proof; more examples, more evidence.
@@ -133,17 +160,20 @@ class SampleExecScorer:
 
 _NUMBER = (r"(?:10\s*\^\s*\{?(?P<pow>\d+)\}?"
            r"|(?P<base>\d+(?:\.\d+)?)\s*(?:[x×·*]\s*10\s*\^\s*\{?(?P<exp>\d+)\}?|e(?P<e>\d+))?)")
-_BOUND = re.compile(r"(?P<name>\w+)[|)}$]*\s*(?:<=|≤|\\leq|\\le)\s*" + _NUMBER)
+_BOUND = re.compile(r"(?P<name>\w+)[|)}$*]*\s*(?:<=|≤|\\leq|\\le)\s*" + _NUMBER)
 SIZE_NAMES = {"n", "m", "q", "k", "t", "r", "c", "length"}
+
+
+def _plain_numbers(statement: str) -> str:
+    """LaTeX and typographic forms made plain: 300\\,000, 2 \\cdot 10^9, 10^{5}."""
+    statement = re.sub(r"(?<=\d)(?:\\,|\{,\}|\\ |,)(?=\d{3})", "", statement)
+    return statement.replace("\\cdot", "·").replace("\\times", "×")
 
 
 def _max_bound(statement: str) -> tuple[float, float]:
     """(largest bound on a size like n, largest bound on a value) written as <= / ≤ in the statement."""
     sizes, values = [0.0], [0.0]
-    # LaTeX and typographic forms: 300\,000, 2 \cdot 10^9, 10^{5}
-    statement = re.sub(r"(?<=\d)(?:\\,|\{,\}|\\ |,)(?=\d{3})", "", statement)
-    statement = statement.replace("\\cdot", "·").replace("\\times", "×")
-    for match in _BOUND.finditer(statement):
+    for match in _BOUND.finditer(_plain_numbers(statement)):
         if match.group("pow"):
             value = 10.0 ** int(match.group("pow"))
         else:
@@ -192,10 +222,28 @@ def _loop_depth(code: str, language: str) -> int:
     return best
 
 
+# the statement asks for a special answer such as -1 ("print -1 if it cannot be reached")
+_SPECIAL_ANSWER = re.compile(r"(?:print|output|answer|report)[^.\n]{0,60}(?<![\d^\w])-1(?![\d^])", re.IGNORECASE)
+
+
 class StaticRubricScorer:
     """Read constraints and code without running anything; see the module docstring."""
 
+    @staticmethod
+    def abstention(parts: PromptParts) -> str:
+        """Why static-rubric has nothing to go on for this item ("" when the statement states something it
+        checks: a bound written as <= / ≤, or a special answer such as -1)."""
+        if not parts.statement.strip():
+            return "there is no problem statement, so there are no constraints to check the code against"
+        if _BOUND.search(_plain_numbers(parts.statement)) is None and _SPECIAL_ANSWER.search(parts.statement) is None:
+            return ("the statement writes no bound on its input as an inequality (such as 1 ≤ n ≤ 10^5) and asks "
+                    "for no special answer (such as -1): static-rubric has nothing to check the code against")
+        return ""
+
     def score(self, parts: PromptParts) -> str:
+        reason = self.abstention(parts)
+        if reason:
+            return _abstain(reason)
         try:
             language = normalize_language(parts.language)
         except ValueError:
@@ -214,8 +262,7 @@ class StaticRubricScorer:
         elif max_size >= 5e4 and language == "python" and depth >= 1 and "sys.stdin" not in code:
             p -= 0.1
             notes.append("Python reading large input line by line")
-        asks_minus_one = re.search(r"(?:print|output|answer|report)[^.\n]{0,60}(?<![\d^\w])-1(?![\d^])",
-                                   statement, re.IGNORECASE)
+        asks_minus_one = _SPECIAL_ANSWER.search(statement)
         if asks_minus_one and not re.search(r"(?<![\d\w])-\s*1(?![\d.])", code):
             p, robust = p - 0.15, robust - 1
             notes.append("never prints the statement's special answer -1")
@@ -258,6 +305,9 @@ def _custom_llm_class():
 
 
 LOCAL_PROVIDER = "cojudge"
+# bumped when what the local judges answer changes (2: abstention instead of a constant), so a database judged
+# by an older version is judged again in a new epoch (JudgeSpec.answer_settings) rather than kept from the cache
+LOCAL_JUDGES_VERSION = 2
 
 
 def register_local_judges(contest_judge: ContestJudge | None = None) -> None:

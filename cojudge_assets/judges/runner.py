@@ -3,14 +3,17 @@
 :func:`judge_partition` is the whole loop, free of Dagster so it can be tested and
 benchmarked on its own:
 
-1. the requests already answered validly (same attempt, request hash, judge,
-   condition and epoch) are taken from the cache and not sent;
+1. the requests already answered validly or abstained from (same attempt,
+   request hash, judge, condition and epoch) are taken from the cache and not
+   sent: an abstention is a final answer;
 2. a request over the judge's input budget is stored as failed with its reason,
    never shortened and never sent;
 3. the rest go through :func:`cojudge_assets.judges.client.judge_once`, at most
    ``concurrency`` in flight and at most ``rpm`` requests a minute (aiolimiter),
    the workers starting one after another over ``RAMP_S`` seconds;
-4. each answer, valid or failed, is upserted into the cache as it arrives,
+4. each answer, valid, abstained or failed, is upserted into the cache as it
+   arrives (an abstention with null p_accept and scores, its reason in
+   ``rationale``, ``error`` null),
    committed at least every 10 rows and every half second
    (:class:`cojudge_assets.judges.store.CacheWriter`);
 5. an authentication or permission error stops the partition: every other row
@@ -45,6 +48,7 @@ class PartitionStats:
     ok_first: int = 0  # valid on first receipt
     repaired: int = 0  # valid after a re-ask or a lenient repair
     failed: int = 0
+    abstained: int = 0  # rows judged now on which the judge abstained (a final answer, not a failure)
     over_budget: int = 0
     latencies: list[float] = field(default_factory=list)
     input_tokens: int = 0
@@ -87,7 +91,7 @@ def _row(spec: JudgeSpec, condition: str, epoch: int, attempt_uid: str, request_
         "attempt_uid": attempt_uid, "judge": spec.name, "condition": condition, "request_hash": request_hash,
         "epoch": epoch, "status": call.status,
         "p_accept": out.p_accept if out else None, "s_algo": out.s_algo if out else None,
-        "s_robust": out.s_robust if out else None, "rationale": out.rationale if out else None,
+        "s_robust": out.s_robust if out else None, "rationale": out.rationale if out else (call.abstain_reason or None),
         "raw_response": call.raw_text, "served_model": call.served_model,
         "system_fingerprint": call.system_fingerprint, "tries": call.tries,
         "validation_failures": call.validation_failures, "repaired": call.repaired,
@@ -120,6 +124,8 @@ async def _judge_all(spec: JudgeSpec, condition: str, epoch: int, pending: list[
             first = call.tries == 1 and not call.repaired
             stats.ok_first += first
             stats.repaired += not first
+        elif call.status == "abstained":
+            stats.abstained += 1
         else:
             stats.failed += 1
         if call.tries:

@@ -14,7 +14,12 @@ each epoch answered with).
 
 A row is upserted (INSERT OR REPLACE on the key): a failed row is replaced by
 the next try's row, and a valid row is never sent again, so a re-run never
-duplicates. Rows are committed in small batches by a writer thread: at least
+duplicates. ``status`` is ``ok``, ``abstained`` or ``failed``. An abstention
+(core/models.py) is a final answer like a valid one, never sent again: its
+p_accept and scores are null, its reason is in ``rationale`` (the judge's own
+words) and ``error`` stays null (nothing went wrong).
+
+Rows are committed in small batches by a writer thread: at least
 every ``COMMIT_EVERY`` rows and every ``COMMIT_INTERVAL_S`` seconds, so a killed run loses at most the rows of the
 last half second (and those in flight), never a committed one. A commit per
 row cost about 5 ms of fsync, a fifth of a 32-way run's time.
@@ -66,6 +71,7 @@ CACHE_COLUMNS: dict[str, tuple[str, type[pl.DataType] | pl.DataType]] = {
 }
 ADDED_COLUMNS = ("provenance", "source")  # columns newer than the first cache tables: added to older files
 KEY = ("attempt_uid", "judge", "condition", "request_hash", "epoch")
+ANSWERED_STATUSES = ("ok", "abstained")  # final answers: never sent again
 OUTPUT_SCHEMA = {name: dtype for name, (_, dtype) in CACHE_COLUMNS.items()}
 
 
@@ -128,9 +134,10 @@ def settled_epoch(conn: duckdb.DuckDBPyConnection, judge: str, settings: dict, s
 
 def valid_keys(conn: duckdb.DuckDBPyConnection, judge: str, condition: str, epoch: int,
                schema: str = "main") -> set[tuple[str, str]]:
-    """(attempt_uid, request_hash) already answered validly by this judge in this epoch."""
+    """(attempt_uid, request_hash) already answered by this judge in this epoch: validly, or by abstaining."""
     rows = conn.execute(f"select attempt_uid, request_hash from {schema}.{CACHE_TABLE} where judge = ? and "
-                        "condition = ? and epoch = ? and status = 'ok'", [judge, condition, epoch]).fetchall()
+                        f"condition = ? and epoch = ? and status in {ANSWERED_STATUSES}",
+                        [judge, condition, epoch]).fetchall()
     return {(a, h) for a, h in rows}
 
 

@@ -58,14 +58,21 @@ def test_graph_judges_every_partition_and_a_rerun_sends_nothing(tmp_path, monkey
     defs, instance, config = setup(tmp_path, monkeypatch, server, n=30, local=True)
     assert run_steps(defs, instance, config, echo=lambda line: None)
     con = duckdb.connect(str(tmp_path / "j.duckdb"), read_only=True)
-    counts = dict(con.sql("select condition || '|' || judge, count(*) from main.judge_outputs "
-                          "where status = 'ok' group by 1").fetchall())
-    assert counts == {f"{c}|{j}": 30 for c in ("blind", "nonblind", "prefix12k") for j in ("loop", "static-rubric")}
+    counts = dict(con.sql("select condition || '|' || judge || '|' || status, count(*) from main.judge_outputs "
+                          "group by 1").fetchall())
+    # the synthetic corpus has no statements: static-rubric has nothing to check and abstains on every attempt,
+    # with its reason, and its partitions pass (an abstention is an answer)
+    assert counts == {f"{c}|{j}": 30 for c in ("blind", "nonblind", "prefix12k")
+                      for j in ("loop|ok", "static-rubric|abstained")}
+    reasons = con.sql("select distinct rationale from main.judge_outputs where status = 'abstained'").fetchall()
+    assert len(reasons) == 1 and "there is no problem statement" in reasons[0][0]
     assert con.sql("select count(*) from main.judge_requests").fetchone()[0] == 90
     con.close()
     assert len(server.requests) == 90  # loop judged each request of each condition once
     meta = materializations(instance, "judge_outputs")
     assert meta["blind|loop"]["judged_now"] == 30 and meta["blind|loop"]["valid_first_receipt"] == 30
+    assert meta["blind|static-rubric"]["abstained"] == 30 and meta["blind|static-rubric"]["valid_rows"] == 0
+    assert meta["blind|loop"]["abstained"] == 0
     assert meta["blind|loop"]["served_models"] == ["loopback-model-1"] or \
         all(m.endswith("loopback-model-1") for m in meta["blind|loop"]["served_models"])
     assert all(check_results(instance, "no_label_in_requests", "judge_requests"))
@@ -75,10 +82,17 @@ def test_graph_judges_every_partition_and_a_rerun_sends_nothing(tmp_path, monkey
         lines = (tmp_path / "requests" / f"judge_requests.{condition}.jsonl").read_text().splitlines()
         assert len(lines) == 30 and all("verdict" not in json.loads(line)["request"] for line in lines)
 
-    # the measurement group ran on top: every judge x condition scored, the code check passed
+    # the measurement group ran on top: every judge x condition has its coverage, the answered ones are scored,
+    # the code check passed
     con = duckdb.connect(str(tmp_path / "j.duckdb"), read_only=True)
     cells = con.sql("select count(distinct judge || condition) from main.judge_metrics").fetchone()[0]
-    assert cells == 6 and con.sql("select count(*) from main.predictions").fetchone()[0] == 180
+    assert cells == 6 and con.sql("select count(*) from main.predictions").fetchone()[0] == 90
+    coverage = dict(con.sql("select judge || '|' || metric, value from main.judge_metrics "
+                            "where condition = 'blind' and metric in ('coverage', 'abstained')").fetchall())
+    assert coverage == {"loop|coverage": 1.0, "loop|abstained": 0, "static-rubric|coverage": 0.0,
+                        "static-rubric|abstained": 30}
+    assert con.sql("select count(*) from main.judge_metrics where metric = 'roc_auc' "
+                   "and judge = 'static-rubric'").fetchone()[0] == 0
     con.close()
     assert all(check_results(instance, "judged_code_is_attempt_code", "predictions"))
     assert (tmp_path / "measurement" / "roc_nonblind.png").stat().st_size > 0

@@ -24,8 +24,10 @@ def test_itsp_is_judged_by_both_local_judges(tmp_path, monkeypatch):
     assert run_steps(build_definitions(), dg.DagsterInstance.ephemeral(), config, conditions=["blind"],
                      echo=lines.append), "\n".join(lines)
     con = duckdb.connect(str(tmp_path / "itsp.duckdb"), read_only=True)
-    rows = dict(con.sql("select judge, count(*) from main.judge_outputs where status = 'ok' group by 1").fetchall())
-    assert rows == {"sample-exec": 682, "static-rubric": 682}
+    rows = dict(con.sql("select judge || '|' || status, count(*) from main.judge_outputs group by 1").fetchall())
+    # 24 of the 28 course statements write no bound and ask for no special answer: static-rubric abstains there
+    # (it answered a constant 0.7 on them before abstention existed)
+    assert rows == {"sample-exec|ok": 682, "static-rubric|ok": 88, "static-rubric|abstained": 594}
     # the course statements keep their examples in the test data: the requests carry them
     assert con.sql("select count(*) from main.judge_requests where request_json like '%Sample Input 1%'"
                    ).fetchone()[0] == 682
@@ -37,7 +39,15 @@ def test_itsp_is_judged_by_both_local_judges(tmp_path, monkeypatch):
     assert auc["sample-exec"] > 0.7 and auc["static-rubric"] >= 0.5  # measured: 0.874 and 0.5 (one value)
     validity = dict(con.sql("select judge, value from main.scale_validity where metric = 'distinct_values'"
                             ).fetchall())
-    assert validity["static-rubric"] == 1  # the statements state no bounds: static-rubric says one thing
+    assert validity["static-rubric"] == 1  # the bounds it reads are small: static-rubric says one thing
+    # so it is left out of the panel, which says so, and its coverage is reported
+    note = con.sql("select value, n from main.panel where judge = 'static-rubric' and metric = 'excluded_constant'"
+                   ).fetchall()
+    assert note == [(0.7, 88)]
+    assert con.sql("select value from main.panel where judge = 'panel' and metric = 'members'").fetchone()[0] == 1
+    coverage = con.sql("select value, n from main.judge_metrics where judge = 'static-rubric' "
+                       "and metric = 'coverage'").fetchone()
+    assert coverage[1] == 682 and abs(coverage[0] - 88 / 682) < 1e-12
     tables = {r[0] for r in con.sql("select table_name from information_schema.tables").fetchall()}
     assert {"judge_metrics", "scale_validity", "agreement", "condition_effects", "panel", "per_problem",
             "consistency", "error_profile", "recalibration", "predictions"} <= tables

@@ -112,8 +112,15 @@ def test_local_judge_takes_the_same_path(judge):
 
     register_local_judges(judge)
     config = JudgeConfig(name="static-rubric", model="cojudge/static-rubric", json_mode=False)
-    call = asyncio.run(judge_once(config, MESSAGES))
+    bounded = render(JudgeRequest(problem_id="p", problem_statement="1 <= n <= 100. Print n.", language="C",
+                                  source_code="int main(){}"))
+    call = asyncio.run(judge_once(config, bounded))
     assert call.status == "ok" and call.served_model.endswith("static-rubric") and call.cost is None
+    # "Print 1." states nothing static-rubric checks: it abstains, a final answer that is not re-asked
+    call = asyncio.run(judge_once(config, MESSAGES))
+    assert call.status == "abstained" and call.output is None and call.error == ""
+    assert "writes no bound on its input" in call.abstain_reason
+    assert (call.tries, call.validation_failures) == (1, 0)
 
 
 def test_cost_comes_from_litellms_price_table(monkeypatch):

@@ -18,7 +18,7 @@ from cojudge_assets.judges.local import (
     register_local_judges,
     statement_examples,
 )
-from cojudge_tests.conftest import REPO
+from cojudge_tests.conftest import REPO, SHARED_CORPORA
 
 PAIRSUM = read_problem(REPO / "data" / "demo" / "problems" / "pairsum")
 
@@ -103,3 +103,85 @@ def test_static_rubric_notices_a_missing_special_answer():
     without = PromptParts("p", "C", statement, "int main(){ long long d = 0; /* ...... */ return 0; }", "")
     scorer = StaticRubricScorer()
     assert validate_answer(scorer.score(with_it)).output.p_accept > validate_answer(scorer.score(without)).output.p_accept
+
+
+# -- abstention: a local judge with nothing to go on says so instead of answering a constant ------------------
+
+HUMANEVAL_STYLE = '''def add(x: int, y: int) -> int:
+    """Add two numbers x and y
+    >>> add(2, 3)
+    5
+    """'''
+
+
+class NeverCompiles:
+    """A contest judge that fails the test if sample-exec asks it to compile or run anything."""
+
+    def judge(self, *args, **kwargs):
+        raise AssertionError("sample-exec compiled code although it had no examples to run")
+
+
+def abstains(model: str, request: JudgeRequest) -> str:
+    response = litellm.completion(model=f"cojudge/{model}", messages=render(request))
+    result = validate_answer(response.choices[0].message.content)
+    assert result.output is None and result.error == "", result
+    return result.abstain_reason
+
+
+def test_sample_exec_abstains_without_examples_before_compiling_anything():
+    from cojudge_assets.judges.local import PromptParts, SampleExecScorer
+
+    scorer = SampleExecScorer(NeverCompiles())
+    code = "def add(x, y):\n    return x + y\n"
+    for statement, expected in ((HUMANEVAL_STYLE, "gives no example input with its expected output"),
+                                ("", "there is no problem statement"),
+                                ("Print the sum of two numbers.", "gives no example input with its expected output")):
+        answer = validate_answer(scorer.score(PromptParts("HumanEval/53", "Python 3", statement, code, "")))
+        assert answer.abstained and expected in answer.abstain_reason, answer
+    unknown = validate_answer(scorer.score(PromptParts("p", "Haskell", PAIRSUM.statement, "main = pure ()", "")))
+    assert unknown.abstained and "cannot run code in 'Haskell'" in unknown.abstain_reason
+    # with examples it runs them, and does not abstain
+    assert SampleExecScorer.abstention(PromptParts("pairsum", "C", PAIRSUM.statement, "", "")) == ""
+
+
+def test_sample_exec_abstains_through_litellm():
+    request = request_for("accepted/reference.py").model_copy(update={"problem_statement": HUMANEVAL_STYLE})
+    assert "no example input" in abstains("sample-exec", request)
+
+
+def test_static_rubric_abstains_when_the_statement_states_nothing_it_checks():
+    from cojudge_assets.judges.local import PromptParts, StaticRubricScorer
+
+    code = "#include <stdio.h>\nint main(){ int n; scanf(\"%d\", &n); printf(\"%d\\n\", n * 2); return 0; }"
+    scorer = StaticRubricScorer()
+    cases = {"": "there is no problem statement",
+             "Read a number and print its double.": "writes no bound on its input",
+             HUMANEVAL_STYLE: "writes no bound on its input"}
+    for statement, expected in cases.items():
+        answer = validate_answer(scorer.score(PromptParts("p", "C", statement, code, "")))
+        assert answer.abstained and expected in answer.abstain_reason, (statement, answer)
+    # a bound (markdown emphasis around the name included) or a special answer is something it checks
+    for statement in ("1 ≤ *N* ≤ 100", "1 <= n <= 10^5", "Print -1 if there is no answer."):
+        answer = validate_answer(scorer.score(PromptParts("p", "C", statement, code, "")))
+        assert answer.output is not None, (statement, answer)
+    request = request_for("accepted/reference.py").model_copy(update={"problem_statement": ""})
+    assert "no problem statement" in abstains("static-rubric", request)
+
+
+@pytest.mark.skipif(not SHARED_CORPORA.is_dir(), reason=f"shared corpora not found at {SHARED_CORPORA}")
+@pytest.mark.parametrize("corpus", ["condefects-atcoder", "csedm2019-python"])
+def test_both_local_judges_abstain_on_corpora_without_statements(corpus):
+    from cojudge_assets.core.corpus import contest_settings, read_corpus, read_problem_table
+    from cojudge_assets.judges.local import PromptParts, SampleExecScorer, StaticRubricScorer
+
+    root = SHARED_CORPORA / corpus
+    problems = read_problem_table(root, "progsnap2")
+    statements = dict(zip(problems["problem_id"].to_list(), problems["statement"].to_list()))
+    attempts = read_corpus(root, "progsnap2", dict(zip(problems["problem_id"], problems["problem_id"])),
+                           contest_settings(root)).attempts
+    assert len(attempts) > 500
+    for row in attempts.iter_rows(named=True):
+        parts = PromptParts(row["problem_id"], row["language_label"] or row["language"],
+                            statements.get(row["problem_id"], ""), row["code"], "")
+        assert "no problem statement" in SampleExecScorer.abstention(parts)
+        assert "no problem statement" in StaticRubricScorer.abstention(parts)

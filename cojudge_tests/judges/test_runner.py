@@ -202,3 +202,57 @@ def test_freshness_sees_a_judge_the_judges_file_now_configures_otherwise(server,
         judges.write_text(f"judges:\n  - name: loop\n    model: {model}\n    api_base: {server.api_base}\n")
         with duckdb.connect(db, read_only=True) as reader:
             assert _judge_behind(reader, "judge_outputs", "blind|loop") == expected
+
+
+ABSTAIN = json.dumps({"abstain": "the statement gives no example to run"})
+
+
+def test_an_abstention_is_stored_with_its_reason_and_never_sent_again(server, tmp_path):
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    table = requests_table(4)
+    # concurrency 1: a0 abstains, a1 answers, a2 abstains in a shape that is not exactly an abstention (re-asked,
+    # then abstains properly), a3 abstains from inside a code fence (strict: re-asked, then answers)
+    script = [("ok", ABSTAIN), ("ok", GOOD),
+              ("ok", json.dumps({"abstain": "no examples", "p_accept": 0.5})), ("ok", ABSTAIN),
+              ("ok", f"```json\n{ABSTAIN}\n```"), ("ok", GOOD)]
+    stats = run(server, table, conn, script)
+    rows = cache(conn)
+    assert rows["status"].to_list() == ["abstained", "ok", "abstained", "ok"]
+    abstained = rows.filter(pl.col("status") == "abstained")
+    assert abstained["rationale"].to_list() == ["the statement gives no example to run"] * 2
+    assert abstained["error"].is_null().all() and abstained["p_accept"].is_null().all()
+    assert abstained["s_algo"].is_null().all() and abstained["tries"].to_list() == [1, 2]
+    assert rows["validation_failures"].to_list() == [0, 0, 1, 1]
+    assert (stats.sent, stats.abstained, stats.failed, stats.ok_first, stats.repaired) == (4, 2, 0, 1, 1)
+
+    # a re-run sends nothing: an abstention is a final answer, like a valid one
+    before = len(server.requests)
+    stats = run(server, table, conn, [("ok", GOOD)])
+    assert len(server.requests) == before and (stats.sent, stats.cached, stats.abstained) == (0, 4, 0)
+
+
+def test_a_local_judge_abstains_through_the_one_path(tmp_path):
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    local = JudgeSpec.model_validate({"name": "static-rubric", "model": "cojudge/static-rubric", "concurrency": 1})
+    table = requests_table(3)  # "Print the number.": no bound, no special answer
+    stats = judge_partition(local, "blind", table, conn)
+    rows = cache(conn)
+    assert stats.abstained == 3 and set(rows["status"]) == {"abstained"}
+    assert all("writes no bound on its input" in reason for reason in rows["rationale"])
+    assert judge_partition(local, "blind", table, conn).cached == 3
+
+
+def test_a_new_version_of_the_local_judges_rejudges_an_older_database(tmp_path):
+    from cojudge_assets.judges.local import LOCAL_JUDGES_VERSION
+
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    local = JudgeSpec.model_validate({"name": "static-rubric", "model": "cojudge/static-rubric", "concurrency": 1})
+    table = requests_table(2)
+    judge_partition(local, "blind", table, conn)
+    # a database judged by the local judges before they had a version (they answered a constant then)
+    settings = {k: v for k, v in local.answer_settings().items() if k != "local_judges_version"}
+    conn.execute("update judge_settings set settings = ? where judge = 'static-rubric'", [json.dumps(settings)])
+    stats = judge_partition(local, "blind", table, conn)
+    assert stats.sent == 2
+    reason = conn.execute("select reason from judge_epochs where judge = 'static-rubric'").fetchone()[0]
+    assert reason == f"judges file changed: local_judges_version None -> {LOCAL_JUDGES_VERSION}"

@@ -25,7 +25,7 @@ from cojudge_assets.core.imported import ImportFormatError
 from cojudge_assets.judges.config import JudgeSpec
 from cojudge_assets.judges.imports import import_partition, rejects_table
 from cojudge_assets.judges.runner import judge_partition
-from cojudge_assets.judges.store import current_epoch, partition_rows
+from cojudge_assets.judges.store import ANSWERED_STATUSES, current_epoch, partition_rows
 
 CONDITION_PARTITIONS = dg.StaticPartitionsDefinition(list(CONDITIONS))
 
@@ -85,12 +85,15 @@ def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:  
         # the condition dimension maps onto judge_requests' partitions (Dagster infers the mapping)
         metadata={"partition_expr": {"condition": "condition", "judge": "judge"}},
         check_specs=[dg.AssetCheckSpec("one_valid_row_per_attempt", asset="judge_outputs",
-                                       description="Every request of the partition has exactly one valid row.")],
+                                       description="Every request of the partition has exactly one answered row: "
+                                       "valid, or an abstention with its reason.")],
         description="One row per attempt for one judge under one condition: p_accept, s_algo, s_robust, rationale, "
         "raw response, served model, tries, validation failures, latency, tokens, cost, judged_at, provenance "
-        "(judged or imported) and the imported source. Answers are cached in DuckDB table judge_cache row by row; "
-        "a re-run sends only what is missing or failed. An imported judge's partition is read from its source "
-        "file (judges/imports.py), never sent.",
+        "(judged or imported) and the imported source. status is ok, abstained (the judge had nothing to go on: "
+        "null p_accept, the reason in rationale), or for an imported judge invalid (its answer is not on its "
+        "declared scale). Answers are cached in DuckDB table judge_cache row by row; a re-run sends only what is "
+        "missing or failed. An imported judge's partition is read from its source file (judges/imports.py), "
+        "never sent.",
     )
     def judge_outputs(context: dg.AssetExecutionContext, judge_requests: pl.DataFrame, duckdb: DuckDBResource,
                       contest_judge: ContestJudgeResource):
@@ -103,7 +106,8 @@ def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:  
                                                           contest_judge)
         yield dg.Output(table, metadata=metadata, data_version=answers_version(table))
         yield dg.AssetCheckResult(check_name="one_valid_row_per_attempt", passed=passed,
-                                  metadata={"requests": len(judge_requests), "valid_rows": metadata["valid_rows"]})
+                                  metadata={"requests": len(judge_requests), "valid_rows": metadata["valid_rows"],
+                                            "abstained": metadata["abstained"]})
 
     return judge_outputs
 
@@ -142,7 +146,8 @@ def import_one_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame
 def judge_one_partition(context: dg.AssetExecutionContext, spec: JudgeSpec, condition: str,
                         requests: pl.DataFrame, duckdb: DuckDBResource, contest_judge: ContestJudgeResource):
     """Judge ``requests`` with one judge under one condition through the cache; the partition's rows, metadata
-    and whether every request has exactly one valid row. Raises dg.Failure (saved rows kept) on failed rows.
+    and whether every request has exactly one answered row (valid or abstained). Raises dg.Failure (saved rows
+    kept) on failed rows; an abstention is an answer, not a failure.
 
     Shared by ``judge_outputs`` and ``perturbation_outputs``: one judging path for attempts and mutants.
     """
@@ -154,17 +159,24 @@ def judge_one_partition(context: dg.AssetExecutionContext, spec: JudgeSpec, cond
                                 contest_judge=contest_judge.judge() if spec.local else None)
         table = partition_rows(conn, requests, spec.name, condition, current_epoch(conn, spec.name))
     valid = table.filter(pl.col("status") == "ok")
-    failed = table.filter(pl.col("status") != "ok")
+    abstained = table.filter(pl.col("status") == "abstained")
+    answered = table.filter(pl.col("status").is_in(list(ANSWERED_STATUSES)))
+    failed = table.filter(~pl.col("status").is_in(list(ANSWERED_STATUSES)))
     missing = len(requests) - len(table)
     metadata = {
         "requests": stats.requests, "judged_now": stats.sent, "cached": stats.cached,
         "valid_first_receipt": stats.ok_first, "repaired": stats.repaired, "failed_now": stats.failed,
-        "over_input_budget": stats.over_budget, "valid_rows": len(valid),
+        "over_input_budget": stats.over_budget, "valid_rows": len(valid), "abstained": len(abstained),
+        "abstained_now": stats.abstained,
         "latency_p50_s": stats.latency_quantile(0.5), "latency_p95_s": stats.latency_quantile(0.95),
         "input_tokens": stats.input_tokens, "output_tokens": stats.output_tokens,
         "cost_usd": round(stats.cost, 6) if not spec.local else None,
         "served_models": dg.MetadataValue.json(sorted(set(table["served_model"].drop_nulls().to_list()) - {""})),
     }
+    if len(abstained):
+        reasons = abstained.group_by(pl.col("rationale").alias("reason")).len().sort("len", "reason",
+                                                                                     descending=[True, False])
+        metadata["abstain_reasons"] = dg.MetadataValue.md(markdown_table(reasons.head(10)))
     if len(failed) or missing or stats.fatal_error:
         errors = failed.group_by("error").len().sort("len", descending=True).head(5)
         raise dg.Failure(
@@ -172,7 +184,7 @@ def judge_one_partition(context: dg.AssetExecutionContext, spec: JudgeSpec, cond
             f"after their tries and {missing} have no row{'; stopped: ' + stats.fatal_error if stats.fatal_error else ''}. "
             "Saved rows are kept; materialize the partition again to re-send only the failed and missing ones.",
             metadata={**metadata, "errors": dg.MetadataValue.md(markdown_table(errors))})
-    passed = bool(len(valid) == len(requests) == valid["attempt_uid"].n_unique())
+    passed = bool(len(answered) == len(requests) == answered["attempt_uid"].n_unique())
     return table, metadata, passed
 
 

@@ -14,7 +14,7 @@ from dagster_duckdb import DuckDBResource
 from cojudge_assets.core import plots
 from cojudge_assets.core.measurement import MeasurementConfig, headline_table, measure, run_to_run
 from cojudge_assets.core.correlation import correlations
-from cojudge_assets.core.predictions import read_judge_cache, read_predictions
+from cojudge_assets.core.predictions import read_judge_cache, read_outcomes, read_predictions
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.resources import output_dir
@@ -56,15 +56,18 @@ class MeasurementSettings(dg.Config):
 TABLES = {
     "judge_metrics": "Per judge x condition: ROC-AUC, PR-AUC, LogLoss (p clipped to [1e-6, 1-1e-6]), Brier, ECE "
     "(15 bins), MCC in-fold and out-of-fold, thresholds, base rate, mean p; trajectory-bootstrap intervals (lo, hi) "
-    "and problem-clustered ones (lo_problem, hi_problem).",
+    "and problem-clustered ones (lo_problem, hi_problem); coverage (answered / asked), answered and abstained, "
+    "each metric computed on the attempts the judge answered.",
     "scale_validity": "Distinct probability values, effective decision rules on the 0.01..0.99 grid, shares at "
     "exactly 0 and 1, MCC drop from in-fold to out-of-fold.",
-    "agreement": "Per condition: pairwise Cohen's kappa (median cuts) and Spearman rho, Fleiss' kappa, means, "
-    "rho minus kappa.",
+    "agreement": "Per condition: pairwise Cohen's kappa (median cuts) and Spearman rho on the attempts both judges "
+    "answered, Fleiss' kappa, means and rho minus kappa on those every member answered; a judge whose answers are "
+    "constant is left out (row excluded_constant).",
     "condition_effects": "Per judge: ROC-AUC change between conditions (all attempts and the evidence-backed "
     "subset) with paired intervals, rank correlation between conditions; Fleiss' kappa change.",
-    "panel": "The unweighted percentile-rank panel scored like a judge; its gain over the mean member and its "
-    "difference from the best member, paired.",
+    "panel": "The unweighted percentile-rank panel (per attempt, over the judges that answered it) scored like a "
+    "judge; its gain over the mean member and its difference from the best member, paired; a judge whose answers "
+    "are constant is left out (row excluded_constant).",
     "per_problem": "ROC-AUC per problem (inverted orderings flagged) and the problem-weighted macro average.",
     "consistency": "Identical consecutive resubmissions and how far p moved; run-to-run Krippendorff's alpha where "
     "a judge was run more than once.",
@@ -90,11 +93,12 @@ def measurement(context: dg.AssetExecutionContext, config: MeasurementSettings, 
         for name in TABLES:
             yield dg.Output(empty, output_name=name, metadata={"rows": 0, "note": "no judge predictions yet"})
         return
-    tables = measure(predictions, settings)
-    tables["correlation"] = correlations(predictions, resamples=min(config.resamples, CORRELATION_RESAMPLES),
-                                         seed=config.seed)
     with duckdb.get_connection() as conn:
         cache = read_judge_cache(conn)
+        outcomes = read_outcomes(conn)
+    tables = measure(predictions, settings, outcomes if len(outcomes) else None)
+    tables["correlation"] = correlations(predictions, resamples=min(config.resamples, CORRELATION_RESAMPLES),
+                                         seed=config.seed)
     if len(cache):
         tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
     files = plots.measurement_figures(predictions, output_dir() / "measurement")
