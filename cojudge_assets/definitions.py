@@ -8,9 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from dagster_duckdb import DuckDBResource
-
-from cojudge_assets.defs.io import CojudgeDuckDBIOManager
+from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
 from cojudge_assets.defs.operations.sensors import drift_sensor
 from cojudge_assets.defs.perturbation.assets import perturbation_outputs_asset
@@ -97,7 +95,7 @@ def build_definitions() -> dg.Definitions:
         jobs=jobs,
         resources={
             "io_manager": CojudgeDuckDBIOManager(database=database, schema="main"),
-            "duckdb": DuckDBResource(database=database),
+            "duckdb": LockedDuckDBResource(database=database),
             "contest_judge": ContestJudgeResource(),
             "corpus": CorpusResource(),
         },

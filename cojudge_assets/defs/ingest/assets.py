@@ -30,6 +30,7 @@ def contest_corpus(corpus: CorpusResource) -> dg.DataVersion:
     "where the hidden tests are.",
 )
 def problems(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.DataFrame:
+    corpus.require_input()
     table = read_problem_table(corpus.root(), corpus.layout)
     context.add_output_metadata({
         "problems": len(table),
@@ -47,6 +48,7 @@ def problems(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.Da
     description="One row per raw file under pages/: path, format (html/md/txt, empty if none), bytes, sha256.",
 )
 def submission_pages(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.DataFrame:
+    corpus.require_input()
     table = list_pages(corpus.root()) if corpus.layout == "pages" else pl.DataFrame(
         schema={"source_path": pl.String, "format": pl.String, "bytes": pl.Int64, "sha256": pl.String})
     context.add_output_metadata({"files": len(table),
@@ -83,6 +85,10 @@ def read_contest(corpus: CorpusResource, problems: pl.DataFrame, submission_page
     names = dict(zip(problems["problem_id"].to_list(), problems["name"].to_list()))
     tables = read_corpus(root, corpus.layout, names, settings, pages=submission_pages)
     a = tables.attempts
+    if a.is_empty() and not corpus.allow_empty:  # refused before any output is stored: nothing is replaced
+        reasons = tables.quarantine["reason"].head(3).to_list()
+        raise corpus.refuse(f"corpus {root} yielded 0 attempts from {tables.raw_files} raw file(s), "
+                            f"{len(tables.quarantine)} quarantined{': ' + ' | '.join(reasons) if reasons else ''}")
     yield dg.Output(a, output_name="attempts", metadata={
         "attempts": len(a),
         "participants": a["participant"].n_unique(),
