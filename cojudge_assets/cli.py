@@ -197,17 +197,15 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     DuckDB file's folder exists or can be created, DAGSTER_HOME likewise, the judges file parses, every
     ``--judge`` names an enabled judge, and every judge that will run has its key variable set.
     """
-    from cojudge_assets.core.corpus import LAYOUTS
-    from cojudge_assets.core.preflight import (Flag, PreflightError, check_corpus, check_duckdb, check_home,
-                                               corpus_input_problem, missing_keys, one_line, stored_rows)
-    from cojudge_assets.defs.resources import DEFAULT_CORPUS, DEFAULT_DUCKDB
+    from cojudge_assets.core.preflight import (DEFAULT_CORPUS, DEFAULT_DUCKDB, Flag, PreflightError, check_corpus,
+                                               check_duckdb, check_home, check_layout, corpus_input_problem,
+                                               known_layouts, missing_keys, one_line, stored_rows)
     from cojudge_assets.judges.config import DEFAULT_JUDGES_FILE, JudgesConfigError, load_judges
 
     environ = os.environ if environ is None else environ
-    layout = Flag("--layout", args.layout or "pages")
     corpus_flag = Flag("--corpus", args.corpus) if args.corpus else Flag(
         "--corpus (default: the demo corpus)", str(DEFAULT_CORPUS))
-    corpus = check_corpus(corpus_flag, layout, LAYOUTS)
+    corpus = check_corpus(corpus_flag)
     if args.duckdb:
         database_flag = Flag("--duckdb", args.duckdb)
     elif environ.get("COJUDGE_DUCKDB"):
@@ -234,13 +232,14 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     for judge, variable in missing_keys(selected, environ)[:1]:
         raise PreflightError(f"{variable} is not set: judge {judge} is enabled in {judges_path} and reads its key "
                              f"from it (export {variable}, or set enabled: false)")
-    empty = corpus_input_problem(corpus, layout.value)
+    layout = check_layout(Flag("--layout", args.layout or "pages"), known_layouts())
+    empty = corpus_input_problem(corpus, layout)
     if empty and not args.allow_empty:
         held = stored_rows(database, "attempts")
         stake = (f"{database} holds {held} attempts that this run would replace with nothing" if held
                  else "a run would succeed with no attempts")
         raise PreflightError(f"{corpus_flag.name}: {empty}; {stake} (pass --allow-empty if you mean it)")
-    return Plan(corpus=corpus, layout=layout.value, duckdb=database, home=home, judges_file=judges_path,
+    return Plan(corpus=corpus, layout=layout, duckdb=database, home=home, judges_file=judges_path,
                 create=tuple(f for f in (database_folder, home_folder) if f is not None),
                 corpus_config=bool(args.corpus or args.layout or args.allow_empty))
 
@@ -300,14 +299,24 @@ def _materialize(args: argparse.Namespace, plan: Plan) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    from cojudge_assets.core.corpus import LAYOUTS
+class _HelpFormatter(argparse.HelpFormatter):
+    """Lists the corpus layouts (core/corpus.py LAYOUTS) in --help."""
 
+    def _expand_help(self, action: argparse.Action) -> str:
+        if action.dest == "layout":
+            from cojudge_assets.core.preflight import known_layouts
+
+            return f"corpus layout, one of: {', '.join(known_layouts())} (default: pages)"
+        return super()._expand_help(action)
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cojudge", description="cojudge: LLM judges of code as instruments.")
     sub = parser.add_subparsers(dest="command", required=True)
-    m = sub.add_parser("materialize", help="materialize the whole asset graph into DuckDB")
+    m = sub.add_parser("materialize", help="materialize the whole asset graph into DuckDB",
+                       formatter_class=_HelpFormatter)
     m.add_argument("--corpus", help="corpus folder (default: the shipped demo corpus, data/demo)")
-    m.add_argument("--layout", help=f"corpus layout, one of: {', '.join(LAYOUTS)} (default: pages)")
+    m.add_argument("--layout", help="corpus layout (default: pages; the layouts are listed here in --help)")
     m.add_argument("--duckdb", help="DuckDB file (default: $COJUDGE_DUCKDB or data/cojudge.duckdb); its folder is "
                    "created if missing")
     m.add_argument("--judges-file", help="judges config (default: $COJUDGE_JUDGES or data/judges.yaml)")

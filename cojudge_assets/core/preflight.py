@@ -9,10 +9,16 @@ the ingest assets of a run launched from the Dagster UI.
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_DUCKDB = PROJECT_ROOT / "data" / "cojudge.duckdb"  # the run's defaults (defs/resources.py binds them)
+DEFAULT_CORPUS = PROJECT_ROOT / "data" / "demo"
 
 # where each layout's raw attempt inputs live (the readers in core/corpus.py); a layout not listed here (a new
 # one) counts any file under the corpus
@@ -32,12 +38,33 @@ class Flag:
     value: str
 
 
-def check_corpus(corpus: Flag, layout: Flag, layouts: Iterable[str]) -> Path:
-    """The corpus folder, resolved: it exists, is a readable folder, and its layout is one of ``layouts``."""
+def known_layouts() -> tuple[str, ...]:
+    """core/corpus.py's LAYOUTS, read from its source when it is a literal (importing the readers, polars among
+    them, takes seconds on a busy machine), else imported."""
+    spec = importlib.util.find_spec("cojudge_assets.core.corpus")
+    try:
+        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["LAYOUTS"]:
+                return tuple(ast.literal_eval(node.value))
+    except (OSError, SyntaxError, ValueError, TypeError, AttributeError):
+        pass
+    from cojudge_assets.core.corpus import LAYOUTS
+
+    return tuple(LAYOUTS)
+
+
+def check_layout(layout: Flag, layouts: Iterable[str]) -> str:
+    """The layout, if it is one of ``layouts`` (core/corpus.py LAYOUTS)."""
     known = tuple(layouts)
     if layout.value not in known:
         raise PreflightError(f"{layout.name} {layout.value!r}: unknown corpus layout (expected one of "
                              f"{', '.join(known)})")
+    return layout.value
+
+
+def check_corpus(corpus: Flag) -> Path:
+    """The corpus folder, resolved: it exists and is a readable folder."""
     path = Path(corpus.value).expanduser().resolve()
     if not path.exists():
         raise PreflightError(f"{corpus.name} {corpus.value}: no such folder ({path})")

@@ -9,11 +9,9 @@ import dagster as dg
 
 from cojudge_assets.core.contest_judge import ContestJudge
 from cojudge_assets.core.kattis import ProblemPackage, read_problems
-from cojudge_assets.core.preflight import corpus_input_problem
+from cojudge_assets.core.preflight import DEFAULT_CORPUS, DEFAULT_DUCKDB, corpus_input_problem
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DUCKDB = PROJECT_ROOT / "data" / "cojudge.duckdb"
-DEFAULT_CORPUS = PROJECT_ROOT / "data" / "demo"
 REFUSED = "cojudge/refused"  # metadata key of a dg.Failure by which a step refuses to replace stored tables
 
 
