@@ -27,6 +27,10 @@ from cojudge_assets.core.locks import hold_duckdb
 KINDS = {"polars", "duckdb"}  # the kinds of every asset stored through this IO manager
 
 
+def _run_id(context: dg.InitResourceContext) -> str | None:
+    return context.run.run_id if context.run is not None else None
+
+
 class PolarsTableHandler(DuckDBPolarsTypeHandler):
     def handle_output(self, context: dg.OutputContext, table_slice: TableSlice, obj: pl.DataFrame, connection):
         if table_slice.partition_dimensions and not obj.is_empty():
@@ -54,7 +58,7 @@ class CojudgeDuckDBIOManager(DuckDBPolarsIOManager):
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator:
-        with hold_duckdb(self.database, run_id=context.run_id), super().yield_for_execution(context) as value:
+        with hold_duckdb(self.database, run_id=_run_id(context)), super().yield_for_execution(context) as value:
             yield value
 
 
@@ -63,5 +67,5 @@ class LockedDuckDBResource(DuckDBResource):
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator:
-        with hold_duckdb(self.database, run_id=context.run_id), super().yield_for_execution(context) as value:
+        with hold_duckdb(self.database, run_id=_run_id(context)), super().yield_for_execution(context) as value:
             yield value

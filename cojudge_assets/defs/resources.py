@@ -59,11 +59,11 @@ class CorpusResource(dg.ConfigurableResource):
         p = Path(self.path)
         return p if p.is_absolute() else PROJECT_ROOT / p
 
-    def refuse(self, reason: str) -> dg.Failure:
+    def refuse(self, reason: str, kept: str = "the ingest tables") -> dg.Failure:
         """The failure by which an ingest step refuses to replace stored tables with nothing (``cojudge
-        materialize`` exits 2 on it)."""
-        return dg.Failure(description=f"{reason}; the ingest tables were left as they were (set allow_empty "
-                          f"on the corpus resource, or pass --allow-empty, if you mean it)",
+        materialize`` exits 2 on it); ``kept``: the tables it leaves as they were."""
+        return dg.Failure(description=f"{reason}; {kept} left as they were (set allow_empty on the corpus "
+                          f"resource, or pass --allow-empty, if you mean it)",
                           metadata={REFUSED: True, "corpus": str(self.root()), "layout": self.layout})
 
     def require_input(self) -> None:

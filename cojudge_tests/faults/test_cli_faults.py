@@ -18,6 +18,7 @@ import duckdb
 import pytest
 
 from cojudge_tests.conftest import REPO
+from cojudge_tests.faults.lockholder import Holder
 
 DEMO = REPO / "data" / "demo"
 NO_JUDGES = "judges:\n  - name: sample-exec\n    model: cojudge/sample-exec\n    enabled: false\n"
@@ -181,23 +182,7 @@ def test_the_layouts_are_listed_in_help(env):
     assert "--allow-empty" in done.stdout and "--wait" in done.stdout
 
 
-class Holder:
-    """A separate process holding a lock of core/locks.py until closed (a run in progress, as far as the lock goes)."""
-
-    def __init__(self, target: Path, lock: Path):
-        code = ("import sys; from pathlib import Path; from cojudge_assets.core.locks import hold\n"
-                "with hold(Path(sys.argv[1]), Path(sys.argv[2])):\n"
-                "    print('held', flush=True); sys.stdin.read()\n")
-        self.process = subprocess.Popen([sys.executable, "-c", code, str(target), str(lock)], cwd=REPO,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        assert self.process.stdout.readline().strip() == "held"
-        self.pid = self.process.pid
-
-    def release(self) -> None:
-        self.process.stdin.close()
-        assert self.process.wait(timeout=60) == 0
-
-
+@pytest.mark.slow  # its last step materializes the ingest job (one Python page)
 def test_a_second_writer_is_refused_naming_the_holder_and_a_run_after_it_works(tmp_path, env, tiny_corpus,
                                                                                existing_db):
     from cojudge_assets.core.locks import duckdb_lock_path, home_lock_path

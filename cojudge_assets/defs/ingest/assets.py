@@ -85,10 +85,11 @@ def read_contest(corpus: CorpusResource, problems: pl.DataFrame, submission_page
     names = dict(zip(problems["problem_id"].to_list(), problems["name"].to_list()))
     tables = read_corpus(root, corpus.layout, names, settings, pages=submission_pages)
     a = tables.attempts
-    if a.is_empty() and not corpus.allow_empty:  # refused before any output is stored: nothing is replaced
+    if a.is_empty() and not corpus.allow_empty:  # refused before any of the three outputs is stored
         reasons = tables.quarantine["reason"].head(3).to_list()
         raise corpus.refuse(f"corpus {root} yielded 0 attempts from {tables.raw_files} raw file(s), "
-                            f"{len(tables.quarantine)} quarantined{': ' + ' | '.join(reasons) if reasons else ''}")
+                            f"{len(tables.quarantine)} quarantined{': ' + ' | '.join(reasons) if reasons else ''}",
+                            kept="attempts, prompt_logs and quarantine")
     yield dg.Output(a, output_name="attempts", metadata={
         "attempts": len(a),
         "participants": a["participant"].n_unique(),
