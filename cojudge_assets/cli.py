@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+JUDGING_JOBS = ("judge_outputs_job", "perturbation_outputs_job")  # the jobs that send requests to judges
 
 
 def _instance():
@@ -75,6 +76,8 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
     names = {job.name for job in defs.jobs}
     for name in jobs or JOB_ORDER:
         if name not in names:
+            if jobs:  # asked for by name: say why nothing ran
+                echo(f"{name}: not in this code location (no enabled judge), skipped")
             continue
         job = defs.resolve_job_def(name)
         keys: list[str | None] = [None]
@@ -199,7 +202,7 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     """
     from cojudge_assets.core.preflight import (DEFAULT_CORPUS, DEFAULT_DUCKDB, Flag, PreflightError, check_corpus,
                                                check_duckdb, check_home, check_layout, corpus_input_problem,
-                                               known_layouts, missing_keys, one_line, stored_rows)
+                                               known_jobs, known_layouts, missing_keys, one_line, stored_rows)
     from cojudge_assets.judges.config import DEFAULT_JUDGES_FILE, JudgesConfigError, load_judges
 
     environ = os.environ if environ is None else environ
@@ -228,7 +231,12 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     if unknown:
         raise PreflightError(f"--judge {unknown[0]}: not an enabled judge of {judges_path} (enabled: "
                              f"{', '.join(s.name for s in enabled) or 'none'})")
-    selected = [s for s in enabled if not args.judge or s.name in args.judge]
+    jobs = args.jobs.split(",") if args.jobs else None
+    unknown = [name for name in jobs or () if name not in known_jobs()]
+    if unknown:
+        raise PreflightError(f"--jobs {unknown[0]}: no such job (expected some of {', '.join(known_jobs())})")
+    judging = jobs is None or bool(set(jobs) & set(JUDGING_JOBS))
+    selected = [s for s in enabled if judging and (not args.judge or s.name in args.judge)]
     for judge, variable in missing_keys(selected, environ)[:1]:
         raise PreflightError(f"{variable} is not set: judge {judge} is enabled in {judges_path} and reads its key "
                              f"from it (export {variable}, or set enabled: false)")
@@ -273,12 +281,9 @@ def materialize(args: argparse.Namespace) -> int:
 
 def _materialize(args: argparse.Namespace, plan: Plan) -> int:
     from cojudge_assets.core.preflight import stored_rows
-    from cojudge_assets.definitions import JOB_ORDER, build_definitions
+    from cojudge_assets.definitions import build_definitions
 
     jobs = tuple(args.jobs.split(",")) if args.jobs else None
-    unknown = [name for name in jobs or () if name not in JOB_ORDER]
-    if unknown:
-        return _refused(f"--jobs {unknown[0]}: no such job (expected some of {', '.join(JOB_ORDER)})")
     defs = build_definitions()
     run_config = {}
     if plan.corpus_config:
@@ -288,7 +293,7 @@ def _materialize(args: argparse.Namespace, plan: Plan) -> int:
                         force=args.force)
     print(outcome.line())
     if outcome.refusal:
-        print(f"REFUSED: nothing replaced in {plan.duckdb}: {outcome.refusal}")
+        print(f"REFUSED: tables in {plan.duckdb}")
         return _refused(outcome.refusal)
     if not outcome:
         print(f"FAILED: tables in {plan.duckdb}")

@@ -38,20 +38,48 @@ class Flag:
     value: str
 
 
-def known_layouts() -> tuple[str, ...]:
-    """core/corpus.py's LAYOUTS, read from its source when it is a literal (importing the readers, polars among
-    them, takes seconds on a busy machine), else imported."""
-    spec = importlib.util.find_spec("cojudge_assets.core.corpus")
+def module_constant(module: str, name: str) -> tuple[str, ...] | None:
+    """A module's tuple constant read from its source, without importing the module (which may take seconds):
+    ``NAME = ("a", B, ...)`` where each item is a string literal or a name bound to one earlier in the module.
+    None when the source does not say it that simply."""
+    spec = importlib.util.find_spec(module)
     try:
         tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["LAYOUTS"]:
-                return tuple(ast.literal_eval(node.value))
-    except (OSError, SyntaxError, ValueError, TypeError, AttributeError):
-        pass
-    from cojudge_assets.core.corpus import LAYOUTS
+    except (AttributeError, TypeError, OSError, SyntaxError):
+        return None
+    strings: dict[str, str] = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        target, value = node.targets[0].id, node.value
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            strings[target] = value.value
+        elif target == name and isinstance(value, ast.Tuple | ast.List):
+            items = [item.value if isinstance(item, ast.Constant) and isinstance(item.value, str)
+                     else strings.get(item.id) if isinstance(item, ast.Name) else None for item in value.elts]
+            return tuple(items) if all(isinstance(item, str) for item in items) else None
+    return None
 
-    return tuple(LAYOUTS)
+
+def known_layouts() -> tuple[str, ...]:
+    """core/corpus.py's LAYOUTS (read from its source when it says it simply: importing the readers, polars among
+    them, takes seconds on a busy machine)."""
+    found = module_constant("cojudge_assets.core.corpus", "LAYOUTS")
+    if found is None:
+        from cojudge_assets.core.corpus import LAYOUTS
+
+        found = tuple(LAYOUTS)
+    return found
+
+
+def known_jobs() -> tuple[str, ...]:
+    """definitions.py's JOB_ORDER (read from its source: importing it builds the Definitions)."""
+    found = module_constant("cojudge_assets.definitions", "JOB_ORDER")
+    if found is None:
+        from cojudge_assets.definitions import JOB_ORDER
+
+        found = tuple(JOB_ORDER)
+    return found
 
 
 def check_layout(layout: Flag, layouts: Iterable[str]) -> str:

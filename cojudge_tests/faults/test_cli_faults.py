@@ -123,6 +123,11 @@ def bad_invocations(tmp_path: Path, corpus: Path) -> dict[str, tuple[list[str], 
         "judges file missing": (["--corpus", str(corpus), "--judges-file", str(tmp_path / "nope.yaml")], {},
                                 ("--judges-file", "not found")),
         "unknown --judge": (["--corpus", str(corpus), "--judge", "gtp-5.2"], {}, ("--judge", "gtp-5.2")),
+        "misspelt --jobs": (["--corpus", str(corpus), "--jobs", "ingest,judge_output_job"], {},
+                            ("--jobs", "judge_output_job")),
+        # no judging job asked for: the key is not needed, and the empty corpus is what is refused
+        "empty corpus, key not needed": (["--corpus", str(empty), "--judges-file", str(hosted), "--jobs", "ingest"],
+                                         {}, ("--corpus", "no input")),
         "empty corpus": (["--corpus", str(empty)], {}, ("--corpus", "no input", "holds 3 attempts", "--allow-empty")),
         "DAGSTER_HOME under a file": (["--corpus", str(corpus)], {"DAGSTER_HOME": str(tmp_path / "a_file" / "home")},
                                       ("DAGSTER_HOME",)),
@@ -131,7 +136,7 @@ def bad_invocations(tmp_path: Path, corpus: Path) -> dict[str, tuple[list[str], 
 
 CASES = ["missing corpus", "corpus is a file", "misspelt layout", "misspelt layout with corpus",
          "enabled judge without its key", "judges file does not parse", "judges file missing", "unknown --judge",
-         "empty corpus", "DAGSTER_HOME under a file"]
+         "misspelt --jobs", "empty corpus", "empty corpus, key not needed", "DAGSTER_HOME under a file"]
 
 
 @pytest.mark.parametrize("case", CASES)
