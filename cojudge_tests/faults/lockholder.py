@@ -9,13 +9,14 @@ from pathlib import Path
 from cojudge_tests.conftest import REPO
 
 HOLD = ("import sys; from pathlib import Path; from cojudge_assets.core.locks import hold\n"
-        "with hold(Path(sys.argv[1]), Path(sys.argv[2])):\n"
+        "with hold(Path(sys.argv[1]), Path(sys.argv[2]), run_id=(sys.argv[3:] or [None])[0]):\n"
         "    print('held', flush=True); sys.stdin.read()\n")
 
 
 class Holder:
-    def __init__(self, target: Path, lock: Path):
-        self.process = subprocess.Popen([sys.executable, "-c", HOLD, str(target), str(lock)], cwd=REPO,
+    def __init__(self, target: Path, lock: Path, run_id: str | None = None):
+        extra = [run_id] if run_id else []
+        self.process = subprocess.Popen([sys.executable, "-c", HOLD, str(target), str(lock), *extra], cwd=REPO,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert self.process.stdout.readline().strip() == "held"
         self.pid = self.process.pid

@@ -51,7 +51,16 @@ def test_waiting_for_the_holder(tmp_path):
     holder = Holder(db, duckdb_lock_path(db))
     threading.Timer(0.5, holder.release).start()
     with hold_duckdb(db, wait_s=120):
-        assert holder.process.poll() == 0  # acquired only once the holder had let go
+        assert holder.process.stdin.closed  # acquired only once the holder was told to let go
+
+
+def test_steps_of_one_run_in_separate_processes_wait_for_each_other(tmp_path):
+    """The multiprocess executor: a step of the same Dagster run waits for its sibling instead of failing."""
+    db = tmp_path / "x.duckdb"
+    holder = Holder(db, duckdb_lock_path(db), run_id="run-1")
+    threading.Timer(0.5, holder.release).start()
+    with hold_duckdb(db, run_id="run-1"):  # wait_s=0, yet it waits: same run
+        assert holder.process.stdin.closed
 
 
 def test_the_lock_is_reentrant_and_counts_as_held_by_a_child_of_its_holder(tmp_path):
