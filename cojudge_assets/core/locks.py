@@ -46,7 +46,7 @@ class LockHeld(RuntimeError):
         since = f", since {holder['since']}" if holder.get("since") else ""
         command = f" ({holder['command']})" if holder.get("command") else ""
         super().__init__(f"{target} is in use by {who}{command}{since}: one writer at a time "
-                         f"(lock {lock}); wait for it, or pass --wait")
+                         f"(lock {lock}); try again when it ends, or let cojudge materialize --wait for it")
 
 
 def duckdb_lock_path(database: str | Path) -> Path:
