@@ -18,22 +18,11 @@ import duckdb
 import pytest
 
 from cojudge_tests.conftest import REPO
-from cojudge_tests.faults.lockholder import Holder
+from cojudge_tests.faults.support import Holder, table_digests
 
 DEMO = REPO / "data" / "demo"
 NO_JUDGES = "judges:\n  - name: sample-exec\n    model: cojudge/sample-exec\n    enabled: false\n"
 MISSING_KEY = "COJUDGE_FAULTS_TEST_KEY_NEVER_SET"
-
-
-def table_digests(db: Path) -> dict[str, tuple]:
-    """Row count and an order-free content hash of every table."""
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        names = [r[0] for r in con.sql("select table_name from information_schema.tables "
-                                       "where table_schema = 'main'").fetchall()]
-        return {name: con.sql(f'select count(*), sum(hash(t)) from main."{name}" t').fetchone() for name in names}
-    finally:
-        con.close()
 
 
 def file_digest(path: Path) -> str:

@@ -17,11 +17,8 @@ from cojudge_assets.core import plots
 from cojudge_assets.core.locks import LockHeld, duckdb_lock_path, hold, hold_duckdb, read_holder
 from cojudge_assets.core.report import Figure, Section, write_report
 from cojudge_tests.conftest import REPO
-from cojudge_tests.faults.lockholder import HOLD, Holder
-from cojudge_tests.faults.test_cli_faults import table_digests
+from cojudge_tests.faults.support import HOLD, Holder, table_digests
 from cojudge_tests.report.test_report_render import tiny_png
-
-DEMO = REPO / "data" / "demo"
 
 
 def test_a_lock_held_by_another_process_is_refused_naming_its_pid(tmp_path):
