@@ -5,6 +5,13 @@ corpus (the shipped demo corpus by default) into the DuckDB file, as runs of
 the local Dagster instance (``dagster_home/`` unless DAGSTER_HOME is set), so
 the runs and their lineage show in ``dagster dev``: one run for the ingest
 group, one per partition of the partitioned assets (see :func:`run_steps`).
+
+Before any step, :func:`preflight` checks the invocation in a second or two and
+touches nothing (core/preflight.py); the command then holds the DAGSTER_HOME's
+and the DuckDB file's locks (core/locks.py) for the whole run. Exit codes: 0 every
+step succeeded, 1 a step failed, 2 refused: a bad flag or variable (one line on
+stderr naming it), another run holding a lock (naming its pid), or a corpus that
+yields no attempts where ``--allow-empty`` was not given.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+JUDGING_JOBS = ("judge_outputs_job", "perturbation_outputs_job")  # the jobs that send requests to judges
 
 
 def _instance():
@@ -36,6 +44,7 @@ class StepsOutcome:
     ran: int = 0
     skipped: int = 0
     requests_sent: int = 0
+    refusal: str = ""  # why a step refused to replace stored tables (an input that yielded nothing)
 
     def __bool__(self) -> bool:
         return self.ok
@@ -74,6 +83,8 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
     names = {job.name for job in defs.jobs}
     for name in jobs or JOB_ORDER:
         if name not in names:
+            if jobs:  # asked for by name: say why nothing ran
+                echo(f"{name}: not in this code location (no enabled judge), skipped")
             continue
         job = defs.resolve_job_def(name)
         keys: list[str | None] = [None]
@@ -103,6 +114,7 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
             echo(_summary(step, result, seconds) + reason)
             if not result.success:
                 outcome.ok = False
+                outcome.refusal = _refusal(result)
                 return outcome
     return outcome
 
@@ -153,6 +165,17 @@ def _requests_sent(result) -> int:
     return sent
 
 
+def _refusal(result) -> str:
+    """The message of a step that refused to replace stored tables (a dg.Failure marked REFUSED), or ""."""
+    from cojudge_assets.defs.resources import REFUSED
+
+    for event in result.all_events:
+        failure = event.step_failure_data.user_failure_data if event.is_step_failure else None
+        if failure is not None and REFUSED in (failure.metadata or {}):
+            return failure.description or "refused"
+    return ""
+
+
 def _summary(step: str, result, seconds: float) -> str:
     events = result.get_asset_materialization_events()
     line = f"{step}: {'ok' if result.success else 'FAILED'} (run {result.run_id[:8]}, {seconds:.1f} s)"
@@ -167,31 +190,158 @@ def _summary(step: str, result, seconds: float) -> str:
     return line
 
 
-def materialize(args: argparse.Namespace) -> int:
-    if args.duckdb:
-        os.environ["COJUDGE_DUCKDB"] = str(Path(args.duckdb).resolve())
-    if args.judges_file:
-        os.environ["COJUDGE_JUDGES"] = str(Path(args.judges_file).resolve())
-    from cojudge_assets.definitions import build_definitions
-    from cojudge_assets.defs.resources import duckdb_path
+@dataclass
+class Plan:
+    """What the preflight checked and resolved: a run starts only from one of these."""
 
-    defs = build_definitions(corpus=str(Path(args.corpus).resolve()) if args.corpus else None, layout=args.layout)
-    run_config = {}
+    corpus: Path
+    layout: str
+    duckdb: Path
+    home: Path
+    judges_file: Path
+    create: tuple[Path, ...]  # folders to create before the run (the DuckDB file's, DAGSTER_HOME)
+    corpus_config: bool  # pass the corpus settings as run config (a flag set them)
+
+
+def preflight(args: argparse.Namespace, environ=None) -> Plan:
+    """Every check that needs no Dagster, in about a second; raises PreflightError (one line) and touches nothing.
+
+    The layout is known, the corpus a readable folder with input of its layout (unless ``--allow-empty``), the
+    DuckDB file's folder exists or can be created, DAGSTER_HOME likewise, the judges file parses, every
+    ``--judge`` names an enabled judge, and every judge that will run has its key variable set.
+    """
+    from cojudge_assets.core.preflight import (DEFAULT_CORPUS, DEFAULT_DUCKDB, Flag, PreflightError, check_corpus,
+                                               check_duckdb, check_home, check_layout, corpus_input_problem,
+                                               known_jobs, known_layouts, missing_keys, one_line, stored_rows)
+    from cojudge_assets.judges.config import DEFAULT_JUDGES_FILE, JudgesConfigError, load_judges
+
+    def layout_judge_names(corpus: Path, layout: str) -> list[str]:
+        if layout != "icescore":  # the only layout that brings judges; read its file names only
+            return []
+        from cojudge_assets.core.icescore import icescore_judges
+
+        return icescore_judges(corpus)
+
+    environ = os.environ if environ is None else environ
+    corpus_flag = Flag("--corpus", args.corpus) if args.corpus else Flag(
+        "--corpus (default: the demo corpus)", str(DEFAULT_CORPUS))
+    corpus = check_corpus(corpus_flag)
+    if args.duckdb:
+        database_flag = Flag("--duckdb", args.duckdb)
+    elif environ.get("COJUDGE_DUCKDB"):
+        database_flag = Flag("COJUDGE_DUCKDB", environ["COJUDGE_DUCKDB"])
+    else:
+        database_flag = Flag("--duckdb (default)", str(DEFAULT_DUCKDB))
+    database, database_folder = check_duckdb(database_flag)
+    home_flag = Flag("DAGSTER_HOME", environ.get("DAGSTER_HOME") or str(PROJECT_ROOT / "dagster_home"))
+    home, home_folder = check_home(home_flag)
+    judges_flag = Flag("--judges-file", args.judges_file) if args.judges_file else (
+        Flag("COJUDGE_JUDGES", environ["COJUDGE_JUDGES"]) if environ.get("COJUDGE_JUDGES")
+        else Flag("--judges-file (default)", str(DEFAULT_JUDGES_FILE)))
+    judges_path = Path(judges_flag.value).expanduser().resolve()
+    try:
+        specs = load_judges(judges_path)
+    except JudgesConfigError as exc:
+        raise PreflightError(f"{judges_flag.name}: {one_line(exc)}") from None
+    enabled = [s for s in specs if s.enabled]
+    layout = check_layout(Flag("--layout", args.layout or "pages"), known_layouts())
+    brought = layout_judge_names(corpus, layout)  # the imported judges a corpus layout brings (ICE-Score)
+    unknown = [name for name in args.judge or [] if name not in {s.name for s in enabled} | set(brought)]
+    if unknown:
+        raise PreflightError(f"--judge {unknown[0]}: not an enabled judge of {judges_path} nor one the corpus "
+                             f"brings (enabled: {', '.join([s.name for s in enabled] + brought) or 'none'})")
+    jobs = args.jobs.split(",") if args.jobs else None
+    unknown = [name for name in jobs or () if name not in known_jobs()]
+    if unknown:
+        raise PreflightError(f"--jobs {unknown[0]}: no such job (expected some of {', '.join(known_jobs())})")
+    judging = jobs is None or bool(set(jobs) & set(JUDGING_JOBS))
+    selected = [s for s in enabled if judging and (not args.judge or s.name in args.judge)]
+    for judge, variable in missing_keys(selected, environ)[:1]:
+        raise PreflightError(f"{variable} is not set: judge {judge} is enabled in {judges_path} and reads its key "
+                             f"from it (export {variable}, or set enabled: false)")
+    empty = corpus_input_problem(corpus, layout)
+    if empty and not args.allow_empty:
+        held = stored_rows(database, "attempts")
+        stake = (f"{database} holds {held} attempts that this run would replace with nothing" if held
+                 else "a run would succeed with no attempts")
+        raise PreflightError(f"{corpus_flag.name}: {empty}; {stake} (pass --allow-empty if you mean it)")
+    return Plan(corpus=corpus, layout=layout, duckdb=database, home=home, judges_file=judges_path,
+                create=tuple(f for f in (database_folder, home_folder) if f is not None),
+                corpus_config=bool(args.corpus or args.layout or args.allow_empty))
+
+
+def _refused(message: str) -> int:
+    print(f"cojudge: {message}", file=sys.stderr, flush=True)
+    return 2
+
+
+def materialize(args: argparse.Namespace) -> int:
+    from cojudge_assets.core.locks import LockHeld, hold, hold_duckdb, home_lock_path
+    from cojudge_assets.core.preflight import PreflightError
+
+    try:
+        plan = preflight(args)
+    except PreflightError as exc:
+        return _refused(str(exc))
+    for folder in plan.create:
+        folder.mkdir(parents=True, exist_ok=True)
+    os.environ["COJUDGE_DUCKDB"] = str(plan.duckdb)
+    os.environ["COJUDGE_JUDGES"] = str(plan.judges_file)
+    os.environ["DAGSTER_HOME"] = str(plan.home)
+    wait_s = float("inf") if args.wait else 0.0
+    try:
+        # DAGSTER_HOME first, then the DuckDB file: every run takes them in this order, so --wait cannot deadlock
+        with hold(plan.home, home_lock_path(plan.home), wait_s=wait_s), hold_duckdb(plan.duckdb, wait_s=wait_s):
+            return _materialize(args, plan)
+    except LockHeld as exc:
+        return _refused(str(exc))
+
+
+def _materialize(args: argparse.Namespace, plan: Plan) -> int:
+    from cojudge_assets.core.preflight import stored_rows
+    from cojudge_assets.definitions import build_definitions
+
     jobs = tuple(args.jobs.split(",")) if args.jobs else None
+    defs = build_definitions(corpus=str(plan.corpus), layout=plan.layout)
+    run_config = {}
+    if plan.corpus_config:
+        run_config = {"resources": {"corpus": {"config": {"path": str(plan.corpus), "layout": plan.layout,
+                                                          "allow_empty": bool(args.allow_empty)}}}}
     outcome = run_steps(defs, _instance(), run_config, judges=args.judge, conditions=args.condition, jobs=jobs,
                         force=args.force)
     print(outcome.line())
-    print(f"{'success' if outcome else 'FAILED'}: tables in {duckdb_path()}")
-    return 0 if outcome else 1
+    if outcome.refusal:
+        print(f"REFUSED: tables in {plan.duckdb}")
+        return _refused(outcome.refusal)
+    if not outcome:
+        print(f"FAILED: tables in {plan.duckdb}")
+        return 1
+    attempts = stored_rows(plan.duckdb, "attempts")
+    held = f" ({attempts} attempts)" if attempts is not None else ""
+    print(f"success: tables in {plan.duckdb}{held}")
+    return 0
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Lists the corpus layouts (core/corpus.py LAYOUTS) in --help."""
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        if action.dest == "layout":
+            from cojudge_assets.core.preflight import known_layouts
+
+            return f"corpus layout, one of: {', '.join(known_layouts())} (default: pages)"
+        return super()._expand_help(action)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cojudge", description="cojudge: LLM judges of code as instruments.")
     sub = parser.add_subparsers(dest="command", required=True)
-    m = sub.add_parser("materialize", help="materialize the whole asset graph into DuckDB")
+    m = sub.add_parser("materialize", help="materialize the whole asset graph into DuckDB",
+                       formatter_class=_HelpFormatter)
     m.add_argument("--corpus", help="corpus folder (default: the shipped demo corpus, data/demo)")
-    m.add_argument("--layout", default="pages", help="corpus layout (default: pages)")
-    m.add_argument("--duckdb", help="DuckDB file (default: $COJUDGE_DUCKDB or data/cojudge.duckdb)")
+    m.add_argument("--layout", help="corpus layout (default: pages; the layouts are listed here in --help)")
+    m.add_argument("--duckdb", help="DuckDB file (default: $COJUDGE_DUCKDB or data/cojudge.duckdb); its folder is "
+                   "created if missing")
     m.add_argument("--judges-file", help="judges config (default: $COJUDGE_JUDGES or data/judges.yaml)")
     m.add_argument("--judge", action="append", help="only this judge's partitions (repeatable)")
     m.add_argument("--condition", action="append", choices=["blind", "prefix12k", "nonblind"],
@@ -201,6 +351,10 @@ def main(argv: list[str] | None = None) -> int:
                    "perturbation_metrics_job, dynamics_job, report_job")
     m.add_argument("--force", action="store_true",
                    help="run every step even when Dagster's data versions say it is up to date")
+    m.add_argument("--allow-empty", action="store_true",
+                   help="run even when the corpus yields no attempts (replacing stored tables with empty ones)")
+    m.add_argument("--wait", action="store_true",
+                   help="wait for another run holding the DuckDB file or DAGSTER_HOME instead of failing at once")
     m.set_defaults(func=materialize)
     args = parser.parse_args(argv)
     return args.func(args)

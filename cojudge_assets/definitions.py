@@ -8,9 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from dagster_duckdb import DuckDBResource
-
-from cojudge_assets.defs.io import CojudgeDuckDBIOManager
+from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
 from cojudge_assets.defs.operations.sensors import drift_sensor
 from cojudge_assets.defs.perturbation.assets import perturbation_outputs_asset
@@ -107,7 +105,7 @@ def build_definitions(corpus: str | None = None, layout: str | None = None) -> d
         jobs=jobs,
         resources={
             "io_manager": CojudgeDuckDBIOManager(database=database, schema="main"),
-            "duckdb": DuckDBResource(database=database),
+            "duckdb": LockedDuckDBResource(database=database),
             "contest_judge": ContestJudgeResource(),
             "corpus": corpus_resource,
         },

@@ -41,6 +41,18 @@ PNG_METADATA = {"Software": None}  # matplotlib's version string would tie the b
 MAX_MARKER_AREA = 400.0
 
 
+def remove_figures(folder: Path, *names: str) -> list[Path]:
+    """Delete an asset's earlier figures before it draws again: ``<name>.png`` and ``<name>_*.png`` for each name
+    (every PNG in ``folder`` when no name is given, for an asset that owns the folder). A figure the asset does not
+    draw this time (no predictions yet, a condition gone) is then not left on disk for the report to embed."""
+    folder = Path(folder)
+    patterns = [p for name in names for p in (f"{name}.png", f"{name}_*.png")] or ["*.png"]
+    removed = sorted({path for pattern in patterns for path in folder.glob(pattern) if path.is_file()})
+    for path in removed:
+        path.unlink()
+    return removed
+
+
 def _save(fig, path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

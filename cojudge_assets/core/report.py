@@ -339,6 +339,8 @@ def write_report(out_dir: Path, title: str, sections: Sequence[Section], *, run_
                                figure_dir=FIGURE_DIR)
     figures = out_dir / FIGURE_DIR
     figures.mkdir(parents=True, exist_ok=True)
+    for stale in (p for p in figures.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_TYPES):
+        stale.unlink()  # figures of an earlier report that this one does not show
     for source, name in _figure_names(sections).items():
         shutil.copyfile(source, figures / name)
     html_path, md_path = out_dir / "report.html", out_dir / "report.md"

@@ -6,16 +6,29 @@ keeps the old table definition of an unpartitioned asset (so a new column after 
 parser fix would fail the insert). Here an unpartitioned table is replaced whole,
 empty or not, with the DataFrame's own schema; partitioned tables keep the
 library's delete-this-partition-then-insert behaviour.
+
+Both the IO manager and the DuckDB resource hold the DuckDB file's lock
+(core/locks.py) while a run uses them, so a run launched from the Dagster UI and
+``cojudge materialize`` never write one file at once: the later one fails at
+start naming the holder's pid.
 """
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 
 import dagster as dg
 import polars as pl
 from dagster._core.storage.db_io_manager import DbTypeHandler, TableSlice
+from dagster_duckdb import DuckDBResource
 from dagster_duckdb_polars import DuckDBPolarsIOManager, DuckDBPolarsTypeHandler
 
+from cojudge_assets.core.locks import hold_duckdb
+
 KINDS = {"polars", "duckdb"}  # the kinds of every asset stored through this IO manager
+
+
+def _run_id(context: dg.InitResourceContext) -> str | None:
+    return context.run.run_id if context.run is not None else None
 
 
 class PolarsTableHandler(DuckDBPolarsTypeHandler):
@@ -58,3 +71,17 @@ class CojudgeDuckDBIOManager(DuckDBPolarsIOManager):
     @staticmethod
     def type_handlers() -> Sequence[DbTypeHandler]:
         return [PolarsTableHandler()]
+
+    @contextlib.contextmanager
+    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator:
+        with hold_duckdb(self.database, run_id=_run_id(context)), super().yield_for_execution(context) as value:
+            yield value
+
+
+class LockedDuckDBResource(DuckDBResource):
+    """The DuckDB resource, holding the file's lock while a run uses it (see module docstring)."""
+
+    @contextlib.contextmanager
+    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator:
+        with hold_duckdb(self.database, run_id=_run_id(context)), super().yield_for_execution(context) as value:
+            yield value

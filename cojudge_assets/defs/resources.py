@@ -9,10 +9,10 @@ import dagster as dg
 
 from cojudge_assets.core.contest_judge import ContestJudge
 from cojudge_assets.core.kattis import ProblemPackage, scan_problems
+from cojudge_assets.core.preflight import DEFAULT_CORPUS, DEFAULT_DUCKDB, corpus_input_problem
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DUCKDB = PROJECT_ROOT / "data" / "cojudge.duckdb"
-DEFAULT_CORPUS = PROJECT_ROOT / "data" / "demo"
+REFUSED = "cojudge/refused"  # metadata key of a dg.Failure by which a step refuses to replace stored tables
 
 
 def duckdb_path() -> str:
@@ -53,10 +53,25 @@ class CorpusResource(dg.ConfigurableResource):
     layout: str = "pages"
     window_start: str = ""  # "YYYY-MM-DD HH:MM:SS"; empty: from the corpus's contest.yaml
     window_end: str = ""
+    allow_empty: bool = False  # let a corpus that yields no attempts replace the stored tables with empty ones
 
     def root(self) -> Path:
         p = Path(self.path)
         return p if p.is_absolute() else PROJECT_ROOT / p
+
+    def refuse(self, reason: str, kept: str = "the ingest tables") -> dg.Failure:
+        """The failure by which an ingest step refuses to replace stored tables with nothing (``cojudge
+        materialize`` exits 2 on it); ``kept``: the tables it leaves as they were."""
+        return dg.Failure(description=f"{reason}; {kept} left as they were (set allow_empty on the corpus "
+                          f"resource, or pass --allow-empty, if you mean it)",
+                          metadata={REFUSED: True, "corpus": str(self.root()), "layout": self.layout})
+
+    def require_input(self) -> None:
+        """Raise the refusal when the corpus is missing or has no input of its layout (unless ``allow_empty``):
+        checked by each ingest asset before it reads, so a wrong path never empties a table."""
+        problem = None if self.allow_empty else corpus_input_problem(self.root(), self.layout)
+        if problem:
+            raise self.refuse(problem)
 
     def packages(self) -> dict[str, ProblemPackage]:
         """The problem packages with tests under problems/ (none for the CodeNet layout, which has no tests);

@@ -44,6 +44,7 @@ def _folder():
           "the first attempt), with trajectory-bootstrap intervals.")
 def success_at_turn(context: dg.AssetExecutionContext, config: DynamicsSettings,
                     attempts: pl.DataFrame) -> pl.DataFrame:
+    plots.remove_figures(_folder(), "success_at_turn")
     trajs = dynamics.trajectories(co_creation(attempts))
     table = dynamics.success_at_turn(trajs, max_turn=config.max_turn or None, resamples=config.resamples,
                                      seed=config.seed)
@@ -64,6 +65,7 @@ def success_at_turn(context: dg.AssetExecutionContext, config: DynamicsSettings,
           description="Kaplan-Meier estimate (lifelines) of the share still unsolved, by turn and by minutes from "
           "the first attempt (Submit clock); never-solved trajectories right-censored at their last attempt.")
 def survival(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.DataFrame:
+    plots.remove_figures(_folder(), "survival")
     trajs = dynamics.trajectories(co_creation(attempts))
     table = pl.concat([dynamics.kaplan_meier(trajs, clock="turn"), dynamics.kaplan_meier(trajs, clock="minutes")])
     turns = table.filter(pl.col("clock") == "turn").sort("t")
@@ -100,6 +102,7 @@ def churn(context: dg.AssetExecutionContext, config: DynamicsSettings, attempts:
           description="Within solved trajectories, the CodeBLEU similarity of each attempt to the first accepted "
           "submission (which is left out of its own comparison).")
 def convergence(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.DataFrame:
+    plots.remove_figures(_folder(), "codebleu_histogram")
     table = dynamics.convergence(co_creation(attempts))
     if table.is_empty():
         context.add_output_metadata({"attempts": 0, "note": NO_TRAJECTORIES})
@@ -117,6 +120,7 @@ def convergence(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl
           "judge's percentile rank of p_accept, its turn-wise change dq, and the panel's ROC-AUC beside it.")
 def rank_consensus_table(context: dg.AssetExecutionContext, config: DynamicsSettings, predictions: pl.DataFrame,
                          panel: pl.DataFrame) -> pl.DataFrame:
+    plots.remove_figures(_folder(), "struggle", "q_by_verdict")  # drawn only when there are predictions
     predictions = co_creation(predictions)
     table = rank_consensus(predictions, config.consensus_condition) if len(predictions) else \
         pl.DataFrame(schema=CONSENSUS_SCHEMA)

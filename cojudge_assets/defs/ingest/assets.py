@@ -31,6 +31,7 @@ def contest_corpus(corpus: CorpusResource) -> dg.DataVersion:
     "where the hidden tests are. A package that cannot be read is left out and quarantined (see quarantine).",
 )
 def problems(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.DataFrame:
+    corpus.require_input()
     table = read_problem_table(corpus.root(), corpus.layout)
     context.add_output_metadata({
         "problems": len(table),
@@ -51,6 +52,7 @@ def problems(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.Da
     "rejects it (a symlink out of the corpus, a fifo, over the size limit) or null.",
 )
 def submission_pages(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.DataFrame:
+    corpus.require_input()
     table = list_pages(corpus.root()) if corpus.layout == "pages" else pl.DataFrame(schema=PAGE_SCHEMA)
     context.add_output_metadata({"files": len(table),
                                  "by_format": dg.MetadataValue.json(dict(table["format"].value_counts().iter_rows())),
@@ -89,6 +91,11 @@ def read_contest(corpus: CorpusResource, problems: pl.DataFrame, submission_page
     names = dict(zip(problems["problem_id"].to_list(), problems["name"].to_list()))
     tables = read_corpus(root, corpus.layout, names, settings, pages=submission_pages)
     a = tables.attempts
+    if a.is_empty() and not corpus.allow_empty:  # refused before any of the three outputs is stored
+        reasons = tables.quarantine["reason"].head(3).to_list()
+        raise corpus.refuse(f"corpus {root} yielded 0 attempts from {tables.raw_files} raw file(s), "
+                            f"{len(tables.quarantine)} quarantined{': ' + ' | '.join(reasons) if reasons else ''}",
+                            kept="attempts, prompt_logs and quarantine")
     yield dg.Output(a, output_name="attempts", metadata={
         "attempts": len(a),
         "participants": a["participant"].n_unique(),

@@ -87,6 +87,7 @@ def measurement(context: dg.AssetExecutionContext, config: MeasurementSettings, 
                 duckdb: DuckDBResource):
     settings = MeasurementConfig(folds=config.folds, resamples=config.resamples, seed=config.seed,
                                  confident=config.confident, problem_resamples=config.resamples)
+    plots.remove_figures(output_dir() / "measurement")  # the folder is this asset's: no figure outlives its run
     if predictions.is_empty():
         empty = pl.DataFrame(schema={"judge": pl.String, "condition": pl.String, "metric": pl.String,
                                      "value": pl.Float64, "lo": pl.Float64, "hi": pl.Float64, "n": pl.Int64})

@@ -163,6 +163,7 @@ def perturbation_yield(context: dg.AssetExecutionContext, mutants: pl.DataFrame)
 )
 def perturbation_metrics(context: dg.AssetExecutionContext, config: PerturbationSettings, mutants: pl.DataFrame,
                          duckdb: DuckDBResource) -> pl.DataFrame:
+    plots.remove_figures(output_dir() / "perturbation")  # the folder is this asset's: no figure outlives its run
     with duckdb.get_connection() as conn:
         outputs, judge_metrics = read_perturbation_inputs(conn)
     if outputs.is_empty():  # no judge enabled, or no C/C++/Java program accepted: nothing to score

@@ -1,0 +1,160 @@
+"""One writer at a time: an exclusive lock per DuckDB file and per DAGSTER_HOME.
+
+DuckDB takes one writing process per file, and two processes that start on one
+fresh DAGSTER_HOME both migrate its run database (two alembic heads: every
+later run then fails at start-up). So ``cojudge materialize`` holds
+``<file>.lock`` beside the DuckDB file and ``cojudge.lock`` inside the
+DAGSTER_HOME for its whole run, and the IO manager holds the DuckDB lock for a
+run launched from the Dagster UI.
+
+The lock is ``fcntl.flock`` on that file (released by the kernel when the holder
+dies, so a killed run leaves no stale lock); the file holds the holder's pid,
+command and start time as JSON, so a refused run can name who holds it. Holding
+is re-entrant within a process (the command holds the lock, then each of its
+in-process Dagster runs initializes the IO manager), and a lock held by an
+ancestor process (the command that started this one) counts as held. Processes
+of one Dagster run (the multiprocess executor) wait for each other instead of
+failing, since they record the same ``run_id``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+
+LOCK_SUFFIX = ".lock"
+HOME_LOCK = "cojudge.lock"
+POLL_S = 0.2
+
+_held: dict[str, list] = {}  # lock path -> [fd, depth] for the locks this process holds
+
+
+class LockHeld(RuntimeError):
+    """Another process holds the lock; ``holder`` is what its lock file says (pid, command, since)."""
+
+    def __init__(self, target: Path, lock: Path, holder: dict):
+        self.target, self.lock, self.holder = target, lock, holder
+        pid = holder.get("pid")
+        who = f"pid {pid}" if pid else "another process (pid not recorded yet)"
+        since = f", since {holder['since']}" if holder.get("since") else ""
+        command = f" ({holder['command']})" if holder.get("command") else ""
+        super().__init__(f"{target} is in use by {who}{command}{since}: one writer at a time "
+                         f"(lock {lock}); try again when it ends, or let cojudge materialize --wait for it")
+
+
+def duckdb_lock_path(database: str | Path) -> Path:
+    """``<file>.lock`` beside the DuckDB file."""
+    path = Path(database).resolve()
+    return path.with_name(path.name + LOCK_SUFFIX)
+
+
+def home_lock_path(home: str | Path) -> Path:
+    """``cojudge.lock`` inside the DAGSTER_HOME (whose run state is git-ignored there)."""
+    return Path(home).resolve() / HOME_LOCK
+
+
+def read_holder(lock: Path) -> dict:
+    """What the lock file says about its holder ({} if nothing readable)."""
+    for _ in range(5):  # the holder truncates then writes: a reader may see the empty file in between
+        try:
+            text = lock.read_text(encoding="utf-8").strip()
+        except OSError:
+            return {}
+        if text:
+            try:
+                value = json.loads(text)
+                return value if isinstance(value, dict) else {}
+            except json.JSONDecodeError:
+                pass
+        time.sleep(0.02)
+    return {}
+
+
+def _ancestors(pid: int) -> set[int]:
+    """The pids of ``pid``'s parent, grandparent, ... (from /proc; empty where there is no /proc)."""
+    found: set[int] = set()
+    while pid > 1 and pid not in found:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            break
+        pid = int(stat.rsplit(")", 1)[1].split()[1])  # field 4, after the parenthesized command
+        found.add(pid)
+    return found
+
+
+def _write_holder(fd: int, run_id: str | None) -> None:
+    record = {"pid": os.getpid(), "command": " ".join(Path(sys.argv[0]).name.split() + sys.argv[1:])[:300],
+              "since": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"), "run_id": run_id}
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, json.dumps(record).encode(), 0)
+
+
+@contextlib.contextmanager
+def hold(target: str | Path, lock: Path, *, wait_s: float = 0.0, run_id: str | None = None) -> Iterator[None]:
+    """Hold ``lock`` (the lock of ``target``) for the block, or raise :class:`LockHeld` naming its holder.
+
+    ``wait_s``: how long to wait for a holder to finish (0: fail at once; ``float('inf')``: no bound).
+    """
+    key = str(lock)
+    if key in _held:
+        _held[key][1] += 1
+        try:
+            yield
+        finally:
+            _held[key][1] -= 1
+        return
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        if not _acquire(fd, Path(target), lock, wait_s=wait_s, run_id=run_id):
+            os.close(fd)
+            fd = -1
+            yield  # the command that started this process holds it for us
+            return
+        _write_holder(fd, run_id)
+        _held[key] = [fd, 1]
+        try:
+            yield
+        finally:
+            del _held[key]
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _acquire(fd: int, target: Path, lock: Path, *, wait_s: float, run_id: str | None) -> bool:
+    """Lock ``fd``: True when locked, False when an ancestor process holds it; LockHeld past ``wait_s``."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            pass
+        holder = read_holder(lock)
+        if holder.get("pid") in _ancestors(os.getpid()):
+            return False
+        same_run = run_id is not None and holder.get("run_id") == run_id
+        if not same_run and time.monotonic() >= deadline:
+            raise LockHeld(target, lock, holder)
+        time.sleep(POLL_S)
+
+
+@contextlib.contextmanager
+def hold_duckdb(database: str | Path, *, wait_s: float = 0.0, run_id: str | None = None) -> Iterator[None]:
+    """The DuckDB file's lock (nothing for an in-memory database)."""
+    if str(database) in ("", ":memory:") or str(database).startswith(("md:", "motherduck:")):
+        yield
+        return
+    with hold(database, duckdb_lock_path(database), wait_s=wait_s, run_id=run_id):
+        yield

@@ -1,0 +1,192 @@
+"""What a run checks before it touches anything: the corpus, its layout, the DuckDB file, the judges and their keys.
+
+Every check is cheap (no corpus is parsed, no Dagster is loaded) and names the
+flag or the environment variable at fault in one line, so ``cojudge
+materialize`` refuses a bad invocation in a second or two instead of emptying
+tables or failing after minutes. The same :func:`corpus_input_problem` guards
+the ingest assets of a run launched from the Dagster UI.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_DUCKDB = PROJECT_ROOT / "data" / "cojudge.duckdb"  # the run's defaults (defs/resources.py binds them)
+DEFAULT_CORPUS = PROJECT_ROOT / "data" / "demo"
+
+# where each layout's raw attempt inputs live (the readers in core/corpus.py); a layout not listed here (a new
+# one) counts any file under the corpus
+RAW_INPUTS = {"pages": ("pages/**/*",), "progsnap2": ("progsnap2/MainTable.csv",), "codenet": ("metadata/p*.csv",),
+              "icescore": ("data/humaneval/humaneval_*_grade.json",)}
+ANY_FILE = ("**/*",)
+
+
+class PreflightError(ValueError):
+    """A bad invocation, in one line naming the flag or variable at fault."""
+
+
+@dataclass(frozen=True)
+class Flag:
+    """How the user set a setting: the flag (or variable) to name in a message, and its value."""
+
+    name: str
+    value: str
+
+
+def module_constant(module: str, name: str) -> tuple[str, ...] | None:
+    """A module's tuple constant read from its source, without importing the module (which may take seconds):
+    ``NAME = ("a", B, ...)`` where each item is a string literal or a name bound to one earlier in the module.
+    None when the source does not say it that simply."""
+    spec = importlib.util.find_spec(module)
+    try:
+        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    except (AttributeError, TypeError, OSError, SyntaxError):
+        return None
+    strings: dict[str, str] = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        target, value = node.targets[0].id, node.value
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            strings[target] = value.value
+        elif target == name and isinstance(value, ast.Tuple | ast.List):
+            items = [item.value if isinstance(item, ast.Constant) and isinstance(item.value, str)
+                     else strings.get(item.id) if isinstance(item, ast.Name) else None for item in value.elts]
+            return tuple(items) if all(isinstance(item, str) for item in items) else None
+    return None
+
+
+def known_layouts() -> tuple[str, ...]:
+    """core/corpus.py's LAYOUTS (read from its source when it says it simply: importing the readers, polars among
+    them, takes seconds on a busy machine)."""
+    found = module_constant("cojudge_assets.core.corpus", "LAYOUTS")
+    if found is None:
+        from cojudge_assets.core.corpus import LAYOUTS
+
+        found = tuple(LAYOUTS)
+    return found
+
+
+def known_jobs() -> tuple[str, ...]:
+    """definitions.py's JOB_ORDER (read from its source: importing it builds the Definitions)."""
+    found = module_constant("cojudge_assets.definitions", "JOB_ORDER")
+    if found is None:
+        from cojudge_assets.definitions import JOB_ORDER
+
+        found = tuple(JOB_ORDER)
+    return found
+
+
+def check_layout(layout: Flag, layouts: Iterable[str]) -> str:
+    """The layout, if it is one of ``layouts`` (core/corpus.py LAYOUTS)."""
+    known = tuple(layouts)
+    if layout.value not in known:
+        raise PreflightError(f"{layout.name} {layout.value!r}: unknown corpus layout (expected one of "
+                             f"{', '.join(known)})")
+    return layout.value
+
+
+def check_corpus(corpus: Flag) -> Path:
+    """The corpus folder, resolved: it exists and is a readable folder."""
+    path = Path(corpus.value).expanduser().resolve()
+    if not path.exists():
+        raise PreflightError(f"{corpus.name} {corpus.value}: no such folder ({path})")
+    if not path.is_dir():
+        raise PreflightError(f"{corpus.name} {corpus.value}: not a folder ({path})")
+    if not os.access(path, os.R_OK | os.X_OK):
+        raise PreflightError(f"{corpus.name} {corpus.value}: folder not readable by this user ({path})")
+    return path
+
+
+def raw_input_present(corpus: Path, layout: str) -> bool:
+    """Whether the corpus has at least one raw attempt input of its layout (stops at the first file found)."""
+    for pattern in RAW_INPUTS.get(layout, ANY_FILE):
+        if any(p.is_file() for p in corpus.glob(pattern)):
+            return True
+    return False
+
+
+def corpus_input_problem(corpus: Path, layout: str) -> str | None:
+    """Why a corpus would yield nothing (a missing folder, no raw input of its layout); None when it has input."""
+    if not corpus.is_dir():
+        return f"corpus folder {corpus} does not exist"
+    if not raw_input_present(corpus, layout):
+        where = " or ".join(RAW_INPUTS.get(layout, ANY_FILE))
+        return f"corpus {corpus} has no input of layout {layout!r} (nothing matches {where})"
+    return None
+
+
+def check_duckdb(database: Flag) -> tuple[Path, Path | None]:
+    """The DuckDB file, resolved, and the folder to create for it (None when it exists): the folder must exist or
+    be creatable (its nearest existing ancestor a writable folder), and an existing file must be read-writable."""
+    path = Path(database.value).expanduser().resolve()
+    if path.is_dir():
+        raise PreflightError(f"{database.name} {database.value}: is a folder; expected a DuckDB file path")
+    if path.exists():
+        if not os.access(path, os.R_OK | os.W_OK):
+            raise PreflightError(f"{database.name} {database.value}: file not writable by this user ({path})")
+        return path, None
+    folder = path.parent
+    ancestor = folder
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise PreflightError(f"{database.name} {database.value}: cannot create folder {folder} "
+                             f"({ancestor} is a file, not a folder)")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise PreflightError(f"{database.name} {database.value}: folder {ancestor} not writable by this user")
+    return path, (None if folder.is_dir() else folder)
+
+
+def check_home(home: Flag) -> tuple[Path, Path | None]:
+    """DAGSTER_HOME, resolved, and the folder to create (None when it exists); an existing one must be writable."""
+    path = Path(home.value).expanduser().resolve()
+    if path.exists():
+        if not path.is_dir():
+            raise PreflightError(f"{home.name}={home.value}: not a folder ({path})")
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise PreflightError(f"{home.name}={home.value}: folder not writable by this user ({path})")
+        return path, None
+    ancestor = path.parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
+        raise PreflightError(f"{home.name}={home.value}: cannot create the folder ({ancestor} is not a writable "
+                             f"folder)")
+    return path, path
+
+
+def missing_keys(judges: Iterable, environ: dict[str, str] | os._Environ) -> list[tuple[str, str]]:
+    """(judge, variable) for every judge whose ``api_key_env`` names a variable unset or empty in ``environ``."""
+    return [(spec.name, spec.api_key_env) for spec in judges
+            if spec.api_key_env and not (environ.get(spec.api_key_env) or "").strip()]
+
+
+def one_line(text: str) -> str:
+    """A message folded onto one line (a YAML error spans several)."""
+    return " ".join(str(text).split())
+
+
+def stored_rows(database: Path, table: str) -> int | None:
+    """Rows of ``main.<table>`` in an existing DuckDB file, read-only (None: no file, no such table, or the file is
+    open in another writing process)."""
+    import duckdb
+
+    if not database.is_file():
+        return None
+    try:
+        conn = duckdb.connect(str(database), read_only=True)
+    except duckdb.Error:
+        return None
+    try:
+        found = conn.execute("select count(*) from information_schema.tables where table_schema = 'main' "
+                             "and table_name = ?", [table]).fetchone()[0]
+        return int(conn.execute(f'select count(*) from main."{table}"').fetchone()[0]) if found else None
+    finally:
+        conn.close()
