@@ -181,7 +181,9 @@ def _summary(step: str, result, seconds: float) -> str:
     line = f"{step}: {'ok' if result.success else 'FAILED'} (run {result.run_id[:8]}, {seconds:.1f} s)"
     for event in events:
         meta = event.materialization.metadata
-        if "judged_now" in meta:
+        if "imported_now" in meta:  # an imported judge: read from its file, nothing sent
+            line += f"; imported {meta['imported_now'].value} (valid {meta['valid_rows'].value})"
+        elif "judged_now" in meta:
             line += f"; judged now {meta['judged_now'].value}, from cache {meta['cached'].value}"
     if not result.success:
         for event in result.all_events:

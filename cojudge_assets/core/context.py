@@ -264,7 +264,7 @@ def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
     for participant, group in attempts.sort("participant", "problem_id", "turn").group_by(
             "participant", maintain_order=True):
         participant = participant[0]
-        records = logs.filter(pl.col("participant") == participant).sort("seq")
+        records = logs.filter(pl.col("participant").eq_missing(participant)).sort("seq")
         log = _render(records)
         prefix = log.text[:CONTEXT_CAP]
         anchors = {}

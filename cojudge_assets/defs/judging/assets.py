@@ -131,7 +131,7 @@ def import_one_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame
         raise dg.Failure(description=f"imported judge {spec.name}: {exc}") from None
     metadata = {
         "requests": stats.requests, "judged_now": 0, "cached": 0, "imported_now": stats.imported,
-        "valid_rows": stats.ok, "invalid": stats.invalid, "rejected": stats.rejected,
+        "valid_rows": stats.ok, "abstained": 0, "invalid": stats.invalid, "rejected": stats.rejected,
         "unanswered": stats.unanswered,
         "coverage": round(stats.ok / stats.requests, 4) if stats.requests else None,
         "source": stats.source, "sha256": stats.sha256,
