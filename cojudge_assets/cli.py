@@ -44,6 +44,7 @@ class StepsOutcome:
     ran: int = 0
     skipped: int = 0
     requests_sent: int = 0
+    provider_calls: int = 0  # of requests_sent, those to hosted providers (not local judges)
     refusal: str = ""  # why a step refused to replace stored tables (an input that yielded nothing)
 
     def __bool__(self) -> bool:
@@ -51,12 +52,13 @@ class StepsOutcome:
 
     def line(self) -> str:
         if not self.ok:
-            return f"FAILED after {self.ran} run(s); {self.requests_sent} request(s) sent to judges"
+            return (f"FAILED after {self.ran} run(s); {self.requests_sent} request(s) sent to judges, "
+                    f"{self.provider_calls} of them to hosted providers")
         if self.ran == 0:
             return (f"nothing changed: all {self.skipped} steps were up to date; "
                     f"{self.requests_sent} requests sent to judges")
         return (f"ran {self.ran} step(s), {self.skipped} up to date; "
-                f"{self.requests_sent} request(s) sent to judges")
+                f"{self.requests_sent} request(s) sent to judges, {self.provider_calls} of them to hosted providers")
 
 
 def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[str] | None = None,
@@ -109,7 +111,10 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
                                             partition_key=key, raise_on_error=False, tags=run_tags(job, key, defs.resources["corpus"]))
             seconds = time.perf_counter() - started
             outcome.ran += 1
-            outcome.requests_sent += _requests_sent(result)
+            sent = _requests_sent(result)
+            outcome.requests_sent += sent
+            if run_tags(job, key, defs.resources["corpus"]).get("cojudge/provider") not in (None, "local", "imported"):
+                outcome.provider_calls += sent
             reason = f" [{', '.join(outdated[:4])}{', ...' if len(outdated) > 4 else ''}]" if outdated else ""
             echo(_summary(step, result, seconds) + reason)
             if not result.success:
