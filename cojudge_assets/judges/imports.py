@@ -149,7 +149,7 @@ def import_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, co
     ensure_import_tables(conn, schema)
     digest = source_digest(spec)
     files = source_files(spec)
-    stats = ImportStats(requests=len(requests), sha256=digest, source=", ".join(str(p) for p in files))
+    stats = ImportStats(requests=len(requests), sha256=digest, source=", ".join(p.name for p in files))
     epoch = current_epoch(conn, spec.name, schema)
     known = set(requests["attempt_uid"].to_list())
     answered, rejects = load_answers(spec, condition, known)

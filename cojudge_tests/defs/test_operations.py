@@ -148,7 +148,8 @@ def test_a_verdict_fix_recomputes_the_metrics_without_a_single_judge_call(tmp_pa
 
     monkeypatch.setattr(progsnap2, "_label", fixed)
     monkeypatch.setattr(ingest_assets, "read_contest", ingest_assets.read_contest.map_asset_specs(
-        lambda spec: spec.replace_attributes(code_version="2") if spec.key == dg.AssetKey("attempts") else spec))
+        lambda spec: spec.replace_attributes(code_version=f"{spec.code_version}-fixed")
+        if spec.key == dg.AssetKey("attempts") else spec))
     lines: list[str] = []
     outcome = run_steps(build_definitions(), instance, config, conditions=["blind"], echo=lines.append)
     assert outcome, "\n".join(lines)

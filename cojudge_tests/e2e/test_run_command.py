@@ -258,7 +258,8 @@ def test_a_verdict_fix_on_the_demo_corpus_recomputes_metrics_without_judge_calls
                         lambda result, vocabulary: "AC" if result.strip().lower() == "runtime error"
                         else read(result, vocabulary))
     monkeypatch.setattr(ingest_assets, "read_contest", ingest_assets.read_contest.map_asset_specs(
-        lambda spec: spec.replace_attributes(code_version="2") if spec.key == dg.AssetKey("attempts") else spec))
+        lambda spec: spec.replace_attributes(code_version=f"{spec.code_version}-fixed")
+        if spec.key == dg.AssetKey("attempts") else spec))
     lines: list[str] = []
     outcome = run_steps(build_definitions(), instance, {}, echo=lines.append)
     assert outcome, "\n".join(lines)

@@ -20,8 +20,9 @@ import pytest
 from cojudge_assets.core import contest_judge as contest_judge_module
 from cojudge_assets.core.cgroups import cgroup_support
 from cojudge_assets.core.contest_judge import ContestJudge, Verdict, python_executable, runtime_binds
-from cojudge_assets.core.sandbox import _UID_BASE, Limits, SandboxError, isolation_level, run_sandboxed
+from cojudge_assets.core.sandbox import Limits, SandboxError, isolation_level, run_sandboxed
 from cojudge_tests.conftest import write_problem
+from cojudge_tests.core.test_sandbox import _sandbox_processes
 
 needs_memory_cgroup = pytest.mark.skipif(cgroup_support().memory is None,
                                          reason=f"no memory cgroup here: {cgroup_support().reason}")
@@ -31,16 +32,7 @@ needs_cpu_cgroup = pytest.mark.skipif(cgroup_support().cpu is None,
 
 def _leftovers() -> tuple[list[int], list[Path]]:
     """Live processes of this test process's run uids, and run groups of this process still present."""
-    low = _UID_BASE + (os.getpid() % 65536) * 4096
-    alive = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-                if low <= entry.stat().st_uid < low + 4096 and state != "Z":
-                    alive.append(int(entry.name))
-            except (FileNotFoundError, ProcessLookupError, IndexError):
-                continue
+    alive = _sandbox_processes()
     groups = [g for h in cgroup_support().folders() for g in h.parent.glob(f"cojudge-{os.getpid()}-*")]
     return alive, groups
 
