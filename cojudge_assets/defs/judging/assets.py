@@ -129,6 +129,10 @@ def import_one_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame
             rejects = rejects_table(conn).filter((pl.col("judge") == spec.name) & (pl.col("condition") == condition))
     except ImportFormatError as exc:
         raise dg.Failure(description=f"imported judge {spec.name}: {exc}") from None
+    except OSError as exc:  # the declared file is missing or unreadable
+        raise dg.Failure(description=f"imported judge {spec.name}: its source {exc.filename or spec.imported.path} "
+                         f"cannot be read ({exc.strerror or exc}); fix the path under 'imported:' in the judges "
+                         "file") from None
     metadata = {
         "requests": stats.requests, "judged_now": 0, "cached": 0, "imported_now": stats.imported,
         "valid_rows": stats.ok, "abstained": 0, "invalid": stats.invalid, "rejected": stats.rejected,
