@@ -12,6 +12,7 @@ import duckdb
 import pytest
 
 from cojudge_tests.conftest import REPO
+from cojudge_tests.faults.support import table_digests
 
 # the module's fixture runs the whole demo study cold (label audit, judging, ~700 mutants compiled and run)
 pytestmark = pytest.mark.timeout(1800)
@@ -39,17 +40,6 @@ def demo_db(tmp_path_factory, demo_home) -> Path:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "success" in done.stdout
     return db
-
-
-def table_digests(db: Path) -> dict[str, tuple]:
-    """Row count and an order-free content hash of every table."""
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        names = [r[0] for r in con.sql("select table_name from information_schema.tables "
-                                       "where table_schema = 'main'").fetchall()]
-        return {name: con.sql(f"select count(*), sum(hash(t)) from main.\"{name}\" t").fetchone() for name in names}
-    finally:
-        con.close()
 
 
 @pytest.mark.slow

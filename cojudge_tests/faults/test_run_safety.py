@@ -3,6 +3,7 @@ launched from the Dagster UI), and figures that do not outlive the run that drew
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -39,8 +40,8 @@ def test_a_killed_holder_leaves_no_stale_lock(tmp_path):
     db = tmp_path / "x.duckdb"
     holder = Holder(db, duckdb_lock_path(db))
     holder.kill()
-    with hold_duckdb(db):
-        pass
+    with hold_duckdb(db):  # a stale lock would raise LockHeld here
+        assert read_holder(duckdb_lock_path(db)).get("pid") == os.getpid()
 
 
 def test_waiting_for_the_holder(tmp_path):
