@@ -22,6 +22,7 @@ answers the input before it).
 
 from __future__ import annotations
 
+import itertools
 import re
 import textwrap
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ _LABEL = re.compile(
 _MARKUP = re.compile(r"^\s{0,3}#{1,6}\s+|\*\*|__|</?(?:b|strong)>", re.IGNORECASE)  # heading marks, bold
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_INDENT = ("    ", "\t")  # a markdown indented code block
 _HTML_BLOCKS = "h1, h2, h3, h4, h5, h6, p, div, section, li, tr, br, dt, dd"
 
 
@@ -47,7 +49,7 @@ _HTML_BLOCKS = "h1, h2, h3, h4, h5, h6, p, div, section, li, tr, br, dt, dd"
 class _Block:
     kind: str  # "input" or "output"
     number: str | None
-    qualified: bool  # the label says sample/example (or is Aizu's "Output for the Sample Input")
+    qualified: bool  # the label says sample or example (also Aizu's "Output for the Sample Input", JOI's 入力例)
     from_package: bool
     body: str
 
@@ -108,7 +110,7 @@ def _html_as_text(statement: str) -> str:
 def _labelled_blocks(lines: list[str]) -> list[_Block]:
     blocks = []
     for i, line in enumerate(lines):
-        label = _LABEL.fullmatch(_MARKUP.sub("", line).strip())
+        label = _label(line)
         if not label:
             continue
         inline = (label["inline"] or "").strip()
@@ -121,6 +123,10 @@ def _labelled_blocks(lines: list[str]) -> list[_Block]:
     return blocks
 
 
+def _label(line: str) -> re.Match | None:
+    return _LABEL.fullmatch(_MARKUP.sub("", line).strip())
+
+
 def _kind(label: re.Match) -> str:
     if label["japanese"]:
         return "input" if label["japanese"] == "入力例" else "output"
@@ -129,36 +135,34 @@ def _kind(label: re.Match) -> str:
 
 def _body_after(lines: list[str], start: int) -> str | None:
     """The example body that starts at the first non-blank line from ``start``: a fenced block, an indented
-    block, or plain lines up to a blank line or the next label; None when a label or heading comes first."""
-    i = start
-    while i < len(lines) and not lines[i].strip():
-        i += 1
-    if i == len(lines):
+    block, or plain lines; None when a label or a heading comes first."""
+    rest = list(itertools.dropwhile(lambda line: not line.strip(), lines[start:]))
+    if not rest or _HEADING.match(rest[0]) or _label(rest[0]):
         return None
-    first = lines[i]
-    if fence := _FENCE.match(first):
-        body = []
-        for line in lines[i + 1:]:
-            if line.strip().startswith(fence["fence"]):
-                break
-            body.append(line.removeprefix(fence["indent"]) if line.startswith(fence["indent"]) else line.lstrip())
-        return "".join(f"{line}\n" for line in body)
-    if first.startswith(("    ", "\t")):
-        body = []
-        for line in lines[i:]:
-            if line.strip() and not line.startswith(("    ", "\t")):
-                break
-            body.append(line)
-        return textwrap.dedent("\n".join(body).expandtabs(4)).strip("\n") + "\n"
-    if _HEADING.match(first) or _LABEL.fullmatch(_MARKUP.sub("", first).strip()):
-        return None
-    body = []
-    for line in lines[i:]:
-        if not line.strip() or _FENCE.match(line) or _HEADING.match(line) or _LABEL.fullmatch(
-                _MARKUP.sub("", line).strip()):
-            break
-        body.append(line)
-    return "".join(f"{line}\n" for line in body)
+    if fence := _FENCE.match(rest[0]):
+        return _fenced(rest[1:], fence["fence"], fence["indent"])
+    if rest[0].startswith(_INDENT):
+        return _indented(rest)
+    return _plain(rest)
+
+
+def _fenced(lines: list[str], fence: str, indent: str) -> str:
+    """The lines up to the closing fence, without the opening fence's indentation (CommonMark)."""
+    body = itertools.takewhile(lambda line: not line.strip().startswith(fence), lines)
+    return "".join(line.removeprefix(indent) + "\n" for line in body)
+
+
+def _indented(lines: list[str]) -> str:
+    """The indented lines (and blank lines between them), dedented."""
+    body = itertools.takewhile(lambda line: not line.strip() or line.startswith(_INDENT), lines)
+    return textwrap.dedent("\n".join(body).expandtabs(4)).strip("\n") + "\n"
+
+
+def _plain(lines: list[str]) -> str:
+    """The lines up to a blank line, a fence, a heading or the next label."""
+    body = itertools.takewhile(
+        lambda line: line.strip() and not (_FENCE.match(line) or _HEADING.match(line) or _label(line)), lines)
+    return "".join(line + "\n" for line in body)
 
 
 def _pairs(blocks: list[_Block]) -> list[tuple[str, str]]:
