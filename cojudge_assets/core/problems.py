@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
+from cojudge_assets.core.examples import PACKAGE_MARK, same_examples, statement_examples
 from cojudge_assets.core.kattis import scan_problems
 
 PROBLEM_SCHEMA = {
@@ -23,24 +24,29 @@ PROBLEM_SCHEMA = {
 }
 
 
-_HAS_EXAMPLES = re.compile(r"(sample|example)\s*(input|output)", re.IGNORECASE)
+_MENTIONS_EXAMPLES = re.compile(r"(sample|example)\s*(input|output)", re.IGNORECASE)
 
 
 def full_statement(statement: str, samples: list[tuple[str, str]], time_limit_s: float | None,
                    memory_mb: int | None) -> str:
     """The statement a judge is sent: the text, plus what the package knows and the text leaves out.
 
-    Examples: when the text shows no "Sample Input"/"Example Input" section, the
-    package's sample tests are appended as "Sample Input N"/"Sample Output N"
-    blocks (real course statements often describe the format and keep the
-    examples in the test data). Limits: when the package states them and the text
-    never says "time limit", one line with the time and memory limits is appended.
+    Examples: the text's own examples (:func:`~cojudge_assets.core.examples.statement_examples`) are
+    checked against the package's sample tests, token by token. When they agree, or the package has
+    none, the text is sent as it is. Otherwise the package's samples are appended as fenced
+    "Sample Input N"/"Sample Output N" blocks, after the text (which is never cut): headed
+    "(from the problem package)" when the text shows examples that cannot be read or disagree (the
+    extractor then reads those instead), plain when the text shows none (real course statements often
+    describe the format and keep the examples in the test data). Limits: when the package states them
+    and the text never says "time limit", one line with the time and memory limits is appended.
     """
     parts = [statement.rstrip()]
-    if samples and not _HAS_EXAMPLES.search(statement):
+    shown = statement_examples(statement)
+    if samples and not same_examples(shown, samples):
+        mark = f" {PACKAGE_MARK}" if shown or _MENTIONS_EXAMPLES.search(statement) else ""
         for i, (given, expected) in enumerate(samples, start=1):
-            parts.append(f"### Sample Input {i}\n```\n{given.rstrip()}\n```\n\n"
-                         f"### Sample Output {i}\n```\n{expected.rstrip()}\n```")
+            parts.append(f"### Sample Input {i}{mark}\n```\n{given.rstrip()}\n```\n\n"
+                         f"### Sample Output {i}{mark}\n```\n{expected.rstrip()}\n```")
     if time_limit_s and not re.search(r"time\s*limit", statement, re.IGNORECASE):
         memory = f", memory limit {memory_mb} MB" if memory_mb else ""
         parts.append(f"Limits: time limit {time_limit_s:g} s{memory}.")

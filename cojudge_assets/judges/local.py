@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cojudge_assets.core.contest_judge import ContestJudge, Verdict, normalize_language
+from cojudge_assets.core.examples import statement_examples
 from cojudge_assets.core.kattis import DEFAULT_MEMORY_MB, DEFAULT_TIME_LIMIT_S, ProblemPackage, TestCase
 from cojudge_assets.core.sandbox import SandboxError
 
@@ -59,24 +60,6 @@ def parse_prompt(messages: list[dict]) -> PromptParts:
     lang = re.search(r"^Language: (.*)$", user, re.MULTILINE)
     return PromptParts(pid.group(1).strip() if pid else "", lang.group(1).strip() if lang else "",
                        blocks.get("STATEMENT", ""), blocks.get("CODE", ""), blocks.get("CONTEXT", ""))
-
-
-_EXAMPLE = re.compile(r"(?:sample|example)\s*(input|output)\s*(\d*)[^\n]*\n+\s*```[^\n]*\n(.*?)```",
-                      re.IGNORECASE | re.DOTALL)
-
-
-def statement_examples(statement: str) -> list[tuple[str, str]]:
-    """(input, output) pairs written in the statement under "Sample Input N" / "Sample Output N"."""
-    inputs: dict[str, str] = {}
-    outputs: dict[str, str] = {}
-    order: list[str] = []
-    for kind, number, body in _EXAMPLE.findall(statement):
-        key = number or str(len(inputs if kind.lower() == "input" else outputs) + 1)
-        target = inputs if kind.lower() == "input" else outputs
-        target.setdefault(key, body)
-        if key not in order:
-            order.append(key)
-    return [(inputs[k], outputs[k]) for k in order if k in inputs and k in outputs]
 
 
 def _limits(statement: str) -> tuple[float, int]:
@@ -305,9 +288,10 @@ def _custom_llm_class():
 
 
 LOCAL_PROVIDER = "cojudge"
-# bumped when what the local judges answer changes (2: abstention instead of a constant), so a database judged
+# bumped when what the local judges answer changes (2: abstention instead of a constant; 3: examples read from
+# plain text, indented blocks, HTML <pre> and Aizu/JOI labels, core/examples.py), so a database judged
 # by an older version is judged again in a new epoch (JudgeSpec.answer_settings) rather than kept from the cache
-LOCAL_JUDGES_VERSION = 2
+LOCAL_JUDGES_VERSION = 3
 
 
 def register_local_judges(contest_judge: ContestJudge | None = None) -> None:
