@@ -112,7 +112,7 @@ class Universe:
         position = {uid: i for i, uid in enumerate(self.uids)}
         self.cells: dict[tuple[str, str], Cell] = {}
         for (judge, condition), part in predictions.group_by("judge", "condition", maintain_order=True):
-            part = part.filter(pl.col("p_accept").is_not_null()).sort("attempt_uid")
+            part = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()).sort("attempt_uid")
             index = np.array([position[u] for u in part["attempt_uid"].to_list()], dtype=np.int64)
             self.cells[(judge, condition)] = Cell(judge, condition, index, part["p_accept"].to_numpy(),
                                                   self.y[index])
@@ -172,9 +172,8 @@ def condition_panel(u: Universe, condition: str) -> ConditionPanel:
     kept = members
     if len(members) >= 2 and len(shared):
         kept_names, out = pooling.split({c.judge: _on(c, shared) for c in members})
-        agreement_excluded += [Excluded(x.judge, x, x.note(f"on the {len(shared)} attempts every member under "
-                                                           f"{condition} answered (left out of Fleiss' kappa and "
-                                                           "the means over pairs)")) for x in out]
+        agreement_excluded += [Excluded(x.judge, x, x.note(f"on the attempts every member under {condition} answered")
+                                        + " (left out of Fleiss' kappa and the means over pairs)") for x in out]
         kept = [cells[j] for j in kept_names]
         # leaving a judge out only adds attempts, on which the others' answers still vary
         shared = _answered_by_all(kept) if kept else np.array([], dtype=np.int64)
@@ -185,7 +184,8 @@ def condition_panel(u: Universe, condition: str) -> ConditionPanel:
         _, out = pooling.split({a.judge: pa, b.judge: pb})
         label = f"{a.judge}~{b.judge}"
         if out:
-            note = "; ".join(x.note(f"on the {len(both)} attempts {label} both answered") for x in out)
+            note = f"pair {label} left out: " + "; ".join(f"{x.judge}: {x.why('on the attempts both answered')}"
+                                                          for x in out)
             agreement_excluded.append(Excluded(label, out[0], note))
         else:
             pairs[(a.judge, b.judge)] = (both, pa, pb)

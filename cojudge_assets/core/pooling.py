@@ -39,11 +39,19 @@ class LeftOut:
     def metric(self) -> str:
         return METRIC[self.reason]
 
-    def note(self, subset: str) -> str:
-        """One line for a reader: ``subset`` names the attempts, e.g. "under blind"."""
+    def why(self, subset: str) -> str:
+        """Why, for a reader: ``subset`` names the attempts, e.g. "under blind".
+
+        >>> LeftOut("j", CONSTANT, 0.5, 40).why("under blind")
+        '40 answers under blind, all 0.5'
+        """
         if self.reason == NO_ANSWERS:
-            return f"{self.judge} left out: no answers {subset}"
-        return f"{self.judge} left out: its {self.answers} answers {subset} are all {self.value:g}"
+            return f"no answers {subset}"
+        return f"{self.answers} answers {subset}, all {self.value:g}"
+
+    def note(self, subset: str) -> str:
+        """Who is left out and why, in one line: "j left out: 40 answers under blind, all 0.5"."""
+        return f"{self.judge} left out: {self.why(subset)}"
 
 
 def answered(p) -> np.ndarray:
