@@ -385,3 +385,29 @@ def test_the_kappa_heatmap_leaves_out_a_constant_judge():
         assert kappa[a, b] == pytest.approx(pair["kappa"]) and kappa[b, a] == pytest.approx(pair["kappa"])
     judges, _, left_out = kappa_matrix(table.filter(pl.col("condition") == "nonblind"))
     assert judges == ["a", "b", "c", "k"] and [x.judge for x in left_out] == ["z"]
+
+
+def test_the_report_shows_who_the_pooled_tables_left_out():
+    import duckdb
+
+    from cojudge_assets.core.report_content import left_out_table
+
+    conn = duckdb.connect()
+    agreement_table = pl.DataFrame({"judge": ["k", "a~b", "panel"], "condition": ["blind", "blind", "blind"],
+                                    "metric": ["excluded_constant", "pairwise_kappa", "fleiss_kappa"],
+                                    "value": [0.5, 0.3, 0.2], "n": [240, 240, 240],
+                                    "note": ["k left out: 240 answers under blind, all 0.5", None, None]})
+    consensus = pl.DataFrame({"attempt_uid": ["t1", "t2"], "q": [0.2, 0.8],
+                              "left_out": ["k left out: 2 answers under nonblind, all 0.5"] * 2})
+    conn.register("agreement_frame", agreement_table)
+    conn.register("consensus_frame", consensus)
+    conn.execute("create table agreement as select * from agreement_frame")
+    conn.execute("create table rank_consensus as select * from consensus_frame")
+    shown = left_out_table(conn, "agreement", "note")
+    assert shown.frame.rows() == [("blind", "k left out: 240 answers under blind, all 0.5")]
+    assert "left out of the agreement figures" in shown.caption
+    assert left_out_table(conn, "rank_consensus", "left_out").frame.rows() == [
+        ("k left out: 2 answers under nonblind, all 0.5",)]
+    conn.execute("update rank_consensus set left_out = null")
+    assert left_out_table(conn, "rank_consensus", "left_out") is None  # no one left out: no table
+    assert left_out_table(conn, "panel", "note") is None  # no such table
