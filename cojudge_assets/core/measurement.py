@@ -140,7 +140,8 @@ class ConditionPanel:
     score: np.ndarray  # the panel score on items
     shared: np.ndarray  # attempts every judge of shared_preds answered
     shared_preds: dict[str, np.ndarray]  # the members pooling keeps on the attempts every member answered: p on shared
-    pairs: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]  # kept pairs: attempts both answered, p_a, p_b
+    # the pairs pooling keeps: the attempts both answered, p_a and p_b on them
+    pairs: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]
     agreement_excluded: list[Excluded]  # members left out of the panel-wide agreement figures, and pairs left out
 
 

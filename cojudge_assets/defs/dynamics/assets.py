@@ -131,7 +131,7 @@ def rank_consensus_table(context: dg.AssetExecutionContext, config: DynamicsSett
                 "left_out": (table["left_out"][0] or "none") if len(table) else "none"}
     if len(table):
         metadata["struggle_curves"] = dg.MetadataValue.path(str(plots.struggle_curves(table, _folder() / "struggle.png")))
-        by_verdict = {v: table.filter(pl.col("verdict") == v)["q"].to_list()
+        by_verdict = {v: table.filter(pl.col("verdict") == v)["q"].drop_nulls().to_list()  # null: no judge pooled
                       for v in sorted(table["verdict"].unique().to_list())}
         metadata["q_by_verdict"] = dg.MetadataValue.path(str(plots.boxes(by_verdict, _folder() / "q_by_verdict.png",
                                                                          "Rank consensus q by verdict", "q")))
