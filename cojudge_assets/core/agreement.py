@@ -20,9 +20,10 @@ judges accept the same attempts, and do they order the attempts the same way?
   (:func:`krippendorff_alpha`).
 * Judges that did not answer every attempt (they abstained on some): the panel
   score of an attempt is the mean percentile rank over the judges that answered
-  it (:func:`answered_panel_score`); a judge whose answers are all one value
-  (:func:`is_constant`) says nothing about order or decisions, and the
-  measurement group leaves it out of the panel and the agreement tables.
+  it (:func:`answered_panel_score`). Which judges a pooled figure leaves out (a
+  judge whose answers on the subset are all one value, or that answered nothing
+  there) is decided by one rule, core/pooling.py, which the measurement group and
+  the rank consensus apply before calling these functions.
 
 Bootstrap weights. Every statistic except :func:`krippendorff_alpha` takes an
 optional weight matrix ``w`` of shape ``(B, n)``: ``w[b, i]`` is how many times
@@ -71,18 +72,6 @@ def percentile_ranks(p: np.ndarray) -> np.ndarray:
     """
     p = _scores(p, "p")
     return rankdata(p, method="average") / len(p)
-
-
-def is_constant(p: np.ndarray) -> bool:
-    """Whether a judge's answers are all one value (it cannot order the attempts or split them).
-
-    >>> is_constant(np.array([0.5, 0.5, 0.5])), is_constant(np.array([0.5, 0.7]))
-    (True, False)
-    """
-    p = _scores(p, "p")
-    if not len(p):
-        raise ValueError("p must hold at least one answer, got none")
-    return bool((p == p[0]).all())
 
 
 def answered_panel_score(answers: dict[str, tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:

@@ -7,6 +7,13 @@ judge's probabilities are read at face value. dq is q's change from the
 previous attempt of the same trajectory (null on the first attempt). A
 consensus figure is only as good as the panel behind it: the assets state the
 panel's discrimination (from the measurement group) next to it.
+
+Who is pooled follows the measurement group's rule (core/pooling.py): a judge
+whose answers under the condition are all one value, or that answered nothing
+there, is left out (its ranks would be one tie pulling every q to the middle),
+and every row's ``left_out`` says who and why (null when no judge is left
+out). An abstention (missing p_accept) is not an answer. An attempt only
+left-out judges answered keeps its row, with q null and ``n_judges`` 0.
 """
 
 from __future__ import annotations
@@ -15,25 +22,38 @@ import numpy as np
 import polars as pl
 
 from cojudge_assets.core import metrics as m
+from cojudge_assets.core import pooling
 from cojudge_assets.core.agreement import percentile_ranks, spearman
 
 CONSENSUS_SCHEMA = {"attempt_uid": pl.String, "participant": pl.String, "problem_id": pl.String, "turn": pl.Int64,
                     "verdict": pl.String, "accepted": pl.Boolean, "q": pl.Float64, "dq": pl.Float64,
-                    "n_judges": pl.Int64}
+                    "n_judges": pl.Int64, "left_out": pl.String}
+ATTEMPT_COLUMNS = ("attempt_uid", "participant", "problem_id", "turn", "verdict", "accepted")
+
+
+def consensus_members(predictions: pl.DataFrame, condition: str) -> tuple[list[str], list[pooling.LeftOut]]:
+    """The judges the consensus under ``condition`` averages over, and those core/pooling.py leaves out."""
+    part = predictions.filter(pl.col("condition") == condition)
+    return pooling.split({judge: mine["p_accept"].to_numpy()
+                          for (judge,), mine in part.group_by("judge", maintain_order=True)})
 
 
 def rank_consensus(predictions: pl.DataFrame, condition: str = "nonblind") -> pl.DataFrame:
-    """One row per attempt judged under ``condition``: q, dq and how many judges q averages."""
+    """One row per attempt judged under ``condition``: q, dq, how many judges q averages, who is left out."""
     part = predictions.filter(pl.col("condition") == condition)
     if part.is_empty():
         return pl.DataFrame(schema=CONSENSUS_SCHEMA)
-    ranked = []
-    for _, mine in part.group_by("judge", maintain_order=True):
-        ranked.append(mine.with_columns(pl.Series("rank", percentile_ranks(mine["p_accept"].to_numpy()))))
-    table = (pl.concat(ranked)
-             .group_by("attempt_uid", "participant", "problem_id", "turn", "verdict", "accepted")
-             .agg(pl.col("rank").mean().alias("q"), pl.len().alias("n_judges"))
-             .sort("participant", "problem_id", "turn"))
+    members, out = consensus_members(part, condition)
+    answers = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan())
+    ranked = [mine.select("attempt_uid", pl.Series("rank", percentile_ranks(mine["p_accept"].to_numpy())))
+              for (judge,), mine in answers.group_by("judge", maintain_order=True) if judge in members]
+    ranks = pl.concat(ranked) if ranked else pl.DataFrame(schema={"attempt_uid": pl.String, "rank": pl.Float64})
+    q = ranks.group_by("attempt_uid").agg(pl.col("rank").mean().alias("q"), pl.len().alias("n_judges"))
+    note = "; ".join(x.note(f"under {condition}") for x in out) or None
+    table = (part.select(ATTEMPT_COLUMNS).unique("attempt_uid")
+             .join(q, on="attempt_uid", how="left")
+             .with_columns(pl.col("n_judges").fill_null(0), pl.lit(note, dtype=pl.String).alias("left_out"))
+             .sort("participant", "problem_id", "turn", "attempt_uid"))
     table = table.with_columns((pl.col("q") - pl.col("q").shift(1).over("participant", "problem_id")).alias("dq"))
     return table.select(list(CONSENSUS_SCHEMA)).cast(CONSENSUS_SCHEMA)
 

@@ -21,11 +21,16 @@ Conventions:
   ``coverage`` (answered / attempts it was asked about, ``n`` the latter),
   ``answered`` and ``abstained`` (counts) as rows of their own, also for a judge
   that answered nothing (see :func:`measure`'s ``outcomes``);
-* panel members: per condition, the judges that answered at least one attempt
-  and whose answers are not all one value. A constant judge (one distinct p)
-  cannot order or split the attempts: it is left out of the panel and of the
-  agreement tables, and both tables say so in a row of metric
-  ``excluded_constant`` (value: its constant p; n: its answers);
+* who is pooled: one rule (core/pooling.py) on the subset each pooled figure
+  is computed on. A judge that answered nothing there, or whose answers there
+  are all one value, is left out, and the table says so in a row of metric
+  ``excluded_no_answers`` or ``excluded_constant`` (value: its one value; n:
+  its answers on the subset; ``note``: who, why, on which attempts). The
+  subsets: the condition (panel members, in the panel and agreement tables);
+  the attempts every member answered (Fleiss' kappa and the means over pairs:
+  a member constant there is left out of those figures, which are then computed
+  on the attempts every remaining member answered); the attempts both judges of
+  a pair answered (the pair's row ``a~b`` is replaced by the note row);
 * the panel score of an attempt is the unweighted mean of the members'
   percentile ranks over the members that answered it (each member ranked within
   its own answers; agreement.answered_panel_score), scored like a judge on the
@@ -35,7 +40,8 @@ Conventions:
   member is the member with the highest point ROC-AUC;
 * agreement: a pair of members on the attempts both answered; the panel-wide
   figures (Fleiss' kappa, mean kappa and rho over the pairs, rho - kappa) on the
-  attempts every member answered, so they share one set of attempts (``n``).
+  attempts every one of their judges answered, so they share one set of
+  attempts (``n``).
 """
 
 from __future__ import annotations
@@ -46,13 +52,14 @@ from itertools import combinations
 import numpy as np
 import polars as pl
 
-from cojudge_assets.core import agreement, calibration
+from cojudge_assets.core import agreement, calibration, pooling
 from cojudge_assets.core import metrics as m
 
 LONG_SCHEMA = {"judge": pl.String, "condition": pl.String, "metric": pl.String, "value": pl.Float64,
                "lo": pl.Float64, "hi": pl.Float64, "n": pl.Int64}
 PREDICTION_COLUMNS = ("attempt_uid", "judge", "condition", "p_accept", "y", "participant", "problem_id", "turn",
                       "evidence", "code")
+POOLED_SCHEMA = {**LONG_SCHEMA, "note": pl.String}  # the panel and agreement tables: note rows say who is left out
 PANEL = "panel"
 
 
@@ -105,7 +112,7 @@ class Universe:
         position = {uid: i for i, uid in enumerate(self.uids)}
         self.cells: dict[tuple[str, str], Cell] = {}
         for (judge, condition), part in predictions.group_by("judge", "condition", maintain_order=True):
-            part = part.filter(pl.col("p_accept").is_not_null()).sort("attempt_uid")
+            part = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()).sort("attempt_uid")
             index = np.array([position[u] for u in part["attempt_uid"].to_list()], dtype=np.int64)
             self.cells[(judge, condition)] = Cell(judge, condition, index, part["p_accept"].to_numpy(),
                                                   self.y[index])
@@ -113,18 +120,29 @@ class Universe:
         self.conditions = sorted({c for _, c in self.cells}, key=_condition_order)
 
 
+@dataclass(frozen=True)
+class Excluded:
+    """A note row: ``label`` (a judge, or a pair ``a~b``) left out of a pooled figure, and why."""
+
+    label: str
+    left_out: pooling.LeftOut
+    note: str
+
+
 @dataclass
 class ConditionPanel:
     """The judges that form the panel under one condition, and the attempts each comparison uses."""
 
     condition: str
-    members: list[str]  # answered and not constant, in name order
-    excluded: list[tuple[str, float, int]]  # (judge, its one value, answers): constant judges left out
+    members: list[str]  # the judges pooling keeps under the condition, in name order
+    excluded: list[Excluded]  # left out of the panel (and so of every agreement figure)
     items: np.ndarray  # attempts at least one member answered
     score: np.ndarray  # the panel score on items
-    shared: np.ndarray  # attempts every member answered
-    shared_preds: dict[str, np.ndarray]  # each member's p on shared
-    pairs: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]  # attempts both answered, p_a, p_b
+    shared: np.ndarray  # attempts every judge of shared_preds answered
+    shared_preds: dict[str, np.ndarray]  # the members pooling keeps on the attempts every member answered: p on shared
+    # the pairs pooling keeps: the attempts both answered, p_a and p_b on them
+    pairs: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]
+    agreement_excluded: list[Excluded]  # members left out of the panel-wide agreement figures, and pairs left out
 
 
 def _on(cell: Cell, index: np.ndarray) -> np.ndarray:
@@ -132,24 +150,48 @@ def _on(cell: Cell, index: np.ndarray) -> np.ndarray:
     return cell.p[np.searchsorted(cell.index, index)]
 
 
-def condition_panel(u: Universe, condition: str) -> ConditionPanel:
-    """The members (judges that answered and are not constant) under ``condition``, see the module docstring."""
-    cells = [u.cells[(j, condition)] for j in u.judges if (j, condition) in u.cells and len(u.cells[(j, condition)].p)]
-    excluded = [(c.judge, float(c.p[0]), len(c.p)) for c in cells if agreement.is_constant(c.p)]
-    members = [c for c in cells if not agreement.is_constant(c.p)]
-    if not members:
-        empty = np.array([], dtype=np.int64)
-        return ConditionPanel(condition, [], excluded, empty, np.array([]), empty, {}, {})
-    items, score = agreement.answered_panel_score({c.judge: (c.index, c.p) for c in members})
-    shared = members[0].index
-    for cell in members[1:]:
+def _answered_by_all(cells: list[Cell]) -> np.ndarray:
+    shared = cells[0].index
+    for cell in cells[1:]:
         shared = np.intersect1d(shared, cell.index)
+    return shared
+
+
+def condition_panel(u: Universe, condition: str) -> ConditionPanel:
+    """The members under ``condition`` and who is left out of which figure (core/pooling.py's rule on each
+    figure's attempts, see the module docstring)."""
+    cells = {j: u.cells[(j, condition)] for j in u.judges if (j, condition) in u.cells}
+    names, out = pooling.split({j: c.p for j, c in cells.items()})
+    excluded = [Excluded(x.judge, x, x.note(f"under {condition}")) for x in out]
+    if not names:
+        empty = np.array([], dtype=np.int64)
+        return ConditionPanel(condition, [], excluded, empty, np.array([]), empty, {}, {}, [])
+    members = [cells[j] for j in names]
+    items, score = agreement.answered_panel_score({c.judge: (c.index, c.p) for c in members})
+    shared = _answered_by_all(members)
+    agreement_excluded = []
+    kept = members
+    if len(members) >= 2 and len(shared):
+        kept_names, out = pooling.split({c.judge: _on(c, shared) for c in members})
+        agreement_excluded += [Excluded(x.judge, x, x.note(f"on the attempts every member under {condition} answered")
+                                        + " (left out of Fleiss' kappa and the means over pairs)") for x in out]
+        kept = [cells[j] for j in kept_names]
+        # leaving a judge out only adds attempts, on which the others' answers still vary
+        shared = _answered_by_all(kept) if kept else np.array([], dtype=np.int64)
     pairs = {}
     for a, b in combinations(members, 2):
         both = np.intersect1d(a.index, b.index)
-        pairs[(a.judge, b.judge)] = (both, _on(a, both), _on(b, both))
-    return ConditionPanel(condition, [c.judge for c in members], excluded, items, score, shared,
-                          {c.judge: _on(c, shared) for c in members}, pairs)
+        pa, pb = _on(a, both), _on(b, both)
+        _, out = pooling.split({a.judge: pa, b.judge: pb})
+        label = f"{a.judge}~{b.judge}"
+        if out:
+            note = f"pair {label} left out: " + "; ".join(f"{x.judge}: {x.why('on the attempts both answered')}"
+                                                          for x in out)
+            agreement_excluded.append(Excluded(label, out[0], note))
+        else:
+            pairs[(a.judge, b.judge)] = (both, pa, pb)
+    shared_preds = {c.judge: _on(c, shared) for c in kept} if len(shared) else {}
+    return ConditionPanel(condition, names, excluded, items, score, shared, shared_preds, pairs, agreement_excluded)
 
 
 def _condition_order(condition: str) -> tuple[int, str]:
@@ -244,18 +286,19 @@ def _panel_replicates(u: Universe, panel: ConditionPanel, w: np.ndarray, boot: R
     y, ev, wi = u.y[items], u.evidence[items], w[:, items]
     boot.add((PANEL, condition, "roc_auc"), m.roc_auc(panel.score, y, wi))
     boot.add((PANEL, condition, "roc_auc_evidence"), m.roc_auc(panel.score[ev], y[ev], wi[:, ev]))
-    if len(panel.members) < 2 or len(panel.shared) < 2:
-        return
+    pooled = len(panel.shared_preds) >= 2  # kept judges vary on shared: it holds at least 2 attempts
     ws = w[:, panel.shared]
     on_shared = {(pair["judge_a"], pair["judge_b"]): pair
-                 for pair in agreement.pairwise_agreement(panel.shared_preds, ws)}
+                 for pair in agreement.pairwise_agreement(panel.shared_preds, ws)} if pooled else {}
     for (a, b), (both, pa, pb) in panel.pairs.items():
-        if np.array_equal(both, panel.shared):  # every member answered the same attempts: computed already
+        if (a, b) in on_shared and np.array_equal(both, panel.shared):  # the same attempts: computed already
             pair = on_shared[(a, b)]
         else:
             pair = agreement.pairwise_agreement({a: pa, b: pb}, w[:, both])[0]
         boot.add(("pair", a, b, condition, "kappa"), pair["kappa"])
         boot.add(("pair", a, b, condition, "rho"), pair["rho"])
+    if not pooled:
+        return
     # panel_agreement's figures from the pairs on the shared attempts (it would recompute every pair)
     cuts = np.column_stack([agreement.median_cut(p) for p in panel.shared_preds.values()])
     mean_kappa = np.mean([pair["kappa"] for pair in on_shared.values()], axis=0)
@@ -326,29 +369,26 @@ def _scale_validity(u, boot, decisions) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 
 
-def _excluded_rows(panel: ConditionPanel) -> list[dict]:
-    """A note per judge left out of the panel: its answers are all one value."""
-    return [_note(judge, panel.condition, "excluded_constant", value, n)
-            for judge, value, n in panel.excluded]
+def _excluded_rows(condition: str, excluded: list[Excluded]) -> list[dict]:
+    """A note row per judge or pair left out of a pooled figure (core/pooling.py): who, why, on which attempts."""
+    return [_note(x.label, condition, x.left_out.metric, x.left_out.value, x.left_out.answers, note=x.note)
+            for x in excluded]
 
 
 def _agreement(panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
     rows = []
     for condition, panel in panels.items():
-        rows += _excluded_rows(panel)
-        if len(panel.members) < 2:
-            continue
+        rows += _excluded_rows(condition, panel.excluded + panel.agreement_excluded)
         for (a, b), (both, pa, pb) in panel.pairs.items():
-            pair = agreement.pairwise_agreement({a: pa, b: pb})[0] if len(both) >= 2 \
-                else {"kappa": float("nan"), "rho": float("nan")}
+            pair = agreement.pairwise_agreement({a: pa, b: pb})[0]
             for name in ("kappa", "rho"):
                 rows.append(_row(f"{a}~{b}", condition, f"pairwise_{name}", pair[name],
                                  boot.get(("pair", a, b, condition, name)), len(both)))
-        if len(panel.shared) >= 2:
+        if len(panel.shared_preds) >= 2:
             for name, value in agreement.panel_agreement(panel.shared_preds).items():
                 rows.append(_row(PANEL, condition, name, value, boot.get(("panel_agreement", condition, name)),
                                  len(panel.shared)))
-    return pl.DataFrame(rows, schema=LONG_SCHEMA)
+    return pl.DataFrame(rows, schema=POOLED_SCHEMA)
 
 
 def _condition_effects(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
@@ -375,7 +415,7 @@ def _condition_effects(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFra
                              boot.get(("rank_corr", judge, a, b)), len(shared)))
     for a, b in combinations(u.conditions, 2):
         pa, pb = panels[a], panels[b]
-        if min(len(pa.members), len(pb.members)) >= 2 and min(len(pa.shared), len(pb.shared)) >= 2:
+        if min(len(pa.shared_preds), len(pb.shared_preds)) >= 2:
             value = (agreement.panel_agreement(pb.shared_preds)["fleiss_kappa"]
                      - agreement.panel_agreement(pa.shared_preds)["fleiss_kappa"])
             diff = boot.get(("panel_agreement", b, "fleiss_kappa")) - boot.get(("panel_agreement", a, "fleiss_kappa"))
@@ -386,7 +426,7 @@ def _condition_effects(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFra
 def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
     rows = []
     for condition, panel in panels.items():
-        rows += _excluded_rows(panel)
+        rows += _excluded_rows(condition, panel.excluded)
         if not panel.members:
             continue
         items, score = panel.items, panel.score
@@ -414,7 +454,7 @@ def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
                          len(cells[best].p)))
         rows.append(_row(best, condition, "panel_minus_best_member", panel_auc - members[best],
                          panel_boot - member_boot[best], len(items)))
-    return pl.DataFrame(rows, schema=LONG_SCHEMA)
+    return pl.DataFrame(rows, schema=POOLED_SCHEMA)
 
 
 def _per_problem(u) -> pl.DataFrame:
@@ -498,6 +538,31 @@ def _recalibration(u) -> pl.DataFrame:
                 rows.append({"judge": key[0], "condition": key[1], "metric": f"{metric}_{summary['method']}",
                              "value": float(summary[metric]), "lo": None, "hi": None, "n": len(cell.p)})
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
+
+
+def kappa_matrix(part: pl.DataFrame) -> tuple[list[str], np.ndarray, list[pooling.LeftOut]]:
+    """The kappa heatmap's data for one condition's predictions (columns attempt_uid, judge, p_accept).
+
+    ``(judges, kappa, left_out)``: the judges core/pooling.py keeps under the
+    condition, in name order; Cohen's kappa of their median cuts, pair by pair on
+    the attempts both answered, as in the agreement table (1 on the diagonal, nan
+    for a pair left out: one of the two is constant on the attempts both
+    answered); and the judges left out of the figure.
+    """
+    answers = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan())
+    judges, out = pooling.split({judge: part.filter(pl.col("judge") == judge)["p_accept"].to_numpy()
+                                 for judge in part["judge"].unique().to_list()})
+    by_judge = {judge: answers.filter(pl.col("judge") == judge).select("attempt_uid", "p_accept").sort("attempt_uid")
+                for judge in judges}
+    kappa = np.eye(len(judges))
+    for (i, a), (j, b) in combinations(enumerate(judges), 2):
+        both = by_judge[a].join(by_judge[b], on="attempt_uid", suffix="_b")
+        pa, pb = both["p_accept"].to_numpy(), both["p_accept_b"].to_numpy()
+        if not pooling.split({a: pa, b: pb})[1]:
+            kappa[i, j] = kappa[j, i] = agreement.pairwise_agreement({a: pa, b: pb})[0]["kappa"]
+        else:
+            kappa[i, j] = kappa[j, i] = np.nan
+    return judges, kappa, out
 
 
 def headline_table(judge_metrics: pl.DataFrame, condition: str) -> pl.DataFrame:

@@ -28,7 +28,7 @@ import polars as pl
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from cojudge_assets.core import calibration
-from cojudge_assets.core.agreement import pairwise_agreement
+from cojudge_assets.core.measurement import kappa_matrix
 
 matplotlib.use("Agg")
 
@@ -200,25 +200,22 @@ def measurement_figures(predictions: pl.DataFrame, folder: Path) -> dict[str, st
     files = {}
     for condition in sorted(predictions["condition"].unique().to_list()):
         part = predictions.filter(pl.col("condition") == condition)
-        curves, tables, preds = {}, {}, {}
+        curves, tables = {}, {}
         for judge in sorted(part["judge"].unique().to_list()):
             mine = part.filter(pl.col("judge") == judge).sort("attempt_uid")
             p, y = mine["p_accept"].to_numpy(), mine["y"].to_numpy()
             curves[judge] = (p, y)
             tables[judge] = calibration.reliability_table(p, y)
-            preds[judge] = p
         files[f"roc_{condition}"] = str(roc_curves(curves, folder / f"roc_{condition}.png",
                                                    f"ROC curves, {condition}"))
         files[f"reliability_{condition}"] = str(reliability_diagram(
             tables, folder / f"reliability_{condition}.png", f"Reliability (15 bins), {condition}"))
-        judges = sorted(preds)
-        if len(judges) >= 2 and len({len(v) for v in preds.values()}) == 1:
-            kappa = np.eye(len(judges))
-            for pair in pairwise_agreement(preds):
-                a, b = judges.index(pair["judge_a"]), judges.index(pair["judge_b"])
-                kappa[a, b] = kappa[b, a] = pair["kappa"]
-            files[f"kappa_{condition}"] = str(heatmap(kappa, judges, folder / f"kappa_{condition}.png",
-                                                      f"Cohen's kappa (median cuts), {condition}"))
+        judges, kappa, left_out = kappa_matrix(part)  # pairs on the attempts both answered; core/pooling.py's rule
+        if len(judges) >= 2:
+            title = f"Cohen's kappa (median cuts), {condition}"
+            if left_out:
+                title += "\nleft out: " + ", ".join(f"{x.judge} ({x.reason.replace('_', ' ')})" for x in left_out)
+            files[f"kappa_{condition}"] = str(heatmap(kappa, judges, folder / f"kappa_{condition}.png", title))
     return files
 
 

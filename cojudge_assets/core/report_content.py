@@ -69,6 +69,20 @@ def _metric_table(frame: pl.DataFrame, metrics: list[str], index: list[str]) -> 
     return shown.pivot(on="metric", index=index, values="cell").sort(index)
 
 
+def left_out_table(conn: duckdb.DuckDBPyConnection, table: str, column: str) -> Table | None:
+    """The judges a pooled table left out (core/pooling.py) and why: its rows' distinct non-null ``column``
+    (the measurement tables' ``note``, the rank consensus's ``left_out``); None when it left no one out."""
+    frame = _query(conn, table, f"select * from main.{table}")
+    if frame is None or column not in frame.columns:
+        return None
+    keep = [c for c in ("condition",) if c in frame.columns]
+    notes = frame.filter(pl.col(column).is_not_null()).select(*keep, pl.col(column).alias("left out, and why")).unique()
+    if notes.is_empty():
+        return None
+    return Table(f"Judges left out of the {table.replace('_', ' ')} figures: answers all one value (or none) on the "
+                 "attempts a figure pools; such a judge cannot order or split them", notes.sort(pl.all()))
+
+
 def coverage_section(conn: duckdb.DuckDBPyConnection) -> Section | None:
     requests = _query(conn, "judge_requests", """
         select condition, count(*) as requests, count(*) filter (where context_chars > 0) as with_context,
@@ -195,6 +209,9 @@ def measurement_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Sectio
     tables += _tables_if_any(conn, [
         ("panel", "select * from main.panel", "The panel (percentile-rank average of the judges)"),
         ("condition_effects", "select * from main.condition_effects", "Condition effects (paired)")])
+    left_out = left_out_table(conn, "agreement", "note")  # the panel's notes are among the agreement's
+    if left_out is not None:
+        tables.append(left_out)
     return Section("The judges as instruments",
                    "Ranking (ROC-AUC, PR-AUC), calibration (LogLoss, Brier, ECE), out-of-fold decisions (MCC), "
                    "scale validity and agreement, scored against the contest's verdicts.",
@@ -230,6 +247,9 @@ def dynamics_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section |
         from main.convergence""")
     if convergence is not None:
         tables.append(Table("Convergence towards the final attempt", convergence))
+    left_out = left_out_table(conn, "rank_consensus", "left_out")
+    if left_out is not None:
+        tables.append(left_out)
     return Section("Co-creation dynamics",
                    "How trajectories of attempts unfold: when they succeed, how much code changes between "
                    "attempts, and whether the judges' consensus tracks real improvement.", tuple(tables),

@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import spearmanr
 from sklearn.metrics import roc_auc_score
 
-from cojudge_assets.core import agreement
+from cojudge_assets.core import agreement, pooling
 from cojudge_assets.core.measurement import MeasurementConfig, measure
 from cojudge_assets.core.models import validate_answer
 from cojudge_tests.core.test_metrics import synthetic_predictions
@@ -60,7 +60,7 @@ def test_answered_panel_score_is_the_mean_rank_over_the_judges_that_answered():
     assert full == pytest.approx((agreement.percentile_ranks(p) + agreement.percentile_ranks(q)) / 2)
     with pytest.raises(ValueError, match="one distinct attempt per answer"):
         agreement.answered_panel_score({"a": (np.array([0, 0]), np.array([0.1, 0.2]))})
-    assert agreement.is_constant(np.full(4, 0.5)) and not agreement.is_constant(np.array([0.5, 0.5, 0.6]))
+    assert pooling.left_out("j", np.full(4, 0.5)) is not None and pooling.left_out("j", np.array([0.5, 0.5, 0.6])) is None
 
 
 # -- measurement -------------------------------------------------------------------------------------------------

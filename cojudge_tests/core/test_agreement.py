@@ -6,14 +6,17 @@ import doctest
 import warnings
 
 import numpy as np
+import polars as pl
 import pytest
 from scipy.stats import spearmanr
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa as sm_fleiss_kappa
 
-from cojudge_assets.core import agreement
+from cojudge_assets.core import agreement, pooling
 from cojudge_assets.core.agreement import (cohen_kappa, fleiss_kappa, krippendorff_alpha, median_cut,
                                            pairwise_agreement, panel_agreement, percentile_ranks, spearman)
+from cojudge_assets.core.measurement import MeasurementConfig, kappa_matrix, measure
+from cojudge_tests.core.test_metrics import synthetic_predictions
 
 JUDGES = ("judge-c", "judge-a", "judge-b", "judge-d")  # not in name order on purpose
 
@@ -117,6 +120,8 @@ def test_percentile_ranks_and_median_cut_with_ties():
 def test_docstring_examples():
     failures, tried = doctest.testmod(agreement)
     assert tried >= 6 and failures == 0
+    failures, tried = doctest.testmod(pooling)
+    assert tried >= 4 and failures == 0
 
 
 # -- properties --------------------------------------------------------------------------------------------
@@ -261,3 +266,148 @@ def test_weights_are_scale_free_and_fractional_weights_work():
         np.testing.assert_allclose(fn(*args, 2.5 * w), fn(*args, w), atol=1e-12)
     # an unweighted call is the weighted call with one row of ones
     assert spearman(a, b, np.ones((1, 40)))[0] == pytest.approx(spearman(a, b), abs=1e-12)
+
+
+# -- who is pooled: core/pooling.py's rule in the agreement tables ----------------------------------------------
+
+FAST = MeasurementConfig(resamples=60, problem_resamples=20)
+
+
+def test_the_pooling_rule_counts_answers_only():
+    # abstentions (None, NaN) are not answers: the answers left are constant, or there are none
+    members, out = pooling.split({"varies": np.array([0.2, np.nan, 0.7]), "flat": np.array([0.4, np.nan, 0.4]),
+                                  "silent": np.array([np.nan, np.nan]), "empty": np.array([])})
+    assert members == ["varies"]
+    assert [(x.judge, x.reason, x.answers) for x in out] == [("empty", "no_answers", 0), ("flat", "constant", 2),
+                                                              ("silent", "no_answers", 0)]
+    assert out[1].value == 0.4 and out[1].metric == "excluded_constant" and out[0].metric == "excluded_no_answers"
+    assert np.isnan(out[0].value)
+    assert pooling.left_out("j", [0.3, None, 0.3]).reason == "constant"
+    with pytest.raises(ValueError, match="1-D array of p_accept"):
+        pooling.left_out("j", np.zeros((2, 2)))
+
+
+def rows(table: pl.DataFrame, judge: str, condition: str, metric: str | None = None) -> pl.DataFrame:
+    keep = (pl.col("judge") == judge) & (pl.col("condition") == condition)
+    return table.filter(keep & (pl.col("metric") == metric) if metric else keep)
+
+
+def planted(table: pl.DataFrame) -> pl.DataFrame:
+    """Beside the informative judges a, b, c: k answers 0.5 on every blind attempt but follows a under nonblind;
+    z abstains (null p_accept) on every other attempt and answers 0.7 on the rest, in both conditions."""
+    k = table.filter(pl.col("judge") == "a").with_columns(
+        pl.lit("k").alias("judge"),
+        pl.when(pl.col("condition") == "blind").then(0.5).otherwise(pl.col("p_accept")).alias("p_accept"))
+    odd = pl.col("attempt_uid").str.slice(1).cast(pl.Int64) % 2 == 1
+    z = table.filter(pl.col("judge") == "b").with_columns(
+        pl.lit("z").alias("judge"), pl.when(odd).then(None).otherwise(0.7).cast(pl.Float64).alias("p_accept"))
+    return pl.concat([table, k, z])
+
+
+def test_agreement_tables_leave_out_a_judge_constant_on_their_attempts_with_a_note():
+    base = synthetic_predictions()
+    before, after = measure(base, FAST), measure(planted(base), FAST)
+    pooled = ("fleiss_kappa", "mean_kappa", "mean_rho", "rho_minus_kappa")
+    for table_name, figures in (("agreement", pooled), ("panel", ("roc_auc", "gain_over_mean_member", "members"))):
+        for name in figures:
+            old = rows(before[table_name], "panel", "blind", name).select("value", "lo", "hi", "n")
+            new = rows(after[table_name], "panel", "blind", name).select("value", "lo", "hi", "n")
+            assert len(new) == 1 and new.equals(old), (table_name, name)
+    # blind: k (constant) and z (constant on its answers; its abstentions are not answers) are named, with why
+    for table_name in ("agreement", "panel"):
+        notes = after[table_name].filter((pl.col("condition") == "blind") & pl.col("metric").str.starts_with("excl"))
+        assert notes.select("judge", "metric", "value", "n").sort("judge").rows() == [
+            ("k", "excluded_constant", 0.5, 240), ("z", "excluded_constant", 0.7, 120)]
+        assert notes.sort("judge")["note"].to_list() == ["k left out: 240 answers under blind, all 0.5",
+                                                         "z left out: 120 answers under blind, all 0.7"]
+        assert before[table_name]["note"].is_null().all()
+    pairs = after["agreement"].filter((pl.col("condition") == "blind") & pl.col("judge").str.contains("~"))
+    assert sorted(set(pairs["judge"])) == ["a~b", "a~c", "b~c"]  # no pair with k or z
+    # the pooled figures are those of the informative judges alone, computed directly
+    blind = base.filter(pl.col("condition") == "blind").sort("attempt_uid")
+    direct = panel_agreement({j: blind.filter(pl.col("judge") == j)["p_accept"].to_numpy() for j in "abc"})
+    for name, value in direct.items():
+        assert rows(after["agreement"], "panel", "blind", name)["value"].item() == pytest.approx(value)
+    # nonblind: k answers like a and is a member there; z is still constant on what it answered
+    assert rows(after["panel"], "panel", "nonblind", "members")["value"].item() == 4
+    assert rows(after["agreement"], "k", "nonblind", "excluded_constant").is_empty()
+    assert rows(after["agreement"], "a~k", "nonblind", "pairwise_kappa")["value"].item() == pytest.approx(1.0)
+    assert rows(after["agreement"], "z", "nonblind", "excluded_constant").select("value", "n").row(0) == (0.7, 120)
+    # the condition effect on Fleiss' kappa compares the pooled figures: it moves with k joining under nonblind
+    effect = rows(after["condition_effects"], "panel", "nonblind - blind", "delta_fleiss_kappa")["value"].item()
+    expected = (rows(after["agreement"], "panel", "nonblind", "fleiss_kappa")["value"].item()
+                - rows(after["agreement"], "panel", "blind", "fleiss_kappa")["value"].item())
+    assert effect == pytest.approx(expected)
+
+
+def test_a_judge_constant_only_where_the_others_answered_is_left_out_only_there():
+    """e varies over all the attempts but answers 0.5 on the 80 that b answered (b abstained on the rest): e stays
+    a panel member and pairs with a, but the pair b~e and the figures on the attempts every member answered leave
+    it out, and those figures are then computed on the attempts a, b and c answered."""
+    base = synthetic_predictions(n=120).filter(pl.col("condition") == "blind")
+    answered_by_b = pl.col("attempt_uid").str.slice(1).cast(pl.Int64) % 3 != 0
+    base = base.filter((pl.col("judge") != "b") | answered_by_b)
+    e = base.filter(pl.col("judge") == "a").with_columns(
+        pl.lit("e").alias("judge"), pl.when(answered_by_b).then(0.5).otherwise(pl.col("p_accept")).alias("p_accept"))
+    tables = measure(pl.concat([base, e]), FAST)
+    agreement_table = tables["agreement"]
+    assert rows(tables["panel"], "panel", "blind", "members")["value"].item() == 4
+    assert rows(agreement_table, "e", "blind", "excluded_constant").select("value", "n").row(0) == (0.5, 80)
+    assert "every member under blind answered" in rows(agreement_table, "e", "blind", "excluded_constant")["note"].item()
+    pair = rows(agreement_table, "b~e", "blind")
+    assert pair.select("metric", "value", "n").rows() == [("excluded_constant", 0.5, 80)]
+    assert pair["note"].item() == "pair b~e left out: e: 80 answers on the attempts both answered, all 0.5"
+    assert len(rows(agreement_table, "a~e", "blind", "pairwise_kappa")) == 1  # e varies where a answered
+    assert rows(agreement_table, "a~e", "blind", "pairwise_kappa")["n"].item() == 120
+    answers = {j: base.filter(pl.col("judge") == j).sort("attempt_uid") for j in "abc"}
+    shared = answers["b"]["attempt_uid"]
+    direct = panel_agreement({j: answers[j].filter(pl.col("attempt_uid").is_in(shared.implode()))["p_accept"]
+                              .to_numpy() for j in "abc"})
+    fleiss = rows(agreement_table, "panel", "blind", "fleiss_kappa")
+    assert fleiss["n"].item() == 80 and fleiss["value"].item() == pytest.approx(direct["fleiss_kappa"])
+    # the kappa heatmap's data apply the same rule: the b~e cell is blank, a~e as in the table
+    judges, kappa, left_out = kappa_matrix(pl.concat([base, e]))
+    assert judges == ["a", "b", "c", "e"] and left_out == []
+    assert np.isnan(kappa[1, 3]) and np.isnan(kappa[3, 1])
+    assert kappa[0, 3] == pytest.approx(rows(agreement_table, "a~e", "blind", "pairwise_kappa")["value"].item())
+    assert kappa[0, 1] == pytest.approx(rows(agreement_table, "a~b", "blind", "pairwise_kappa")["value"].item())
+
+
+def test_the_kappa_heatmap_leaves_out_a_constant_judge():
+    table = planted(synthetic_predictions(n=60))
+    judges, kappa, left_out = kappa_matrix(table.filter(pl.col("condition") == "blind"))
+    assert judges == ["a", "b", "c"] and [(x.judge, x.reason) for x in left_out] == [("k", "constant"),
+                                                                                    ("z", "constant")]
+    blind = table.filter(pl.col("condition") == "blind").sort("attempt_uid")
+    expected = pairwise_agreement({j: blind.filter(pl.col("judge") == j)["p_accept"].to_numpy() for j in "abc"})
+    for pair in expected:
+        a, b = judges.index(pair["judge_a"]), judges.index(pair["judge_b"])
+        assert kappa[a, b] == pytest.approx(pair["kappa"]) and kappa[b, a] == pytest.approx(pair["kappa"])
+    judges, _, left_out = kappa_matrix(table.filter(pl.col("condition") == "nonblind"))
+    assert judges == ["a", "b", "c", "k"] and [x.judge for x in left_out] == ["z"]
+
+
+def test_the_report_shows_who_the_pooled_tables_left_out():
+    import duckdb
+
+    from cojudge_assets.core.report_content import left_out_table
+
+    conn = duckdb.connect()
+    agreement_table = pl.DataFrame({"judge": ["k", "a~b", "panel"], "condition": ["blind", "blind", "blind"],
+                                    "metric": ["excluded_constant", "pairwise_kappa", "fleiss_kappa"],
+                                    "value": [0.5, 0.3, 0.2], "n": [240, 240, 240],
+                                    "note": ["k left out: 240 answers under blind, all 0.5", None, None]})
+    consensus = pl.DataFrame({"attempt_uid": ["t1", "t2"], "q": [0.2, 0.8],
+                              "left_out": ["k left out: 2 answers under nonblind, all 0.5"] * 2})
+    conn.register("agreement_frame", agreement_table)
+    conn.register("consensus_frame", consensus)
+    conn.execute("create table agreement as select * from agreement_frame")
+    conn.execute("create table rank_consensus as select * from consensus_frame")
+    shown = left_out_table(conn, "agreement", "note")
+    assert shown.frame.rows() == [("blind", "k left out: 240 answers under blind, all 0.5")]
+    assert "left out of the agreement figures" in shown.caption
+    assert left_out_table(conn, "rank_consensus", "left_out").frame.rows() == [
+        ("k left out: 2 answers under nonblind, all 0.5",)]
+    conn.execute("update rank_consensus set left_out = null")
+    assert left_out_table(conn, "rank_consensus", "left_out") is None  # no one left out: no table
+    assert left_out_table(conn, "panel", "note") is None  # no such table

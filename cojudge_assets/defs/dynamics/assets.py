@@ -115,9 +115,10 @@ def convergence(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl
     return table
 
 
-@dg.asset(name="rank_consensus", group_name="dynamics", kinds=KINDS, code_version="1",
+@dg.asset(name="rank_consensus", group_name="dynamics", kinds=KINDS, code_version="2",
           description="Per attempt under the consensus condition (nonblind by default): q = mean over judges of the "
-          "judge's percentile rank of p_accept, its turn-wise change dq, and the panel's ROC-AUC beside it.")
+          "judge's percentile rank of p_accept, its turn-wise change dq, and the panel's ROC-AUC beside it; a judge "
+          "whose answers there are all one value is left out (column left_out).")
 def rank_consensus_table(context: dg.AssetExecutionContext, config: DynamicsSettings, predictions: pl.DataFrame,
                          panel: pl.DataFrame) -> pl.DataFrame:
     plots.remove_figures(_folder(), "struggle", "q_by_verdict")  # drawn only when there are predictions
@@ -126,10 +127,11 @@ def rank_consensus_table(context: dg.AssetExecutionContext, config: DynamicsSett
         pl.DataFrame(schema=CONSENSUS_SCHEMA)
     auc = panel_discrimination(panel, config.consensus_condition)
     metadata = {**auc, "attempts": len(table), "condition": config.consensus_condition,
-                "judges": int(table["n_judges"].max() or 0) if len(table) else 0}
+                "judges": int(table["n_judges"].max() or 0) if len(table) else 0,
+                "left_out": (table["left_out"][0] or "none") if len(table) else "none"}
     if len(table):
         metadata["struggle_curves"] = dg.MetadataValue.path(str(plots.struggle_curves(table, _folder() / "struggle.png")))
-        by_verdict = {v: table.filter(pl.col("verdict") == v)["q"].to_list()
+        by_verdict = {v: table.filter(pl.col("verdict") == v)["q"].drop_nulls().to_list()  # null: no judge pooled
                       for v in sorted(table["verdict"].unique().to_list())}
         metadata["q_by_verdict"] = dg.MetadataValue.path(str(plots.boxes(by_verdict, _folder() / "q_by_verdict.png",
                                                                          "Rank consensus q by verdict", "q")))

@@ -62,12 +62,13 @@ TABLES = {
     "exactly 0 and 1, MCC drop from in-fold to out-of-fold.",
     "agreement": "Per condition: pairwise Cohen's kappa (median cuts) and Spearman rho on the attempts both judges "
     "answered, Fleiss' kappa, means and rho minus kappa on those every member answered; a judge whose answers are "
-    "constant is left out (row excluded_constant).",
+    "constant (or absent) on a figure's attempts is left out of it, and a note row says so (metric excluded_constant "
+    "or excluded_no_answers, column note).",
     "condition_effects": "Per judge: ROC-AUC change between conditions (all attempts and the evidence-backed "
     "subset) with paired intervals, rank correlation between conditions; Fleiss' kappa change.",
     "panel": "The unweighted percentile-rank panel (per attempt, over the judges that answered it) scored like a "
     "judge; its gain over the mean member and its difference from the best member, paired; a judge whose answers "
-    "are constant is left out (row excluded_constant).",
+    "are constant is left out (row excluded_constant, column note).",
     "per_problem": "ROC-AUC per problem (inverted orderings flagged) and the problem-weighted macro average.",
     "consistency": "Identical consecutive resubmissions and how far p moved; run-to-run Krippendorff's alpha where "
     "a judge was run more than once.",
@@ -79,9 +80,14 @@ TABLES = {
 }
 
 
+# who is pooled changed (core/pooling.py): these tables' results, and the kappa heatmap, changed with it
+CODE_VERSIONS = {"agreement": "2", "panel": "2", "condition_effects": "2"}
+
+
 @dg.multi_asset(
     group_name="measurement",
-    outs={name: dg.AssetOut(kinds=KINDS, code_version="1", description=text) for name, text in TABLES.items()},
+    outs={name: dg.AssetOut(kinds=KINDS, code_version=CODE_VERSIONS.get(name, "1"), description=text)
+          for name, text in TABLES.items()},
 )
 def measurement(context: dg.AssetExecutionContext, config: MeasurementSettings, predictions: pl.DataFrame,
                 duckdb: DuckDBResource):
