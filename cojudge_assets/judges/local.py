@@ -26,7 +26,9 @@ returns): sample-exec compiles their Java programs in batches, one javac JVM per
 contest-judge worker for many programs (``ContestJudge.precompile``, the path of the
 label audit and the perturbation study), so each request, still scored alone through
 litellm, finds its program in the compile cache instead of starting a JVM of its own.
-The answers are the same with or without this step; only the time differs.
+C, C++ and Python programs are still compiled (Python: syntax-checked) one sandboxed
+run each as their request is scored: ``precompile`` batches Java only. The answers are
+the same with or without this step; only the time differs.
 
 A local judge with nothing to go on for an item abstains instead of answering a
 constant (core/models.py: ``{"abstain": "<reason>"}``), and says why in words a

@@ -189,7 +189,7 @@ def judge_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, con
 
     ``contest_judge`` is the sandboxed judge the local ``sample-exec`` judge runs code with.
     """
-    scorers = {}
+    scorers: dict = {}  # the local judges' scorers by model name (register_local_judges)
     if spec.local:
         from cojudge_assets.judges.local import register_local_judges
 
