@@ -11,19 +11,38 @@ how good their probabilities are is for the measurement group to say.
   statement, in the sandbox, and maps the outcome to a probability: a compile
   error, a crash, a wrong example output or a slow example lowers it; passing
   every example gives a high but not certain probability (examples are small).
+  Without a statement (corpora of bare submissions, such as ConDefects) it
+  still compiles the code: a compile error is evidence even without examples
+  ("does not compile", p = 0.02); code that compiles has nothing left to be
+  judged on, and sample-exec abstains.
 * ``static-rubric`` reads the statement's constraints and the code without
   running it: 32-bit integers where values or counts can pass 2^31, loop nesting
   against the input size, whether all input is read, and answers the statement
   asks for in special cases (such as -1) that the code never prints.
 
+Before a partition's pending requests are sent, the runner hands them to the local
+judge (:meth:`SampleExecScorer.prepare`, through what :func:`register_local_judges`
+returns): sample-exec compiles their Java programs in batches, one javac JVM per
+contest-judge worker for many programs (``ContestJudge.precompile``, the path of the
+label audit and the perturbation study), so each request, still scored alone through
+litellm, finds its program in the compile cache instead of starting a JVM of its own.
+C, C++ and Python programs are still compiled (Python: syntax-checked) one sandboxed
+run each as their request is scored: ``precompile`` batches Java only. The answers are
+the same with or without this step; only the time differs.
+
 A local judge with nothing to go on for an item abstains instead of answering a
 constant (core/models.py: ``{"abstain": "<reason>"}``), and says why in words a
 reader understands (:meth:`SampleExecScorer.abstention`,
-:meth:`StaticRubricScorer.abstention`): sample-exec when the statement has no
-examples with input and output to run (function-level problems, corpora without
-statements), before compiling anything, or when it cannot run the language;
-static-rubric when there is no statement, or the statement states neither a
-bound on its input nor a special answer, the only things it checks code against.
+:meth:`StaticRubricScorer.abstention`). sample-exec abstains before compiling
+anything when it cannot run the language, when there is neither a statement nor
+code, and when a statement gives no example with input and output to run: such
+statements are function-level prompts (HumanEval-style), whose code is a fragment
+that does not compile alone (ICE-Score: 3,112 of 3,220 Python items are not valid
+Python on their own, and 117 of 120 sampled Java items do not compile), so calling
+a compile error there would be a false "does not compile". Without a statement it
+compiles, and abstains when the code compiles. static-rubric abstains when there
+is no statement, or the statement states neither a bound on its input nor a special
+answer, the only things it checks code against.
 """
 
 from __future__ import annotations
@@ -32,6 +51,7 @@ import json
 import re
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,30 +106,56 @@ def _abstain(reason: str) -> str:
 class SampleExecScorer:
     """Run the code on the statement's examples in the sandbox; see the module docstring for the mapping."""
 
+    # the abstention of code that compiles when there is no statement: nothing left to judge it on
+    COMPILES_WITHOUT_EXAMPLES = ("the code compiles, but there is no problem statement, so there are no examples "
+                                 "to run it on (a compile error would have been answered)")
+
     def __init__(self, judge: ContestJudge | None = None):
         self.judge = judge or ContestJudge()
 
     @staticmethod
     def abstention(parts: PromptParts) -> str:
-        """Why sample-exec has nothing to go on for this item ("" when it can run examples), decided without
-        compiling anything."""
+        """Why sample-exec abstains on this item before compiling anything ("" when it compiles the code: to run
+        the statement's examples, or, without a statement, to see whether it compiles at all)."""
         try:
             normalize_language(parts.language)
         except ValueError:
             return (f"cannot run code in {parts.language.strip() or 'an unnamed language'!r}: sample-exec runs "
                     "only C, C++, Java and Python")
         if not parts.statement.strip():
-            return "there is no problem statement, so there are no examples to run the code on"
+            if not parts.code.strip():
+                return "there is neither a problem statement nor code: nothing to compile or run"
+            return ""
         if not statement_examples(parts.statement):
+            # a statement without stdin examples is a function-level prompt: its code is a fragment that does not
+            # compile alone, so a compile error there is no evidence (module docstring)
             return ("the statement gives no example input with its expected output to run the code on "
                     "(sample-exec runs programs that read standard input)")
         return ""
+
+    def prepare(self, prompts: Iterable[PromptParts]) -> int:
+        """Compile, before scoring, the programs of ``prompts`` that :meth:`score` will compile: the Java ones in
+        batches (``ContestJudge.precompile``: one javac JVM per worker for many programs), so that scoring each
+        prompt finds its program compiled. Scoring answers the same with or without this step. Returns how many
+        programs the batches compiled now."""
+        programs = []
+        for parts in prompts:
+            if self.abstention(parts):
+                continue
+            programs.append((normalize_language(parts.language), parts.code, _limits(parts.statement)[1]))
+        return self.judge.precompile(programs) if programs else 0
 
     def score(self, parts: PromptParts) -> str:
         reason = self.abstention(parts)
         if reason:
             return _abstain(reason)
         language = normalize_language(parts.language)
+        if not parts.statement.strip():
+            compiled = self.judge.compile(language, parts.code, memory_mb=_limits(parts.statement)[1])
+            if compiled.error:  # the judge could not run the compiler: a failed row, tried again
+                raise SandboxError(f"the contest judge could not compile the code: {compiled.error}")
+            return _answer(0.02, 1, 1, "does not compile") if not compiled.ok else _abstain(
+                self.COMPILES_WITHOUT_EXAMPLES)
         examples = statement_examples(parts.statement)
         time_limit, memory = _limits(parts.statement)
         with tempfile.TemporaryDirectory(prefix="cojudge-samples-") as tmp:
@@ -212,6 +258,10 @@ _SPECIAL_ANSWER = re.compile(r"(?:print|output|answer|report)[^.\n]{0,60}(?<![\d
 class StaticRubricScorer:
     """Read constraints and code without running anything; see the module docstring."""
 
+    def prepare(self, prompts: Iterable[PromptParts]) -> int:
+        """Nothing to do ahead of scoring (it runs nothing); here so every local scorer has one."""
+        return 0
+
     @staticmethod
     def abstention(parts: PromptParts) -> str:
         """Why static-rubric has nothing to go on for this item ("" when the statement states something it
@@ -289,18 +339,27 @@ def _custom_llm_class():
 
 LOCAL_PROVIDER = "cojudge"
 # bumped when what the local judges answer changes (2: abstention instead of a constant; 3: examples read from
-# plain text, indented blocks, HTML <pre> and Aizu/JOI labels, core/examples.py), so a database judged
-# by an older version is judged again in a new epoch (JudgeSpec.answer_settings) rather than kept from the cache
+# plain text, indented blocks, HTML <pre> and Aizu/JOI labels, core/examples.py, and sample-exec answers a
+# compile error without a statement), so a database judged by an older version is judged again in a new epoch
+# (JudgeSpec.answer_settings) rather than kept from the cache
 LOCAL_JUDGES_VERSION = 3
 
 
-def register_local_judges(contest_judge: ContestJudge | None = None) -> None:
-    """Make ``cojudge/sample-exec`` and ``cojudge/static-rubric`` litellm models (idempotent)."""
+LocalScorer = SampleExecScorer | StaticRubricScorer
+
+
+def register_local_judges(contest_judge: ContestJudge | None = None) -> dict[str, LocalScorer]:
+    """Make ``cojudge/sample-exec`` and ``cojudge/static-rubric`` litellm models (idempotent).
+
+    Returns the scorers the models answer with, by model name ("sample-exec"), so the caller can
+    :meth:`~SampleExecScorer.prepare` them with a partition's pending prompts before sending them.
+    """
     import litellm
 
     cls = _custom_llm_class()
-    handlers = {"sample-exec": cls("sample-exec", SampleExecScorer(contest_judge)),
-                "static-rubric": cls("static-rubric", StaticRubricScorer())}
+    scorers: dict[str, LocalScorer] = {
+        "sample-exec": SampleExecScorer(contest_judge), "static-rubric": StaticRubricScorer()}
+    handlers = {name: cls(name, scorer) for name, scorer in scorers.items()}
 
     class Router(cls):  # one provider, the model name picks the scorer
         def completion(self, model, messages, *args, **kwargs):
@@ -312,3 +371,4 @@ def register_local_judges(contest_judge: ContestJudge | None = None) -> None:
     from litellm.utils import custom_llm_setup
 
     custom_llm_setup()
+    return scorers

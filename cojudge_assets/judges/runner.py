@@ -8,15 +8,19 @@ benchmarked on its own:
    sent: an abstention is a final answer;
 2. a request over the judge's input budget is stored as failed with its reason,
    never shortened and never sent;
-3. the rest go through :func:`cojudge_assets.judges.client.judge_once`, at most
+3. a local judge first sees the rest all at once (its scorer's ``prepare``):
+   ``sample-exec`` compiles their Java programs in batches, one JVM for many
+   programs, so each request, sent alone below, finds its program compiled;
+   a hosted judge's requests go out as they are;
+4. the rest go through :func:`cojudge_assets.judges.client.judge_once`, at most
    ``concurrency`` in flight and at most ``rpm`` requests a minute (aiolimiter),
    the workers starting one after another over ``RAMP_S`` seconds;
-4. each answer, valid, abstained or failed, is upserted into the cache as it
+5. each answer, valid, abstained or failed, is upserted into the cache as it
    arrives (an abstention with null p_accept and scores, its reason in
    ``rationale``, ``error`` null),
    committed at least every 10 rows and every half second
    (:class:`cojudge_assets.judges.store.CacheWriter`);
-5. an authentication or permission error stops the partition: every other row
+6. an authentication or permission error stops the partition: every other row
    would fail the same way.
 """
 
@@ -102,6 +106,18 @@ def _row(spec: JudgeSpec, condition: str, epoch: int, attempt_uid: str, request_
     }
 
 
+def _prepare_local(spec: JudgeSpec, pending: list[dict], scorers: dict, log) -> None:
+    """Hand a local judge the prompts it is about to be sent (see the module docstring, step 3)."""
+    from cojudge_assets.judges.local import parse_prompt
+
+    scorer = scorers.get(spec.model.split("/")[-1])
+    if scorer is None:  # not a model the local provider knows: each request fails with litellm's own error
+        return
+    compiled = scorer.prepare(parse_prompt(render(JudgeRequest(**json.loads(row["request_json"])))) for row in pending)
+    if log and compiled:
+        log(f"{spec.name}: compiled {compiled} Java programs in batches before judging")
+
+
 def _failure(error: str) -> JudgeCall:
     return JudgeCall("failed", None, error, "", "", "", 0, 0, False, 0.0, None, None, None)
 
@@ -173,10 +189,11 @@ def judge_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, con
 
     ``contest_judge`` is the sandboxed judge the local ``sample-exec`` judge runs code with.
     """
+    scorers: dict = {}  # the local judges' scorers by model name (register_local_judges)
     if spec.local:
         from cojudge_assets.judges.local import register_local_judges
 
-        register_local_judges(contest_judge)
+        scorers = register_local_judges(contest_judge)
     ensure_tables(conn, schema)
     epoch = settled_epoch(conn, spec.name, spec.answer_settings(), schema)
     done = valid_keys(conn, spec.name, condition, epoch, schema)
@@ -184,6 +201,8 @@ def judge_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, con
     pending = [r for r in rows if (r["attempt_uid"], r["request_hash"]) not in done]
     stats = PartitionStats(requests=len(rows), cached=len(rows) - len(pending))
     if pending:
+        if spec.local:
+            _prepare_local(spec, pending, scorers, log)
         writer = CacheWriter(conn, schema)
         try:
             asyncio.run(_judge_all(spec, condition, epoch, pending, writer, stats, backoff, log))

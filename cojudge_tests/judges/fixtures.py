@@ -9,6 +9,7 @@ from pathlib import Path
 
 import polars as pl
 
+from cojudge_assets.core.contest_judge import Compiled, ContestJudge
 from cojudge_tests.conftest import REPO
 
 
@@ -57,3 +58,23 @@ def cli(args: list[str], *, db: Path, judges: Path, home: Path, timeout: float =
         return subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, start_new_session=True)
     return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+class RecordingJudge(ContestJudge):
+    """The contest judge, recording each batch it is asked to precompile and, for each compile, whether the
+    program was already in the compile cache (``Compiled.cached``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.batches: list[list[tuple[str, str, int]]] = []
+        self.compiles: list[tuple[str, bool]] = []  # (language, found in the cache)
+
+    def precompile(self, items):
+        items = list(items)
+        self.batches.append(items)
+        return super().precompile(items)
+
+    def compile(self, language: str, code: str, *, memory_mb: int = 256) -> Compiled:
+        compiled = super().compile(language, code, memory_mb=memory_mb)
+        self.compiles.append((language, compiled.cached))
+        return compiled

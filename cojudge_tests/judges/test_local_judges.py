@@ -19,6 +19,7 @@ from cojudge_assets.judges.local import (
     statement_examples,
 )
 from cojudge_tests.conftest import REPO, SHARED_CORPORA
+from cojudge_tests.judges.fixtures import RecordingJudge
 
 PAIRSUM = read_problem(REPO / "data" / "demo" / "problems" / "pairsum")
 
@@ -118,7 +119,9 @@ class NeverCompiles:
     """A contest judge that fails the test if sample-exec asks it to compile or run anything."""
 
     def judge(self, *args, **kwargs):
-        raise AssertionError("sample-exec compiled code although it had no examples to run")
+        raise AssertionError("sample-exec ran code although it had abstained")
+
+    compile = precompile = judge
 
 
 def abstains(model: str, request: JudgeRequest) -> str:
@@ -128,20 +131,44 @@ def abstains(model: str, request: JudgeRequest) -> str:
     return result.abstain_reason
 
 
-def test_sample_exec_abstains_without_examples_before_compiling_anything():
+def test_sample_exec_abstains_before_compiling_anything_when_it_has_nothing_to_compile_or_run():
     from cojudge_assets.judges.local import PromptParts, SampleExecScorer
 
     scorer = SampleExecScorer(NeverCompiles())
     code = "def add(x, y):\n    return x + y\n"
-    for statement, expected in ((HUMANEVAL_STYLE, "gives no example input with its expected output"),
-                                ("", "there is no problem statement"),
-                                ("Print the sum of two numbers.", "gives no example input with its expected output")):
+    # a statement without stdin examples (a function-level prompt: the code is a fragment, not a program)
+    for statement in (HUMANEVAL_STYLE, "Print the sum of two numbers."):
         answer = validate_answer(scorer.score(PromptParts("HumanEval/53", "Python 3", statement, code, "")))
-        assert answer.abstained and expected in answer.abstain_reason, answer
+        assert answer.abstained and "gives no example input with its expected output" in answer.abstain_reason
+    nothing = validate_answer(scorer.score(PromptParts("p", "Python 3", "", "  \n", "")))
+    assert nothing.abstained and "neither a problem statement nor code" in nothing.abstain_reason
     unknown = validate_answer(scorer.score(PromptParts("p", "Haskell", PAIRSUM.statement, "main = pure ()", "")))
     assert unknown.abstained and "cannot run code in 'Haskell'" in unknown.abstain_reason
-    # with examples it runs them, and does not abstain
+    assert scorer.prepare([PromptParts("p", "Haskell", "", "main = pure ()", ""),
+                           PromptParts("p", "Java", HUMANEVAL_STYLE, "return 1;", "")]) == 0
+    # with examples, or without a statement, it compiles (and does not abstain before compiling)
     assert SampleExecScorer.abstention(PromptParts("pairsum", "C", PAIRSUM.statement, "", "")) == ""
+    assert SampleExecScorer.abstention(PromptParts("abc221_a", "Python 3", "", code, "")) == ""
+
+
+def test_without_a_statement_sample_exec_answers_a_compile_error_and_abstains_on_code_that_compiles(judge):
+    from cojudge_assets.judges.local import PromptParts, SampleExecScorer
+
+    scorer = SampleExecScorer(judge)
+    broken = validate_answer(scorer.score(PromptParts("abc221_a", "Python (3.8.2)", "", "print(int(input()) * 2\n",
+                                                      "")))
+    assert broken.output is not None and broken.output.rationale == "does not compile"
+    assert (broken.output.p_accept, broken.output.s_algo, broken.output.s_robust) == (0.02, 1, 1)
+    fine = validate_answer(scorer.score(PromptParts("abc221_a", "Python (3.8.2)", "", "print(int(input()) * 2)\n",
+                                                    "")))
+    assert fine.abstained and fine.abstain_reason == SampleExecScorer.COMPILES_WITHOUT_EXAMPLES
+    assert "compiles" in fine.abstain_reason and "no problem statement" in fine.abstain_reason
+    # through litellm, as the runner sends it
+    request = request_for("compile_error/pairs.py").model_copy(update={"problem_statement": ""})
+    response = litellm.completion(model="cojudge/sample-exec", messages=render(request))
+    assert validate_answer(response.choices[0].message.content).output.rationale == "does not compile"
+    request = request_for("accepted/reference.py").model_copy(update={"problem_statement": ""})
+    assert abstains("sample-exec", request) == SampleExecScorer.COMPILES_WITHOUT_EXAMPLES
 
 
 def test_sample_exec_abstains_through_litellm():
@@ -170,7 +197,7 @@ def test_static_rubric_abstains_when_the_statement_states_nothing_it_checks():
 
 @pytest.mark.skipif(not SHARED_CORPORA.is_dir(), reason=f"shared corpora not found at {SHARED_CORPORA}")
 @pytest.mark.parametrize("corpus", ["condefects-atcoder", "csedm2019-python"])
-def test_both_local_judges_abstain_on_corpora_without_statements(corpus):
+def test_on_corpora_without_statements_static_rubric_abstains_and_sample_exec_compiles(corpus):
     from cojudge_assets.core.corpus import contest_settings, read_corpus, read_problem_table
     from cojudge_assets.judges.local import PromptParts, SampleExecScorer, StaticRubricScorer
 
@@ -183,5 +210,59 @@ def test_both_local_judges_abstain_on_corpora_without_statements(corpus):
     for row in attempts.iter_rows(named=True):
         parts = PromptParts(row["problem_id"], row["language_label"] or row["language"],
                             statements.get(row["problem_id"], ""), row["code"], "")
-        assert "no problem statement" in SampleExecScorer.abstention(parts)
+        assert not parts.statement.strip()
+        # sample-exec compiles every program (a compile error is evidence); only an empty one leaves it nothing
+        reason = SampleExecScorer.abstention(parts)
+        assert reason == "" if parts.code.strip() else "neither a problem statement nor code" in reason
         assert "no problem statement" in StaticRubricScorer.abstention(parts)
+
+
+# -- prepare: the partition's Java programs compiled in one batch before scoring ---------------------------------
+
+JAVA_PROGRAMS = ["accepted/Main_binsearch.java", "accepted/Main_merge.java", "compile_error/Main_long.java",
+                 "wrong_answer/Main_ordered.java"]
+
+
+@pytest.fixture(scope="module")
+def with_and_without_prepare(tmp_path_factory):
+    """The same prompts scored by sample-exec with fresh caches: after ``prepare``, and without it."""
+    from cojudge_assets.judges.local import SampleExecScorer
+
+    prompts = [parse_prompt(render(request_for(path).model_copy(update={"problem_statement": ""})))
+               for path in JAVA_PROGRAMS]  # no statement: compiled only
+    prompts += [parse_prompt(render(request_for(path))) for path in JAVA_PROGRAMS[::2]]  # the examples run
+    prompts.append(parse_prompt(render(request_for("compile_error/pairs.py").model_copy(
+        update={"problem_statement": ""}))))
+    runs = {}
+    for prepared in (True, False):
+        judge = RecordingJudge(tmp_path_factory.mktemp("compile-cache"), workers=1)
+        scorer = SampleExecScorer(judge)
+        compiled_in_batches = scorer.prepare(prompts) if prepared else None
+        runs[prepared] = (judge, compiled_in_batches, [scorer.score(parts) for parts in prompts])
+    return prompts, runs
+
+
+def test_prepare_compiles_the_java_programs_in_one_batch_before_scoring(with_and_without_prepare):
+    prompts, runs = with_and_without_prepare
+    judge, compiled_in_batches, _ = runs[True]
+    # one precompile call, holding every Java program sample-exec then compiles (4 distinct: the with-statement
+    # prompts repeat programs under the same limits), compiled there by one JVM (one worker)
+    assert len(judge.batches) == 1 and compiled_in_batches == len(JAVA_PROGRAMS)
+    assert {code for language, code, _ in judge.batches[0] if language == "java"} == {
+        p.code for p in prompts if p.language.startswith("Java")}
+    java = [cached for language, cached in judge.compiles if language == "java"]
+    assert len(java) == 6 and all(java)  # every compile scoring asked for was a cache hit
+    # without prepare, each program is compiled when its prompt is scored: by javac alone, one JVM each
+    alone, _, _ = runs[False]
+    assert alone.batches == [] and [c for language, c in alone.compiles if language == "java"].count(False) == 4
+
+
+def test_answers_are_identical_with_and_without_prepare(with_and_without_prepare):
+    prompts, runs = with_and_without_prepare
+    assert runs[True][2] == runs[False][2]
+    answers = [validate_answer(a) for a in runs[True][2]]
+    # without a statement: the compile error is answered, the programs that compile are abstained on
+    assert [a.abstained for a in answers[:4]] == [True, True, False, True]
+    assert answers[2].output.rationale == "does not compile" and answers[-1].output.rationale == "does not compile"
+    # with the statement's examples: the accepted program passes them, the compile error is answered
+    assert answers[4].output.p_accept >= 0.7 and answers[5].output.rationale == "does not compile"

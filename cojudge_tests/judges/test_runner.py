@@ -242,6 +242,34 @@ def test_a_local_judge_abstains_through_the_one_path(tmp_path):
     assert judge_partition(local, "blind", table, conn).cached == 3
 
 
+def test_sample_exec_compiles_a_partitions_java_programs_in_one_batch_before_sending_them(tmp_path):
+    from cojudge_assets.judges.local import SampleExecScorer
+    from cojudge_tests.judges.fixtures import RecordingJudge
+
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    local = JudgeSpec.model_validate({"name": "sample-exec", "model": "cojudge/sample-exec", "concurrency": 2})
+    codes = [f"public class Main {{ public static void main(String[] a) {{ System.out.println({i}); }} }}"
+             for i in range(4)]
+    codes.append("public class Main { public static void main(String[] a) { System.out.println(4) } }")
+    rows = []
+    for i, code in enumerate(codes):  # no statement (a ConDefects-style corpus): compiled only
+        request = JudgeRequest(problem_id="p1", problem_statement="", language="Java", source_code=code)
+        rows.append({"attempt_uid": f"a{i:03d}", "request_hash": request_hash(request),
+                     "request_json": canonical_json(request)})
+    judge = RecordingJudge(tmp_path / "compile-cache", workers=1)
+    stats = judge_partition(local, "blind", pl.DataFrame(rows), conn, contest_judge=judge)
+    # the five programs went to one precompile call before any request was sent; each request then found its
+    # program compiled
+    assert [sorted(code for _, code, _ in batch) for batch in judge.batches] == [sorted(codes)]
+    assert judge.compiles == [("java", True)] * 5
+    result = cache(conn)
+    assert result["status"].to_list() == ["abstained"] * 4 + ["ok"] and stats.abstained == 4
+    assert result["rationale"].to_list() == [SampleExecScorer.COMPILES_WITHOUT_EXAMPLES] * 4 + ["does not compile"]
+    # a re-run sends nothing and compiles nothing
+    assert judge_partition(local, "blind", pl.DataFrame(rows), conn, contest_judge=judge).cached == 5
+    assert len(judge.batches) == 1
+
+
 def test_a_new_version_of_the_local_judges_rejudges_an_older_database(tmp_path):
     from cojudge_assets.judges.local import LOCAL_JUDGES_VERSION
 
