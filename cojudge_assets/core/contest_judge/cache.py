@@ -69,6 +69,7 @@ class CompileCache:
 
     def __init__(self, root: Path):
         self.root = root
+        self.root.mkdir(parents=True, exist_ok=True)  # entries are staged in it, then renamed into place
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
