@@ -52,15 +52,15 @@ import types
 
 from cojudge_assets.core.contest_judge import compiler, java_batch, judge
 from cojudge_assets.core.contest_judge.cache import RESULT_CACHE_VERSION, Compiled, artifact_digest
-from cojudge_assets.core.contest_judge.java_batch import (BATCH_JAVAC_SOURCE, JAVA_BATCH_FROM, JAVA_BATCH_PROGRAM_S,
-                                                          _batch_javac)
+from cojudge_assets.core.contest_judge.java_batch import BATCH_JAVAC_SOURCE, JAVA_BATCH_FROM, JAVA_BATCH_PROGRAM_S
+from cojudge_assets.core.contest_judge.java_batch import _batch_javac as _batch_javac  # its cache is cleared by tests
 from cojudge_assets.core.contest_judge.judge import ContestJudge
 from cojudge_assets.core.contest_judge.languages import (COMPILE_LIMITS, CXX_FLAGS, EXTENSION_LANGUAGE, EXTENSIONS,
                                                          JAVA_RUN_FLAGS, JAVA_RUN_OVERHEAD_MB, LANGUAGE_ALIASES,
                                                          PCH_IN_BOX, LanguageSpec, java_main_class, language_spec,
                                                          normalize_language, python_executable, runtime_binds)
 from cojudge_assets.core.contest_judge.verdict import JudgeResult, TestOutcome, Verdict, tokens_match
-from cojudge_assets.core.sandbox import run_sandboxed  # set here by tests that inject a sandbox fault (below)
+from cojudge_assets.core.sandbox import run_sandboxed as run_sandboxed  # set here by tests injecting a fault (below)
 
 __all__ = [
     "BATCH_JAVAC_SOURCE", "COMPILE_LIMITS", "CXX_FLAGS", "EXTENSIONS", "EXTENSION_LANGUAGE", "JAVA_BATCH_FROM",

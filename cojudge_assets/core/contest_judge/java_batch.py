@@ -16,9 +16,9 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Iterable
 
 from cojudge_assets.core.contest_judge.compiler import Compiler
 from cojudge_assets.core.contest_judge.languages import COMPILE_LIMITS, LanguageSpec

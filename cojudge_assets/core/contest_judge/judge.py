@@ -14,9 +14,9 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Iterable
 
 from cojudge_assets.core.contest_judge.cache import CompileCache, Compiled, ResultCache
 from cojudge_assets.core.contest_judge.compiler import Compiler, PrecompiledHeader
@@ -41,6 +41,7 @@ class ContestJudge:
 
     # -- compilation --------------------------------------------------------------------------
     def compile(self, language: str, code: str, *, memory_mb: int = 256) -> Compiled:
+        """``code`` compiled in the sandbox, or read from the compile cache when it was compiled before."""
         return self._compiler.compile(language, code, memory_mb=memory_mb)
 
     def precompile(self, items: Iterable[tuple[str, str, int]]) -> int:
