@@ -40,7 +40,7 @@ from pathlib import Path
 
 import polars as pl
 
-from cojudge_assets.core.contest_judge import normalize_language
+from cojudge_assets.core.contest_judge.languages import normalize_language
 from cojudge_assets.core.pages import (
     DEFAULT_LIMITS,
     DEFAULT_RESULT_VOCABULARY,

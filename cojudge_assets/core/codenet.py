@@ -27,7 +27,7 @@ import polars as pl
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
 from cojudge_assets.core.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA, assign_turns
-from cojudge_assets.core.contest_judge import normalize_language
+from cojudge_assets.core.contest_judge.languages import normalize_language
 from cojudge_assets.core.kattis import DEFAULT_MEMORY_MB, DEFAULT_TIME_LIMIT_S
 from cojudge_assets.core.pages import PageError, decode_page
 from cojudge_assets.core.problems import PROBLEM_SCHEMA

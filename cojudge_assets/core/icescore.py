@@ -65,7 +65,7 @@ from pathlib import Path
 import polars as pl
 
 from cojudge_assets.core.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA
-from cojudge_assets.core.contest_judge import normalize_language
+from cojudge_assets.core.contest_judge.languages import normalize_language
 from cojudge_assets.core.problems import PROBLEM_SCHEMA
 
 LAYOUT = "icescore"

@@ -27,7 +27,7 @@ from pathlib import Path
 import polars as pl
 
 from cojudge_assets.core.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA, assign_turns
-from cojudge_assets.core.contest_judge import normalize_language
+from cojudge_assets.core.contest_judge.languages import normalize_language
 from cojudge_assets.core.pages import DEFAULT_RESULT_VOCABULARY, map_verdict, parse_clock
 
 
