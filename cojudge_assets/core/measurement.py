@@ -244,6 +244,7 @@ def _panel_replicates(u: Universe, panel: ConditionPanel, w: np.ndarray, boot: R
     y, ev, wi = u.y[items], u.evidence[items], w[:, items]
     boot.add((PANEL, condition, "roc_auc"), m.roc_auc(panel.score, y, wi))
     boot.add((PANEL, condition, "roc_auc_evidence"), m.roc_auc(panel.score[ev], y[ev], wi[:, ev]))
+    boot.add((PANEL, condition, "pr_auc"), m.average_precision(panel.score, y, wi))
     if len(panel.members) < 2 or len(panel.shared) < 2:
         return
     ws = w[:, panel.shared]
@@ -398,7 +399,8 @@ def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
         ev = u.evidence[items]
         rows.append(_row(PANEL, condition, "roc_auc_evidence", m.roc_auc(score[ev], y[ev]),
                          boot.get((PANEL, condition, "roc_auc_evidence")), int(ev.sum())))
-        rows.append(_row(PANEL, condition, "pr_auc", m.average_precision(score, y), np.array([]), len(items)))
+        rows.append(_row(PANEL, condition, "pr_auc", m.average_precision(score, y),
+                         boot.get((PANEL, condition, "pr_auc")), len(items)))
         if len(panel.members) < 2:
             continue
         cells = {j: u.cells[(j, condition)] for j in panel.members}
