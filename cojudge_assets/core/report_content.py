@@ -26,9 +26,12 @@ LOCAL_MODEL_PREFIX = "cojudge-local/"  # the served model of the local judges (j
 TRACKED_METRICS = ["roc_auc", "pr_auc", "log_loss", "brier", "ece15", "mcc_oof"]
 
 
+def _condition_key(condition: str) -> tuple[int, str]:
+    return (CONDITION_ORDER.index(condition) if condition in CONDITION_ORDER else len(CONDITION_ORDER), condition)
+
+
 def _ordered(conditions) -> list[str]:
-    return sorted(conditions, key=lambda c: (CONDITION_ORDER.index(c) if c in CONDITION_ORDER else len(CONDITION_ORDER),
-                                             c))
+    return sorted(conditions, key=_condition_key)
 
 
 def condition_label(conditions) -> str:
@@ -67,7 +70,7 @@ class ConditionGroups:
         if not merged:
             return ""
         lines = []
-        for group in sorted(set(merged.values()), key=lambda g: (-len(g), _ordered(g))):
+        for group in sorted(set(merged.values()), key=lambda g: (-len(g), [_condition_key(c) for c in g])):
             judges = sorted(j for j, g in merged.items() if g == group)
             names = ", ".join(judges[:-1]) + (" and " if len(judges) > 1 else "") + judges[-1]
             plural = len(judges) > 1
@@ -181,7 +184,8 @@ def coverage_section(conn: duckdb.DuckDBPyConnection) -> Section | None:
     requests = _query(conn, "judge_requests", """
         select condition, count(*) as requests, count(*) filter (where context_chars > 0) as with_context,
                round(avg(context_chars))::bigint as mean_context_chars, max(context_chars) as max_context_chars
-        from main.judge_requests group by 1 order by 1""")
+        from main.judge_requests group by 1
+        order by array_position(['blind', 'prefix12k', 'nonblind'], condition) nulls last, condition""")
     attempts = _query(conn, "attempts", """
         select count(*) as attempts, count(distinct participant) as participants, count(distinct problem_id)
                as problems, count(distinct (participant, problem_id)) as trajectories,
@@ -338,7 +342,7 @@ def measurement_figures(conn: duckdb.DuckDBPyConnection, folder: Path,
     for judge, judge_groups in groups.per_judge.items():
         for group in judge_groups:
             by_label.setdefault(condition_label(group), []).append((judge, group[0]))
-    order = sorted(by_label, key=lambda label: (-label.count(" = "), _ordered(label.split(" = "))))
+    order = sorted(by_label, key=lambda label: (-label.count(" = "), [_condition_key(c) for c in label.split(" = ")]))
     figures = []
     for i, label in enumerate(order):
         curves, tables = {}, {}
@@ -369,6 +373,27 @@ def measurement_figures(conn: duckdb.DuckDBPyConnection, folder: Path,
     return tuple(figures)
 
 
+def panel_table(panel: pl.DataFrame) -> pl.DataFrame:
+    """The panel's rows (long: judge, condition, metric, value, lo, hi, n) as one row per metric and one
+    "value [lo, hi]" column per condition; the members and the attempts scored as whole numbers in rows of their
+    own; a row about the best member names it."""
+    conditions = panel["condition"].unique(maintain_order=True).to_list()
+    scored = panel.filter(~pl.col("metric").is_in(["members", "excluded_constant"]))
+    rows: list[dict] = []
+    members = panel.filter(pl.col("metric") == "members")
+    for name, frame, column in (("members", members, "value"), ("attempts scored", scored.filter(
+            pl.col("metric") == "roc_auc"), "n")):
+        if len(frame):
+            rows.append({"metric": name, **{c: str(int(v)) for c, v in frame.select("condition", column).iter_rows()}})
+    for metric in scored["metric"].unique(maintain_order=True).to_list():
+        mine = scored.filter(pl.col("metric") == metric)
+        judges = sorted(set(mine["judge"].to_list()) - {"panel"})
+        label = f"{metric} ({', '.join(judges)})" if judges else metric
+        rows.append({"metric": label, **{r["condition"]: interval_cell(r["value"], r["lo"], r["hi"])
+                                         for r in mine.iter_rows(named=True)}})
+    return pl.DataFrame(rows, schema={"metric": pl.String, **{c: pl.String for c in conditions}})
+
+
 def measurement_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section | None:
     metrics = _query(conn, "judge_metrics", "select * from main.judge_metrics")
     if metrics is None:
@@ -394,16 +419,9 @@ def measurement_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Sectio
     panel = _query(conn, "panel", "select * from main.panel")
     if panel is not None and len(panel):
         panel = merge_conditions(panel, by_panel)
-        members = panel.filter(pl.col("metric") == "members").select(
-            "condition", pl.col("value").round().cast(pl.Int64).alias("members"))
         left_out = panel.filter(pl.col("metric") == "excluded_constant")
-        scored = panel.filter(~pl.col("metric").is_in(["members", "excluded_constant"])).with_columns(
-            pl.when(pl.col("judge") == "panel").then(pl.col("metric"))
-            .otherwise(pl.format("{} ({})", pl.col("metric"), pl.col("judge"))).alias("metric"))
-        shown = scored.join(members, on="condition", how="left").select(
-            "condition", "members", "metric", "value", "lo", "hi", "n")
-        tables.append(Table("The panel (percentile-rank average of the judges), trajectory-bootstrap 95% intervals",
-                            shown))
+        tables.append(Table("The panel (percentile-rank average of the judges): one column per condition, "
+                            "trajectory-bootstrap 95% intervals", panel_table(panel)))
         if len(left_out):
             tables.append(Table("Judges left out of the panel: their answers are all one value", left_out.select(
                 "judge", "condition", pl.col("value").alias("constant_answer"), pl.col("n").alias("answers"))))
@@ -462,8 +480,10 @@ def perturbation_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Secti
     tables = (Table("Mutants per operator and their verification", yields),
               Table("Perturbation metrics (primary subset: seed scored >= 0.5), seed-bootstrap 95% intervals",
                     headline),
-              Table("Mean shift per operator, seed-bootstrap 95% intervals",
-                    metrics.filter(pl.col("metric") == "mean_shift").drop("metric")))
+              Table("Mean shift per operator (semantic by severity, then control and adversarial), seed-bootstrap "
+                    "95% intervals", metrics.filter(pl.col("metric") == "mean_shift").drop("metric").sort(
+                        "judge", pl.col("subset").replace_strict(
+                            {op: i for i, op in enumerate(OPERATORS)}, default=len(OPERATORS)), "subset")))
     return Section("Perturbation: does a judge notice a broken program?",
                    "Single defects injected into accepted programs (semantic arm, severity 1-4) against "
                    "behaviour-preserving edits (control arm) and a comment addressed to the grader (adversarial "
@@ -473,7 +493,7 @@ def perturbation_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Secti
 
 SUCCESS_TITLE = "Success@Turn: share of trajectories accepted by turn k"
 SURVIVAL_TITLE = "Kaplan-Meier: share of trajectories still unsolved, by turn"
-CODEBLEU_TITLE = "CodeBLEU similarity of each attempt to the first accepted submission"
+CODEBLEU_TITLE = "CodeBLEU similarity to the first accepted submission"
 Q_BY_VERDICT_TITLE = "Rank consensus q by recorded verdict"
 
 
