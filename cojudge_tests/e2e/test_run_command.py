@@ -188,7 +188,7 @@ def test_the_report_from_the_run_command(demo_db):
                   "Perturbation: does a judge notice a broken program?", "Co-creation dynamics"):
         assert title in html, title
     figures = html.count('<img src="data:image/png;base64,')
-    assert figures == html.count('class="reading-guide"') >= 15
+    assert figures == html.count('class="reading-guide"') >= 10  # one figure per distinct condition result
     assert "cojudge-local/sample-exec" in html  # the served models are named
     markdown = (demo_db.parent / "report" / "report.md").read_text(encoding="utf-8")
     assert markdown.count("](figures/") == figures
@@ -207,7 +207,7 @@ def test_the_demo_report_renders_every_figure_in_chromium(demo_db, tmp_path):
         page.wait_for_load_state("load")
         images = page.eval_on_selector_all(
             "figure img", "els => els.map(e => [e.complete, e.naturalWidth, e.src.slice(0, 22)])")
-        assert len(images) >= 15
+        assert len(images) >= 10
         assert all(done and width > 0 and src == "data:image/png;base64," for done, width, src in images)
         assert page.locator(".reading-guide").count() == len(images)
         assert fetched == [page_file.as_uri()]  # self-contained: nothing else was fetched
