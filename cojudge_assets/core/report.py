@@ -39,6 +39,7 @@ IMAGE_TYPES = {".png": "image/png", ".svg": "image/svg+xml"}
 FIGURE_DIR = "figures"
 GENERATOR = "cojudge"
 PROSE_CHARS = 40  # a text cell longer than this may wrap; shorter ones stay on one line
+INTERVAL_SPACE = "\u00a0"  # the space inside "[lo, hi]": a cell with an interval breaks only before its "["
 
 
 @dataclass(frozen=True)
@@ -189,6 +190,7 @@ th, td { border: 1px solid #d1d9e0; padding: 0.25rem 0.6rem; text-align: left; v
 th, td { white-space: nowrap; }  /* a judge name or "0.675 [0.633, 0.714]" is read as one word */
 td.prose { white-space: normal; min-width: 24ch; }  /* a reason or a path wraps */
 table.run-config td { white-space: normal; overflow-wrap: anywhere; }
+td.interval { white-space: normal; }  /* "0.675 [0.633, 0.714]" may break before its interval, not inside it */
 th { background: #f6f8fa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .more-rows { color: #59636e; font-style: italic; margin: 0.3rem 0 0; }
@@ -225,7 +227,7 @@ figcaption .reading-guide { display: block; color: #59636e; font-style: italic; 
 <thead><tr>{% for c in t.columns %}<th>{{ c }}</th>{% endfor %}</tr></thead>
 <tbody>
 {% for row in t.rows %}
-<tr>{% for cell in row %}<td{% if t.numeric[loop.index0] %} class="num"{% elif cell|length > PROSE_CHARS %} class="prose"{% endif %}>{{ cell }}</td>{% endfor %}</tr>
+<tr>{% for cell in row %}<td{% if t.numeric[loop.index0] %} class="num"{% elif cell|length > PROSE_CHARS %} class="prose"{% elif INTERVAL_SPACE in cell %} class="interval"{% endif %}>{{ cell }}</td>{% endfor %}</tr>
 {% endfor %}
 </tbody>
 </table>
@@ -278,7 +280,7 @@ def render_html(title: str, sections: Sequence[Section], *, run_config: Mapping[
                           for f in s.figures]}
              for anchor, s in zip(_anchors(sections), sections, strict=True)]
     return _HTML.render(title=title, generated_at=generated_at, generator=GENERATOR, sections=shown,
-                        PROSE_CHARS=PROSE_CHARS,
+                        PROSE_CHARS=PROSE_CHARS, INTERVAL_SPACE=INTERVAL_SPACE,
                         run_config=[(str(k), format_setting(v)) for k, v in run_config.items()])
 
 

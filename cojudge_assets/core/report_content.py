@@ -19,7 +19,7 @@ from cojudge_assets.core import dynamics, plots
 from cojudge_assets.core.perturbation.operators import OPERATORS
 from cojudge_assets.core.perturbation.stats import accuracy_points
 from cojudge_assets.core.predictions import has_table
-from cojudge_assets.core.report import Figure, Section, Table, format_number
+from cojudge_assets.core.report import INTERVAL_SPACE, Figure, Section, Table, format_number
 
 CONDITION_ORDER = ("blind", "prefix12k", "nonblind")
 LOCAL_MODEL_PREFIX = "cojudge-local/"  # the served model of the local judges (judges/local.py)
@@ -166,7 +166,7 @@ def interval_cell(value, lo, hi) -> str | None:
         return None
     if lo is None and hi is None:
         return format_number(value)
-    return f"{format_number(value)} [{format_number(lo)}, {format_number(hi)}]"
+    return f"{format_number(value)} [{format_number(lo)},{INTERVAL_SPACE}{format_number(hi)}]"
 
 
 def _metric_table(frame: pl.DataFrame, metrics: list[str], index: list[str]) -> pl.DataFrame:
@@ -577,10 +577,11 @@ def dynamics_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section |
     tables += _tables_if_any(conn, [("churn_vs_improvement", "select * from main.churn_vs_improvement",
                                      "Revision churn against the panel's improvement")])
     convergence = _query(conn, "convergence", """
-        select count(*) as attempts, round(median(similarity), 3) as median_similarity_to_final
+        select count(*) as attempts, round(median(similarity), 3) as median_codebleu_to_first_accepted
         from main.convergence""")
     if convergence is not None:
-        tables.append(Table("Convergence towards the final attempt", convergence))
+        tables.append(Table("Convergence: CodeBLEU similarity of the attempts of solved trajectories to their first "
+                            "accepted submission (the histogram below)", convergence))
     return Section("Co-creation dynamics",
                    "How trajectories of attempts unfold: when they succeed, how much code changes between "
                    "attempts, and whether the judges' consensus tracks real improvement.", tuple(tables),

@@ -63,10 +63,10 @@ def test_no_nan_in_any_cell_with_data(demo_report):
         for row in rows:
             for column, cell in zip(header, row):
                 assert not re.search(r"\bnan\b", cell, re.IGNORECASE), (caption, column, row)
-                intervals += bool(re.fullmatch(rf"{NUMBER.pattern} \[{NUMBER.pattern}, {NUMBER.pattern}\]", cell))
+                intervals += bool(re.fullmatch(rf"{NUMBER.pattern} \[{NUMBER.pattern},\s{NUMBER.pattern}\]", cell))
     panel = next(rows for caption, _, rows in tables if caption.startswith("The panel"))
     pr_auc = next(row for row in panel if row[0] == "pr_auc")
-    assert all(re.fullmatch(r"0\.\d+ \[0\.\d+, 0\.\d+\]", cell) for cell in pr_auc[1:]), pr_auc  # its interval
+    assert all(re.fullmatch(r"0\.\d+ \[0\.\d+,\s0\.\d+\]", cell) for cell in pr_auc[1:]), pr_auc  # its interval
     assert intervals >= 30  # the checks above ran over the interval cells, not over an empty report
 
 
