@@ -187,7 +187,8 @@ table { border-collapse: collapse; font-size: 0.9rem; }
 caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: 0.3rem;
           width: max-content; max-width: 70ch; }
 th, td { border: 1px solid #d1d9e0; padding: 0.25rem 0.6rem; text-align: left; vertical-align: top; }
-th, td { white-space: nowrap; }  /* a judge name or "0.675 [0.633, 0.714]" is read as one word */
+td { white-space: nowrap; }  /* a judge name or a number is read as one word */
+th { white-space: normal; }  /* a long column name breaks after an underscore (<wbr>) */
 td.prose { white-space: normal; min-width: 24ch; }  /* a reason or a path wraps */
 table.run-config td { white-space: normal; overflow-wrap: anywhere; }
 td.interval { white-space: normal; }  /* "0.675 [0.633, 0.714]" may break before its interval, not inside it */
@@ -224,7 +225,7 @@ figcaption .reading-guide { display: block; color: #59636e; font-style: italic; 
 <div class="table-wrap">
 <table>
 <caption>{{ t.caption }}</caption>
-<thead><tr>{% for c in t.columns %}<th>{{ c }}</th>{% endfor %}</tr></thead>
+<thead><tr>{% for c in t.columns %}<th>{% for part in c.split("_") %}{{ part }}{% if not loop.last %}_<wbr>{% endif %}{% endfor %}</th>{% endfor %}</tr></thead>
 <tbody>
 {% for row in t.rows %}
 <tr>{% for cell in row %}<td{% if t.numeric[loop.index0] %} class="num"{% elif cell|length > PROSE_CHARS %} class="prose"{% elif INTERVAL_SPACE in cell %} class="interval"{% endif %}>{{ cell }}</td>{% endfor %}</tr>

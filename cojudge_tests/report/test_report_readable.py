@@ -180,7 +180,7 @@ def test_the_demo_report_in_the_browser(demo_report, chromium, tmp_path):
     """At a narrow window the page never scrolls sideways: a wide table (the mutants) scrolls inside its column.
     The full-page screenshot shows the figures (many colours), and nothing is fetched."""
     _, html_path, _, _ = demo_report
-    page = chromium.new_page(viewport={"width": 800, "height": 900})
+    page = chromium.new_page(viewport={"width": 640, "height": 900})  # a phone on its side, a narrow window
     fetched = []
     page.on("request", lambda request: fetched.append(request.url))
     try:
