@@ -16,7 +16,7 @@ software tag in the PNG metadata.
 - ``line_with_band``: a line with a shaded interval (e.g. Success@Turn with its
   bootstrap interval).
 - ``bars``: one bar per label, with an optional interval drawn from lo to hi.
-- ``kaplan_meier``: lifelines' Kaplan-Meier curve with its interval and a tick
+- ``kaplan_meier``: lifelines' Kaplan-Meier curve with its interval and a cross
   at each censored duration (a trajectory that stopped unsolved).
 
 Each PNG carries its figure's title in its ``Title`` text chunk (:func:`png_title`),
@@ -304,7 +304,7 @@ def control_interval(metrics: pl.DataFrame) -> tuple[float, float] | None:
 
 def kaplan_meier(durations, solved, path, title: str, xlabel: str = "turn",
                  never_solved_share: float | None = None) -> Path:
-    """lifelines' Kaplan-Meier curve of the share still unsolved, with its 95% interval and a tick at every
+    """lifelines' Kaplan-Meier curve of the share still unsolved, with its 95% interval and a cross at every
     censored duration (a trajectory that stopped without being solved: it leaves the risk set, it does not count
     as solved). With ``never_solved_share``, a dotted line at the share of trajectories that stopped unsolved,
     which the curve is not: it estimates the share still unsolved among those still trying."""

@@ -79,7 +79,9 @@ class ConditionGroups:
                        f"{'do' if plural else 'does'} not read the participant context")
             else:
                 why = f"{'their' if plural else 'its'} answers did not change with the participant context"
-            lines.append(f"{names} gave identical answers under {', '.join(_ordered(group))}: {why}. "
+            conditions = _ordered(group)
+            listed = ", ".join(conditions[:-1]) + " and " + conditions[-1]
+            lines.append(f"{names} gave identical answers under {listed}: {why}. "
                          f"{'Their' if plural else 'Its'} metrics and figures are therefore shown once, for "
                          f"\"{condition_label(group)}\", and {'their' if plural else 'its'} condition effects "
                          "(zero by construction) are left out.")
@@ -521,7 +523,7 @@ def dynamics_figures(conn: duckdb.DuckDBPyConnection, folder: Path, success: pl.
         durations = trajs.select(pl.when(pl.col("solved")).then(pl.col("first_ac_turn"))
                                  .otherwise(pl.col("last_turn")).alias("t"), "solved")
         stopped = 1 - trajs["solved"].mean()
-        guide = (f"A tick marks a trajectory that stopped unsolved ({stopped:.0%} of {trajs.height}, the dotted line): "
+        guide = (f"A cross marks a trajectory that stopped unsolved ({stopped:.0%} of {trajs.height}, the dotted line): "
                  "Kaplan-Meier counts it as censored at its last attempt, not as solved, so the curve estimates the "
                  "share still unsolved among the trajectories still being attempted at each turn, with its 95% "
                  "band. It is not the share never solved (1 minus the plateau of Success@Turn)")
@@ -529,7 +531,7 @@ def dynamics_figures(conn: duckdb.DuckDBPyConnection, folder: Path, success: pl.
         last = durations.filter(pl.col("t") == end)
         if last["solved"].all():
             n = last.height
-            guide += (f"; it falls to 0 at turn {end} because the {n} trajectory still being attempted then was solved"
+            guide += (f"; it falls to 0 at turn {end} because the only trajectory still being attempted then was solved"
                       if n == 1 else f"; it falls to 0 at turn {end} because the {n} trajectories still being "
                                      "attempted then were solved")
         figures.append(_figure(plots.kaplan_meier(durations["t"].to_numpy(), durations["solved"].to_numpy(),

@@ -111,7 +111,7 @@ def test_one_figure_per_distinct_condition_result(demo_report):
             f"{kind}, {condition_label(g)}" for g in groups)
     measurement = next(s for s in tree.css("section") if s.css_first("h2").text() == "The judges as instruments")
     note = " ".join(p.text() for p in measurement.css("p.intro"))
-    assert "gave identical answers under blind, prefix12k, nonblind" in note
+    assert "gave identical answers under blind, prefix12k and nonblind" in note
     assert "do not read the participant context" in note
     metrics = next(rows for caption, _, rows in shown_tables(tree) if caption.startswith("Judge metrics"))
     assert sorted((row[0], row[1]) for row in metrics) == sorted(
@@ -144,7 +144,7 @@ def test_a_judge_that_reads_the_context_keeps_a_figure_per_condition(tmp_path):
     groups = condition_groups(predictions, local=frozenset({"local"}))
     assert groups.per_judge == {"llm": (("blind",), ("prefix12k",), ("nonblind",)),
                                 "local": (("blind", "prefix12k", "nonblind"),)}
-    assert ("local gave identical answers under blind, prefix12k, nonblind: it is a local judge, which does not "
+    assert ("local gave identical answers under blind, prefix12k and nonblind: it is a local judge, which does not "
             "read the participant context") in groups.note()
     figures = measurement_figures(conn, tmp_path, groups)
     roc = [f.caption for f in figures if f.caption.startswith("ROC curves")]
