@@ -8,6 +8,7 @@ is left out of the report with a line saying so, never shown empty.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -325,6 +326,11 @@ RELIABILITY_GUIDE = ("Observed acceptance rate against the judge's mean stated p
 KAPPA_GUIDE = "Cohen's kappa between judges on median-cut decisions; 0 is chance agreement, 1 identical decisions."
 
 
+def _file_part(label: str) -> str:
+    """A condition label as part of a file name: "blind = prefix12k" -> "blind+prefix12k"."""
+    return re.sub(r"[^A-Za-z0-9_+-]+", "-", label.replace(" = ", "+"))
+
+
 def _figure(path: Path, title: str, guide: str) -> Figure:
     return Figure(path, title, guide)
 
@@ -346,21 +352,22 @@ def measurement_figures(conn: duckdb.DuckDBPyConnection, folder: Path,
             by_label.setdefault(condition_label(group), []).append((judge, group[0]))
     order = sorted(by_label, key=lambda label: (-label.count(" = "), [_condition_key(c) for c in label.split(" = ")]))
     figures = []
-    for i, label in enumerate(order):
+    for label in order:
         curves, tables = {}, {}
         for judge, condition in by_label[label]:
             mine = predictions.filter((pl.col("judge") == judge) & (pl.col("condition") == condition))
             p, y = mine["p_accept"].to_numpy(), mine["y"].to_numpy()
             curves[judge], tables[judge] = (p, y), calibration.reliability_table(p, y)
         title = f"ROC curves, {label}"
-        figures.append(_figure(plots.roc_curves(curves, folder / f"roc_{i}.png", title), title, ROC_GUIDE))
+        path = plots.roc_curves(curves, folder / f"roc_{_file_part(label)}.png", title)
+        figures.append(_figure(path, title, ROC_GUIDE))
         title = f"Reliability (15 bins), {label}"
-        figures.append(_figure(plots.reliability_diagram(tables, folder / f"reliability_{i}.png", title), title,
-                               RELIABILITY_GUIDE))
+        path = plots.reliability_diagram(tables, folder / f"reliability_{_file_part(label)}.png", title)
+        figures.append(_figure(path, title, RELIABILITY_GUIDE))
     agreement = _query(conn, "agreement", "select judge, condition, value from main.agreement "
                                           "where metric = 'pairwise_kappa'")
     if agreement is not None and len(agreement):
-        for i, group in enumerate(groups.whole):
+        for group in groups.whole:
             pairs = agreement.filter(pl.col("condition") == group[0])
             judges = sorted({j for pair in pairs["judge"].to_list() for j in pair.split("~")})
             if len(judges) < 2:
@@ -370,8 +377,8 @@ def measurement_figures(conn: duckdb.DuckDBPyConnection, folder: Path,
                 a, b = (judges.index(j) for j in pair.split("~"))
                 kappa[a, b] = kappa[b, a] = value
             title = f"Cohen's kappa (median cuts), {condition_label(group)}"
-            figures.append(_figure(plots.heatmap(kappa, judges, folder / f"kappa_{i}.png", title), title,
-                                   KAPPA_GUIDE))
+            path = plots.heatmap(kappa, judges, folder / f"kappa_{_file_part(condition_label(group))}.png", title)
+            figures.append(_figure(path, title, KAPPA_GUIDE))
     return tuple(figures)
 
 
@@ -523,7 +530,8 @@ def dynamics_figures(conn: duckdb.DuckDBPyConnection, folder: Path, success: pl.
         durations = trajs.select(pl.when(pl.col("solved")).then(pl.col("first_ac_turn"))
                                  .otherwise(pl.col("last_turn")).alias("t"), "solved")
         stopped = 1 - trajs["solved"].mean()
-        guide = (f"A cross marks a trajectory that stopped unsolved ({stopped:.0%} of {trajs.height}, the dotted line): "
+        guide = (f"A cross marks a trajectory that stopped unsolved ({stopped:.0%} of {trajs.height}, the dotted "
+                 "line): "
                  "Kaplan-Meier counts it as censored at its last attempt, not as solved, so the curve estimates the "
                  "share still unsolved among the trajectories still being attempted at each turn, with its 95% "
                  "band. It is not the share never solved (1 minus the plateau of Success@Turn)")

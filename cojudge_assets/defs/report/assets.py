@@ -23,7 +23,7 @@ LEAVES = ["judge_metrics", "scale_validity", "agreement", "condition_effects", "
 @dg.asset(
     group_name="report",
     kinds={"html", "duckdb"},
-    code_version="1",
+    code_version="2",
     deps=LEAVES,
     description="The study report: report.html (self-contained: figures embedded, no script, no external URL) and "
     "report.md beside it, in <DuckDB folder>/report/: inputs and conditions with coverage, served models and "
