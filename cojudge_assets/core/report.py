@@ -191,7 +191,8 @@ td { white-space: nowrap; }  /* a judge name or a number is read as one word */
 th { white-space: normal; }  /* a long column name breaks after an underscore (<wbr>) */
 td.prose { white-space: normal; min-width: 24ch; }  /* a reason or a path wraps */
 table.run-config td { white-space: normal; overflow-wrap: anywhere; }
-td.interval { white-space: normal; }  /* "0.675 [0.633, 0.714]" may break before its interval, not inside it */
+td.breakable { white-space: normal; }  /* "0.675 [0.633, 0.714]" breaks before its interval, not inside it;
+                                        "blind = prefix12k = nonblind" after an "=" */
 th { background: #f6f8fa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .more-rows { color: #59636e; font-style: italic; margin: 0.3rem 0 0; }
@@ -228,7 +229,7 @@ figcaption .reading-guide { display: block; color: #59636e; font-style: italic; 
 <thead><tr>{% for c in t.columns %}<th>{% for part in c.split("_") %}{{ part }}{% if not loop.last %}_<wbr>{% endif %}{% endfor %}</th>{% endfor %}</tr></thead>
 <tbody>
 {% for row in t.rows %}
-<tr>{% for cell in row %}<td{% if t.numeric[loop.index0] %} class="num"{% elif cell|length > PROSE_CHARS %} class="prose"{% elif INTERVAL_SPACE in cell %} class="interval"{% endif %}>{{ cell }}</td>{% endfor %}</tr>
+<tr>{% for cell in row %}<td{% if t.numeric[loop.index0] %} class="num"{% elif cell|length > PROSE_CHARS %} class="prose"{% elif INTERVAL_SPACE in cell or " = " in cell %} class="breakable"{% endif %}>{{ cell|replace(" = ", INTERVAL_SPACE + "= ") }}</td>{% endfor %}</tr>
 {% endfor %}
 </tbody>
 </table>

@@ -50,7 +50,7 @@ def shown_tables(tree: HTMLParser) -> list[tuple[str, list[str], list[list[str]]
     for table in tree.css("section table:not(.run-config)"):
         caption = table.css_first("caption").text()
         header = [th.text() for th in table.css("thead th")]
-        rows = [[td.text() for td in tr.css("td")] for tr in table.css("tbody tr")]
+        rows = [[td.text().replace("\xa0", " ") for td in tr.css("td")] for tr in table.css("tbody tr")]
         out.append((caption, header, rows))
     return out
 
