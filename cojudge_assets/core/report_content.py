@@ -164,8 +164,9 @@ def _tables_if_any(conn: duckdb.DuckDBPyConnection, wanted: list[tuple[str, str,
 
 def interval_cell(value, lo, hi) -> str | None:
     """"value [lo, hi]" with each number as the report shows numbers; the value alone when the row has no interval
-    (lo and hi null); None when there is no value."""
-    if value is None:
+    (lo and hi null); None (shown "–") when there is no value or it is undefined (NaN: e.g. a ROC-AUC on a subset
+    with one class). An interval that is NaN beside a value is shown as it is: that is a fault to see."""
+    if value is None or math.isnan(value):
         return None
     if lo is None and hi is None:
         return format_number(value)
