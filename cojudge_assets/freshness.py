@@ -39,7 +39,9 @@ from cojudge_assets.judges.imports import import_behind
 from cojudge_assets.judges.store import SETTINGS_TABLE, settings_change
 
 
-NOT_IN_DUCKDB = "cojudge/not_in_duckdb"  # asset metadata: the asset writes files, not a table
+# An asset is stored as a DuckDB table when its kinds are those of the DuckDB IO manager (defs/io.py KINDS); the
+# report (kinds html, duckdb) writes files and is not looked for in the DuckDB file.
+TABLE_KINDS = frozenset({"polars", "duckdb"})
 ANSWER_COLUMNS = ("attempt_uid", "request_hash", "epoch", "status", "p_accept", "s_algo", "s_robust")
 
 
@@ -106,7 +108,7 @@ def outdated_assets(defs: dg.Definitions, instance: dg.DagsterInstance, job_name
             status = resolver.get_status(key, partition_key if node.is_partitioned else None)
             if status != StaleStatus.FRESH:
                 outdated.append(f"{key.to_user_string()} {status.value.lower()}")
-            elif not node.metadata.get(NOT_IN_DUCKDB) and not _in_duckdb(conn, key.path[-1]):
+            elif TABLE_KINDS <= node.kinds and not _in_duckdb(conn, key.path[-1]):
                 outdated.append(f"{key.to_user_string()} not in {database}")
             elif key.path[-1] in EPOCH_TABLES and partition_key and (
                     why := _judge_behind(conn, key.path[-1], partition_key, defs.resources["corpus"])):

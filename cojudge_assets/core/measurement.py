@@ -286,6 +286,7 @@ def _panel_replicates(u: Universe, panel: ConditionPanel, w: np.ndarray, boot: R
     y, ev, wi = u.y[items], u.evidence[items], w[:, items]
     boot.add((PANEL, condition, "roc_auc"), m.roc_auc(panel.score, y, wi))
     boot.add((PANEL, condition, "roc_auc_evidence"), m.roc_auc(panel.score[ev], y[ev], wi[:, ev]))
+    boot.add((PANEL, condition, "pr_auc"), m.average_precision(panel.score, y, wi))
     pooled = len(panel.shared_preds) >= 2  # kept judges vary on shared: it holds at least 2 attempts
     ws = w[:, panel.shared]
     on_shared = {(pair["judge_a"], pair["judge_b"]): pair
@@ -438,7 +439,8 @@ def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
         ev = u.evidence[items]
         rows.append(_row(PANEL, condition, "roc_auc_evidence", m.roc_auc(score[ev], y[ev]),
                          boot.get((PANEL, condition, "roc_auc_evidence")), int(ev.sum())))
-        rows.append(_row(PANEL, condition, "pr_auc", m.average_precision(score, y), np.array([]), len(items)))
+        rows.append(_row(PANEL, condition, "pr_auc", m.average_precision(score, y),
+                         boot.get((PANEL, condition, "pr_auc")), len(items)))
         if len(panel.members) < 2:
             continue
         cells = {j: u.cells[(j, condition)] for j in panel.members}

@@ -16,6 +16,11 @@ software tag in the PNG metadata.
 - ``line_with_band``: a line with a shaded interval (e.g. Success@Turn with its
   bootstrap interval).
 - ``bars``: one bar per label, with an optional interval drawn from lo to hi.
+- ``kaplan_meier``: lifelines' Kaplan-Meier curve with its interval and a cross
+  at each censored duration (a trajectory that stopped unsolved).
+
+Each PNG carries its figure's title in its ``Title`` text chunk (:func:`png_title`),
+so a caption can be checked against the title drawn in the image.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ SQUARE_FIGSIZE = (6.0, 5.5)
 DPI = 120
 PNG_METADATA = {"Software": None}  # matplotlib's version string would tie the bytes to the install
 MAX_MARKER_AREA = 400.0
+MIN_BAND_FRACTION = 0.02  # a control band narrower than this share of the y axis is widened to it, to be seen
 
 
 def remove_figures(folder: Path, *names: str) -> list[Path]:
@@ -56,12 +62,21 @@ def remove_figures(folder: Path, *names: str) -> list[Path]:
 def _save(fig, path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    title = next((ax.get_title() for ax in fig.axes if ax.get_title()), "")
     try:
         fig.tight_layout()
-        fig.savefig(path, format="png", dpi=DPI, metadata=PNG_METADATA)
+        fig.savefig(path, format="png", dpi=DPI, metadata={**PNG_METADATA, "Title": title or None})
     finally:
         plt.close(fig)
     return path
+
+
+def png_title(path) -> str:
+    """The title a figure of this module was drawn with (its PNG ``Title`` chunk; "" if it has none)."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return image.text.get("Title", "")
 
 
 def roc_curves(curves: dict[str, tuple[np.ndarray, np.ndarray]], path, title: str) -> Path:
@@ -219,7 +234,10 @@ def measurement_figures(predictions: pl.DataFrame, folder: Path) -> dict[str, st
     return files
 
 
-def struggle_curves(table: pl.DataFrame, path) -> Path:
+STRUGGLE_TITLE = "Struggle curves: rank consensus q per attempt (star: accepted)"
+
+
+def struggle_curves(table: pl.DataFrame, path, title: str = STRUGGLE_TITLE) -> Path:
     """q per attempt for the three longest solved and the three longest unsolved trajectories (rank_consensus rows)."""
     lengths = table.group_by("participant", "problem_id").agg(pl.len().alias("n"), pl.col("accepted").any())
     series = {}
@@ -231,21 +249,18 @@ def struggle_curves(table: pl.DataFrame, path) -> Path:
                                 & (pl.col("problem_id") == r["problem_id"])).sort("turn")
             label = f"{r['participant']}/{r['problem_id']} ({'solved' if solved else 'unsolved'})"
             series[label] = (mine["turn"].to_list(), mine["q"].to_list(), mine["accepted"].to_list())
-    return trajectories(series, path, "Struggle curves: rank consensus q per attempt (star: accepted)",
-                        "turn", "q")
+    return trajectories(series, path, title, "turn", "q")
 
 
 def shift_by_operator(metrics: pl.DataFrame, order: list[str], path, title: str) -> Path:
     """Mean shift p(mutant) - p(seed) per operator (x in ``order``: semantic by severity, then the others), one
     series per judge with its seed-bootstrap interval; the grey band is the control arm's mean shift interval
-    (pooled over judges: min lo to max hi)."""
+    (pooled over judges: min lo to max hi, :func:`control_interval`), its ends drawn as dashed lines. A band
+    narrower than ``MIN_BAND_FRACTION`` of the y axis (judges that never move on a control edit give [0, 0]) is
+    drawn that tall around its centre so that it can be seen; its legend entry then says so."""
     rows = metrics.filter(pl.col("metric") == "mean_shift")
     fig, ax = plt.subplots(figsize=FIGSIZE)
     positions = {op: i for i, op in enumerate(order)}
-    control = rows.filter(pl.col("subset").is_in(["INC_PRE", "COMMENT_INSERT"]))
-    if len(control):
-        ax.axhspan(float(control["lo"].min()), float(control["hi"].max()), color="grey", alpha=0.2,
-                   label="control interval")
     judges = sorted(set(rows["judge"].to_list()))
     for k, judge in enumerate(judges):
         mine = rows.filter((pl.col("judge") == judge) & pl.col("subset").is_in(order))
@@ -253,9 +268,57 @@ def shift_by_operator(metrics: pl.DataFrame, order: list[str], path, title: str)
         y, lo, hi = (mine[c].to_numpy().astype(float) for c in ("value", "lo", "hi"))
         ax.errorbar(x, y, yerr=[np.abs(y - lo), np.abs(hi - y)], fmt="o", capsize=3, label=judge)
     ax.axhline(0, color="black", linewidth=0.8)
+    band = control_interval(metrics)
+    if band is not None:
+        lo, hi = band
+        bottom, top = ax.get_ylim()
+        least = MIN_BAND_FRACTION * (top - bottom)
+        label = f"control interval [{lo:.3g}, {hi:.3g}]"
+        if hi - lo < least:
+            middle = (lo + hi) / 2
+            lo, hi = middle - least / 2, middle + least / 2
+            label += f", drawn {MIN_BAND_FRACTION:.0%} of the axis tall"
+        ax.axhspan(lo, hi, color="grey", alpha=0.35, label=label, zorder=0)
+        for end in band:
+            ax.axhline(end, color="grey", linewidth=0.8, linestyle="--", zorder=0)
+        ax.set_ylim(bottom, top)
     ax.set_xticks(range(len(order)), order, rotation=30, ha="right")
     ax.set(ylabel="mean shift p(mutant) - p(seed)", title=title)
     ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+CONTROL_OPERATORS = ("INC_PRE", "COMMENT_INSERT")
+
+
+def control_interval(metrics: pl.DataFrame) -> tuple[float, float] | None:
+    """The control arm's mean-shift interval pooled over judges and control operators (min lo, max hi), or None."""
+    control = metrics.filter((pl.col("metric") == "mean_shift") & pl.col("subset").is_in(CONTROL_OPERATORS))
+    if control.is_empty() or control["lo"].drop_nulls().drop_nans().is_empty():
+        return None
+    return float(control["lo"].drop_nans().min()), float(control["hi"].drop_nans().max())
+
+
+def kaplan_meier(durations, solved, path, title: str, xlabel: str = "turn",
+                 never_solved_share: float | None = None) -> Path:
+    """lifelines' Kaplan-Meier curve of the share still unsolved, with its 95% interval and a cross at every
+    censored duration (a trajectory that stopped without being solved: it leaves the risk set, it does not count
+    as solved). With ``never_solved_share``, a dotted line at the share of trajectories that stopped unsolved,
+    which the curve is not: it estimates the share still unsolved among those still trying."""
+    from lifelines import KaplanMeierFitter
+
+    durations, solved = np.asarray(durations, dtype=float), np.asarray(solved, dtype=bool)
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    fitter = KaplanMeierFitter(label="share still unsolved (Kaplan-Meier)").fit(durations, event_observed=solved)
+    fitter.plot_survival_function(ax=ax, show_censors=True, ci_show=True,
+                                  censor_styles={"marker": "x", "ms": 6, "mew": 1.2})
+    ax.plot([], [], linestyle="none", marker="x", ms=6, mew=1.2, color="tab:blue",
+            label="censored: stopped unsolved")
+    if never_solved_share is not None:
+        ax.axhline(never_solved_share, color="grey", linewidth=1, linestyle=":",
+                   label=f"share that stopped unsolved ({never_solved_share:.0%})")
+    ax.set(xlabel=xlabel, ylabel="share still unsolved", ylim=(-0.02, 1.02), title=title)
+    ax.legend(fontsize="small")
     return _save(fig, path)
 
 

@@ -38,6 +38,8 @@ NULL_CELL = "–"
 IMAGE_TYPES = {".png": "image/png", ".svg": "image/svg+xml"}
 FIGURE_DIR = "figures"
 GENERATOR = "cojudge"
+PROSE_CHARS = 40  # a text cell longer than this may wrap; shorter ones stay on one line
+INTERVAL_SPACE = "\u00a0"  # the space inside "[lo, hi]": a cell with an interval breaks only before its "["
 
 
 @dataclass(frozen=True)
@@ -185,6 +187,12 @@ table { border-collapse: collapse; font-size: 0.9rem; }
 caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: 0.3rem;
           width: max-content; max-width: 70ch; }
 th, td { border: 1px solid #d1d9e0; padding: 0.25rem 0.6rem; text-align: left; vertical-align: top; }
+td { white-space: nowrap; }  /* a judge name or a number is read as one word */
+th { white-space: normal; }  /* a long column name breaks after an underscore (<wbr>) */
+td.prose { white-space: normal; min-width: 24ch; }  /* a reason or a path wraps */
+table.run-config td { white-space: normal; overflow-wrap: anywhere; }
+td.breakable { white-space: normal; }  /* "0.675 [0.633, 0.714]" breaks before its interval, not inside it;
+                                        "blind = prefix12k = nonblind" after an "=" */
 th { background: #f6f8fa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .more-rows { color: #59636e; font-style: italic; margin: 0.3rem 0 0; }
@@ -218,10 +226,10 @@ figcaption .reading-guide { display: block; color: #59636e; font-style: italic; 
 <div class="table-wrap">
 <table>
 <caption>{{ t.caption }}</caption>
-<thead><tr>{% for c in t.columns %}<th>{{ c }}</th>{% endfor %}</tr></thead>
+<thead><tr>{% for c in t.columns %}<th>{% for part in c.split("_") %}{{ part }}{% if not loop.last %}_<wbr>{% endif %}{% endfor %}</th>{% endfor %}</tr></thead>
 <tbody>
 {% for row in t.rows %}
-<tr>{% for cell in row %}<td{% if t.numeric[loop.index0] %} class="num"{% endif %}>{{ cell }}</td>{% endfor %}</tr>
+<tr>{% for cell in row %}<td{% if t.numeric[loop.index0] %} class="num"{% elif cell|length > PROSE_CHARS %} class="prose"{% elif INTERVAL_SPACE in cell or " = " in cell %} class="breakable"{% endif %}>{{ cell|replace(" = ", INTERVAL_SPACE + "= ") }}</td>{% endfor %}</tr>
 {% endfor %}
 </tbody>
 </table>
@@ -274,6 +282,7 @@ def render_html(title: str, sections: Sequence[Section], *, run_config: Mapping[
                           for f in s.figures]}
              for anchor, s in zip(_anchors(sections), sections, strict=True)]
     return _HTML.render(title=title, generated_at=generated_at, generator=GENERATOR, sections=shown,
+                        PROSE_CHARS=PROSE_CHARS, INTERVAL_SPACE=INTERVAL_SPACE,
                         run_config=[(str(k), format_setting(v)) for k, v in run_config.items()])
 
 

@@ -19,6 +19,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 from cojudge_assets.definitions import build_definitions
@@ -143,3 +144,26 @@ def test_lineage_page_draws_every_asset(chromium, webserver, tmp_path):
     assert shot.stat().st_size > 50_000
     assert png_colour_count(shot) > 50  # nodes, edges, group boxes and text, not a blank or loading page
     assert console_errors == []
+
+
+def test_no_internal_metadata_key_reaches_the_ui(tmp_path, monkeypatch):
+    """The asset page shows every definition metadata entry: only entries meant for a user are there (the report's
+    storage in files is told by its kinds, which freshness.py reads, not by a cojudge/ key)."""
+    from cojudge_assets.freshness import TABLE_KINDS
+
+    monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "x.duckdb"))
+    graph = build_definitions().resolve_asset_graph()
+    shown = {key.to_user_string(): sorted(graph.get(key).metadata) for key in graph.get_all_asset_keys()}
+    assert {name: keys for name, keys in shown.items() if any(k.startswith("cojudge/") for k in keys)} == {}
+    report = graph.get(dg.AssetKey("report"))
+    assert not TABLE_KINDS <= report.kinds  # not looked for in the DuckDB file
+    assert TABLE_KINDS <= graph.get(dg.AssetKey("judge_metrics")).kinds
+
+
+def test_the_code_location_is_named_in_both_dagster_tables_of_pyproject():
+    """dg names the code location after the checkout folder unless [tool.dg.project] names it: a clone in a folder
+    named otherwise then warned once per component ("does not match the name 'cojudge'")."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    assert config["tool"]["dg"]["project"]["code_location_name"] == config["tool"]["dagster"]["code_location_name"]

@@ -61,7 +61,7 @@ def success_at_turn(context: dg.AssetExecutionContext, config: DynamicsSettings,
     return table
 
 
-@dg.asset(group_name="dynamics", kinds=KINDS, code_version="1",
+@dg.asset(group_name="dynamics", kinds=KINDS, code_version="2",
           description="Kaplan-Meier estimate (lifelines) of the share still unsolved, by turn and by minutes from "
           "the first attempt (Submit clock); never-solved trajectories right-censored at their last attempt.")
 def survival(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.DataFrame:
@@ -72,8 +72,10 @@ def survival(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.Da
     if turns.is_empty():
         context.add_output_metadata({"trajectories": 0, "note": NO_TRAJECTORIES})
         return table
-    path = plots.line_with_band(turns["t"], turns["survival"], turns["lo"], turns["hi"], _folder() / "survival.png",
-                                "Kaplan-Meier: share still unsolved", "turn", "share unsolved")
+    durations = trajs.select(pl.when(pl.col("solved")).then(pl.col("first_ac_turn")).otherwise(pl.col("last_turn")))
+    path = plots.kaplan_meier(durations.to_series().to_numpy(), trajs["solved"].to_numpy(), _folder() / "survival.png",
+                              "Kaplan-Meier: share still unsolved (x: stopped unsolved, censored)",
+                              never_solved_share=1 - trajs["solved"].mean())
     context.add_output_metadata({"trajectories": len(trajs),
                                  "with_clock": int(trajs["minutes_observed"].is_not_null().sum()),
                                  "plot": dg.MetadataValue.path(str(path))})

@@ -1,6 +1,8 @@
 """Group ``report``: the study report, one self-contained HTML file and its Markdown twin."""
 
+import tempfile
 from datetime import datetime, timezone
+from pathlib import Path
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
@@ -8,10 +10,10 @@ from dagster_duckdb import DuckDBResource
 from cojudge_assets.core.report import write_report
 from cojudge_assets.core.report_content import report_sections
 from cojudge_assets.defs.resources import CorpusResource, output_dir
-from cojudge_assets.freshness import NOT_IN_DUCKDB
 from cojudge_assets.core.icescore import published_values
 from cojudge_assets.judges.config import enabled_judges, judges_file, layout_judges
 
+REPORT_TITLE = "cojudge report: LLM judges of code as instruments"
 LEAVES = ["judge_metrics", "scale_validity", "agreement", "condition_effects", "panel", "per_problem", "consistency",
           "error_profile", "recalibration", "perturbation_metrics", "perturbation_yield", "success_at_turn",
           "survival", "churn", "convergence", "rank_consensus", "churn_vs_improvement", "drift_report",
@@ -21,9 +23,8 @@ LEAVES = ["judge_metrics", "scale_validity", "agreement", "condition_effects", "
 @dg.asset(
     group_name="report",
     kinds={"html", "duckdb"},
-    code_version="1",
+    code_version="2",
     deps=LEAVES,
-    metadata={NOT_IN_DUCKDB: True},
     description="The study report: report.html (self-contained: figures embedded, no script, no external URL) and "
     "report.md beside it, in <DuckDB folder>/report/: inputs and conditions with coverage, served models and "
     "validity accounting, drift, the measurement, perturbation and dynamics tables and figures (each with a "
@@ -31,8 +32,6 @@ LEAVES = ["judge_metrics", "scale_validity", "agreement", "condition_effects", "
 )
 def report(context: dg.AssetExecutionContext, duckdb: DuckDBResource, corpus: CorpusResource) -> dg.MaterializeResult:
     folder = output_dir()
-    with duckdb.get_connection() as conn:
-        sections, missing = report_sections(conn, folder, published_values(corpus.root(), corpus.layout))
     run_config = {
         "corpus": str(corpus.root()), "layout": corpus.layout, "duckdb": duckdb.database,
         "judges file": str(judges_file()),
@@ -40,12 +39,16 @@ def report(context: dg.AssetExecutionContext, duckdb: DuckDBResource, corpus: Co
         "imported judges of the corpus": ", ".join(s.name for s in layout_judges(corpus.root(), corpus.layout))
         or "none",
         "conditions": "blind, prefix12k, nonblind",
-        "groups not materialized": ", ".join(missing) or "none",
         "dagster run": context.run.run_id,
     }
-    generated_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    html, markdown = write_report(folder / "report", "cojudge report: LLM judges of code as instruments", sections,
-                                  run_config=run_config, generated_at=generated_at)
+    # the figures are drawn from the tables into a scratch folder; write_report copies them to report/figures/
+    with tempfile.TemporaryDirectory(prefix="cojudge-report-") as drawn:
+        with duckdb.get_connection() as conn:
+            sections, missing = report_sections(conn, Path(drawn), published_values(corpus.root(), corpus.layout))
+        run_config["groups not materialized"] = ", ".join(missing) or "none"
+        generated_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        html, markdown = write_report(folder / "report", REPORT_TITLE, sections, run_config=run_config,
+                                      generated_at=generated_at)
     return dg.MaterializeResult(metadata={
         "report": dg.MetadataValue.url(html.as_uri()), "html": dg.MetadataValue.path(str(html)),
         "markdown": dg.MetadataValue.path(str(markdown)), "sections": len(sections),
