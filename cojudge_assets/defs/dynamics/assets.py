@@ -9,6 +9,7 @@ import dagster as dg
 import polars as pl
 
 from cojudge_assets.core import dynamics, plots
+from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.consensus import (CONSENSUS_SCHEMA, churn_vs_improvement, panel_discrimination,
                                            rank_consensus)
 from cojudge_assets.core.tables import markdown_table
@@ -20,7 +21,7 @@ CHURN_COLUMNS = ("ned_code", "codebleu_churn", "ned_prompt")
 
 class DynamicsSettings(dg.Config):
     resamples: int = 2000
-    seed: int = 20260314
+    seed: int = SEED
     max_turn: int = 0  # 0: the longest trajectory
     consensus_condition: str = "nonblind"
 
