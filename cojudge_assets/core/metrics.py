@@ -116,7 +116,7 @@ def _check_weights(sample_weight, n: int) -> tuple[np.ndarray, int]:
     return (weights[None, :], 1) if weights.ndim == 1 else (weights, 2)
 
 
-def _finish(values: np.ndarray, ndim: int, *, undefined: bool, metric: str, reason: str):
+def _finish(values: np.ndarray, ndim: int, *, undefined: bool, metric: str, reason: str, stacklevel: int = 3):
     """A float (no weights or a weight vector) or the (B,) array; warn when the data leave the metric undefined.
 
     ``undefined`` says the data as given cannot define the metric; a weight
@@ -124,13 +124,14 @@ def _finish(values: np.ndarray, ndim: int, *, undefined: bool, metric: str, reas
     shows. A NaN row of a bootstrap matrix is not warned about.
     """
     if undefined or (ndim < 2 and np.isnan(values[0])):
-        warnings.warn(f"{metric} is undefined: {reason}; returning NaN", UndefinedMetricWarning, stacklevel=3)
+        # stacklevel: the warning points at the caller of the public metric
+        warnings.warn(f"{metric} is undefined: {reason}; returning NaN", UndefinedMetricWarning, stacklevel=stacklevel)
     return float(values[0]) if ndim < 2 else values
 
 
 def _class_reason(labels: np.ndarray) -> str:
     positives = int(labels.sum())
-    return (f"y_true holds {labels.size} attempt(s), {positives} accepted and {labels.size - positives} not"
+    return (f"y_true holds {labels.size} label(s), {positives} of class 1 and {labels.size - positives} of class 0"
             if labels.size else "no attempts")
 
 
@@ -272,7 +273,7 @@ def _weighted_mean(values: np.ndarray, weights: np.ndarray, ndim: int, *, metric
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.where(total > 0, weights @ values / total, np.nan)
     return _finish(means, ndim, undefined=values.size == 0, metric=metric,
-                   reason="no attempts" if values.size == 0 else "the weights sum to 0")
+                   reason="no attempts" if values.size == 0 else "the weights sum to 0", stacklevel=4)
 
 
 def log_loss(y_true, y_proba, *, sample_weight=None):

@@ -40,7 +40,7 @@ def _folder():
     return output_dir() / "dynamics"
 
 
-@dg.asset(group_name="dynamics", kinds=KINDS, code_version="1",
+@dg.asset(group_name="dynamics", kinds=KINDS, code_version="2",
           description="Share of trajectories first accepted by turn k (all, multi-attempt, and those unsolved at "
           "the first attempt), with trajectory-bootstrap intervals.")
 def success_at_turn(context: dg.AssetExecutionContext, config: DynamicsSettings,
