@@ -23,10 +23,10 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
+from cojudge_assets.core.constants import CONDITIONS  # noqa: E402
 from cojudge_assets.core.measurement import MeasurementConfig, measure  # noqa: E402
 
 JUDGES = ("judge-a", "judge-b", "judge-c", "judge-d")
-CONDITIONS = ("blind", "prefix12k", "nonblind")
 
 
 def synthetic(n: int, seed: int = 0) -> pl.DataFrame:

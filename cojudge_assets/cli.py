@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from cojudge_assets.core.constants import CONDITIONS
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 JUDGING_JOBS = ("judge_outputs_job", "perturbation_outputs_job")  # the jobs that send requests to judges
 
@@ -351,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
                    "created if missing")
     m.add_argument("--judges-file", help="judges config (default: $COJUDGE_JUDGES or data/judges.yaml)")
     m.add_argument("--judge", action="append", help="only this judge's partitions (repeatable)")
-    m.add_argument("--condition", action="append", choices=["blind", "prefix12k", "nonblind"],
+    m.add_argument("--condition", action="append", choices=list(CONDITIONS),
                    help="only this condition's partitions (repeatable)")
     m.add_argument("--jobs", help="only these jobs, comma-separated, from: ingest, judge_requests_job, "
                    "judge_outputs_job, measurement_job, mutants_job, perturbation_outputs_job, "

@@ -41,10 +41,10 @@ from pathlib import Path
 
 import yaml
 
+from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.contest_judge import EXTENSION_LANGUAGE, ContestJudge, JudgeResult, Verdict
 from cojudge_assets.core.kattis import ProblemPackage, read_problems
 
-SEED = 20260314
 CONTEST_NAME = "cojudge demo contest (simulated, AI permitted)"
 CONTEST_START = datetime(2026, 3, 14, 13, 45, 0)
 CONTEST_END = datetime(2026, 3, 14, 17, 45, 0)

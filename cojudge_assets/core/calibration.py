@@ -47,10 +47,10 @@ import numpy as np
 import polars as pl
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
+
+from cojudge_assets.core.metrics import THRESHOLD_GRID, brier, roc_auc
 
 ECE_BINS = 15
-THRESHOLD_GRID = np.round(np.arange(1, 100) / 100, 2)
 RECALIBRATION_METHODS = ("isotonic", "platt")
 PLATT_CLIP = 1e-6
 
@@ -230,21 +230,16 @@ def recalibrate_oof(p, y, folds, method: str = "isotonic") -> np.ndarray:
     return out
 
 
-def _roc_auc(p: np.ndarray, y: np.ndarray) -> float:
-    return float(roc_auc_score(y, p)) if np.unique(y).size == 2 else float("nan")
-
-
 def recalibration_summary(p, y, folds) -> list[dict]:
     """ECE, Brier and ROC-AUC of the pooled out-of-fold predictions, per method.
 
     One dict per method in ("none", "isotonic", "platt"), "none" being the raw
-    p; Brier = ``mean((p - y)^2)``; ROC-AUC is nan with one class.
+    p; Brier = ``mean((p - y)^2)`` (metrics.brier); ROC-AUC (metrics.roc_auc) is nan, with an
+    ``UndefinedMetricWarning``, when the labels hold one class only.
     """
     p, y = _validated(p, y)
     rows = []
     for method in ("none", *RECALIBRATION_METHODS):
         q = p if method == "none" else recalibrate_oof(p, y, folds, method)
-        rows.append({"method": method, "ece": ece(q, y),
-                     "brier": float(np.mean((q - y) ** 2)) if q.size else float("nan"),
-                     "roc_auc": _roc_auc(q, y)})
+        rows.append({"method": method, "ece": ece(q, y), "brier": brier(y, q), "roc_auc": roc_auc(y, q)})
     return rows

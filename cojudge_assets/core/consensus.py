@@ -21,9 +21,10 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from cojudge_assets.core import metrics as m
 from cojudge_assets.core import pooling
 from cojudge_assets.core.agreement import percentile_ranks, spearman
+from cojudge_assets.core.bootstrap import cluster_codes, cluster_weights, interval
+from cojudge_assets.core.constants import SEED
 
 CONSENSUS_SCHEMA = {"attempt_uid": pl.String, "participant": pl.String, "problem_id": pl.String, "turn": pl.Int64,
                     "verdict": pl.String, "accepted": pl.Boolean, "q": pl.Float64, "dq": pl.Float64,
@@ -68,7 +69,7 @@ def panel_discrimination(panel: pl.DataFrame, condition: str) -> dict:
 
 
 def churn_vs_improvement(pairs: pl.DataFrame, consensus: pl.DataFrame, columns: tuple[str, ...], *,
-                         resamples: int = 2000, seed: int = 20260314) -> pl.DataFrame:
+                         resamples: int = 2000, seed: int = SEED) -> pl.DataFrame:
     """Spearman's rho between each churn column and the consensus change dq of the later attempt.
 
     The interval resamples trajectories (participant, problem) with replacement.
@@ -83,9 +84,9 @@ def churn_vs_improvement(pairs: pl.DataFrame, consensus: pl.DataFrame, columns: 
                          "n": len(usable)})
             continue
         x, y = usable[column].to_numpy().astype(float), usable["dq"].to_numpy().astype(float)
-        clusters = m.cluster_codes(usable["participant"].to_numpy(), usable["problem_id"].to_numpy())
-        replicates = np.concatenate([spearman(x, y, w) for w in m.cluster_weights(clusters, resamples, seed)])
-        lo, hi = m.interval(replicates)
+        clusters = cluster_codes(usable["participant"].to_numpy(), usable["problem_id"].to_numpy())
+        replicates = np.concatenate([spearman(x, y, w) for w in cluster_weights(clusters, resamples, seed)])
+        lo, hi = interval(replicates)
         rows.append({"metric": f"spearman_{column}_vs_dq", "value": float(spearman(x, y)), "lo": lo, "hi": hi,
                      "n": len(usable)})
     return pl.DataFrame(rows, schema={"metric": pl.String, "value": pl.Float64, "lo": pl.Float64,

@@ -48,7 +48,6 @@ from cojudge_assets.core.pages import DEFAULT_LIMITS, PageError, decode_page, ht
 from cojudge_assets.core.scrub import harvest_identities, scrub, scrub_secrets
 
 CONTEXT_CAP = 12_000
-CONDITIONS = ("blind", "prefix12k", "nonblind")
 LOG_FORMATS = {".md": "md", ".markdown": "md", ".txt": "txt", ".log": "txt", ".html": "html", ".htm": "html"}
 LOG_SCHEMA = {"participant": pl.String, "log_file": pl.String, "seq": pl.Int64, "role": pl.String,
               "text": pl.String, "problem_id": pl.String, "problem_named": pl.Boolean, "log_sha256": pl.String}

@@ -39,7 +39,8 @@ import numpy as np
 from scipy import stats
 import polars as pl
 
-from cojudge_assets.core.metrics import interval
+from cojudge_assets.core.bootstrap import cluster_counts, interval
+from cojudge_assets.core.constants import SEED
 
 METRICS = ("kendall_tau_b", "spearman", "pearson")
 _BLOCK = 50  # resamples per block: a few (block x distinct scores) matrices that stay in cache (measured:
@@ -173,7 +174,7 @@ def _per_problem(y: np.ndarray, s: np.ndarray, problem: np.ndarray) -> np.ndarra
                        lambda x, z, v=1.0: np.bincount(owner, x * z * v, p))
 
 
-def correlation_table(y, score, groups, *, problems, resamples: int = 1000, seed: int = 20260314) -> list[dict]:
+def correlation_table(y, score, groups, *, problems, resamples: int = 1000, seed: int = SEED) -> list[dict]:
     """Corpus- and example-level tau-b, Spearman and Pearson of ``score`` against ``y``, with intervals.
 
     Rows ``{"metric": "<kendall_tau_b|spearman|pearson>_<corpus|example>", "value", "lo", "hi", "n"}``.
@@ -190,9 +191,8 @@ def correlation_table(y, score, groups, *, problems, resamples: int = 1000, seed
     if resamples and _defined(y, s):
         g = int(clusters.max()) + 1
         blocks, order = [], np.argsort(s, kind="stable")
-        for start in range(0, resamples, _BLOCK):
-            counts = rng.multinomial(g, np.full(g, 1 / g), size=min(_BLOCK, resamples - start))
-            blocks.append(_resampled(y, s, clusters, counts.astype(np.float64), order))
+        for counts in cluster_counts(g, resamples, rng, block=_BLOCK):
+            blocks.append(_resampled(y, s, clusters, counts, order))
         corpus_reps = np.concatenate(blocks)
     per_problem = _per_problem(y, s, problem)
     defined = np.isfinite(per_problem[:, 0])
@@ -200,7 +200,7 @@ def correlation_table(y, score, groups, *, problems, resamples: int = 1000, seed
     example_reps = np.empty((0, 3))
     if resamples and defined.any():
         p = len(per_problem)
-        counts = rng.multinomial(p, np.full(p, 1 / p), size=resamples).astype(np.float64)
+        counts = np.concatenate(list(cluster_counts(p, resamples, rng)))
         filled = np.where(defined[:, None], per_problem, 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             example_reps = (counts @ filled) / (counts @ defined.astype(np.float64))[:, None]
@@ -217,7 +217,7 @@ CORRELATION_SCHEMA = {"judge": pl.String, "condition": pl.String, "subset": pl.S
                       "value": pl.Float64, "lo": pl.Float64, "hi": pl.Float64, "n": pl.Int64}
 
 
-def correlations(predictions: pl.DataFrame, *, resamples: int = 1000, seed: int = 20260314) -> pl.DataFrame:
+def correlations(predictions: pl.DataFrame, *, resamples: int = 1000, seed: int = SEED) -> pl.DataFrame:
     """:func:`correlation_table` for every judge x condition of a predictions table (core/predictions.py), on
     all its attempts (subset ``all``) and, when the attempts are in more than one language, on each language's.
     Intervals resample trajectories (participant x problem: the problem itself in a corpus without

@@ -14,8 +14,9 @@ import numpy as np
 import polars as pl
 
 from cojudge_assets.core.agreement import spearman
-from cojudge_assets.core.metrics import (average_precision, brier, cluster_codes, cluster_weights, interval,
-                                         log_loss, roc_auc)
+from cojudge_assets.core.bootstrap import cluster_codes, cluster_weights, interval
+from cojudge_assets.core.constants import SEED
+from cojudge_assets.core.metrics import average_precision, brier, log_loss, roc_auc
 from cojudge_assets.core.predictions import has_table
 
 ANSWER_SCHEMA = {"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "epoch": pl.Int32,
@@ -30,21 +31,21 @@ METRICS = {"roc_auc": roc_auc, "pr_auc": average_precision, "brier": brier, "log
 def _paired(old: np.ndarray, new: np.ndarray, y: np.ndarray, clusters: np.ndarray, resamples: int,
             seed: int) -> list[dict]:
     rows = [{"metric": "rank_correlation", "old": None, "new": None, "delta": float(spearman(old, new))}]
-    rows += [{"metric": name, "old": float(f(old, y)), "new": float(f(new, y))} for name, f in METRICS.items()]
+    rows += [{"metric": name, "old": float(f(y, old)), "new": float(f(y, new))} for name, f in METRICS.items()]
     for row in rows[1:]:
         row["delta"] = row["new"] - row["old"]
     replicates: dict[str, list[np.ndarray]] = {row["metric"]: [] for row in rows}
     for w in cluster_weights(clusters, resamples, seed):
         replicates["rank_correlation"].append(np.asarray(spearman(old, new, w)))
         for name, f in METRICS.items():
-            replicates[name].append(np.asarray(f(new, y, w)) - np.asarray(f(old, y, w)))
+            replicates[name].append(np.asarray(f(y, new, sample_weight=w)) - np.asarray(f(y, old, sample_weight=w)))
     for row in rows:
         row["lo"], row["hi"] = interval(np.concatenate(replicates[row["metric"]]))
     return rows
 
 
 def drift_comparison(answers: pl.DataFrame, events: pl.DataFrame, *, resamples: int = 2000,
-                     seed: int = 0) -> pl.DataFrame:
+                     seed: int = SEED) -> pl.DataFrame:
     """One row per (drift event, condition, metric); see the module docstring.
 
     ``answers``: valid answers with their epoch and label (:data:`ANSWER_SCHEMA`); ``events``: judge,

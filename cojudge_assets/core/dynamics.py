@@ -60,8 +60,9 @@ Bootstrap. The resampling unit is always the trajectory, since attempts of one
 trajectory are not independent. Resample ``b`` is a row of counts ``w[b, i]``,
 how many times trajectory ``i`` was drawn (n draws with replacement from n
 trajectories), and a statistic for all resamples is one matrix product with the
-per-trajectory table. The generator is ``numpy.random.default_rng(seed)``, so a
-seed fixes every interval.
+per-trajectory table. The counts come from the cluster bootstrap the
+measurement group uses (core/bootstrap.py: ``cluster_counts``, blocks of a
+seeded ``numpy.random.default_rng(seed)``), so a seed fixes every interval.
 """
 
 from __future__ import annotations
@@ -74,12 +75,14 @@ from codebleu import calc_codebleu
 from lifelines import KaplanMeierFitter
 from rapidfuzz.distance import Levenshtein
 
+from cojudge_assets.core.bootstrap import cluster_counts, interval
+from cojudge_assets.core.constants import SEED
+
 TRAJECTORY_KEYS = ["participant", "problem_id"]
 ATTEMPT_COLUMNS = ("attempt_uid", "participant", "problem_id", "turn", "submitted_at", "language",
                    "code", "accepted")
 CLOCKS = ("turn", "minutes")
 DEFAULT_RESAMPLES = 2000
-DEFAULT_SEED = 20260314
 
 # The grammar codebleu 0.7 parses each language with (tree-sitter-c, -cpp, -java, -python).
 CODEBLEU_LANGUAGES = {"c": "c", "cpp": "cpp", "java": "java", "python": "python"}
@@ -156,19 +159,16 @@ def _check_bootstrap(resamples: int) -> None:
         raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
 
 
-def _draw_counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
-    """Bootstrap counts (resamples, n): ``w[b, i]`` = times trajectory i is among n draws with replacement."""
-    if n == 0:
-        return np.zeros((resamples, 0))
-    draws = rng.integers(0, n, size=(resamples, n))
-    flat = (draws + n * np.arange(resamples)[:, None]).ravel()
-    return np.bincount(flat, minlength=resamples * n).reshape(resamples, n).astype(float)
+def _resampled(per_trajectory: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Column sums of a per-trajectory table (n, k) in every resample: (resamples, k)."""
+    n = per_trajectory.shape[0]
+    return np.concatenate([counts @ per_trajectory for counts in cluster_counts(n, resamples, rng)])
 
 
-def _percentile_interval(boot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """2.5 and 97.5 percentiles along axis 0."""
-    lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
-    return lo, hi
+def _column_intervals(boot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """95% percentile interval of each column of the replicates (resamples, K)."""
+    bounds = np.array([interval(column) for column in boot.T]).reshape(-1, 2)
+    return bounds[:, 0], bounds[:, 1]
 
 
 # -- trajectories and success by turn -----------------------------------------------------------------------
@@ -211,7 +211,7 @@ def trajectories(attempts: pl.DataFrame) -> pl.DataFrame:
 
 
 def success_at_turn(trajs: pl.DataFrame, *, max_turn: int | None = None, resamples: int = DEFAULT_RESAMPLES,
-                    seed: int = DEFAULT_SEED) -> pl.DataFrame:
+                    seed: int = SEED) -> pl.DataFrame:
     """Share of trajectories accepted by turn k, with a trajectory bootstrap interval.
 
     ``share(k) = #{first_ac_turn <= k} / n`` over a subset of n trajectories
@@ -255,8 +255,8 @@ def success_at_turn(trajs: pl.DataFrame, *, max_turn: int | None = None, resampl
             share = lo = hi = np.full(k.size, np.nan)
         else:
             share = indicator.mean(axis=0)
-            boot = _draw_counts(rng, n, resamples) @ indicator / n  # (resamples, K)
-            lo, hi = _percentile_interval(boot)
+            boot = _resampled(indicator, resamples, rng) / n  # (resamples, K)
+            lo, hi = _column_intervals(boot)
         parts.append(pl.DataFrame({"subset": [subset] * k.size, "k": k, "share": share, "lo": lo, "hi": hi,
                                    "n": [n] * k.size}, schema=SUCCESS_SCHEMA))
     return pl.concat(parts).with_columns(pl.col("share", "lo", "hi").fill_nan(None))
@@ -429,7 +429,7 @@ def churn_pairs(attempts: pl.DataFrame, contexts: pl.DataFrame | None = None) ->
 
 
 def churn_difference(pairs: pl.DataFrame, column: str, *, resamples: int = DEFAULT_RESAMPLES,
-                     seed: int = DEFAULT_SEED) -> dict:
+                     seed: int = SEED) -> dict:
     """Mean ``column`` over transitions that reached acceptance minus the mean over the others.
 
     ``value = mean(x | reached_acceptance) - mean(x | not reached_acceptance)``,
@@ -480,11 +480,9 @@ def churn_difference(pairs: pl.DataFrame, column: str, *, resamples: int = DEFAU
         return out
     out["value"] = float(difference(totals))
     rng = np.random.default_rng(seed)
-    boot = difference(_draw_counts(rng, per_trajectory.shape[0], resamples) @ per_trajectory)
-    boot = boot[np.isfinite(boot)]
-    if boot.size:
-        lo, hi = _percentile_interval(boot)
-        out["lo"], out["hi"] = float(lo), float(hi)
+    boot = difference(_resampled(per_trajectory, resamples, rng))
+    if np.isfinite(boot).any():
+        out["lo"], out["hi"] = interval(boot)
     return out
 
 

@@ -65,13 +65,14 @@ from pathlib import Path
 import polars as pl
 
 from cojudge_assets.core.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA
+from cojudge_assets.core.constants import BLIND
 from cojudge_assets.core.contest_judge.languages import normalize_language
 from cojudge_assets.core.problems import PROBLEM_SCHEMA
 
 LAYOUT = "icescore"
 GRADE_DIR = Path("data") / "humaneval"
 JUDGE_DIR = Path("experiment_source") / "original_output" / "humaneval"
-CONDITION = "blind"
+CONDITION = BLIND
 GPT_MODEL = "gpt-3.5-turbo"  # experiment_source/humaneval_gpt_eval.py, model="gpt-3.5-turbo", temperature 0
 
 # defined here until the generic importer shares one definition

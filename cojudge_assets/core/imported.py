@@ -111,7 +111,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
-from cojudge_assets.core.context import CONDITIONS
+from cojudge_assets.core.constants import BLIND, CONDITIONS
 
 FORMAT_VERSION = 1
 EXTENSIONS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
@@ -472,7 +472,7 @@ def read_judgments(path: str | Path, *, judge: str | None = None,
 
     condition = pl.col("condition").str.strip_chars()
     judgments = typed.with_columns(
-        condition=pl.when(condition.is_null() | (condition == "")).then(pl.lit("blind")).otherwise(condition),
+        condition=pl.when(condition.is_null() | (condition == "")).then(pl.lit(BLIND)).otherwise(condition),
         s_algo=pl.col("s_algo").cast(pl.Int32), s_robust=pl.col("s_robust").cast(pl.Int32),
         source_file=pl.lit(source, pl.String),
     ).select([pl.col(name).cast(dtype) for name, dtype in JUDGMENT_COLUMNS.items()])
@@ -513,7 +513,7 @@ def answers(frame: pl.DataFrame, scale: Scale,
         raise ValueError(f"answers(): the judgments frame lacks column(s) {', '.join(missing)} "
                          f"(expected JUDGMENT_COLUMNS)")
     rows = frame.select([pl.col(name).cast(dtype) for name, dtype in JUDGMENT_COLUMNS.items()]).with_columns(
-        condition=pl.col("condition").fill_null("blind"), _row=pl.int_range(pl.len(), dtype=pl.Int64))
+        condition=pl.col("condition").fill_null(BLIND), _row=pl.int_range(pl.len(), dtype=pl.Int64))
     where = pl.format("{}:{}: ", pl.col("source_file").fill_null("(imported)"),
                       pl.col("source_line").cast(pl.String).fill_null("?"))
 

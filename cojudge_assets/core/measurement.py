@@ -54,6 +54,8 @@ import polars as pl
 
 from cojudge_assets.core import agreement, calibration, pooling
 from cojudge_assets.core import metrics as m
+from cojudge_assets.core.bootstrap import cluster_codes, cluster_weights, interval
+from cojudge_assets.core.constants import CONDITIONS, SEED
 
 LONG_SCHEMA = {"judge": pl.String, "condition": pl.String, "metric": pl.String, "value": pl.Float64,
                "lo": pl.Float64, "hi": pl.Float64, "n": pl.Int64}
@@ -67,7 +69,7 @@ PANEL = "panel"
 class MeasurementConfig:
     folds: int = 10
     resamples: int = 2000
-    seed: int = 20260314
+    seed: int = SEED
     confident: float = 0.2  # confident errors: p <= 0.2 on accepted, p >= 1 - 0.2 on rejected
     problem_resamples: int = 2000
 
@@ -84,15 +86,15 @@ class Cell:
 
 
 SCALAR_METRICS = {
-    "roc_auc": lambda c, w, d: m.roc_auc(c.p, c.y, w),
-    "pr_auc": lambda c, w, d: m.average_precision(c.p, c.y, w),
-    "log_loss": lambda c, w, d: m.log_loss(c.p, c.y, w),
-    "brier": lambda c, w, d: m.brier(c.p, c.y, w),
+    "roc_auc": lambda c, w, d: m.roc_auc(c.y, c.p, sample_weight=w),
+    "pr_auc": lambda c, w, d: m.average_precision(c.y, c.p, sample_weight=w),
+    "log_loss": lambda c, w, d: m.log_loss(c.y, c.p, sample_weight=w),
+    "brier": lambda c, w, d: m.brier(c.y, c.p, sample_weight=w),
     "ece15": lambda c, w, d: calibration.ece(c.p, c.y, calibration.ECE_BINS, w),
-    "mcc_in_fold": lambda c, w, d: m.in_fold_mcc(c.p, c.y, w),
-    "mcc_oof": lambda c, w, d: m.mcc(d, c.y, w),
-    "base_rate": lambda c, w, d: m.weighted_mean(c.y.astype(np.float64), w),
-    "mean_p": lambda c, w, d: m.weighted_mean(c.p, w),
+    "mcc_in_fold": lambda c, w, d: m.in_fold_mcc(c.y, c.p, sample_weight=w),
+    "mcc_oof": lambda c, w, d: m.mcc(c.y, d, sample_weight=w),
+    "base_rate": lambda c, w, d: m.weighted_mean(c.y, sample_weight=w),
+    "mean_p": lambda c, w, d: m.weighted_mean(c.p, sample_weight=w),
 }
 
 
@@ -105,10 +107,10 @@ class Universe:
         self.attempts = attempts
         self.uids = attempts["attempt_uid"].to_numpy()
         self.y = attempts["y"].to_numpy().astype(np.int64)
-        self.trajectory = m.cluster_codes(attempts["participant"].to_numpy(), attempts["problem_id"].to_numpy())
-        self.problem = m.cluster_codes(attempts["problem_id"].to_numpy())
+        self.trajectory = cluster_codes(attempts["participant"].to_numpy(), attempts["problem_id"].to_numpy())
+        self.problem = cluster_codes(attempts["problem_id"].to_numpy())
         self.evidence = attempts["evidence"].fill_null(False).to_numpy().astype(bool)
-        self.folds = m.grouped_folds(self.trajectory, config.folds, config.seed)
+        self.folds = m.grouped_folds(self.trajectory, n_splits=config.folds, seed=config.seed)
         position = {uid: i for i, uid in enumerate(self.uids)}
         self.cells: dict[tuple[str, str], Cell] = {}
         for (judge, condition), part in predictions.group_by("judge", "condition", maintain_order=True):
@@ -195,8 +197,7 @@ def condition_panel(u: Universe, condition: str) -> ConditionPanel:
 
 
 def _condition_order(condition: str) -> tuple[int, str]:
-    known = ["blind", "prefix12k", "nonblind"]
-    return (known.index(condition) if condition in known else len(known), condition)
+    return (CONDITIONS.index(condition) if condition in CONDITIONS else len(CONDITIONS), condition)
 
 
 class Replicates:
@@ -213,7 +214,7 @@ class Replicates:
 
 
 def _row(judge, condition, metric, value, replicates: np.ndarray, n, **extra) -> dict:
-    lo, hi = m.interval(replicates) if len(replicates) else (float("nan"), float("nan"))
+    lo, hi = interval(replicates) if len(replicates) else (float("nan"), float("nan"))
     return {"judge": judge, "condition": condition, "metric": metric, "value": float(value), "lo": lo, "hi": hi,
             "n": int(n), **extra}
 
@@ -238,17 +239,17 @@ def measure(predictions: pl.DataFrame, config: MeasurementConfig = MeasurementCo
     u = Universe(predictions, config)
     decisions, thresholds = {}, {}
     for key, cell in u.cells.items():
-        decisions[key], thresholds[key] = m.oof_decisions(cell.p, cell.y, u.folds[cell.index])
+        decisions[key], thresholds[key] = m.oof_decisions(cell.y, cell.p, folds=u.folds[cell.index])
     panels = {c: condition_panel(u, c) for c in u.conditions}
 
     boot = Replicates()
-    for w in m.cluster_weights(u.trajectory, config.resamples, config.seed):
+    for w in cluster_weights(u.trajectory, config.resamples, config.seed):
         for key, cell in u.cells.items():
             wc = w[:, cell.index]
             for name, fn in SCALAR_METRICS.items():
                 boot.add((*key, name), fn(cell, wc, decisions[key]))
             subset = u.evidence[cell.index]
-            boot.add((*key, "roc_auc_evidence"), m.roc_auc(cell.p[subset], cell.y[subset], wc[:, subset]))
+            boot.add((*key, "roc_auc_evidence"), m.roc_auc(cell.y[subset], cell.p[subset], sample_weight=wc[:, subset]))
         for condition, panel in panels.items():
             if panel.members:
                 _panel_replicates(u, panel, w, boot)
@@ -260,7 +261,7 @@ def measure(predictions: pl.DataFrame, config: MeasurementConfig = MeasurementCo
                     pb = u.cells[(judge, b)].p[np.searchsorted(u.cells[(judge, b)].index, shared)]
                     boot.add(("rank_corr", judge, a, b), agreement.spearman(pa, pb, w[:, shared]))
     problem_boot = Replicates()
-    for w in m.cluster_weights(u.problem, config.problem_resamples, config.seed + 1):
+    for w in cluster_weights(u.problem, config.problem_resamples, config.seed + 1):
         for key, cell in u.cells.items():
             for name in ("roc_auc", "pr_auc", "log_loss", "brier", "ece15", "mcc_oof"):
                 problem_boot.add((*key, name), SCALAR_METRICS[name](cell, w[:, cell.index], decisions[key]))
@@ -284,9 +285,9 @@ def _panel_replicates(u: Universe, panel: ConditionPanel, w: np.ndarray, boot: R
     """One block of resamples ``w`` of the panel's ROC-AUC and of the members' agreement."""
     condition, items = panel.condition, panel.items
     y, ev, wi = u.y[items], u.evidence[items], w[:, items]
-    boot.add((PANEL, condition, "roc_auc"), m.roc_auc(panel.score, y, wi))
-    boot.add((PANEL, condition, "roc_auc_evidence"), m.roc_auc(panel.score[ev], y[ev], wi[:, ev]))
-    boot.add((PANEL, condition, "pr_auc"), m.average_precision(panel.score, y, wi))
+    boot.add((PANEL, condition, "roc_auc"), m.roc_auc(y, panel.score, sample_weight=wi))
+    boot.add((PANEL, condition, "roc_auc_evidence"), m.roc_auc(y[ev], panel.score[ev], sample_weight=wi[:, ev]))
+    boot.add((PANEL, condition, "pr_auc"), m.average_precision(y, panel.score, sample_weight=wi))
     pooled = len(panel.shared_preds) >= 2  # kept judges vary on shared: it holds at least 2 attempts
     ws = w[:, panel.shared]
     on_shared = {(pair["judge_a"], pair["judge_b"]): pair
@@ -342,12 +343,12 @@ def _judge_metrics(u, decisions, thresholds, boot, problem_boot) -> pl.DataFrame
     for key, cell in u.cells.items():
         for name, fn in SCALAR_METRICS.items():
             value = fn(cell, None, decisions[key])
-            lo_p, hi_p = m.interval(problem_boot.get((*key, name))) if (*key, name) in problem_boot.values \
+            lo_p, hi_p = interval(problem_boot.get((*key, name))) if (*key, name) in problem_boot.values \
                 else (float("nan"), float("nan"))
             rows.append(_row(*key, name, value, boot.get((*key, name)), len(cell.p), lo_problem=lo_p,
                              hi_problem=hi_p))
         threshold_values = list(thresholds[key].values())
-        rows.append(_row(*key, "threshold_in_fold", m.select_threshold(cell.p, cell.y), np.array([]), len(cell.p),
+        rows.append(_row(*key, "threshold_in_fold", m.select_threshold(cell.y, cell.p), np.array([]), len(cell.p),
                          lo_problem=None, hi_problem=None))
         rows.append({"judge": key[0], "condition": key[1], "metric": "threshold_oof_median",
                      "value": float(np.median(threshold_values)), "lo": float(min(threshold_values)),
@@ -365,7 +366,7 @@ def _scale_validity(u, boot, decisions) -> pl.DataFrame:
             rows.append(_row(*key, name, validity[name], np.array([]), len(cell.p)))
         in_fold = boot.get((*key, "mcc_in_fold"))
         oof = boot.get((*key, "mcc_oof"))
-        value = m.in_fold_mcc(cell.p, cell.y) - m.mcc(decisions[key], cell.y)
+        value = m.in_fold_mcc(cell.y, cell.p) - m.mcc(cell.y, decisions[key])
         rows.append(_row(*key, "mcc_drop_in_fold_to_oof", value, in_fold - oof, len(cell.p)))
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 
@@ -402,10 +403,10 @@ def _condition_effects(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFra
             for metric in ("roc_auc", "roc_auc_evidence"):
                 ca, cb = u.cells[(judge, a)], u.cells[(judge, b)]
                 if metric == "roc_auc":
-                    value = m.roc_auc(cb.p, cb.y) - m.roc_auc(ca.p, ca.y)
+                    value = m.roc_auc(cb.y, cb.p) - m.roc_auc(ca.y, ca.p)
                 else:
                     ea, eb = u.evidence[ca.index], u.evidence[cb.index]
-                    value = m.roc_auc(cb.p[eb], cb.y[eb]) - m.roc_auc(ca.p[ea], ca.y[ea])
+                    value = m.roc_auc(cb.y[eb], cb.p[eb]) - m.roc_auc(ca.y[ea], ca.p[ea])
                 diff = boot.get((judge, b, metric)) - boot.get((judge, a, metric))
                 n = int(u.evidence[cb.index].sum()) if metric == "roc_auc_evidence" else len(cb.p)
                 rows.append(_row(judge, label, f"delta_{metric}", value, diff, n))
@@ -432,19 +433,19 @@ def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
             continue
         items, score = panel.items, panel.score
         y = u.y[items]
-        panel_auc = m.roc_auc(score, y)
+        panel_auc = m.roc_auc(y, score)
         panel_boot = boot.get((PANEL, condition, "roc_auc"))
         rows.append(_note(PANEL, condition, "members", len(panel.members), len(items)))
         rows.append(_row(PANEL, condition, "roc_auc", panel_auc, panel_boot, len(items)))
         ev = u.evidence[items]
-        rows.append(_row(PANEL, condition, "roc_auc_evidence", m.roc_auc(score[ev], y[ev]),
+        rows.append(_row(PANEL, condition, "roc_auc_evidence", m.roc_auc(y[ev], score[ev]),
                          boot.get((PANEL, condition, "roc_auc_evidence")), int(ev.sum())))
-        rows.append(_row(PANEL, condition, "pr_auc", m.average_precision(score, y),
+        rows.append(_row(PANEL, condition, "pr_auc", m.average_precision(y, score),
                          boot.get((PANEL, condition, "pr_auc")), len(items)))
         if len(panel.members) < 2:
             continue
         cells = {j: u.cells[(j, condition)] for j in panel.members}
-        members = {j: m.roc_auc(c.p, c.y) for j, c in cells.items()}
+        members = {j: m.roc_auc(c.y, c.p) for j, c in cells.items()}
         member_boot = {j: boot.get((j, condition, "roc_auc")) for j in panel.members}
         mean_member = np.mean(list(members.values()))
         mean_member_boot = np.mean(list(member_boot.values()), axis=0)
@@ -467,7 +468,7 @@ def _per_problem(u) -> pl.DataFrame:
         for problem in np.unique(problems[cell.index]):
             mine = problems[cell.index] == problem
             y = cell.y[mine]
-            auc = m.roc_auc(cell.p[mine], y) if 0 < y.sum() < len(y) else float("nan")
+            auc = m.roc_auc(y, cell.p[mine]) if 0 < y.sum() < len(y) else float("nan")
             rows.append({"judge": key[0], "condition": key[1], "problem_id": str(problem), "metric": "roc_auc",
                          "value": auc, "n": int(mine.sum()), "accepted": int(y.sum()),
                          "inverted": bool(np.isfinite(auc) and auc < 0.5)})

@@ -29,6 +29,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from cojudge_assets.core.constants import BLIND
 from cojudge_assets.core.imported import JUDGMENT_COLUMNS, REJECT_COLUMNS, answers, file_sha256, read_judgments
 from cojudge_assets.judges.config import JudgeSpec
 from cojudge_assets.judges.store import CACHE_COLUMNS, CACHE_TABLE, OUTPUT_SCHEMA, current_epoch, ensure_tables
@@ -96,7 +97,7 @@ def load_answers(spec: JudgeSpec, condition: str, known_items: set[str]) -> tupl
     frame = frame.filter(pl.col("condition") == condition)
     answered, refused = answers(frame, source.scale, known_items)
     # a read reject (a bad JSONL line, an empty judge cell) belongs to no condition: reported under blind only
-    rejects = pl.concat([read_rejects, refused]) if condition == "blind" else refused
+    rejects = pl.concat([read_rejects, refused]) if condition == BLIND else refused
     return answered, rejects
 
 

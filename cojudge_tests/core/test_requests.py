@@ -7,7 +7,8 @@ import json
 import polars as pl
 
 from cojudge_assets.core.attempts import PageRules, list_pages, read_attempts
-from cojudge_assets.core.context import CONDITIONS, build_contexts, read_logs
+from cojudge_assets.core.constants import CONDITIONS
+from cojudge_assets.core.context import build_contexts, read_logs
 from cojudge_assets.core.corpus import contest_settings
 from cojudge_assets.core.problems import problems_table
 from cojudge_assets.core.requests import build_requests, label_leaks, write_jsonl

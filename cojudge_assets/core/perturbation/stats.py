@@ -22,7 +22,7 @@ Per judge (all on the primary subset):
 
 Intervals: percentile intervals from a bootstrap over seeds (a seed and all its
 mutants are drawn together), the same resamples for every statistic of a judge
-(core/metrics.cluster_weights).
+(core/bootstrap.cluster_weights).
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ import numpy as np
 import polars as pl
 
 from cojudge_assets.core.agreement import spearman
-from cojudge_assets.core.metrics import cluster_codes, cluster_weights, interval, roc_auc, weighted_mean
+from cojudge_assets.core.bootstrap import cluster_codes, cluster_weights, interval
+from cojudge_assets.core.constants import SEED
+from cojudge_assets.core.metrics import roc_auc, weighted_mean
 from cojudge_assets.core.predictions import has_table
 
 PAIR_SCHEMA = {"judge": pl.String, "seed_uid": pl.String, "mutant_uid": pl.String, "operator": pl.String,
@@ -48,7 +50,7 @@ class PerturbationConfig:
     seed_cut: float = 0.5
     drop_cut: float = 0.05
     n_resamples: int = 2000
-    seed: int = 0
+    seed: int = SEED
     level: float = 0.95
 
 
@@ -81,10 +83,10 @@ def _statistics(rows: pl.DataFrame, drop_cut: float) -> dict[tuple[str, str], tu
     control_label = control.astype(np.int64)
 
     def auc(mask):
-        return mask, lambda w, m=mask: roc_auc(shift[m], control_label[m], w)
+        return mask, lambda w, m=mask: roc_auc(control_label[m], shift[m], sample_weight=w)
 
     def share(mask, values):
-        return mask, lambda w, m=mask, v=values: weighted_mean(v[m].astype(float), w)
+        return mask, lambda w, m=mask, v=values: weighted_mean(v[m].astype(float), sample_weight=w)
 
     stats = {
         ("arm_discrimination", "all"): auc(semantic | control),

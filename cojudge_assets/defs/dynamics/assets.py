@@ -9,6 +9,7 @@ import dagster as dg
 import polars as pl
 
 from cojudge_assets.core import dynamics, plots
+from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.consensus import (CONSENSUS_SCHEMA, churn_vs_improvement, panel_discrimination,
                                            rank_consensus)
 from cojudge_assets.core.tables import markdown_table
@@ -20,7 +21,7 @@ CHURN_COLUMNS = ("ned_code", "codebleu_churn", "ned_prompt")
 
 class DynamicsSettings(dg.Config):
     resamples: int = 2000
-    seed: int = 20260314
+    seed: int = SEED
     max_turn: int = 0  # 0: the longest trajectory
     consensus_condition: str = "nonblind"
 
@@ -39,7 +40,7 @@ def _folder():
     return output_dir() / "dynamics"
 
 
-@dg.asset(group_name="dynamics", kinds=KINDS, code_version="1",
+@dg.asset(group_name="dynamics", kinds=KINDS, code_version="2",
           description="Share of trajectories first accepted by turn k (all, multi-attempt, and those unsolved at "
           "the first attempt), with trajectory-bootstrap intervals.")
 def success_at_turn(context: dg.AssetExecutionContext, config: DynamicsSettings,

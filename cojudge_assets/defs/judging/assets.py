@@ -15,7 +15,7 @@ import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
-from cojudge_assets.core.context import CONDITIONS
+from cojudge_assets.core.constants import CONDITIONS
 from cojudge_assets.core.requests import build_requests, label_leaks, write_jsonl
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS

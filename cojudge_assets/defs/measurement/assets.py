@@ -12,6 +12,7 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core import plots
+from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.measurement import MeasurementConfig, headline_table, measure, run_to_run
 from cojudge_assets.core.correlation import correlations
 from cojudge_assets.core.predictions import read_judge_cache, read_outcomes, read_predictions
@@ -49,7 +50,7 @@ CORRELATION_RESAMPLES = 1000  # rank correlations cost more per resample than th
 class MeasurementSettings(dg.Config):
     folds: int = 10
     resamples: int = 2000
-    seed: int = 20260314
+    seed: int = SEED
     confident: float = 0.2
 
 

@@ -4,6 +4,7 @@ import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
+from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.drift import drift_comparison, read_drift_inputs
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
@@ -11,7 +12,7 @@ from cojudge_assets.defs.io import KINDS
 
 class DriftReportSettings(dg.Config):
     resamples: int = 2000
-    seed: int = 20260314
+    seed: int = SEED
 
 
 @dg.asset(

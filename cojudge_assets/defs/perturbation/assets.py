@@ -15,6 +15,7 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core import plots
+from cojudge_assets.core.constants import BLIND, SEED
 from cojudge_assets.core.perturbation.operators import OPERATORS
 from cojudge_assets.core.perturbation.stats import (METRIC_SCHEMA, PerturbationConfig, accuracy_points, judged_pairs,
                                                     read_perturbation_inputs, yield_table)
@@ -29,7 +30,7 @@ from cojudge_assets.freshness import content_version
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, output_dir
 from cojudge_assets.judges.config import judge_by_name
 
-CONDITION = "blind"  # mutants are judged without participant context (the study's perturbation protocol)
+CONDITION = BLIND  # mutants are judged without participant context (the study's perturbation protocol)
 
 
 class MutationSettings(dg.Config):
@@ -136,7 +137,7 @@ class PerturbationSettings(dg.Config):
     seed_cut: float = 0.5  # primary subset: the judge scored the seed at or above this
     drop_cut: float = 0.05  # a reaction is a drop (or, adversarial, a rise) larger than this
     resamples: int = 2000
-    seed: int = 20260314
+    seed: int = SEED
 
 
 @dg.asset(

@@ -7,6 +7,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from cojudge_assets.core.constants import CONDITIONS
 from cojudge_assets.core.report import write_report
 from cojudge_assets.core.report_content import report_sections
 from cojudge_assets.defs.resources import CorpusResource, output_dir
@@ -38,7 +39,7 @@ def report(context: dg.AssetExecutionContext, duckdb: DuckDBResource, corpus: Co
         "enabled judges": ", ".join(f"{s.name} ({s.model or 'imported'})" for s in enabled_judges()),
         "imported judges of the corpus": ", ".join(s.name for s in layout_judges(corpus.root(), corpus.layout))
         or "none",
-        "conditions": "blind, prefix12k, nonblind",
+        "conditions": ", ".join(CONDITIONS),
         "dagster run": context.run.run_id,
     }
     # the figures are drawn from the tables into a scratch folder; write_report copies them to report/figures/

@@ -1,0 +1,23 @@
+"""Constants of the study that more than one module needs, defined once.
+
+* ``CONDITIONS``: the participant-context conditions a judge is asked under, in
+  the order tables list them (core/context.py builds each one's context):
+  ``blind`` (no context), ``prefix12k`` (the first 12,000 characters of the
+  participant's log) and ``nonblind`` (the log up to the attempt).
+* ``BLIND``: the condition without participant context, the one mutants and
+  imported benchmark items are judged under.
+* ``SEED``: the default seed of every random choice that shapes a result
+  (folds, bootstrap resamples, the demo corpus), so that the same inputs give
+  the same tables. A run overrides it through its ``dg.Config``.
+
+>>> CONDITIONS
+('blind', 'prefix12k', 'nonblind')
+>>> BLIND in CONDITIONS
+True
+"""
+
+from __future__ import annotations
+
+CONDITIONS = ("blind", "prefix12k", "nonblind")
+BLIND = CONDITIONS[0]
+SEED = 20260314
