@@ -27,7 +27,9 @@ Compilation is cached by the hash of (language, compiler command, code): the
 same code is compiled once, also across processes (the cache is a folder).
 Java programs judged together are compiled in batches, one JVM per worker
 running javac on many programs (:meth:`ContestJudge.precompile`), with the
-same classes and messages as the javac command. Judge results are cached the
+same classes and messages as the javac command; Python programs likewise, one
+interpreter per worker syntax-checking many, with the messages of the check
+run alone. Judge results are cached the
 same way, by (compiled program, tests, limits, stop rule), and so is each
 test's outcome, by (compiled program, the test's input and answer, limits):
 a re-run of the label audit or the perturbation study after a data fix
@@ -42,6 +44,7 @@ The parts, one responsibility each (this package re-exports their public names):
 - :mod:`.cache`: the compile, result and test-outcome caches on disk, their keys and atomic writes;
 - :mod:`.compiler`: compiling one program in the sandbox, the precompiled C++ header;
 - :mod:`.java_batch`: compiling many Java programs in one JVM;
+- :mod:`.python_batch`: syntax-checking many Python programs in one interpreter;
 - :mod:`.judge`: :class:`ContestJudge`, the front: the test loop, one test's run, the worker pool.
 """
 
