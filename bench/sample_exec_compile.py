@@ -10,12 +10,13 @@ judge's configured concurrency (data/judges.yaml), as the runner sends them:
 * one JVM per Java program: ``score`` alone, which compiles each program with
   ``ContestJudge.compile`` (one javac command, one JVM, per program), the way
   sample-exec compiled before its ``prepare`` step;
-* batched: ``prepare`` on all the prompts first (``ContestJudge.precompile``: one
-  javac JVM per worker for many programs), then ``score``, which finds them compiled.
+* batched: ``prepare`` on the prompts first (``ContestJudge.precompile``: one
+  javac JVM, or one Python interpreter, per worker for many programs), then
+  ``score``, which finds them compiled.
 
 Each path scores the Java prompts first, then the others (Python), so it can print
-the time of each: the others are compiled one sandboxed run each in both paths
-(precompile batches Java only). It prints both times, the speed-ups and whether
+the time of each; the batched path prepares each group just before scoring it, and
+that time counts with the group. It prints both times, the speed-ups and whether
 every answer (the JSON the scorer returns) is identical between the two, and
 exits 1 if one is not.
 
@@ -69,20 +70,20 @@ def sample_exec_concurrency() -> int:
 
 
 def timed_answers(prompts: list[PromptParts], cache: Path, *, prepare: bool, concurrency: int
-                  ) -> tuple[list[str], dict[str, float], int]:
+                  ) -> tuple[list[str], dict[str, float], dict[str, int]]:
     """(answers, seconds by language, programs the batches compiled) of scoring ``prompts`` with an empty cache at
-    ``cache``: the Java prompts first (``prepare`` counts with them: it compiles only Java), then the others."""
+    ``cache``: the Java prompts first, then the others (each group's ``prepare`` counts with it)."""
     scorer = SampleExecScorer(ContestJudge(cache))
     answers: dict[int, str] = {}
     seconds: dict[str, float] = {}
-    batched = 0
+    batched: dict[str, int] = {}
     java = [i for i, p in enumerate(prompts) if p.language.lower().startswith("java")]
     others = sorted(set(range(len(prompts))) - set(java))
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         for name, group in (("Java", java), ("other", others)):
             started = time.perf_counter()
-            if prepare and name == "Java":
-                batched = scorer.prepare([prompts[i] for i in group])
+            if prepare:
+                batched[name] = scorer.prepare([prompts[i] for i in group])
             answers.update(zip(group, pool.map(scorer.score, [prompts[i] for i in group])))
             seconds[name] = time.perf_counter() - started
     return [answers[i] for i in range(len(prompts))], seconds, batched
@@ -116,10 +117,11 @@ def main() -> int:
           f"{total_alone / len(prompts) * 1000:.0f} ms per program (Java {alone_s['Java']:.1f} s, "
           f"the others {alone_s['other']:.1f} s)")
     print(f"batched (prepare, then score): {total_batched:.1f} s = {total_batched / len(prompts) * 1000:.0f} ms per "
-          f"program (Java {batched_s['Java']:.1f} s, {in_batches} of them compiled in batches; the others "
-          f"{batched_s['other']:.1f} s, compiled one sandboxed run each in both paths)")
-    java_speedup = f"{alone_s['Java'] / batched_s['Java']:.1f}x" if batched_s["Java"] else "no Java"
-    print(f"speed-up: {total_alone / total_batched:.1f}x (Java alone: {java_speedup})")
+          f"program (Java {batched_s['Java']:.1f} s, {in_batches['Java']} of them compiled in batches; the others "
+          f"{batched_s['other']:.1f} s, {in_batches['other']} of them compiled in batches)")
+    speedups = {name: f"{alone_s[name] / batched_s[name]:.1f}x" if batched_s[name] else "none" for name in alone_s}
+    print(f"speed-up: {total_alone / total_batched:.1f}x (Java alone: {speedups['Java']}, "
+          f"the others alone: {speedups['other']})")
     print(f"answers: {', '.join(f'{n} {kind}' for kind, n in sorted(kinds.items()))}")
     same = sum(a == b for a, b in zip(alone, batched))
     print(f"identical answers: {same}/{len(prompts)}")

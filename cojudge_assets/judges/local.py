@@ -23,12 +23,13 @@ how good their probabilities are is for the measurement group to say.
 Before a partition's pending requests are sent, the runner hands them to the local
 judge (:meth:`SampleExecScorer.prepare`, through what :func:`register_local_judges`
 returns): sample-exec compiles their Java programs in batches, one javac JVM per
-contest-judge worker for many programs (``ContestJudge.precompile``, the path of the
+contest-judge worker for many programs, and syntax-checks their Python programs the
+same way, one interpreter per worker (``ContestJudge.precompile``, the path of the
 label audit and the perturbation study), so each request, still scored alone through
-litellm, finds its program in the compile cache instead of starting a JVM of its own.
-C, C++ and Python programs are still compiled (Python: syntax-checked) one sandboxed
-run each as their request is scored: ``precompile`` batches Java only. The answers are
-the same with or without this step; only the time differs.
+litellm, finds its program in the compile cache instead of starting a JVM or an
+interpreter of its own. C and C++ programs are still compiled one sandboxed run each
+as their request is scored. The answers are the same with or without this step; only
+the time differs.
 
 A local judge with nothing to go on for an item abstains instead of answering a
 constant (core/models.py: ``{"abstain": "<reason>"}``), and says why in words a
@@ -134,10 +135,10 @@ class SampleExecScorer:
         return ""
 
     def prepare(self, prompts: Iterable[PromptParts]) -> int:
-        """Compile, before scoring, the programs of ``prompts`` that :meth:`score` will compile: the Java ones in
-        batches (``ContestJudge.precompile``: one javac JVM per worker for many programs), so that scoring each
-        prompt finds its program compiled. Scoring answers the same with or without this step. Returns how many
-        programs the batches compiled now."""
+        """Compile, before scoring, the programs of ``prompts`` that :meth:`score` will compile: the Java and Python
+        ones in batches (``ContestJudge.precompile``: one javac JVM, or one interpreter, per worker for many
+        programs), so that scoring each prompt finds its program compiled. Scoring answers the same with or
+        without this step. Returns how many programs the batches compiled now."""
         programs = []
         for parts in prompts:
             if self.abstention(parts):

@@ -186,15 +186,16 @@ def test_java_batch_compiles_what_javac_run_alone_compiles(tmp_path):
 
 def test_programs_a_stopped_batch_did_not_reach_are_compiled_one_by_one(tmp_path, monkeypatch, sum_problem):
     from cojudge_assets.core import contest_judge
+    from cojudge_assets.core.contest_judge import java_batch
 
     # a BatchJavac that stops after the first program, as a batch stopped at its limit does
-    source = contest_judge.BATCH_JAVAC_SOURCE.read_text().replace(
+    source = java_batch.BATCH_JAVAC_SOURCE.read_text().replace(
         "for (int i = 0; i < lines.size(); i++)", "for (int i = 0; i < Math.min(1, lines.size()); i++)")
     assert "Math.min(1" in source
     (tmp_path / "BatchJavac.java").write_text(source)
-    monkeypatch.setattr(contest_judge, "BATCH_JAVAC_SOURCE", tmp_path / "BatchJavac.java")
+    monkeypatch.setattr(java_batch, "BATCH_JAVAC_SOURCE", tmp_path / "BatchJavac.java")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    contest_judge._batch_javac.cache_clear()
+    java_batch._batch_javac.cache_clear()
     try:
         judge = contest_judge.ContestJudge(tmp_path / "cache", workers=1)
         codes = [JAVA_BATCH["ac"], JAVA_BATCH["wa"], JAVA_BATCH["ce"], JAVA_BATCH["named"]]
@@ -203,7 +204,7 @@ def test_programs_a_stopped_batch_did_not_reach_are_compiled_one_by_one(tmp_path
         assert [r.verdict for r in results] == [Verdict.AC, Verdict.WA, Verdict.CE, Verdict.AC]
         assert [r.compile_cached for r in results] == [True, False, False, False]
     finally:
-        contest_judge._batch_javac.cache_clear()
+        java_batch._batch_javac.cache_clear()
 
 
 def test_a_test_outcome_is_measured_once_whatever_the_test_is_called(tmp_path, sum_problem):
@@ -233,8 +234,9 @@ def test_a_test_outcome_is_measured_once_whatever_the_test_is_called(tmp_path, s
 
 def test_a_program_javac_is_slow_on_ends_its_batch_and_is_compiled_alone(tmp_path, monkeypatch, sum_problem):
     from cojudge_assets.core import contest_judge
+    from cojudge_assets.core.contest_judge import java_batch
 
-    monkeypatch.setattr(contest_judge, "JAVA_BATCH_PROGRAM_S", 0.3)
+    monkeypatch.setattr(java_batch, "JAVA_BATCH_PROGRAM_S", 0.3)
     # 12,000 methods: about a second of javac, past the per-program limit of the batch (not of compile())
     methods = "\n".join(f"static long f{i}(long x){{return x*{i}+{i % 7};}}" for i in range(12_000))
     slow = PROGRAMS[("java", Verdict.AC)].replace("public class Main{", "public class Main{" + methods + "\n", 1)
@@ -250,16 +252,17 @@ def test_a_batch_the_sandbox_cannot_start_leaves_every_program_to_compile(tmp_pa
     from pathlib import Path
 
     from cojudge_assets.core import contest_judge
+    from cojudge_assets.core.contest_judge import java_batch
     from cojudge_assets.core.sandbox import SandboxError
 
-    real = contest_judge.run_sandboxed
+    real = java_batch.run_sandboxed
 
     def no_batches(argv, **kwargs):
         if "BatchJavac" in argv:
             raise SandboxError("the sandbox could not run java (test)")
         return real(argv, **kwargs)
 
-    monkeypatch.setattr(contest_judge, "run_sandboxed", no_batches)
+    monkeypatch.setattr(java_batch, "run_sandboxed", no_batches)  # where the batch calls the sandbox
     boxes = set(Path(tempfile.gettempdir()).glob("cojudge-javac-*"))
     judge = contest_judge.ContestJudge(tmp_path / "cache")
     codes = [JAVA_BATCH["ac"], JAVA_BATCH["wa"], JAVA_BATCH["ce"], JAVA_BATCH["named"]]

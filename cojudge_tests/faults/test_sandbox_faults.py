@@ -19,7 +19,9 @@ import pytest
 
 from cojudge_assets.core import contest_judge as contest_judge_module
 from cojudge_assets.core.cgroups import cgroup_support
-from cojudge_assets.core.contest_judge import ContestJudge, Verdict, python_executable, runtime_binds
+from cojudge_assets.core.contest_judge import (ContestJudge, Verdict, compiler, java_batch, python_batch,
+                                               python_executable, runtime_binds)
+from cojudge_assets.core.contest_judge import judge as judge_front
 from cojudge_assets.core.sandbox import Limits, SandboxError, isolation_level, run_sandboxed
 from cojudge_tests.conftest import write_problem
 from cojudge_tests.core.test_sandbox import _sandbox_processes
@@ -273,7 +275,8 @@ def test_a_sandbox_that_cannot_start_is_a_judge_error_not_an_exception(tmp_path,
         raise SandboxError("the sandbox could not run python3 (exit 1): bwrap: injected")
 
     with monkeypatch.context() as patch:
-        patch.setattr(contest_judge_module, "run_sandboxed", broken)
+        for part in (compiler, java_batch, python_batch, judge_front):  # every part that calls the sandbox
+            patch.setattr(part, "run_sandboxed", broken)
         results = judge.judge_many([(two_second_problem, "python", code),
                                     (two_second_problem, "python", compiled_before),
                                     (two_second_problem, "cobol", code)])

@@ -27,7 +27,9 @@ Compilation is cached by the hash of (language, compiler command, code): the
 same code is compiled once, also across processes (the cache is a folder).
 Java programs judged together are compiled in batches, one JVM per worker
 running javac on many programs (:meth:`ContestJudge.precompile`), with the
-same classes and messages as the javac command. Judge results are cached the
+same classes and messages as the javac command; Python programs likewise, one
+interpreter per worker syntax-checking many, with the messages of the check
+run alone. Judge results are cached the
 same way, by (compiled program, tests, limits, stop rule), and so is each
 test's outcome, by (compiled program, the test's input and answer, limits):
 a re-run of the label audit or the perturbation study after a data fix
@@ -42,25 +44,20 @@ The parts, one responsibility each (this package re-exports their public names):
 - :mod:`.cache`: the compile, result and test-outcome caches on disk, their keys and atomic writes;
 - :mod:`.compiler`: compiling one program in the sandbox, the precompiled C++ header;
 - :mod:`.java_batch`: compiling many Java programs in one JVM;
+- :mod:`.python_batch`: syntax-checking many Python programs in one interpreter;
 - :mod:`.judge`: :class:`ContestJudge`, the front: the test loop, one test's run, the worker pool.
 """
 
 from __future__ import annotations
 
-import sys
-import types
-
-from cojudge_assets.core.contest_judge import compiler, java_batch, judge
 from cojudge_assets.core.contest_judge.cache import RESULT_CACHE_VERSION, Compiled, artifact_digest
 from cojudge_assets.core.contest_judge.java_batch import BATCH_JAVAC_SOURCE, JAVA_BATCH_FROM, JAVA_BATCH_PROGRAM_S
-from cojudge_assets.core.contest_judge.java_batch import _batch_javac as _batch_javac  # its cache is cleared by tests
 from cojudge_assets.core.contest_judge.judge import ContestJudge
 from cojudge_assets.core.contest_judge.languages import (COMPILE_LIMITS, CXX_FLAGS, EXTENSION_LANGUAGE, EXTENSIONS,
                                                          JAVA_RUN_FLAGS, JAVA_RUN_OVERHEAD_MB, LANGUAGE_ALIASES,
                                                          PCH_IN_BOX, LanguageSpec, java_main_class, language_spec,
                                                          normalize_language, python_executable, runtime_binds)
 from cojudge_assets.core.contest_judge.verdict import JudgeResult, TestOutcome, Verdict, tokens_match
-from cojudge_assets.core.sandbox import run_sandboxed as run_sandboxed  # set here by tests injecting a fault (below)
 
 __all__ = [
     "BATCH_JAVAC_SOURCE", "COMPILE_LIMITS", "CXX_FLAGS", "EXTENSIONS", "EXTENSION_LANGUAGE", "JAVA_BATCH_FROM",
@@ -69,22 +66,3 @@ __all__ = [
     "artifact_digest", "java_main_class", "language_spec", "normalize_language", "python_executable",
     "runtime_binds", "tokens_match",
 ]
-
-# Where a name set on this package is used. Tests inject a sandbox fault or a shorter batch limit by setting
-# it here (``monkeypatch.setattr(contest_judge, "run_sandboxed", ...)``), as when the judge was one module;
-# setting it here sets it in the parts that use it, and undoing the patch undoes it there.
-_USED_IN: dict[str, tuple[types.ModuleType, ...]] = {
-    "run_sandboxed": (compiler, java_batch, judge),
-    "BATCH_JAVAC_SOURCE": (java_batch,),
-    "JAVA_BATCH_PROGRAM_S": (java_batch,),
-}
-
-
-class _Package(types.ModuleType):
-    def __setattr__(self, name: str, value: object) -> None:
-        for module in _USED_IN.get(name, ()):
-            setattr(module, name, value)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

@@ -23,6 +23,7 @@ from cojudge_assets.core.contest_judge.compiler import Compiler, PrecompiledHead
 from cojudge_assets.core.contest_judge.java_batch import precompile_java
 from cojudge_assets.core.contest_judge.languages import (COMPILE_LIMITS, EXTENSIONS, language_spec,
                                                          normalize_language, run_limits, runtime_binds)
+from cojudge_assets.core.contest_judge.python_batch import precompile_python
 from cojudge_assets.core.contest_judge.verdict import JudgeResult, TestOutcome, Verdict, outcome_of
 from cojudge_assets.core.kattis import ProblemPackage, TestCase
 from cojudge_assets.core.sandbox import Limits, SandboxError, isolation_record, run_sandboxed
@@ -45,13 +46,17 @@ class ContestJudge:
         return self._compiler.compile(language, code, memory_mb=memory_mb)
 
     def precompile(self, items: Iterable[tuple[str, str, int]]) -> int:
-        """Compile the Java programs among (language, code, memory MB) ``items`` that are not cached yet, in
-        batches: one sandboxed JVM per worker runs javac on many programs (native/BatchJavac.java), instead of
-        one JVM per program. The cache then holds exactly what :meth:`compile` would have put there (the
-        same classes and messages, under the same key), so judging finds every one compiled. A program the
-        batch did not finish (a limit, a javac crash) is left to :meth:`compile`. Returns how many compiled here.
+        """Compile the Java and Python programs among (language, code, memory MB) ``items`` that are not cached
+        yet, in batches: one sandboxed JVM per worker runs javac on many programs (native/BatchJavac.java), and
+        one sandboxed interpreter per worker syntax-checks many Python programs (native/batch_pycheck.py),
+        instead of one JVM or interpreter per program. The cache then holds exactly what :meth:`compile` would
+        have put there (the same classes and messages, under the same key), so judging finds every one
+        compiled. A program a batch did not finish (a limit, a compiler crash) is left to :meth:`compile`.
+        Returns how many compiled here.
         """
-        return precompile_java(self._compiler, items, workers=self.workers)
+        items = list(items)
+        return (precompile_java(self._compiler, items, workers=self.workers)
+                + precompile_python(self._compiler, items, workers=self.workers))
 
     def _pch_dir(self) -> Path | None:
         """The precompiled C++ header's folder (None where it cannot be built)."""
