@@ -33,6 +33,7 @@ of the local judges' code (``judges/local.py: LOCAL_JUDGES_VERSION``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -145,12 +146,20 @@ def judges_file() -> Path:
 
 
 def load_judges(path: Path | None = None) -> list[JudgeSpec]:
-    """Every judge of the file, enabled or not, in file order."""
+    """Every judge of the file, enabled or not, in file order (parsed once per version of the file)."""
     path = Path(path or judges_file())
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise JudgesConfigError(f"{path}: judges config file not found (set COJUDGE_JUDGES or create it)") from None
+    return [spec.model_copy(deep=True) for spec in _parse_judges(path, text)]
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_judges(path: Path, text: str) -> tuple[JudgeSpec, ...]:
+    """The judges of one content of the file (the text keys the cache: an edit is parsed again)."""
+    try:
+        document = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise JudgesConfigError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(document, dict) or not isinstance(document.get("judges"), list):
@@ -171,7 +180,7 @@ def load_judges(path: Path | None = None) -> list[JudgeSpec]:
             raise JudgesConfigError(f"{path}: judge {spec.name}: field 'name': used twice; names must be unique")
         seen.add(spec.name)
         specs.append(spec)
-    return specs
+    return tuple(specs)
 
 
 def enabled_judges(path: Path | None = None) -> list[JudgeSpec]:

@@ -160,16 +160,16 @@ def perturbation_yield(context: dg.AssetExecutionContext, mutants: pl.DataFrame)
     group_name="perturbation",
     kinds=KINDS,
     code_version="1",
-    deps=["perturbation_outputs", "judge_metrics"],
+    deps=["perturbation_outputs"],  # built with the Definitions only when a judge is asked: read from DuckDB
     description="One row per (judge, metric, subset): arm discrimination A_j (all, loop-context, execution-"
     "confirmed), reactions per arm, severity gradient, adversarial mean shift and rise, mean shift per operator; "
     "seed-bootstrap intervals (lo, hi), mutants n and seeds n_seeds, on the primary subset (seed scored >= cut).",
 )
 def perturbation_metrics(context: dg.AssetExecutionContext, config: PerturbationSettings, mutants: pl.DataFrame,
-                         duckdb: DuckDBResource) -> pl.DataFrame:
+                         judge_metrics: pl.DataFrame, duckdb: DuckDBResource) -> pl.DataFrame:
     plots.remove_figures(output_dir() / "perturbation")  # the folder is this asset's: no figure outlives its run
     with duckdb.get_connection() as conn:
-        outputs, judge_metrics = read_perturbation_inputs(conn)
+        outputs, _ = read_perturbation_inputs(conn)
     if outputs.is_empty():  # no judge enabled, or no C/C++/Java program accepted: nothing to score
         context.add_output_metadata({"pairs": 0, "note": "no judged mutants"})
         return pl.DataFrame(schema=METRIC_SCHEMA)
