@@ -71,19 +71,21 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
     Dagster runs one partition of one partitions definition per run (NOTES-deps trap 5),
     so: the ingest group in one run, then each condition of ``judge_requests``, then each
     condition x judge of ``judge_outputs``, and so on (definitions.JOB_ORDER).
-    ``judges``/``conditions`` restrict the partitions. The corpus is observed first; a step
-    whose assets are all up to date (cojudge_assets/freshness.py) is skipped unless ``force``.
+    ``judges``/``conditions`` restrict the partitions. The source assets (the corpus, the judges file) are
+    observed first; a step whose assets are all up to date (cojudge_assets/freshness.py) is skipped unless
+    ``force``.
     Stops at the first failed run.
     """
     from cojudge_assets.definitions import JOB_ORDER
-    from cojudge_assets.freshness import observe_corpus, outdated_assets
+    from cojudge_assets.defs.partitions import dims, matches
+    from cojudge_assets.freshness import observe_sources, outdated_assets
 
     echo = echo or functools.partial(print, flush=True)
     # Dagster's console logger at INFO: the judging progress and failures, not every engine event
     run_config = {"loggers": {"console": {"config": {"log_level": "INFO"}}}, **(run_config or {})}
     database = defs.resources["duckdb"].database
     outcome = StepsOutcome()
-    observe_corpus(defs, instance, run_config)
+    observe_sources(defs, instance, run_config)
     names = {job.name for job in defs.jobs}
     for name in jobs or JOB_ORDER:
         if name not in names:
@@ -93,14 +95,8 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
         job = defs.resolve_job_def(name)
         keys: list[str | None] = [None]
         if job.partitions_def is not None:
-            keys = []
-            for key in job.partitions_def.get_partition_keys():
-                dims = _dimensions(job, str(key))
-                if conditions and "condition" in dims and dims["condition"] not in conditions:
-                    continue
-                if judges and "judge" in dims and dims["judge"] not in judges:
-                    continue
-                keys.append(str(key))
+            keys = [str(key) for key in job.partitions_def.get_partition_keys()
+                    if matches(dims(job.partitions_def, str(key)), {"condition": conditions, "judge": judges})]
         for key in keys:
             step = f"{name}{'[' + key + ']' if key else ''}"
             outdated = [] if force else outdated_assets(defs, instance, name, key, database)
@@ -129,26 +125,14 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
 def run_tags(job, partition_key: str | None, corpus=None) -> dict[str, str]:
     """``cojudge/provider`` on runs of one judge's partition: a run coordinator limits concurrent runs per
     provider with it (tag_concurrency_limits, README "Beyond one machine")."""
+    from cojudge_assets.defs.partitions import dims
     from cojudge_assets.judges.config import find_judge
 
-    if partition_key is None or job.partitions_def is None:
+    judge = dims(job.partitions_def, partition_key).judge
+    if judge is None:
         return {}
-    dims = _dimensions(job, partition_key)
-    if "judge" not in dims:
-        return {}
-    spec = find_judge(dims["judge"], corpus.root(), corpus.layout) if corpus else find_judge(dims["judge"])
+    spec = find_judge(judge, corpus.root(), corpus.layout) if corpus else find_judge(judge)
     return {"cojudge/provider": spec.provider}
-
-
-def _dimensions(job, partition_key: str) -> dict[str, str]:
-    """{dimension: value} of one partition key of the job (a single-dimension job names its dimension in a tag)."""
-    import dagster as dg
-
-    from cojudge_assets.definitions import PARTITION_DIMENSION
-
-    if isinstance(job.partitions_def, dg.MultiPartitionsDefinition):
-        return dict(job.partitions_def.get_partition_key_from_str(partition_key).keys_by_dimension)
-    return {job.tags[PARTITION_DIMENSION]: partition_key}
 
 
 def _for_job(run_config: dict, job) -> dict:

@@ -10,10 +10,12 @@ import dagster as dg
 
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
+from cojudge_assets.defs.judging.sources import JUDGES_FILE, judges_file_asset
 from cojudge_assets.defs.operations.sensors import drift_sensor
 from cojudge_assets.defs.perturbation.assets import perturbation_outputs_asset
 from cojudge_assets.defs.resources import DEFAULT_CORPUS, ContestJudgeResource, CorpusResource, duckdb_path
-from cojudge_assets.judges.config import corpus_judges
+from cojudge_assets.freshness import OBSERVE_JOB
+from cojudge_assets.judges.config import corpus_judges, judges_file
 
 # content data versions (freshness.py) are a beta parameter of dg.Output; they are what makes re-runs skip
 warnings.filterwarnings("ignore", message=".*data_version.*", category=dg.BetaWarning)
@@ -31,8 +33,6 @@ PERTURBATION_METRICS_JOB = "perturbation_metrics_job"
 REPORT_JOB = "report_job"
 JOB_ORDER = (INGEST_JOB, REQUESTS_JOB, OUTPUTS_JOB, MEASUREMENT_JOB, MUTANTS_JOB, PERTURBATION_OUTPUTS_JOB,
              PERTURBATION_METRICS_JOB, DYNAMICS_JOB, REPORT_JOB)
-# the dimension a singly-partitioned job's keys belong to (cli.run_steps filters by it)
-PARTITION_DIMENSION = "cojudge/partition_dimension"
 
 
 EXECUTORS = ("in_process", "multiprocess")
@@ -62,15 +62,15 @@ def build_definitions(corpus: str | None = None, layout: str | None = None) -> d
     corpus_resource = CorpusResource(path=str(Path(corpus or os.environ.get("COJUDGE_CORPUS") or DEFAULT_CORPUS)),
                                       layout=layout or os.environ.get("COJUDGE_LAYOUT") or "pages")
     specs = corpus_judges(corpus_resource.root(), corpus_resource.layout)
-    judges = [spec.name for spec in specs]
-    asked = [spec.name for spec in specs if spec.asked]
+    judges = {spec.name: spec for spec in specs}
+    asked = {spec.name: spec for spec in specs if spec.asked}
     assets = list(found.assets or [])
+    observed = dg.AssetSelection.assets("contest_corpus")
     sensors = list(found.sensors or [])
     jobs = [dg.define_asset_job(INGEST_JOB, selection=dg.AssetSelection.groups("ingest"),
                                 description="Contest data read into tables (unpartitioned)."),
             dg.define_asset_job(REQUESTS_JOB, selection=dg.AssetSelection.assets("judge_requests"),
-                                description="Label-free judge requests, one partition per condition.",
-                                tags={PARTITION_DIMENSION: "condition"}),
+                                description="Label-free judge requests, one partition per condition."),
             dg.define_asset_job(MUTANTS_JOB, selection=dg.AssetSelection.assets(
                 "mutation_seeds", "mutants", "perturbation_requests", "perturbation_yield"),
                 description="Seeds re-run, mutants made and verified by execution, their blind requests."),
@@ -84,7 +84,8 @@ def build_definitions(corpus: str | None = None, layout: str | None = None) -> d
     jobs.append(dg.define_asset_job(REPORT_JOB, selection=dg.AssetSelection.assets("drift_report", "report"),
                                     description="The drift comparison and the study report (HTML + Markdown)."))
     if judges:
-        assets.append(judge_outputs_asset({spec.name: spec for spec in specs}))
+        assets += [judges_file_asset(specs, str(judges_file())), judge_outputs_asset(judges)]
+        observed |= dg.AssetSelection.assets(JUDGES_FILE)
         outputs_job = dg.define_asset_job(OUTPUTS_JOB, selection=dg.AssetSelection.assets("judge_outputs"),
                                           description="Judge answers, one partition per condition x judge.")
         jobs.append(outputs_job)
@@ -92,10 +93,11 @@ def build_definitions(corpus: str | None = None, layout: str | None = None) -> d
         assets.append(perturbation_outputs_asset(asked))
         perturbation_outputs_job = dg.define_asset_job(
             PERTURBATION_OUTPUTS_JOB, selection=dg.AssetSelection.assets("perturbation_outputs"),
-            description="Judge answers on seeds and mutants (blind), one partition per judge.",
-            tags={PARTITION_DIMENSION: "judge"})
+            description="Judge answers on seeds and mutants (blind), one partition per judge.")
         jobs.append(perturbation_outputs_job)
         sensors.append(drift_sensor(outputs_job, perturbation_outputs_job))
+    jobs.append(dg.define_asset_job(OBSERVE_JOB, selection=observed,
+                                    description="Observe the source assets: the corpus and the judges file."))
     database = duckdb_path()
     return dg.Definitions(
         assets=assets,
@@ -113,4 +115,7 @@ def build_definitions(corpus: str | None = None, layout: str | None = None) -> d
     )
 
 
-defs = build_definitions()
+@dg.definitions
+def defs() -> dg.Definitions:
+    """The code location ``dagster dev`` loads (workspace.yaml), built when it loads, not at import."""
+    return build_definitions()

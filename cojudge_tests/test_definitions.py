@@ -4,6 +4,7 @@ import dagster as dg
 import pytest
 
 from cojudge_assets.definitions import JOB_ORDER, build_definitions
+from cojudge_assets.freshness import OBSERVE_JOB
 
 
 def test_definitions_load_with_the_ingest_group(tmp_path, monkeypatch):
@@ -17,10 +18,11 @@ def test_definitions_load_with_the_ingest_group(tmp_path, monkeypatch):
         node = graph.get(key)
         assert node.group_name in {"ingest", "judging", "measurement", "perturbation", "dynamics", "operations",
                                    "report"}
-        # every computed asset has a code version (what a fix bumps); the corpus is an observed source
-        assert node.code_version is not None or key == dg.AssetKey("contest_corpus"), key
+        # every computed asset has a code version (what a fix bumps); the corpus and judges file are observed
+        assert node.code_version is not None or key.path[-1] in {"contest_corpus", "judges_file"}, key
     assert not graph.get(dg.AssetKey("contest_corpus")).is_materializable
-    assert {job.name for job in defs.jobs} == set(JOB_ORDER)
+    assert not graph.get(dg.AssetKey("judges_file")).is_materializable
+    assert {job.name for job in defs.jobs} == set(JOB_ORDER) | {OBSERVE_JOB}
     checks = {k.name for k in graph.asset_check_keys}
     assert {"result_strings_known", "submit_inside_window", "submit_order_matches_filenames",
             "attempt_uid_unique", "every_file_accounted_for", "no_label_in_requests",
@@ -60,7 +62,7 @@ def test_judge_runs_carry_their_provider(tmp_path, monkeypatch):
                       "  - name: static-rubric\n    model: cojudge/static-rubric\n")
     monkeypatch.setenv("COJUDGE_JUDGES", str(judges))
     defs = build_definitions()
-    outputs, perturbation = defs.resolve_job_def(OUTPUTS_JOB), defs.resolve_job_def(PERTURBATION_OUTPUTS_JOB)
+    outputs, perturbation = defs.resolve_job_def(OUTPUTS_JOB), defs.get_job_def(PERTURBATION_OUTPUTS_JOB)
     assert run_tags(outputs, "blind|hosted") == {"cojudge/provider": "openai"}
     assert run_tags(outputs, "nonblind|vllm") == {"cojudge/provider": "10.0.0.5:8000"}
     assert run_tags(perturbation, "static-rubric") == {"cojudge/provider": "local"}
@@ -84,3 +86,17 @@ def test_the_report_depends_on_every_asset_whose_table_it_reads(tmp_path, monkey
     upstream = {key.path[-1] for key in graph.get_ancestor_asset_keys(dg.AssetKey("report"))}
     # tables no asset materializes (the judging path's cache, epochs, drift events) are outside the graph
     assert sorted(name for name in read & assets if name not in upstream) == []
+
+
+def test_the_package_imports_nothing_private_from_dagster():
+    """Dagster's private modules (``dagster._...``) change without notice between releases: the package uses
+    its public API only (issue 17)."""
+    from pathlib import Path
+
+    import cojudge_assets
+
+    root = Path(cojudge_assets.__file__).parent
+    hits = [f"{path.relative_to(root)}:{n}: {line.strip()}" for path in sorted(root.rglob("*.py"))
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if "dagster._" in line]
+    assert len(list(root.rglob("*.py"))) > 20  # the walk found the package
+    assert hits == []

@@ -17,12 +17,13 @@ import numpy as np
 import polars as pl
 
 from cojudge_assets.core import dynamics, plots
+from cojudge_assets.core.constants import CONDITIONS
 from cojudge_assets.core.perturbation.operators import OPERATORS
 from cojudge_assets.core.perturbation.stats import accuracy_points
 from cojudge_assets.core.predictions import has_table
 from cojudge_assets.core.report import INTERVAL_SPACE, Figure, Section, Table, format_number
 
-CONDITION_ORDER = ("blind", "prefix12k", "nonblind")
+CONDITION_ORDER = CONDITIONS
 LOCAL_MODEL_PREFIX = "cojudge-local/"  # the served model of the local judges (judges/local.py)
 TRACKED_METRICS = ["roc_auc", "pr_auc", "log_loss", "brier", "ece15", "mcc_oof"]
 
@@ -203,7 +204,7 @@ def coverage_section(conn: duckdb.DuckDBPyConnection) -> Section | None:
         select condition, count(*) as requests, count(*) filter (where context_chars > 0) as with_context,
                round(avg(context_chars))::bigint as mean_context_chars, max(context_chars) as max_context_chars
         from main.judge_requests group by 1
-        order by array_position(['blind', 'prefix12k', 'nonblind'], condition) nulls last, condition""")
+        order by array_position(""" + repr(list(CONDITIONS)) + """, condition) nulls last, condition""")
     attempts = _query(conn, "attempts", """
         select count(*) as attempts, count(distinct participant) as participants, count(distinct problem_id)
                as problems, count(distinct (participant, problem_id)) as trajectories,

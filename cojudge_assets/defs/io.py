@@ -18,7 +18,6 @@ from collections.abc import Iterator, Sequence
 
 import dagster as dg
 import polars as pl
-from dagster._core.storage.db_io_manager import DbTypeHandler, TableSlice
 from dagster_duckdb import DuckDBResource
 from dagster_duckdb_polars import DuckDBPolarsIOManager, DuckDBPolarsTypeHandler
 
@@ -32,7 +31,8 @@ def _run_id(context: dg.InitResourceContext) -> str | None:
 
 
 class PolarsTableHandler(DuckDBPolarsTypeHandler):
-    def handle_output(self, context: dg.OutputContext, table_slice: TableSlice, obj: pl.DataFrame, connection):
+    # table_slice: the library's TableSlice (schema, table, partition_dimensions); its class is not exported
+    def handle_output(self, context: dg.OutputContext, table_slice, obj: pl.DataFrame, connection):
         if table_slice.partition_dimensions and not obj.is_empty():
             _add_new_columns(connection, f"{table_slice.schema}.{table_slice.table}", obj)
             return super().handle_output(context, table_slice, obj, connection)
@@ -69,7 +69,7 @@ class CojudgeDuckDBIOManager(DuckDBPolarsIOManager):
     """DuckDB polars IO manager that always leaves a table behind (see module docstring)."""
 
     @staticmethod
-    def type_handlers() -> Sequence[DbTypeHandler]:
+    def type_handlers() -> Sequence[DuckDBPolarsTypeHandler]:
         return [PolarsTableHandler()]
 
     @contextlib.contextmanager

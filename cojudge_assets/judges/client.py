@@ -24,28 +24,32 @@ import os
 import time
 from dataclasses import dataclass, field
 
+from pydantic import BaseModel, ConfigDict, Field
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from cojudge_assets.core.models import JudgeOutput, validate_answer
 
 
-@dataclass(frozen=True)
-class JudgeConfig:
-    """One judge as the user configures it (see the judges config file)."""
+class JudgeConfig(BaseModel):
+    """What the request path needs to know of one judge. The judges file's entry (judges/config.py ``JudgeSpec``)
+    is this model with the file's own fields added (enabled, concurrency, rate, imported source...): one settings
+    model, never copied field by field."""
+
+    model_config = ConfigDict(frozen=True)
 
     name: str
     model: str  # litellm model string: "openai/gpt-...", "cojudge/sample-exec", "openai/NAME" + api_base
     api_base: str | None = None
     api_key_env: str | None = None  # the environment variable holding the key; None for local judges
     temperature: float = 0.0
-    max_tokens: int = 512
-    reasoning_budget: int | None = None
+    max_tokens: int = Field(default=512, ge=1)
+    reasoning_budget: int | None = Field(default=None, ge=0)
     json_mode: bool = True
-    max_tries: int = 3  # answers per row (validation re-asks)
-    transient_retries: int = 5  # provider errors per answer
-    timeout_s: float = 120.0
+    max_tries: int = Field(default=3, ge=1, le=20)  # answers per row (validation re-asks)
+    transient_retries: int = Field(default=5, ge=0, le=50)  # provider errors per answer
+    timeout_s: float = Field(default=120.0, gt=0)
     lenient: bool = False
-    extra: dict = field(default_factory=dict)
+    extra: dict = Field(default_factory=dict)
 
 
 @dataclass

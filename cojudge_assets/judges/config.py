@@ -33,6 +33,7 @@ of the local judges' code (``judges/local.py: LOCAL_JUDGES_VERSION``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -53,29 +54,18 @@ DEFAULT_JUDGES_FILE = PROJECT_ROOT / "data" / "judges.yaml"
 ANSWER_SETTINGS = ("model", "temperature", "max_tokens", "reasoning_budget", "max_input_tokens", "json_mode", "lenient")
 
 
-class JudgeSpec(BaseModel):
-    """One entry of the judges config file."""
+class JudgeSpec(JudgeConfig):
+    """One entry of the judges config file: the request settings (judges/client.py ``JudgeConfig``) and the
+    file's own fields."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=False)
 
-    name: str
     model: str = ""  # required unless the judge is imported (for which it is a label, never called)
     imported: ImportedSource | None = None
     enabled: bool = True
-    api_key_env: str | None = None
-    api_base: str | None = None
     concurrency: int = Field(default=4, ge=1, le=512)
     rpm: int = Field(default=0, ge=0)
-    temperature: float = 0.0
-    max_tokens: int = Field(default=512, ge=1)
-    reasoning_budget: int | None = Field(default=None, ge=0)
     max_input_tokens: int | None = Field(default=None, ge=1)
-    json_mode: bool = True
-    lenient: bool = False
-    max_tries: int = Field(default=3, ge=1, le=20)
-    transient_retries: int = Field(default=5, ge=0, le=50)
-    timeout_s: float = Field(default=120.0, gt=0)
-    extra: dict = Field(default_factory=dict)
     description: str = ""
 
     @field_validator("name")
@@ -143,11 +133,8 @@ class JudgeSpec(BaseModel):
         return settings
 
     def client_config(self) -> JudgeConfig:
-        return JudgeConfig(name=self.name, model=self.model, api_base=self.api_base, api_key_env=self.api_key_env,
-                           temperature=self.temperature, max_tokens=self.max_tokens,
-                           reasoning_budget=self.reasoning_budget, json_mode=self.json_mode,
-                           max_tries=self.max_tries, transient_retries=self.transient_retries,
-                           timeout_s=self.timeout_s, lenient=self.lenient, extra=dict(self.extra))
+        """The request settings of this judge: the spec itself (a JudgeConfig), for the request path."""
+        return self
 
 
 class JudgesConfigError(ValueError):
@@ -159,12 +146,20 @@ def judges_file() -> Path:
 
 
 def load_judges(path: Path | None = None) -> list[JudgeSpec]:
-    """Every judge of the file, enabled or not, in file order."""
+    """Every judge of the file, enabled or not, in file order (parsed once per version of the file)."""
     path = Path(path or judges_file())
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise JudgesConfigError(f"{path}: judges config file not found (set COJUDGE_JUDGES or create it)") from None
+    return [spec.model_copy(deep=True) for spec in _parse_judges(path, text)]
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_judges(path: Path, text: str) -> tuple[JudgeSpec, ...]:
+    """The judges of one content of the file (the text keys the cache: an edit is parsed again)."""
+    try:
+        document = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise JudgesConfigError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(document, dict) or not isinstance(document.get("judges"), list):
@@ -185,7 +180,7 @@ def load_judges(path: Path | None = None) -> list[JudgeSpec]:
             raise JudgesConfigError(f"{path}: judge {spec.name}: field 'name': used twice; names must be unique")
         seen.add(spec.name)
         specs.append(spec)
-    return specs
+    return tuple(specs)
 
 
 def enabled_judges(path: Path | None = None) -> list[JudgeSpec]:

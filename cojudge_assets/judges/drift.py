@@ -94,3 +94,13 @@ def judged_conditions(conn: duckdb.DuckDBPyConnection, judge: str, epoch: int, s
     return [r[0] for r in conn.execute(
         f"select distinct condition from {schema}.{CACHE_TABLE} where judge = ? and epoch = ? and attempt_uid in "
         f"(select attempt_uid from {schema}.attempts) order by 1", [judge, epoch]).fetchall()]
+
+
+def drift_epochs(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> dict[str, int]:
+    """{judge: the epoch its last provider drift opened} (judges with no drift left out)."""
+    known = conn.execute("select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
+                         [schema, DRIFT_TABLE]).fetchone()[0]
+    if not known:
+        return {}
+    rows = conn.execute(f"select judge, max(new_epoch) from {schema}.{DRIFT_TABLE} group by judge").fetchall()
+    return {judge: int(epoch) for judge, epoch in rows}

@@ -13,7 +13,7 @@ import cojudge_assets.core.progsnap2 as progsnap2
 import cojudge_assets.defs.ingest.assets as ingest_assets
 from cojudge_assets.cli import run_steps
 from cojudge_assets.definitions import build_definitions
-from cojudge_assets.freshness import outdated_assets
+from cojudge_assets.freshness import observe_sources, outdated_assets
 from cojudge_tests.judges.fixtures import write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer
 
@@ -78,9 +78,11 @@ def test_drift_sensor_rejudges_exactly_the_drifted_judge_and_keeps_both_epochs(t
     con.close()
     assert event == [("drifty", "vendor-model-2025-01", "vendor-model-2025-06", 0, 1)]
 
-    # until the re-judging runs, the command too sees drifty's partition as outdated, and steady's as fresh
+    # until the re-judging runs, the command too sees drifty's partition as outdated, and steady's as fresh: the
+    # drift is a new data version of drifty's partition of the judges file, once observed (as the command does)
+    assert observe_sources(defs, instance, config)
     assert outdated_assets(defs, instance, "judge_outputs_job", "blind|drifty", str(db)) == [
-        "judge_outputs behind its judge's epoch"]
+        "judge_outputs stale (judges_file[drifty] has a new data version)"]
     assert outdated_assets(defs, instance, "judge_outputs_job", "blind|steady", str(db)) == []
 
     # the requested runs (as the daemon would launch them) re-send drifty's requests once, and steady's none

@@ -185,23 +185,17 @@ def test_a_judge_edited_under_the_same_name_is_judged_again_in_a_new_epoch(serve
     assert len(rows) == 9 and sorted(set(rows["epoch"])) == [0, 1, 2]  # every epoch's answers kept
 
 
-def test_freshness_sees_a_judge_the_judges_file_now_configures_otherwise(server, tmp_path, monkeypatch):
-    from cojudge_assets.freshness import _judge_behind
+def test_freshness_sees_a_judge_the_judges_file_now_configures_otherwise(server, tmp_path):
+    """The judge's data version in the judges_file source asset moves when the file changes its model."""
+    from cojudge_assets.freshness import judges_file_versions
+    from cojudge_assets.judges.config import load_judges
 
-    db = str(tmp_path / "c.duckdb")
-    conn = duckdb.connect(db)
-    server.script = [("ok", GOOD)]
-    run(server, requests_table(2), conn)
-    conn.execute("create table judge_outputs as select * from judge_cache")
-    conn.close()
     judges = tmp_path / "judges.yaml"
-    monkeypatch.setenv("COJUDGE_JUDGES", str(judges))
-    for model, expected in (("openai/loopback-model-1", ""),
-                            ("openai/loopback-model-3", "judged with other settings "
-                                                        "(model 'openai/loopback-model-1' -> 'openai/loopback-model-3')")):
+    versions = []
+    for model in ("openai/loopback-model-1", "openai/loopback-model-1", "openai/loopback-model-3"):
         judges.write_text(f"judges:\n  - name: loop\n    model: {model}\n    api_base: {server.api_base}\n")
-        with duckdb.connect(db, read_only=True) as reader:
-            assert _judge_behind(reader, "judge_outputs", "blind|loop") == expected
+        versions.append(judges_file_versions(load_judges(judges), {})["loop"])
+    assert versions[0] == versions[1] != versions[2]
 
 
 ABSTAIN = json.dumps({"abstain": "the statement gives no example to run"})

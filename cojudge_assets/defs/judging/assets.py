@@ -5,8 +5,9 @@ judges config file, read when the Definitions are built (like the DuckDB path),
 so that asset is made by :func:`judge_outputs_asset` when the Definitions are
 built rather than at import.
 
-Partition keys of ``judge_outputs`` are ``condition|judge`` (Dagster joins the
-dimension values in the alphabetical order of the dimension names).
+Partition keys are made and read by defs/partitions.py; each judge's partitions
+depend on its partition of the source asset ``judges_file`` (defs/judging/sources.py),
+so a changed judge is stale in Dagster.
 """
 
 from pathlib import Path
@@ -15,10 +16,11 @@ import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
-from cojudge_assets.core.constants import CONDITIONS
 from cojudge_assets.core.requests import build_requests, label_leaks, write_jsonl
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
+from cojudge_assets.defs.judging.sources import JUDGES_FILE
+from cojudge_assets.defs.partitions import CONDITION_PARTITIONS, condition_judge_partitions, condition_of, context_dims
 from cojudge_assets.freshness import ANSWER_COLUMNS, content_version
 from cojudge_assets.defs.resources import ContestJudgeResource, output_dir
 from cojudge_assets.core.imported import ImportFormatError
@@ -27,17 +29,10 @@ from cojudge_assets.judges.imports import import_partition, rejects_table
 from cojudge_assets.judges.runner import judge_partition
 from cojudge_assets.judges.store import ANSWERED_STATUSES, current_epoch, partition_rows
 
-CONDITION_PARTITIONS = dg.StaticPartitionsDefinition(list(CONDITIONS))
-
 
 def requests_file(condition: str) -> Path:
     """The model-agnostic requests file of one condition, shared by every judge."""
     return output_dir() / "requests" / f"judge_requests.{condition}.jsonl"
-
-
-def output_partitions(judges: list[str]) -> dg.MultiPartitionsDefinition:
-    return dg.MultiPartitionsDefinition({"condition": CONDITION_PARTITIONS,
-                                         "judge": dg.StaticPartitionsDefinition(list(judges))})
 
 
 @dg.asset(
@@ -55,7 +50,7 @@ def output_partitions(judges: list[str]) -> dg.MultiPartitionsDefinition:
 )
 def judge_requests(context: dg.AssetExecutionContext, attempts: pl.DataFrame, problems: pl.DataFrame,
                    participant_context: pl.DataFrame):
-    condition = str(context.partition_key)
+    condition = condition_of(context)
     table = build_requests(attempts, problems, participant_context, condition)
     leaks = label_leaks(table, attempts, problems, participant_context)
     path = requests_file(condition)
@@ -74,7 +69,7 @@ def judge_requests(context: dg.AssetExecutionContext, attempts: pl.DataFrame, pr
 
 
 def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:  # noqa: C901
-    partitions = output_partitions(list(judges))
+    partitions = condition_judge_partitions(judges)
 
     @dg.asset(
         name="judge_outputs",
@@ -82,7 +77,9 @@ def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:  
         kinds=KINDS,
         code_version="1",
         partitions_def=partitions,
-        # the condition dimension maps onto judge_requests' partitions (Dagster infers the mapping)
+        # the condition dimension maps onto judge_requests' partitions, the judge dimension onto judges_file's
+        # (Dagster infers both mappings)
+        deps=[dg.AssetDep(JUDGES_FILE)],
         metadata={"partition_expr": {"condition": "condition", "judge": "judge"}},
         check_specs=[dg.AssetCheckSpec("one_valid_row_per_attempt", asset="judge_outputs",
                                        description="Every request of the partition has exactly one answered row: "
@@ -97,12 +94,12 @@ def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:  
     )
     def judge_outputs(context: dg.AssetExecutionContext, judge_requests: pl.DataFrame, duckdb: DuckDBResource,
                       contest_judge: ContestJudgeResource):
-        keys = partitions.get_partition_key_from_str(str(context.partition_key)).keys_by_dimension
-        spec = judges[keys["judge"]]
+        partition = context_dims(context)
+        spec = judges[partition.judge]
         if spec.is_imported:
-            table, metadata, passed = import_one_partition(spec, keys["condition"], judge_requests, duckdb)
+            table, metadata, passed = import_one_partition(spec, partition.condition, judge_requests, duckdb)
         else:
-            table, metadata, passed = judge_one_partition(context, spec, keys["condition"], judge_requests, duckdb,
+            table, metadata, passed = judge_one_partition(context, spec, partition.condition, judge_requests, duckdb,
                                                           contest_judge)
         yield dg.Output(table, metadata=metadata, data_version=answers_version(table))
         yield dg.AssetCheckResult(check_name="one_valid_row_per_attempt", passed=passed,

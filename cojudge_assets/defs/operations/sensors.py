@@ -17,6 +17,7 @@ from __future__ import annotations
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from cojudge_assets.defs.partitions import condition_judge_key
 from cojudge_assets.judges.config import enabled_judges
 from cojudge_assets.judges.drift import check, judged_conditions, record_drift
 
@@ -51,8 +52,8 @@ def drift_sensor(outputs_job, perturbation_outputs_job) -> dg.SensorDefinition:
                         "cojudge/provider": spec.provider}
                 for condition in judged_conditions(conn, spec.name, epoch - 1):
                     requests.append(dg.RunRequest(run_key=f"drift:{spec.name}:{epoch}:{condition}",
-                                                  job_name=outputs_job.name, partition_key=f"{condition}|{spec.name}",
-                                                  tags=tags))
+                                                  job_name=outputs_job.name,
+                                                  partition_key=condition_judge_key(condition, spec.name), tags=tags))
                 requests.append(dg.RunRequest(run_key=f"drift:{spec.name}:{epoch}:perturbation",
                                               job_name=perturbation_outputs_job.name, partition_key=spec.name, tags=tags))
         if requests:

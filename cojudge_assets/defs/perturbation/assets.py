@@ -26,9 +26,11 @@ from cojudge_assets.core.requests import build_requests
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.judging.assets import answers_version, judge_one_partition
+from cojudge_assets.defs.judging.sources import JUDGES_FILE
+from cojudge_assets.defs.partitions import judge_of, judge_partitions
 from cojudge_assets.freshness import content_version
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, output_dir
-from cojudge_assets.judges.config import judge_by_name
+from cojudge_assets.judges.config import JudgeSpec
 
 CONDITION = BLIND  # mutants are judged without participant context (the study's perturbation protocol)
 
@@ -104,9 +106,9 @@ def perturbation_requests(context: dg.AssetExecutionContext, mutation_seeds: pl.
                      metadata={"requests": len(table)})
 
 
-def perturbation_outputs_asset(judges: list[str]) -> dg.AssetsDefinition:
-    """``perturbation_outputs`` partitioned by the enabled judges."""
-    partitions = dg.StaticPartitionsDefinition(list(judges))
+def perturbation_outputs_asset(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:
+    """``perturbation_outputs`` partitioned by these judges (the asked ones: enabled, not imported), by name."""
+    partitions = judge_partitions(judges)
 
     @dg.asset(
         name="perturbation_outputs",
@@ -114,6 +116,8 @@ def perturbation_outputs_asset(judges: list[str]) -> dg.AssetsDefinition:
         kinds=KINDS,
         code_version="1",
         partitions_def=partitions,
+        # the judge's partition of judges_file (an identity mapping onto the judges that are asked)
+        deps=[dg.AssetDep(JUDGES_FILE, partition_mapping=dg.StaticPartitionMapping({j: j for j in judges}))],
         metadata={"partition_expr": "judge"},
         check_specs=[dg.AssetCheckSpec("one_valid_row_per_program", asset="perturbation_outputs",
                                        description="Every seed and verified mutant has exactly one valid row.")],
@@ -122,7 +126,7 @@ def perturbation_outputs_asset(judges: list[str]) -> dg.AssetsDefinition:
     )
     def perturbation_outputs(context: dg.AssetExecutionContext, perturbation_requests: pl.DataFrame,
                              duckdb: DuckDBResource, contest_judge: ContestJudgeResource):
-        spec = judge_by_name(str(context.partition_key))
+        spec = judges[judge_of(context)]
         table, metadata, passed = judge_one_partition(context, spec, CONDITION, perturbation_requests, duckdb,
                                                       contest_judge)
         yield dg.Output(table, metadata=metadata, data_version=answers_version(table))
@@ -157,16 +161,16 @@ def perturbation_yield(context: dg.AssetExecutionContext, mutants: pl.DataFrame)
     group_name="perturbation",
     kinds=KINDS,
     code_version="1",
-    deps=["perturbation_outputs", "judge_metrics"],
+    deps=["perturbation_outputs"],  # built with the Definitions only when a judge is asked: read from DuckDB
     description="One row per (judge, metric, subset): arm discrimination A_j (all, loop-context, execution-"
     "confirmed), reactions per arm, severity gradient, adversarial mean shift and rise, mean shift per operator; "
     "seed-bootstrap intervals (lo, hi), mutants n and seeds n_seeds, on the primary subset (seed scored >= cut).",
 )
 def perturbation_metrics(context: dg.AssetExecutionContext, config: PerturbationSettings, mutants: pl.DataFrame,
-                         duckdb: DuckDBResource) -> pl.DataFrame:
+                         judge_metrics: pl.DataFrame, duckdb: DuckDBResource) -> pl.DataFrame:
     plots.remove_figures(output_dir() / "perturbation")  # the folder is this asset's: no figure outlives its run
     with duckdb.get_connection() as conn:
-        outputs, judge_metrics = read_perturbation_inputs(conn)
+        outputs, _ = read_perturbation_inputs(conn)
     if outputs.is_empty():  # no judge enabled, or no C/C++/Java program accepted: nothing to score
         context.add_output_metadata({"pairs": 0, "note": "no judged mutants"})
         return pl.DataFrame(schema=METRIC_SCHEMA)

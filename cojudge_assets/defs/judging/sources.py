@@ -1,0 +1,42 @@
+"""The judges file as a source asset: what Dagster versions so that a judge's changed settings make it stale.
+
+``judges_file`` is an observable source asset partitioned by judge (the judge
+dimension of defs/partitions.py). Observing it records one data version per
+judge (freshness.py ``judges_file_versions``): for a hosted or local judge its
+answer settings and the epoch of its last provider drift, for an imported judge
+the sha256 of its source files. ``judge_outputs`` and ``perturbation_outputs``
+depend on the judge's partition, so Dagster (and ``cojudge materialize``) calls
+exactly that judge's partitions stale when the file changes what it answers with,
+when a provider drift was recorded, or when an imported file changed.
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from cojudge_assets.defs.partitions import judge_partitions
+from cojudge_assets.freshness import judges_file_versions
+from cojudge_assets.judges.config import JudgeSpec
+from cojudge_assets.judges.drift import drift_epochs
+
+JUDGES_FILE = "judges_file"
+
+
+def judges_file_asset(specs: list[JudgeSpec], path: str) -> dg.SourceAsset:
+    """The observable source asset ``judges_file`` over these judges (the judge dimension of the run)."""
+
+    @dg.observable_source_asset(
+        name=JUDGES_FILE,
+        group_name="judging",
+        partitions_def=judge_partitions(spec.name for spec in specs),
+        description=f"The judges file ({path}) and the imported judges of the corpus, one partition per judge. "
+        "Its data version per judge is what shapes the judge's answers: its answer settings (model, temperature, "
+        "token budgets, JSON mode, extra) and its last provider drift, or an imported judge's source files.",
+    )
+    def judges_file(duckdb: DuckDBResource) -> dg.DataVersionsByPartition:
+        with duckdb.get_connection() as conn:
+            drifts = drift_epochs(conn)
+        return dg.DataVersionsByPartition(judges_file_versions(specs, drifts))
+
+    return judges_file
