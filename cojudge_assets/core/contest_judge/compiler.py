@@ -22,6 +22,20 @@ from cojudge_assets.core.contest_judge.languages import (COMPILE_LIMITS, CXX_FLA
 from cojudge_assets.core.sandbox import SandboxError, isolation_level, readable_copy, run_sandboxed
 
 
+def lay_out_batch(box: Path, jobs: list[tuple[LanguageSpec, Path, str]]) -> None:
+    """The folders a batch compiler reads in ``box``: each program of ``jobs`` (spec, cache folder, code) as
+    ``p<i>/<source name>``, ``manifest.txt`` listing them (``p<i>`` TAB source name, in order), and an empty ``out/``
+    for the results. ``box`` must be readable by the sandbox's user."""
+    os.chmod(box, 0o755)
+    (box / "out").mkdir()
+    manifest = []
+    for i, (spec, _, code) in enumerate(jobs):
+        (box / f"p{i}").mkdir()
+        (box / f"p{i}" / spec.source_name).write_text(code, encoding="utf-8")
+        manifest.append(f"p{i}\t{spec.source_name}")
+    (box / "manifest.txt").write_text("\n".join(manifest) + "\n", encoding="utf-8")
+
+
 def _stdcxx_header() -> Path | None:
     """The system's ``bits/stdc++.h`` (as g++ finds it), or None."""
     done = subprocess.run(["g++", *CXX_FLAGS, "-H", "-fsyntax-only", "-x", "c++", "-"],

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from cojudge_assets.core.contest_judge.compiler import Compiler
+from cojudge_assets.core.contest_judge.compiler import Compiler, lay_out_batch
 from cojudge_assets.core.contest_judge.languages import COMPILE_LIMITS, LanguageSpec
 from cojudge_assets.core.sandbox import SandboxError, run_sandboxed
 
@@ -82,15 +82,8 @@ def _compile_batch(compiler: Compiler, jobs: list[tuple[LanguageSpec, Path, str]
     """One sandboxed JVM compiling ``jobs`` (spec, cache folder, code); returns how many it stored."""
     box = Path(tempfile.mkdtemp(prefix="cojudge-javac-"))
     try:
-        os.chmod(box, 0o755)
-        (box / "out").mkdir()
+        lay_out_batch(box, jobs)
         shutil.copytree(javac.parent, box / "tool")
-        manifest = []
-        for i, (spec, _, code) in enumerate(jobs):
-            (box / f"p{i}").mkdir()
-            (box / f"p{i}" / spec.source_name).write_text(code, encoding="utf-8")
-            manifest.append(f"p{i}\t{spec.source_name}")
-        (box / "manifest.txt").write_text("\n".join(manifest) + "\n", encoding="utf-8")
         compile_argv = jobs[0][0].compile_argv
         assert compile_argv is not None and compile_argv[0] == "javac"
         jvm = [a[2:] for a in compile_argv if a.startswith("-J")]

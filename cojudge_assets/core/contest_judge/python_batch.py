@@ -12,14 +12,13 @@ crashes the batch's interpreter ends its batch, and a new batch goes on after it
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
 import tempfile
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from cojudge_assets.core.contest_judge.compiler import Compiler
+from cojudge_assets.core.contest_judge.compiler import Compiler, lay_out_batch
 from cojudge_assets.core.contest_judge.languages import COMPILE_LIMITS, LanguageSpec, runtime_binds
 from cojudge_assets.core.sandbox import SandboxError, run_sandboxed
 
@@ -69,16 +68,9 @@ def _check_batch(compiler: Compiler, jobs: list[tuple[LanguageSpec, Path, str]])
     it reached: a program after those did not get a status), or (0, -1) if the sandbox could not run it."""
     box = Path(tempfile.mkdtemp(prefix="cojudge-pycheck-"))
     try:
-        os.chmod(box, 0o755)
-        (box / "out").mkdir()
+        lay_out_batch(box, jobs)
         (box / "tool").mkdir()
         shutil.copyfile(BATCH_PYCHECK_SOURCE, box / "tool" / BATCH_PYCHECK_SOURCE.name)
-        manifest = []
-        for i, (spec, _, code) in enumerate(jobs):
-            (box / f"p{i}").mkdir()
-            (box / f"p{i}" / spec.source_name).write_text(code, encoding="utf-8")
-            manifest.append(f"p{i}\t{spec.source_name}")
-        (box / "manifest.txt").write_text("\n".join(manifest) + "\n", encoding="utf-8")
         compile_argv = jobs[0][0].compile_argv
         assert compile_argv is not None and compile_argv[-2] == "-c"
         interpreter, flags, check = compile_argv[0], compile_argv[1:-2], compile_argv[-1]
