@@ -9,8 +9,9 @@ benchmarked on its own:
 2. a request over the judge's input budget is stored as failed with its reason,
    never shortened and never sent;
 3. a local judge first sees the rest all at once (its scorer's ``prepare``):
-   ``sample-exec`` compiles their Java programs in batches, one JVM for many
-   programs, so each request, sent alone below, finds its program compiled;
+   ``sample-exec`` compiles their programs in batches (one JVM for many Java
+   programs, one interpreter syntax-checking many Python programs), so each
+   request, sent alone below, finds its program compiled;
    a hosted judge's requests go out as they are;
 4. the rest go through :func:`cojudge_assets.judges.client.judge_once`, at most
    ``concurrency`` in flight and at most ``rpm`` requests a minute (aiolimiter),
@@ -115,7 +116,7 @@ def _prepare_local(spec: JudgeSpec, pending: list[dict], scorers: dict, log) -> 
         return
     compiled = scorer.prepare(parse_prompt(render(JudgeRequest(**json.loads(row["request_json"])))) for row in pending)
     if log and compiled:
-        log(f"{spec.name}: compiled {compiled} Java programs in batches before judging")
+        log(f"{spec.name}: compiled {compiled} programs in batches before judging")
 
 
 def _failure(error: str) -> JudgeCall:
