@@ -109,12 +109,17 @@ def test_unreaped_children_cpu_is_in_the_run_s_cpu_time():
     load on the machine (the runner alone saw the parent's few milliseconds)."""
     run_dir = Path(tempfile.mkdtemp(prefix="cojudge-faults-"))  # the run's uid must reach it (pytest's is 0700)
     try:
-        _unreaped_children(run_dir)
+        result, output = _unreaped_children(run_dir)
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
+    assert result.ok and output == "7\n", result.stderr_text()
+    assert result.cpu_source == "cgroup"
+    assert result.cpu_s >= 3 * 1.3
+    assert _leftovers() == ([], [])
 
 
-def _unreaped_children(tmp_path: Path) -> None:
+def _unreaped_children(tmp_path: Path):
+    """Run a program whose three children each burn 1.3 s of CPU and exit unreaped; (the run's result, its stdout)."""
     box = tmp_path / "box"
     box.mkdir()
     os.chmod(tmp_path, 0o755)
@@ -135,10 +140,7 @@ def _unreaped_children(tmp_path: Path) -> None:
     result = run_sandboxed([python_executable(), "-I", "-B", "main.py"], box=box, limits=Limits(cpu_s=10, wall_s=60),
                            stdout_path=tmp_path / "out", stderr_path=tmp_path / "err",
                            extra_ro_binds=runtime_binds("python"))
-    assert result.ok and (tmp_path / "out").read_text() == "7\n", result.stderr_text()
-    assert result.cpu_source == "cgroup"
-    assert result.cpu_s >= 3 * 1.3
-    assert _leftovers() == ([], [])
+    return result, (tmp_path / "out").read_text()
 
 
 @needs_memory_cgroup
