@@ -264,6 +264,25 @@ def success_at_turn(trajs: pl.DataFrame, *, max_turn: int | None = None, resampl
 
 # -- survival -----------------------------------------------------------------------------------------------
 
+def survival_durations(trajs: pl.DataFrame, *, clock: str = "turn") -> pl.DataFrame:
+    """Each trajectory's time to its end on ``clock`` (columns ``duration``, ``solved``): a solved one ends at its
+    first acceptance (an event), an unsolved one is censored at its last attempt; trajectories without a time on
+    that clock are left out."""
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {CLOCKS}, got {clock!r}")
+    if clock == "turn":
+        _require(trajs, ("solved", "first_ac_turn", "last_turn"), "trajs")
+        ended, censored = "first_ac_turn", "last_turn"
+    else:
+        _require(trajs, ("solved", "minutes_to_success", "minutes_observed"), "trajs")
+        ended, censored = "minutes_to_success", "minutes_observed"
+    return (trajs
+            .select(pl.when(pl.col("solved")).then(pl.col(ended)).otherwise(pl.col(censored))
+                    .cast(pl.Float64).alias("duration"),
+                    pl.col("solved").cast(pl.Boolean))
+            .filter(pl.col("duration").is_not_null() & pl.col("duration").is_not_nan()))
+
+
 def kaplan_meier(trajs: pl.DataFrame, *, clock: str = "turn") -> pl.DataFrame:
     """Kaplan-Meier share of trajectories still unsolved, on the turn or the minutes clock.
 
@@ -284,19 +303,7 @@ def kaplan_meier(trajs: pl.DataFrame, *, clock: str = "turn") -> pl.DataFrame:
     >>> kaplan_meier(trajs)["survival"].round(6).to_list()
     [1.0, 0.8, 0.6, 0.3, 0.3]
     """
-    if clock not in CLOCKS:
-        raise ValueError(f"clock must be one of {CLOCKS}, got {clock!r}")
-    if clock == "turn":
-        _require(trajs, ("solved", "first_ac_turn", "last_turn"), "trajs")
-        ended, censored = "first_ac_turn", "last_turn"
-    else:
-        _require(trajs, ("solved", "minutes_to_success", "minutes_observed"), "trajs")
-        ended, censored = "minutes_to_success", "minutes_observed"
-    durations = (trajs
-                 .select(pl.when(pl.col("solved")).then(pl.col(ended)).otherwise(pl.col(censored))
-                         .cast(pl.Float64).alias("duration"),
-                         pl.col("solved").cast(pl.Boolean))
-                 .filter(pl.col("duration").is_not_null() & pl.col("duration").is_not_nan()))
+    durations = survival_durations(trajs, clock=clock)
     if durations.height == 0:
         return pl.DataFrame(schema=SURVIVAL_SCHEMA)
     if durations["duration"].min() < 0:

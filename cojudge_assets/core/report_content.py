@@ -543,15 +543,14 @@ def dynamics_figures(conn: duckdb.DuckDBPyConnection, folder: Path, success: pl.
                                "plateau is the share ever solved."))
     trajs = _trajectories(conn)
     if trajs is not None:
-        durations = trajs.select(pl.when(pl.col("solved")).then(pl.col("first_ac_turn"))
-                                 .otherwise(pl.col("last_turn")).alias("t"), "solved")
+        durations = dynamics.survival_durations(trajs).rename({"duration": "t"})
         stopped = 1 - trajs["solved"].mean()
         guide = (f"A cross marks a trajectory that stopped unsolved ({stopped:.0%} of {trajs.height}, the dotted "
                  "line): "
                  "Kaplan-Meier counts it as censored at its last attempt, not as solved, so the curve estimates the "
                  "share still unsolved among the trajectories still being attempted at each turn, with its 95% "
                  "band. It is not the share never solved (1 minus the plateau of Success@Turn)")
-        end = durations["t"].max()
+        end = int(durations["t"].max())  # turns are whole numbers
         last = durations.filter(pl.col("t") == end)
         if last["solved"].all():
             n = last.height

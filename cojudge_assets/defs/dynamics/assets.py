@@ -73,8 +73,8 @@ def survival(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.Da
     if turns.is_empty():
         context.add_output_metadata({"trajectories": 0, "note": NO_TRAJECTORIES})
         return table
-    durations = trajs.select(pl.when(pl.col("solved")).then(pl.col("first_ac_turn")).otherwise(pl.col("last_turn")))
-    path = plots.kaplan_meier(durations.to_series().to_numpy(), trajs["solved"].to_numpy(), _folder() / "survival.png",
+    durations = dynamics.survival_durations(trajs)
+    path = plots.kaplan_meier(durations["duration"].to_numpy(), durations["solved"].to_numpy(), _folder() / "survival.png",
                               "Kaplan-Meier: share still unsolved (x: stopped unsolved, censored)",
                               never_solved_share=1 - trajs["solved"].mean())
     context.add_output_metadata({"trajectories": len(trajs),
