@@ -13,9 +13,9 @@ Its partitions of ``judge_outputs`` are filled by :func:`import_partition` inste
 4. the judge's rows of that condition in ``judge_cache`` are replaced in one transaction, with provenance
    ``imported`` and the source's sha256; table ``judge_imports`` records what was imported from which digest.
 
-A partition whose source digest equals the recorded one is up to date (freshness.py asks
-:func:`import_behind`): its step is skipped, so unchanged files cost nothing and a changed file re-imports that
-judge only. When the step runs (a changed file, changed requests, ``--force``), the import is done whole again.
+A partition whose source digest is unchanged is up to date: the digest is the judge's data version of the
+``judges_file`` source asset (freshness.py ``judges_file_versions``), so its step is skipped, unchanged files
+cost nothing and a changed file re-imports that judge only. When the step runs (a changed file, changed requests, ``--force``), the import is done whole again.
 """
 
 from __future__ import annotations
@@ -121,27 +121,9 @@ def ensure_import_tables(conn: duckdb.DuckDBPyConnection, schema: str = "main") 
     conn.execute(f"create table if not exists {schema}.{REJECTS_TABLE} (condition VARCHAR, {columns})")
 
 
-def recorded_digest(conn: duckdb.DuckDBPyConnection, judge: str, condition: str, schema: str = "main") -> str | None:
-    found = conn.execute(f"select sha256 from {schema}.{IMPORTS_TABLE} where judge = ? and condition = ?",
-                         [judge, condition]).fetchone() if _has(conn, IMPORTS_TABLE, schema) else None
-    return found[0] if found else None
-
-
 def _has(conn: duckdb.DuckDBPyConnection, table: str, schema: str) -> bool:
     return bool(conn.execute("select count(*) from information_schema.tables where table_schema = ? and "
                              "table_name = ?", [schema, table]).fetchone()[0])
-
-
-def import_behind(conn: duckdb.DuckDBPyConnection, spec: JudgeSpec, condition: str, schema: str = "main") -> str:
-    """Why the judge's partition must be imported again ("" if it need not): its source changed."""
-    recorded = recorded_digest(conn, spec.name, condition, schema)
-    if recorded is None:
-        return ""  # never imported: Dagster already calls the partition missing
-    try:
-        current = source_digest(spec)
-    except (OSError, KeyError) as exc:
-        return f"its source cannot be read ({exc})"
-    return "its imported file changed" if current != recorded else ""
 
 
 def import_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, conn: duckdb.DuckDBPyConnection,
