@@ -30,8 +30,13 @@ def main() -> None:
     (root / "home").mkdir()
     shutil.copy(REPO / "dagster_home" / "dagster.yaml", root / "home" / "dagster.yaml")
     (root / "judges.yaml").write_text("judges: []\n")
-    os.environ.update({"DAGSTER_HOME": str(root / "home"), "COJUDGE_DUCKDB": str(root / "ice.duckdb"),
-                       "COJUDGE_JUDGES": str(root / "judges.yaml")})
+    os.environ.update(
+        {
+            "DAGSTER_HOME": str(root / "home"),
+            "COJUDGE_DUCKDB": str(root / "ice.duckdb"),
+            "COJUDGE_JUDGES": str(root / "judges.yaml"),
+        }
+    )
     import dagster as dg
     import duckdb
 
@@ -50,15 +55,22 @@ def main() -> None:
             if not outcome:
                 raise SystemExit(f"{label}: {job} failed")
         total = sum(times.values())
-        print(f"{label}: " + ", ".join(f"{job} {seconds:.1f} s" for job, seconds in times.items())
-              + f"; total {total:.1f} s")
+        print(
+            f"{label}: "
+            + ", ".join(f"{job} {seconds:.1f} s" for job, seconds in times.items())
+            + f"; total {total:.1f} s"
+        )
     with duckdb.connect(str(root / "ice.duckdb"), read_only=True) as conn:
         attempts = conn.sql("select language, count(*) from main.attempts group by 1 order by 1").fetchall()
-        judges = conn.sql("select count(distinct judge), count(*) filter (where status = 'ok'), "
-                          "count(*) filter (where status = 'invalid') from main.judge_outputs").fetchone()
+        judges = conn.sql(
+            "select count(distinct judge), count(*) filter (where status = 'ok'), "
+            "count(*) filter (where status = 'invalid') from main.judge_outputs"
+        ).fetchone()
         sent = conn.sql("select count(*) from main.judge_cache where provenance = 'judged'").fetchone()[0]
-    print(f"attempts: {dict(attempts)}; imported judges: {judges[0]}; answers ok: {judges[1]}, invalid: "
-          f"{judges[2]}; rows sent to a provider: {sent}")
+    print(
+        f"attempts: {dict(attempts)}; imported judges: {judges[0]}; answers ok: {judges[1]}, invalid: "
+        f"{judges[2]}; rows sent to a provider: {sent}"
+    )
     shutil.rmtree(root, ignore_errors=True)
 
 

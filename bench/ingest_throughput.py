@@ -36,22 +36,30 @@ def main() -> None:
     shared = ROOT.parent / "shared" / "corpora"
     parser = argparse.ArgumentParser()
     parser.add_argument("--corpus", type=Path, default=ROOT / "data" / "demo")
-    parser.add_argument("--progsnap2", type=Path, nargs="*",
-                        default=[shared / n for n in ("itsp-c", "csedm2019-python", "condefects-atcoder")])
+    parser.add_argument(
+        "--progsnap2",
+        type=Path,
+        nargs="*",
+        default=[shared / n for n in ("itsp-c", "csedm2019-python", "condefects-atcoder")],
+    )
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     rules = PageRules(set(read_problems(args.corpus / "problems")), contest_settings(args.corpus).vocabulary)
     pages = list_pages(args.corpus)
     elapsed, (attempts, quarantine) = best_of(args.repeat, lambda: read_attempts(args.corpus, pages, rules))
-    print(f"pages: {len(pages)} parsed in {elapsed:.3f} s = {len(pages) / elapsed:.0f} pages/s "
-          f"({len(attempts)} attempts, {len(quarantine)} quarantined)")
+    print(
+        f"pages: {len(pages)} parsed in {elapsed:.3f} s = {len(pages) / elapsed:.0f} pages/s "
+        f"({len(attempts)} attempts, {len(quarantine)} quarantined)"
+    )
     for folder in args.progsnap2:
         if not (folder / "progsnap2").is_dir():
             print(f"progsnap2: {folder} not found, skipped")
             continue
         elapsed, (attempts, quarantine, rows) = best_of(args.repeat, lambda: read_progsnap2(folder))
-        print(f"progsnap2 {folder.name}: {len(attempts)} attempts imported in {elapsed:.3f} s = "
-              f"{len(attempts) / elapsed:.0f} attempts/s ({rows} Submit rows, {len(quarantine)} quarantined)")
+        print(
+            f"progsnap2 {folder.name}: {len(attempts)} attempts imported in {elapsed:.3f} s = "
+            f"{len(attempts) / elapsed:.0f} attempts/s ({rows} Submit rows, {len(quarantine)} quarantined)"
+        )
 
 
 if __name__ == "__main__":

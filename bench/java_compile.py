@@ -43,14 +43,22 @@ def main() -> None:
         started = time.perf_counter()
         single = [alone.compile("java", code) for code in codes]
         alone_s = time.perf_counter() - started
-        same = sum((b.ok, b.message, b.artifact_sha256) == (s.ok, s.message, s.artifact_sha256)
-                   for b, s in zip((batched.compile("java", code) for code in codes), single))
-        print(f"cores: {os.cpu_count()}  programs: {len(codes)} ({len(attempts)} attempts and the mutants of "
-              f"{len(accepted)} accepted ones), {sum(not s.ok for s in single)} do not compile")
-        print(f"batches ({batched.workers} JVMs): {done} compiled in {batch_s:.1f} s = {batch_s / len(codes) * 1000:.0f} ms "
-              f"per program")
-        print(f"one JVM per program: {len(codes)} compiled in {alone_s:.1f} s = "
-              f"{alone_s / len(codes) * 1000:.0f} ms per program")
+        same = sum(
+            (b.ok, b.message, b.artifact_sha256) == (s.ok, s.message, s.artifact_sha256)
+            for b, s in zip((batched.compile("java", code) for code in codes), single)
+        )
+        print(
+            f"cores: {os.cpu_count()}  programs: {len(codes)} ({len(attempts)} attempts and the mutants of "
+            f"{len(accepted)} accepted ones), {sum(not s.ok for s in single)} do not compile"
+        )
+        print(
+            f"batches ({batched.workers} JVMs): {done} compiled in {batch_s:.1f} s = {batch_s / len(codes) * 1000:.0f} ms "
+            f"per program"
+        )
+        print(
+            f"one JVM per program: {len(codes)} compiled in {alone_s:.1f} s = "
+            f"{alone_s / len(codes) * 1000:.0f} ms per program"
+        )
         print(f"same result (compiled, message, digest of what runs): {same}/{len(codes)}")
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -30,7 +30,6 @@ from cojudge_assets.core.prompts import canonical_json, request_hash  # noqa: E4
 from cojudge_assets.judges.config import JudgeSpec  # noqa: E402
 from cojudge_assets.judges.runner import judge_partition  # noqa: E402
 
-
 ANSWER = json.dumps({"p_accept": 0.5, "s_algo": 3, "s_robust": 3, "rationale": "benchmark"})
 
 
@@ -47,11 +46,17 @@ def serve(delay_s: float, ready) -> None:
     async def chat(request: web.Request) -> web.Response:
         body = await request.json()
         await asyncio.sleep(delay_s)
-        return web.json_response({
-            "id": "chatcmpl-bench", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model", "bench"), "system_fingerprint": "fp_bench",
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": ANSWER}}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
+        return web.json_response(
+            {
+                "id": "chatcmpl-bench",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", "bench"),
+                "system_fingerprint": "fp_bench",
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": ANSWER}}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+            }
+        )
 
     async def main() -> None:
         app = web.Application()
@@ -69,8 +74,12 @@ def serve(delay_s: float, ready) -> None:
 def requests(n: int, tag: str) -> pl.DataFrame:
     rows = []
     for i in range(n):
-        r = JudgeRequest(problem_id="bench", problem_statement="Print the sum of two integers." * 20,
-                         language="C++", source_code=f"// {tag} {i}\nint main(){{return 0;}}\n" * 10)
+        r = JudgeRequest(
+            problem_id="bench",
+            problem_statement="Print the sum of two integers." * 20,
+            language="C++",
+            source_code=f"// {tag} {i}\nint main(){{return 0;}}\n" * 10,
+        )
         rows.append({"attempt_uid": f"{tag}-{i}", "request_hash": request_hash(r), "request_json": canonical_json(r)})
     return pl.DataFrame(rows)
 
@@ -91,13 +100,23 @@ def main() -> None:
     api_base = f"http://127.0.0.1:{ready.get(timeout=30)}/v1"
     with tempfile.TemporaryDirectory() as tmp:
         conn = duckdb.connect(str(Path(tmp) / "bench.duckdb"))
-        judge_partition(JudgeSpec(name="warmup", model="openai/bench", api_base=api_base,
-                                  api_key_env="BENCH_KEY", concurrency=4), "blind", requests(4, "warm"), conn)
+        judge_partition(
+            JudgeSpec(name="warmup", model="openai/bench", api_base=api_base, api_key_env="BENCH_KEY", concurrency=4),
+            "blind",
+            requests(4, "warm"),
+            conn,
+        )
         for c in args.concurrency:
             ideal = c / args.latency
             n = max(c, int(round(ideal * args.seconds / c)) * c)
-            spec = JudgeSpec(name=f"bench-c{c}", model="openai/bench", api_base=api_base,
-                             api_key_env="BENCH_KEY", concurrency=c, timeout_s=60)
+            spec = JudgeSpec(
+                name=f"bench-c{c}",
+                model="openai/bench",
+                api_base=api_base,
+                api_key_env="BENCH_KEY",
+                concurrency=c,
+                timeout_s=60,
+            )
             table = requests(n, f"c{c}")
             started = time.perf_counter()
             stats = judge_partition(spec, "blind", table, conn)

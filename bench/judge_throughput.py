@@ -46,9 +46,11 @@ def main() -> None:
             results = judge.judge_many(items)
             elapsed = time.perf_counter() - started
             agree = sum(r.verdict.value == row["verdict"] for r, row in zip(results, rows))
-            print(f"{label}: {len(items)} submissions ({distinct} distinct programs) in {elapsed:.1f} s = "
-                  f"{len(items) / elapsed:.2f} submissions/s on {judge.workers} workers "
-                  f"(os.cpu_count()={os.cpu_count()}); verdict agrees with the page on {agree}/{len(items)}")
+            print(
+                f"{label}: {len(items)} submissions ({distinct} distinct programs) in {elapsed:.1f} s = "
+                f"{len(items) / elapsed:.2f} submissions/s on {judge.workers} workers "
+                f"(os.cpu_count()={os.cpu_count()}); verdict agrees with the page on {agree}/{len(items)}"
+            )
 
 
 if __name__ == "__main__":

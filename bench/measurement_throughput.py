@@ -40,11 +40,22 @@ def synthetic(n: int, seed: int = 0) -> pl.DataFrame:
     for j, judge in enumerate(JUDGES):
         for condition in CONDITIONS:
             p = np.clip(np.round(np.where(truth, 0.65, 0.35) + rng.normal(0, 0.15 + 0.1 * j, n), 2), 0, 1)
-            frames.append(pl.DataFrame({
-                "attempt_uid": uids, "judge": judge, "condition": condition, "p_accept": p,
-                "y": truth.astype(np.int64), "participant": [f"s{x}" for x in participant],
-                "problem_id": [f"p{x}" for x in problem], "turn": np.arange(n), "evidence": rng.random(n) < 0.9,
-                "code": [f"code {i // 2}" for i in range(n)]}))
+            frames.append(
+                pl.DataFrame(
+                    {
+                        "attempt_uid": uids,
+                        "judge": judge,
+                        "condition": condition,
+                        "p_accept": p,
+                        "y": truth.astype(np.int64),
+                        "participant": [f"s{x}" for x in participant],
+                        "problem_id": [f"p{x}" for x in problem],
+                        "turn": np.arange(n),
+                        "evidence": rng.random(n) < 0.9,
+                        "code": [f"code {i // 2}" for i in range(n)],
+                    }
+                )
+            )
     return pl.concat(frames)
 
 
@@ -56,8 +67,10 @@ def main() -> None:
     args = parser.parse_args()
     config = MeasurementConfig(resamples=args.resamples, problem_resamples=args.resamples)
     previous, previous_scale = None, None
-    print(f"{len(JUDGES)} judges x {len(CONDITIONS)} conditions, {args.resamples} trajectory + "
-          f"{args.resamples} problem resamples")
+    print(
+        f"{len(JUDGES)} judges x {len(CONDITIONS)} conditions, {args.resamples} trajectory + "
+        f"{args.resamples} problem resamples"
+    )
     for scale in args.scales:
         n = args.attempts * scale
         table = synthetic(n)

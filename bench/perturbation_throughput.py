@@ -48,10 +48,12 @@ def main() -> None:
             done = time.perf_counter()
             verified = int(table["verified"].sum())
             by_arm = dict(table.filter(table["verified"]).group_by("arm").len().iter_rows())
-            print(f"{label}: {len(seeds)} seeds re-run in {seeded - started:.1f} s; {len(made)} mutants made in "
-                  f"{mutated - seeded:.2f} s ({len(made) / max(mutated - seeded, 1e-9):,.0f} mutants/s); "
-                  f"compiled and run in {done - mutated:.1f} s: {verified} verified "
-                  f"({by_arm}) = {verified / (done - mutated):.2f} mutants verified/s; total {done - started:.1f} s")
+            print(
+                f"{label}: {len(seeds)} seeds re-run in {seeded - started:.1f} s; {len(made)} mutants made in "
+                f"{mutated - seeded:.2f} s ({len(made) / max(mutated - seeded, 1e-9):,.0f} mutants/s); "
+                f"compiled and run in {done - mutated:.1f} s: {verified} verified "
+                f"({by_arm}) = {verified / (done - mutated):.2f} mutants verified/s; total {done - started:.1f} s"
+            )
     finally:
         shutil.rmtree(cache, ignore_errors=True)
 

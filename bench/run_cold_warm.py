@@ -25,8 +25,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 def run(db: Path, env: dict) -> tuple[float, str]:
     started = time.perf_counter()
-    done = subprocess.run([str(Path(sys.executable).parent / "cojudge"), "materialize", "--duckdb", str(db)],
-                          cwd=REPO, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "cojudge"), "materialize", "--duckdb", str(db)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"cojudge materialize failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
@@ -61,11 +66,18 @@ def main() -> None:
         seconds, stdout = run(db, env)
         done = steps(stdout)
         calls = re.search(r"(\d+) request(?:s|\(s\))? sent to judges", stdout)
-        print(f"{label:<6}{seconds:>10.1f}{sum(s == 'ran' for _, s in done):>11}"
-              f"{sum(s == 'skipped' for _, s in done):>9}{calls.group(1) if calls else '?':>13}")
+        print(
+            f"{label:<6}{seconds:>10.1f}{sum(s == 'ran' for _, s in done):>11}"
+            f"{sum(s == 'skipped' for _, s in done):>9}{calls.group(1) if calls else '?':>13}"
+        )
         if label == "cold":
-            slowest = sorted(((float(m.group(2)), m.group(1)) for m in re.finditer(
-                r"^(\S+): ok \(run \w+, (\d+\.\d) s\)", stdout, re.MULTILINE)), reverse=True)
+            slowest = sorted(
+                (
+                    (float(m.group(2)), m.group(1))
+                    for m in re.finditer(r"^(\S+): ok \(run \w+, (\d+\.\d) s\)", stdout, re.MULTILINE)
+                ),
+                reverse=True,
+            )
             for step_seconds, step in slowest:
                 print(f"    {step}: {step_seconds:.1f} s")
             print(f"    (steps {sum(s for s, _ in slowest):.1f} s; the rest is starting the command and each run)")

@@ -58,10 +58,19 @@ def corpus_prompts(root: Path, limit: int | None) -> list[PromptParts]:
     attempts = read_corpus(root, "progsnap2", names, contest_settings(root)).attempts.sort("attempt_uid")
     if limit:
         attempts = attempts.head(limit)
-    return [parse_prompt(render(JudgeRequest(problem_id=a["problem_id"],
-                                             problem_statement=statements.get(a["problem_id"]) or "",
-                                             language=a["language_label"] or a["language"], source_code=a["code"])))
-            for a in attempts.iter_rows(named=True)]
+    return [
+        parse_prompt(
+            render(
+                JudgeRequest(
+                    problem_id=a["problem_id"],
+                    problem_statement=statements.get(a["problem_id"]) or "",
+                    language=a["language_label"] or a["language"],
+                    source_code=a["code"],
+                )
+            )
+        )
+        for a in attempts.iter_rows(named=True)
+    ]
 
 
 def sample_exec_concurrency() -> int:
@@ -69,8 +78,9 @@ def sample_exec_concurrency() -> int:
     return next(j.get("concurrency", 4) for j in judges if j["name"] == "sample-exec")
 
 
-def timed_answers(prompts: list[PromptParts], cache: Path, *, prepare: bool, concurrency: int
-                  ) -> tuple[list[str], dict[str, float], dict[str, int]]:
+def timed_answers(
+    prompts: list[PromptParts], cache: Path, *, prepare: bool, concurrency: int
+) -> tuple[list[str], dict[str, float], dict[str, int]]:
     """(answers, seconds by language, programs the batches compiled) of scoring ``prompts`` with an empty cache at
     ``cache``: the Java prompts first, then the others (each group's ``prepare`` counts with it)."""
     scorer = SampleExecScorer(ContestJudge(cache))
@@ -101,27 +111,37 @@ def main() -> int:
     concurrency = sample_exec_concurrency()
     languages = Counter(p.language for p in prompts)
     print(f"corpus: {args.corpus.name}  cores: {os.cpu_count()}  sample-exec concurrency: {concurrency}")
-    print(f"programs: {len(prompts)} ({', '.join(f'{n} {lang}' for lang, n in sorted(languages.items()))}); "
-          f"with a statement: {sum(bool(p.statement.strip()) for p in prompts)}", flush=True)
+    print(
+        f"programs: {len(prompts)} ({', '.join(f'{n} {lang}' for lang, n in sorted(languages.items()))}); "
+        f"with a statement: {sum(bool(p.statement.strip()) for p in prompts)}",
+        flush=True,
+    )
     root = Path(tempfile.mkdtemp(prefix="cojudge-bench-sample-exec-"))
     try:
         alone, alone_s, _ = timed_answers(prompts, root / "alone", prepare=False, concurrency=concurrency)
-        batched, batched_s, in_batches = timed_answers(prompts, root / "batched", prepare=True,
-                                                       concurrency=concurrency)
+        batched, batched_s, in_batches = timed_answers(prompts, root / "batched", prepare=True, concurrency=concurrency)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    kinds = Counter("does not compile" if '"does not compile"' in a else "abstained" if '"abstain"' in a else "other"
-                    for a in batched)
+    kinds = Counter(
+        "does not compile" if '"does not compile"' in a else "abstained" if '"abstain"' in a else "other"
+        for a in batched
+    )
     total_alone, total_batched = sum(alone_s.values()), sum(batched_s.values())
-    print(f"one JVM per Java program (compile per program): {total_alone:.1f} s = "
-          f"{total_alone / len(prompts) * 1000:.0f} ms per program (Java {alone_s['Java']:.1f} s, "
-          f"the others {alone_s['other']:.1f} s)")
-    print(f"batched (prepare, then score): {total_batched:.1f} s = {total_batched / len(prompts) * 1000:.0f} ms per "
-          f"program (Java {batched_s['Java']:.1f} s, {in_batches['Java']} of them compiled in batches; the others "
-          f"{batched_s['other']:.1f} s, {in_batches['other']} of them compiled in batches)")
+    print(
+        f"one JVM per Java program (compile per program): {total_alone:.1f} s = "
+        f"{total_alone / len(prompts) * 1000:.0f} ms per program (Java {alone_s['Java']:.1f} s, "
+        f"the others {alone_s['other']:.1f} s)"
+    )
+    print(
+        f"batched (prepare, then score): {total_batched:.1f} s = {total_batched / len(prompts) * 1000:.0f} ms per "
+        f"program (Java {batched_s['Java']:.1f} s, {in_batches['Java']} of them compiled in batches; the others "
+        f"{batched_s['other']:.1f} s, {in_batches['other']} of them compiled in batches)"
+    )
     speedups = {name: f"{alone_s[name] / batched_s[name]:.1f}x" if batched_s[name] else "none" for name in alone_s}
-    print(f"speed-up: {total_alone / total_batched:.1f}x (Java alone: {speedups['Java']}, "
-          f"the others alone: {speedups['other']})")
+    print(
+        f"speed-up: {total_alone / total_batched:.1f}x (Java alone: {speedups['Java']}, "
+        f"the others alone: {speedups['other']})"
+    )
     print(f"answers: {', '.join(f'{n} {kind}' for kind, n in sorted(kinds.items()))}")
     same = sum(a == b for a, b in zip(alone, batched))
     print(f"identical answers: {same}/{len(prompts)}")

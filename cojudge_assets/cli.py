@@ -54,18 +54,32 @@ class StepsOutcome:
 
     def line(self) -> str:
         if not self.ok:
-            return (f"FAILED after {self.ran} run(s); {self.requests_sent} request(s) sent to judges, "
-                    f"{self.provider_calls} of them to hosted providers")
+            return (
+                f"FAILED after {self.ran} run(s); {self.requests_sent} request(s) sent to judges, "
+                f"{self.provider_calls} of them to hosted providers"
+            )
         if self.ran == 0:
-            return (f"nothing changed: all {self.skipped} steps were up to date; "
-                    f"{self.requests_sent} requests sent to judges")
-        return (f"ran {self.ran} step(s), {self.skipped} up to date; "
-                f"{self.requests_sent} request(s) sent to judges, {self.provider_calls} of them to hosted providers")
+            return (
+                f"nothing changed: all {self.skipped} steps were up to date; "
+                f"{self.requests_sent} requests sent to judges"
+            )
+        return (
+            f"ran {self.ran} step(s), {self.skipped} up to date; "
+            f"{self.requests_sent} request(s) sent to judges, {self.provider_calls} of them to hosted providers"
+        )
 
 
-def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[str] | None = None,
-              conditions: list[str] | None = None, jobs: tuple[str, ...] | None = None, echo=None,
-              force: bool = False) -> StepsOutcome:
+def run_steps(
+    defs,
+    instance,
+    run_config: dict | None = None,
+    *,
+    judges: list[str] | None = None,
+    conditions: list[str] | None = None,
+    jobs: tuple[str, ...] | None = None,
+    echo=None,
+    force: bool = False,
+) -> StepsOutcome:
     """Materialize the graph in steps, one Dagster run per job and partition, in dependency order.
 
     Dagster runs one partition of one partitions definition per run (NOTES-deps trap 5),
@@ -95,8 +109,11 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
         job = defs.resolve_job_def(name)
         keys: list[str | None] = [None]
         if job.partitions_def is not None:
-            keys = [str(key) for key in job.partitions_def.get_partition_keys()
-                    if matches(dims(job.partitions_def, str(key)), {"condition": conditions, "judge": judges})]
+            keys = [
+                str(key)
+                for key in job.partitions_def.get_partition_keys()
+                if matches(dims(job.partitions_def, str(key)), {"condition": conditions, "judge": judges})
+            ]
         for key in keys:
             step = f"{name}{'[' + key + ']' if key else ''}"
             outdated = [] if force else outdated_assets(defs, instance, name, key, database)
@@ -105,8 +122,13 @@ def run_steps(defs, instance, run_config: dict | None = None, *, judges: list[st
                 echo(f"{step}: up to date, skipped")
                 continue
             started = time.perf_counter()
-            result = job.execute_in_process(instance=instance, run_config=_for_job(run_config, job),
-                                            partition_key=key, raise_on_error=False, tags=run_tags(job, key, defs.resources["corpus"]))
+            result = job.execute_in_process(
+                instance=instance,
+                run_config=_for_job(run_config, job),
+                partition_key=key,
+                raise_on_error=False,
+                tags=run_tags(job, key, defs.resources["corpus"]),
+            )
             seconds = time.perf_counter() - started
             outcome.ran += 1
             sent = _requests_sent(result)
@@ -146,9 +168,11 @@ def _for_job(run_config: dict, job) -> dict:
 def _requests_sent(result) -> int:
     """Requests sent to judges by one run: from its materializations, and from a partition that failed (its
     dg.Failure carries the same counts)."""
-    sent = sum(int(event.materialization.metadata["judged_now"].value)
-               for event in result.get_asset_materialization_events()
-               if "judged_now" in event.materialization.metadata)
+    sent = sum(
+        int(event.materialization.metadata["judged_now"].value)
+        for event in result.get_asset_materialization_events()
+        if "judged_now" in event.materialization.metadata
+    )
     for event in result.all_events:
         failure = event.step_failure_data.user_failure_data if event.is_step_failure else None
         if failure is not None and "judged_now" in (failure.metadata or {}):
@@ -203,9 +227,22 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     DuckDB file's folder exists or can be created, DAGSTER_HOME likewise, the judges file parses, every
     ``--judge`` names an enabled judge, and every judge that will run has its key variable set.
     """
-    from cojudge_assets.core.preflight import (DEFAULT_CORPUS, DEFAULT_DUCKDB, Flag, PreflightError, check_corpus,
-                                               check_duckdb, check_home, check_layout, corpus_input_problem,
-                                               known_jobs, known_layouts, missing_keys, one_line, stored_rows)
+    from cojudge_assets.core.preflight import (
+        DEFAULT_CORPUS,
+        DEFAULT_DUCKDB,
+        Flag,
+        PreflightError,
+        check_corpus,
+        check_duckdb,
+        check_home,
+        check_layout,
+        corpus_input_problem,
+        known_jobs,
+        known_layouts,
+        missing_keys,
+        one_line,
+        stored_rows,
+    )
     from cojudge_assets.judges.config import DEFAULT_JUDGES_FILE, JudgesConfigError, load_judges
 
     def layout_judge_names(corpus: Path, layout: str) -> list[str]:
@@ -216,8 +253,11 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         return icescore_judges(corpus)
 
     environ = os.environ if environ is None else environ
-    corpus_flag = Flag("--corpus", args.corpus) if args.corpus else Flag(
-        "--corpus (default: the demo corpus)", str(DEFAULT_CORPUS))
+    corpus_flag = (
+        Flag("--corpus", args.corpus)
+        if args.corpus
+        else Flag("--corpus (default: the demo corpus)", str(DEFAULT_CORPUS))
+    )
     corpus = check_corpus(corpus_flag)
     if args.duckdb:
         database_flag = Flag("--duckdb", args.duckdb)
@@ -228,9 +268,15 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     database, database_folder = check_duckdb(database_flag)
     home_flag = Flag("DAGSTER_HOME", environ.get("DAGSTER_HOME") or str(PROJECT_ROOT / "dagster_home"))
     home, home_folder = check_home(home_flag)
-    judges_flag = Flag("--judges-file", args.judges_file) if args.judges_file else (
-        Flag("COJUDGE_JUDGES", environ["COJUDGE_JUDGES"]) if environ.get("COJUDGE_JUDGES")
-        else Flag("--judges-file (default)", str(DEFAULT_JUDGES_FILE)))
+    judges_flag = (
+        Flag("--judges-file", args.judges_file)
+        if args.judges_file
+        else (
+            Flag("COJUDGE_JUDGES", environ["COJUDGE_JUDGES"])
+            if environ.get("COJUDGE_JUDGES")
+            else Flag("--judges-file (default)", str(DEFAULT_JUDGES_FILE))
+        )
+    )
     judges_path = Path(judges_flag.value).expanduser().resolve()
     try:
         specs = load_judges(judges_path)
@@ -241,8 +287,10 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     brought = layout_judge_names(corpus, layout)  # the imported judges a corpus layout brings (ICE-Score)
     unknown = [name for name in args.judge or [] if name not in {s.name for s in enabled} | set(brought)]
     if unknown:
-        raise PreflightError(f"--judge {unknown[0]}: not an enabled judge of {judges_path} nor one the corpus "
-                             f"brings (enabled: {', '.join([s.name for s in enabled] + brought) or 'none'})")
+        raise PreflightError(
+            f"--judge {unknown[0]}: not an enabled judge of {judges_path} nor one the corpus "
+            f"brings (enabled: {', '.join([s.name for s in enabled] + brought) or 'none'})"
+        )
     jobs = args.jobs.split(",") if args.jobs else None
     unknown = [name for name in jobs or () if name not in known_jobs()]
     if unknown:
@@ -250,17 +298,28 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     judging = jobs is None or bool(set(jobs) & set(JUDGING_JOBS))
     selected = [s for s in enabled if judging and (not args.judge or s.name in args.judge)]
     for judge, variable in missing_keys(selected, environ)[:1]:
-        raise PreflightError(f"{variable} is not set: judge {judge} is enabled in {judges_path} and reads its key "
-                             f"from it (export {variable}, or set enabled: false)")
+        raise PreflightError(
+            f"{variable} is not set: judge {judge} is enabled in {judges_path} and reads its key "
+            f"from it (export {variable}, or set enabled: false)"
+        )
     empty = corpus_input_problem(corpus, layout)
     if empty and not args.allow_empty:
         held = stored_rows(database, "attempts")
-        stake = (f"{database} holds {held} attempts that this run would replace with nothing" if held
-                 else "a run would succeed with no attempts")
+        stake = (
+            f"{database} holds {held} attempts that this run would replace with nothing"
+            if held
+            else "a run would succeed with no attempts"
+        )
         raise PreflightError(f"{corpus_flag.name}: {empty}; {stake} (pass --allow-empty if you mean it)")
-    return Plan(corpus=corpus, layout=layout, duckdb=database, home=home, judges_file=judges_path,
-                create=tuple(f for f in (database_folder, home_folder) if f is not None),
-                corpus_config=bool(args.corpus or args.layout or args.allow_empty))
+    return Plan(
+        corpus=corpus,
+        layout=layout,
+        duckdb=database,
+        home=home,
+        judges_file=judges_path,
+        create=tuple(f for f in (database_folder, home_folder) if f is not None),
+        corpus_config=bool(args.corpus or args.layout or args.allow_empty),
+    )
 
 
 def _refused(message: str) -> int:
@@ -298,10 +357,16 @@ def _materialize(args: argparse.Namespace, plan: Plan) -> int:
     defs = build_definitions(corpus=str(plan.corpus), layout=plan.layout)
     run_config = {}
     if plan.corpus_config:
-        run_config = {"resources": {"corpus": {"config": {"path": str(plan.corpus), "layout": plan.layout,
-                                                          "allow_empty": bool(args.allow_empty)}}}}
-    outcome = run_steps(defs, _instance(), run_config, judges=args.judge, conditions=args.condition, jobs=jobs,
-                        force=args.force)
+        run_config = {
+            "resources": {
+                "corpus": {
+                    "config": {"path": str(plan.corpus), "layout": plan.layout, "allow_empty": bool(args.allow_empty)}
+                }
+            }
+        }
+    outcome = run_steps(
+        defs, _instance(), run_config, judges=args.judge, conditions=args.condition, jobs=jobs, force=args.force
+    )
     print(outcome.line())
     if outcome.refusal:
         print(f"REFUSED: tables in {plan.duckdb}")
@@ -329,25 +394,39 @@ class _HelpFormatter(argparse.HelpFormatter):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cojudge", description="cojudge: LLM judges of code as instruments.")
     sub = parser.add_subparsers(dest="command", required=True)
-    m = sub.add_parser("materialize", help="materialize the whole asset graph into DuckDB",
-                       formatter_class=_HelpFormatter)
+    m = sub.add_parser(
+        "materialize", help="materialize the whole asset graph into DuckDB", formatter_class=_HelpFormatter
+    )
     m.add_argument("--corpus", help="corpus folder (default: the shipped demo corpus, data/demo)")
     m.add_argument("--layout", help="corpus layout (default: pages; the layouts are listed here in --help)")
-    m.add_argument("--duckdb", help="DuckDB file (default: $COJUDGE_DUCKDB or data/cojudge.duckdb); its folder is "
-                   "created if missing")
+    m.add_argument(
+        "--duckdb",
+        help="DuckDB file (default: $COJUDGE_DUCKDB or data/cojudge.duckdb); its folder is created if missing",
+    )
     m.add_argument("--judges-file", help="judges config (default: $COJUDGE_JUDGES or data/judges.yaml)")
     m.add_argument("--judge", action="append", help="only this judge's partitions (repeatable)")
-    m.add_argument("--condition", action="append", choices=list(CONDITIONS),
-                   help="only this condition's partitions (repeatable)")
-    m.add_argument("--jobs", help="only these jobs, comma-separated, from: ingest, judge_requests_job, "
-                   "judge_outputs_job, measurement_job, mutants_job, perturbation_outputs_job, "
-                   "perturbation_metrics_job, dynamics_job, report_job")
-    m.add_argument("--force", action="store_true",
-                   help="run every step even when Dagster's data versions say it is up to date")
-    m.add_argument("--allow-empty", action="store_true",
-                   help="run even when the corpus yields no attempts (replacing stored tables with empty ones)")
-    m.add_argument("--wait", action="store_true",
-                   help="wait for another run holding the DuckDB file or DAGSTER_HOME instead of failing at once")
+    m.add_argument(
+        "--condition", action="append", choices=list(CONDITIONS), help="only this condition's partitions (repeatable)"
+    )
+    m.add_argument(
+        "--jobs",
+        help="only these jobs, comma-separated, from: ingest, judge_requests_job, "
+        "judge_outputs_job, measurement_job, mutants_job, perturbation_outputs_job, "
+        "perturbation_metrics_job, dynamics_job, report_job",
+    )
+    m.add_argument(
+        "--force", action="store_true", help="run every step even when Dagster's data versions say it is up to date"
+    )
+    m.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="run even when the corpus yields no attempts (replacing stored tables with empty ones)",
+    )
+    m.add_argument(
+        "--wait",
+        action="store_true",
+        help="wait for another run holding the DuckDB file or DAGSTER_HOME instead of failing at once",
+    )
     m.set_defaults(func=materialize)
     args = parser.parse_args(argv)
     return args.func(args)

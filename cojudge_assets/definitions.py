@@ -31,8 +31,17 @@ MUTANTS_JOB = "mutants_job"
 PERTURBATION_OUTPUTS_JOB = "perturbation_outputs_job"
 PERTURBATION_METRICS_JOB = "perturbation_metrics_job"
 REPORT_JOB = "report_job"
-JOB_ORDER = (INGEST_JOB, REQUESTS_JOB, OUTPUTS_JOB, MEASUREMENT_JOB, MUTANTS_JOB, PERTURBATION_OUTPUTS_JOB,
-             PERTURBATION_METRICS_JOB, DYNAMICS_JOB, REPORT_JOB)
+JOB_ORDER = (
+    INGEST_JOB,
+    REQUESTS_JOB,
+    OUTPUTS_JOB,
+    MEASUREMENT_JOB,
+    MUTANTS_JOB,
+    PERTURBATION_OUTPUTS_JOB,
+    PERTURBATION_METRICS_JOB,
+    DYNAMICS_JOB,
+    REPORT_JOB,
+)
 
 
 EXECUTORS = ("in_process", "multiprocess")
@@ -49,7 +58,8 @@ def executor_from_environment() -> dg.ExecutorDefinition:
     if name == "in_process":
         return dg.in_process_executor
     return dg.multiprocess_executor.configured(
-        {"max_concurrent": int(os.environ.get("COJUDGE_MAX_CONCURRENT") or 0)}, name="multiprocess")
+        {"max_concurrent": int(os.environ.get("COJUDGE_MAX_CONCURRENT") or 0)}, name="multiprocess"
+    )
 
 
 def build_definitions(corpus: str | None = None, layout: str | None = None) -> dg.Definitions:
@@ -59,45 +69,84 @@ def build_definitions(corpus: str | None = None, layout: str | None = None) -> d
     layout brings (the ICE-Score release's). Imported judges answer nothing new, so they have no partition of
     ``perturbation_outputs``."""
     found = dg.load_from_defs_folder(path_within_project=Path(__file__).parent)
-    corpus_resource = CorpusResource(path=str(Path(corpus or os.environ.get("COJUDGE_CORPUS") or DEFAULT_CORPUS)),
-                                      layout=layout or os.environ.get("COJUDGE_LAYOUT") or "pages")
+    corpus_resource = CorpusResource(
+        path=str(Path(corpus or os.environ.get("COJUDGE_CORPUS") or DEFAULT_CORPUS)),
+        layout=layout or os.environ.get("COJUDGE_LAYOUT") or "pages",
+    )
     specs = corpus_judges(corpus_resource.root(), corpus_resource.layout)
     judges = {spec.name: spec for spec in specs}
     asked = {spec.name: spec for spec in specs if spec.asked}
     assets = list(found.assets or [])
     observed = dg.AssetSelection.assets("contest_corpus")
     sensors = list(found.sensors or [])
-    jobs = [dg.define_asset_job(INGEST_JOB, selection=dg.AssetSelection.groups("ingest"),
-                                description="Contest data read into tables (unpartitioned)."),
-            dg.define_asset_job(REQUESTS_JOB, selection=dg.AssetSelection.assets("judge_requests"),
-                                description="Label-free judge requests, one partition per condition."),
-            dg.define_asset_job(MUTANTS_JOB, selection=dg.AssetSelection.assets(
-                "mutation_seeds", "mutants", "perturbation_requests", "perturbation_yield"),
-                description="Seeds re-run, mutants made and verified by execution, their blind requests."),
-            dg.define_asset_job(PERTURBATION_METRICS_JOB, selection=dg.AssetSelection.assets("perturbation_metrics"),
-                                description="The judges scored on the perturbation study.")]
-    jobs.append(dg.define_asset_job(
-        MEASUREMENT_JOB, selection=dg.AssetSelection.assets("predictions") | dg.AssetSelection.groups("measurement"),
-        description="Predictions joined to labels, and the judges scored as instruments (unpartitioned)."))
-    jobs.append(dg.define_asset_job(DYNAMICS_JOB, selection=dg.AssetSelection.groups("dynamics"),
-                                    description="Co-creation dynamics (unpartitioned)."))
-    jobs.append(dg.define_asset_job(REPORT_JOB, selection=dg.AssetSelection.assets("drift_report", "report"),
-                                    description="The drift comparison and the study report (HTML + Markdown)."))
+    jobs = [
+        dg.define_asset_job(
+            INGEST_JOB,
+            selection=dg.AssetSelection.groups("ingest"),
+            description="Contest data read into tables (unpartitioned).",
+        ),
+        dg.define_asset_job(
+            REQUESTS_JOB,
+            selection=dg.AssetSelection.assets("judge_requests"),
+            description="Label-free judge requests, one partition per condition.",
+        ),
+        dg.define_asset_job(
+            MUTANTS_JOB,
+            selection=dg.AssetSelection.assets(
+                "mutation_seeds", "mutants", "perturbation_requests", "perturbation_yield"
+            ),
+            description="Seeds re-run, mutants made and verified by execution, their blind requests.",
+        ),
+        dg.define_asset_job(
+            PERTURBATION_METRICS_JOB,
+            selection=dg.AssetSelection.assets("perturbation_metrics"),
+            description="The judges scored on the perturbation study.",
+        ),
+    ]
+    jobs.append(
+        dg.define_asset_job(
+            MEASUREMENT_JOB,
+            selection=dg.AssetSelection.assets("predictions") | dg.AssetSelection.groups("measurement"),
+            description="Predictions joined to labels, and the judges scored as instruments (unpartitioned).",
+        )
+    )
+    jobs.append(
+        dg.define_asset_job(
+            DYNAMICS_JOB,
+            selection=dg.AssetSelection.groups("dynamics"),
+            description="Co-creation dynamics (unpartitioned).",
+        )
+    )
+    jobs.append(
+        dg.define_asset_job(
+            REPORT_JOB,
+            selection=dg.AssetSelection.assets("drift_report", "report"),
+            description="The drift comparison and the study report (HTML + Markdown).",
+        )
+    )
     if judges:
         assets += [judges_file_asset(specs, str(judges_file())), judge_outputs_asset(judges)]
         observed |= dg.AssetSelection.assets(JUDGES_FILE)
-        outputs_job = dg.define_asset_job(OUTPUTS_JOB, selection=dg.AssetSelection.assets("judge_outputs"),
-                                          description="Judge answers, one partition per condition x judge.")
+        outputs_job = dg.define_asset_job(
+            OUTPUTS_JOB,
+            selection=dg.AssetSelection.assets("judge_outputs"),
+            description="Judge answers, one partition per condition x judge.",
+        )
         jobs.append(outputs_job)
     if asked:
         assets.append(perturbation_outputs_asset(asked))
         perturbation_outputs_job = dg.define_asset_job(
-            PERTURBATION_OUTPUTS_JOB, selection=dg.AssetSelection.assets("perturbation_outputs"),
-            description="Judge answers on seeds and mutants (blind), one partition per judge.")
+            PERTURBATION_OUTPUTS_JOB,
+            selection=dg.AssetSelection.assets("perturbation_outputs"),
+            description="Judge answers on seeds and mutants (blind), one partition per judge.",
+        )
         jobs.append(perturbation_outputs_job)
         sensors.append(drift_sensor(outputs_job, perturbation_outputs_job))
-    jobs.append(dg.define_asset_job(OBSERVE_JOB, selection=observed,
-                                    description="Observe the source assets: the corpus and the judges file."))
+    jobs.append(
+        dg.define_asset_job(
+            OBSERVE_JOB, selection=observed, description="Observe the source assets: the corpus and the judges file."
+        )
+    )
     database = duckdb_path()
     return dg.Definitions(
         assets=assets,

@@ -57,18 +57,34 @@ RESULT_STRINGS = {
     Verdict.RE: "Runtime Error",
     Verdict.CE: "Compilation Error",
 }
-LANGUAGE_LABELS = {"c": "C (GCC 12, C11)", "cpp": "C++17 (GCC 12)", "java": "Java 17 (OpenJDK)",
-                   "python": "Python 3.11"}
+LANGUAGE_LABELS = {
+    "c": "C (GCC 12, C11)",
+    "cpp": "C++17 (GCC 12)",
+    "java": "Java 17 (OpenJDK)",
+    "python": "Python 3.11",
+}
 FENCE = {"c": "c", "cpp": "cpp", "java": "java", "python": "python"}
 
 # Fictional people. Any resemblance to real persons is accidental.
 PEOPLE = [
-    ("Mara Lindqvist", "mara.lindqvist"), ("Tomasz Wierzbicki", "t.wierzbicki"), ("Aiko Tanabe", "aiko.tanabe"),
-    ("Jonas Brenner", "jbrenner"), ("Lucia Ferrandez", "lucia.f"), ("Omar Haddad", "omar.haddad"),
-    ("Priya Raghunathan", "priya.r"), ("Felix Osterholt", "fosterholt"), ("Nadia Kowalczyk", "nadia.k"),
-    ("Samuel Okafor", "sam.okafor"), ("Ines Carvalho", "ines.carvalho"), ("Viktor Lund", "vlund"),
-    ("Hana Svobodova", "hana.svobodova"), ("Daniel Achterberg", "d.achterberg"), ("Leila Nasseri", "leila.n"),
-    ("Mateo Rinaldi", "mateo.rinaldi"), ("Yuki Morimoto", "y.morimoto"), ("Elena Petrova", "elena.petrova"),
+    ("Mara Lindqvist", "mara.lindqvist"),
+    ("Tomasz Wierzbicki", "t.wierzbicki"),
+    ("Aiko Tanabe", "aiko.tanabe"),
+    ("Jonas Brenner", "jbrenner"),
+    ("Lucia Ferrandez", "lucia.f"),
+    ("Omar Haddad", "omar.haddad"),
+    ("Priya Raghunathan", "priya.r"),
+    ("Felix Osterholt", "fosterholt"),
+    ("Nadia Kowalczyk", "nadia.k"),
+    ("Samuel Okafor", "sam.okafor"),
+    ("Ines Carvalho", "ines.carvalho"),
+    ("Viktor Lund", "vlund"),
+    ("Hana Svobodova", "hana.svobodova"),
+    ("Daniel Achterberg", "d.achterberg"),
+    ("Leila Nasseri", "leila.n"),
+    ("Mateo Rinaldi", "mateo.rinaldi"),
+    ("Yuki Morimoto", "y.morimoto"),
+    ("Elena Petrova", "elena.petrova"),
 ]
 # (preferred languages with weights, skill, AI style, page formats, log format)
 PROFILES = [
@@ -92,8 +108,18 @@ PROFILES = [
     ({"c": 0.7, "cpp": 0.3}, 0.5, "chat", ("html", "md", "txt"), "md"),
 ]
 LONG_TRAJECTORIES = {("u06", 2): (24, True), ("u10", 4): (21, False), ("u06", 5): (27, True)}
-COMMENT_LINES = ["read input", "solution", "final version", "main logic", "try this", "submit", "cleaned up",
-                 "version 2", "edge cases", "reworked"]
+COMMENT_LINES = [
+    "read input",
+    "solution",
+    "final version",
+    "main logic",
+    "try this",
+    "submit",
+    "cleaned up",
+    "version 2",
+    "edge cases",
+    "reworked",
+]
 
 
 @dataclass
@@ -153,8 +179,9 @@ def make_participants(rng: random.Random) -> list[Participant]:
     for i, ((name, handle), (langs, skill, style, formats, log_format)) in enumerate(zip(PEOPLE, PROFILES), 1):
         student_no = f"{2021 + i % 4}{rng.randrange(10000, 99999)}"
         domain = rng.choice(["uni-example.edu", "student.example.ac.uk", "mail.example.org"])
-        people.append(Participant(f"u{i:02d}", name, f"{handle}@{domain}", student_no, langs, skill, style,
-                                  formats, log_format))
+        people.append(
+            Participant(f"u{i:02d}", name, f"{handle}@{domain}", student_no, langs, skill, style, formats, log_format)
+        )
     return people
 
 
@@ -211,8 +238,9 @@ def _pick_failing(rng: random.Random, failing: list[PoolProgram]) -> PoolProgram
     return rng.choice([p for p in failing if p.verdict == kind])
 
 
-def plan_trajectories(rng: random.Random, people: list[Participant], pools: dict[str, list[PoolProgram]],
-                      problem_ids: list[str]) -> list[Trajectory]:
+def plan_trajectories(
+    rng: random.Random, people: list[Participant], pools: dict[str, list[PoolProgram]], problem_ids: list[str]
+) -> list[Trajectory]:
     """Decide who attempts what, how many times, with which programs (verdicts of the pool are known)."""
     trajectories = []
     used_accepted: dict[tuple[str, str], int] = {}
@@ -299,7 +327,9 @@ def assign_times(rng: random.Random, trajectories: list[Trajectory]) -> None:
 
 
 def assign_files(rng: random.Random, trajectories: list[Trajectory]) -> None:
-    everything = sorted((a for t in trajectories for a in t.attempts), key=lambda a: (a.submitted_at, a.participant.uid))
+    everything = sorted(
+        (a for t in trajectories for a in t.attempts), key=lambda a: (a.submitted_at, a.participant.uid)
+    )
     for number, att in enumerate(everything, start=48211):
         att.submission_id = number
     for traj in trajectories:
@@ -330,15 +360,24 @@ def render_page(att: Attempt, problem: ProblemPackage) -> str:
     assert att.result is not None and att.submitted_at and att.saved_at
     result = RESULT_STRINGS[att.result.verdict]
     lang = LANGUAGE_LABELS[att.language]
-    fields = [("Submission", str(att.submission_id)), ("User", f"team-{att.participant.uid}"),
-              ("Problem", f"{att.problem_id} - {problem.name}"), ("Language", lang),
-              ("Submit", _clock(att.submitted_at)), ("Result", result)]
+    fields = [
+        ("Submission", str(att.submission_id)),
+        ("User", f"team-{att.participant.uid}"),
+        ("Problem", f"{att.problem_id} - {problem.name}"),
+        ("Language", lang),
+        ("Submit", _clock(att.submitted_at)),
+        ("Result", result),
+    ]
     failure = att.result.first_failure
-    tests_line = (f"{len(att.result.tests)} test(s) run" + (f"; first failure on {failure.test}" if failure else "")
-                  if att.result.verdict != Verdict.CE else "compilation failed")
+    tests_line = (
+        f"{len(att.result.tests)} test(s) run" + (f"; first failure on {failure.test}" if failure else "")
+        if att.result.verdict != Verdict.CE
+        else "compilation failed"
+    )
     if att.page_format == "html":
-        rows = "\n".join(f'      <tr><th>{k}</th><td class="field-{k.lower()}">{html.escape(v)}</td></tr>'
-                         for k, v in fields)
+        rows = "\n".join(
+            f'      <tr><th>{k}</th><td class="field-{k.lower()}">{html.escape(v)}</td></tr>' for k, v in fields
+        )
         return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -366,12 +405,16 @@ def render_page(att: Attempt, problem: ProblemPackage) -> str:
 """
     if att.page_format == "md":
         table = "\n".join(f"| {k} | {v} |" for k, v in fields)
-        return (f"_Page saved {_clock(att.saved_at)} - {CONTEST_NAME}_\n\n# Submission {att.submission_id}\n\n"
-                f"| Field | Value |\n|---|---|\n{table}\n\nJudge notes: {tests_line}\n\n## Source\n\n"
-                f"```{FENCE[att.language]}\n{att.code.rstrip(chr(10))}\n```\n")
+        return (
+            f"_Page saved {_clock(att.saved_at)} - {CONTEST_NAME}_\n\n# Submission {att.submission_id}\n\n"
+            f"| Field | Value |\n|---|---|\n{table}\n\nJudge notes: {tests_line}\n\n## Source\n\n"
+            f"```{FENCE[att.language]}\n{att.code.rstrip(chr(10))}\n```\n"
+        )
     lines = "\n".join(f"{k}: {v}" for k, v in fields)
-    return (f"[page saved {_clock(att.saved_at)}] {CONTEST_NAME}\n\n{lines}\nJudge notes: {tests_line}\n\n"
-            f"----- BEGIN SOURCE -----\n{att.code.rstrip(chr(10))}\n----- END SOURCE -----\n")
+    return (
+        f"[page saved {_clock(att.saved_at)}] {CONTEST_NAME}\n\n{lines}\nJudge notes: {tests_line}\n\n"
+        f"----- BEGIN SOURCE -----\n{att.code.rstrip(chr(10))}\n----- END SOURCE -----\n"
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -391,26 +434,34 @@ def _statement_excerpt(problem: ProblemPackage) -> str:
 def _sketch(att: Attempt) -> str:
     """Code-like text about the attempt that is not the submitted code (segmented tier)."""
     lines = [l for l in att.code.splitlines() if l.strip()]
-    middle = lines[len(lines) // 3: len(lines) // 3 + 4]
+    middle = lines[len(lines) // 3 : len(lines) // 3 + 4]
     comment = "#" if att.language == "python" else "//"
     return "\n".join([f"{comment} outline, not complete", *middle, f"{comment} ... rest as before"])
 
 
-def chat_turns(rng: random.Random, person: Participant, trajectories: list[Trajectory],
-               problems: dict[str, ProblemPackage]) -> list[list[tuple[str, str, datetime]]]:
+def chat_turns(
+    rng: random.Random, person: Participant, trajectories: list[Trajectory], problems: dict[str, ProblemPackage]
+) -> list[list[tuple[str, str, datetime]]]:
     """The participant's chat sessions: lists of (role, text, time); code appears before its submission."""
     attempts = sorted((a for t in trajectories for a in t.attempts), key=lambda a: a.submitted_at)
     sessions: list[list[tuple[str, str, datetime]]] = [[]]
-    intro = (f"Hi! I'm {person.name} (student no. {person.student_no}, {person.email}). "
-             f"I'm in a programming contest where AI help is allowed. Please help me with the problems.")
+    intro = (
+        f"Hi! I'm {person.name} (student no. {person.student_no}, {person.email}). "
+        f"I'm in a programming contest where AI help is allowed. Please help me with the problems."
+    )
     first_time = attempts[0].submitted_at - timedelta(minutes=6)
     sessions[0].append(("user", intro, first_time))
     sessions[0].append(("assistant", "Happy to help. Paste the problem and what you have so far.", first_time))
     if person.uid in ("u04", "u13"):
         key = _fake_key(rng)
         sessions[0].append(("user", f"btw my script uses OPENAI_API_KEY={key} is that the right format?", first_time))
-        sessions[0].append(("assistant", "Never share API keys in a chat; revoke that one. The format looks "
-                                         "like a project key.", first_time))
+        sessions[0].append(
+            (
+                "assistant",
+                "Never share API keys in a chat; revoke that one. The format looks like a project key.",
+                first_time,
+            )
+        )
     previous_verdict: dict[str, str] = {}
     for att in attempts:
         problem = problems[att.problem_id]
@@ -423,8 +474,14 @@ def chat_turns(rng: random.Random, person: Participant, trajectories: list[Traje
         if att.tier == "none":
             if rng.random() < 0.5:
                 session.append(("user", "ok next one, what is a fast way to read lots of integers?", t))
-                session.append(("assistant", "Read the whole input at once and split it, or use a buffered "
-                                             "reader; avoid per-character reads.", t))
+                session.append(
+                    (
+                        "assistant",
+                        "Read the whole input at once and split it, or use a buffered "
+                        "reader; avoid per-character reads.",
+                        t,
+                    )
+                )
             continue
         if feedback:
             ask = f"The judge said {feedback} for {title}. What could be wrong?"
@@ -437,8 +494,10 @@ def chat_turns(rng: random.Random, person: Participant, trajectories: list[Traje
         if att.tier == "anchored":
             reply = f"Here is a {LANGUAGE_LABELS[att.language]} solution:\n\n```{lang}\n{att.code.rstrip(chr(10))}\n```"
         else:
-            reply = (f"Think about the constraints of {att.problem_id} first. A sketch:\n\n```{lang}\n"
-                     f"{_sketch(att)}\n```\nAdapt it to your code.")
+            reply = (
+                f"Think about the constraints of {att.problem_id} first. A sketch:\n\n```{lang}\n"
+                f"{_sketch(att)}\n```\nAdapt it to your code."
+            )
         session.append(("assistant", reply, t + timedelta(seconds=40)))
         if person.student_no and rng.random() < 0.04:
             session.append(("user", f"(note to self: submit as {person.name}, id {person.student_no})", t))
@@ -457,18 +516,20 @@ def render_log(session: list[tuple[str, str, datetime]], fmt: str, index: int) -
         for role, text, t in session:
             parts.append(f"[{t.strftime('%H:%M')}] {role.upper()}:\n{text}\n")
         return "\n".join(parts)
-    parts = [f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Chat {index}</title>"
-             "<style>.user{background:#eef}</style></head><body>"]
+    parts = [
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Chat {index}</title>'
+        "<style>.user{background:#eef}</style></head><body>"
+    ]
     for role, text, _ in session:
         chunks = text.split("```")
         rendered = []
         for i, chunk in enumerate(chunks):
             if i % 2 == 1:
                 lang, _, body = chunk.partition("\n")
-                rendered.append(f"<pre><code class=\"language-{lang}\">{html.escape(body.rstrip(chr(10)))}</code></pre>")
+                rendered.append(f'<pre><code class="language-{lang}">{html.escape(body.rstrip(chr(10)))}</code></pre>')
             elif chunk.strip():
                 rendered.append(f"<p>{html.escape(chunk.strip())}</p>")
-        parts.append(f"<div class=\"message {role}\"><div class=\"role\">{role}</div>{''.join(rendered)}</div>")
+        parts.append(f'<div class="message {role}"><div class="role">{role}</div>{"".join(rendered)}</div>')
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
@@ -477,8 +538,7 @@ def render_log(session: list[tuple[str, str, datetime]], fmt: str, index: int) -
 # the whole run
 
 
-def judge_pools(judge: ContestJudge, problems: dict[str, ProblemPackage],
-                pools: dict[str, list[PoolProgram]]) -> None:
+def judge_pools(judge: ContestJudge, problems: dict[str, ProblemPackage], pools: dict[str, list[PoolProgram]]) -> None:
     items = [(problems[p.problem_id], p.language, p.code) for pid in sorted(pools) for p in pools[pid]]
     results = judge.judge_many(items)
     flat = [p for pid in sorted(pools) for p in pools[pid]]
@@ -532,13 +592,38 @@ def generate(out: Path, *, seed: int = SEED, judge: ContestJudge | None = None, 
     (out / "contest.yaml").write_text(yaml.safe_dump(contest, sort_keys=False), encoding="utf-8")
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["page", "participant", "problem_id", "turn", "language", "submitted_at", "verdict",
-                     "intent", "log_tier", "first_failure", "code_sha256"])
+    writer.writerow(
+        [
+            "page",
+            "participant",
+            "problem_id",
+            "turn",
+            "language",
+            "submitted_at",
+            "verdict",
+            "intent",
+            "log_tier",
+            "first_failure",
+            "code_sha256",
+        ]
+    )
     for att in sorted(attempts, key=lambda a: a.path):
         failure = att.result.first_failure
-        writer.writerow([att.path, att.participant.uid, att.problem_id, att.turn, att.language,
-                         _clock(att.submitted_at), att.result.verdict.value, att.intent, att.tier,
-                         failure.test if failure else "", hashlib.sha256(att.code.encode()).hexdigest()])
+        writer.writerow(
+            [
+                att.path,
+                att.participant.uid,
+                att.problem_id,
+                att.turn,
+                att.language,
+                _clock(att.submitted_at),
+                att.result.verdict.value,
+                att.intent,
+                att.tier,
+                failure.test if failure else "",
+                hashlib.sha256(att.code.encode()).hexdigest(),
+            ]
+        )
     (out / "judge_log.csv").write_text(buffer.getvalue(), encoding="utf-8")
     counts = corpus_counts(attempts)
     log(f"corpus written to {out}: {counts}")
@@ -559,8 +644,9 @@ def corpus_counts(attempts: list[Attempt]) -> dict:
         "multi_attempt_trajectories": sum(1 for n in trajectories.values() if n > 1),
         "longest_trajectory": max(trajectories.values()),
         "verdicts": dict(sorted(verdicts.items())),
-        "distinct_accepted_c_cpp_java": len({a.code for a in attempts if a.result.verdict == Verdict.AC
-                                             and a.language in ("c", "cpp", "java")}),
+        "distinct_accepted_c_cpp_java": len(
+            {a.code for a in attempts if a.result.verdict == Verdict.AC and a.language in ("c", "cpp", "java")}
+        ),
     }
 
 

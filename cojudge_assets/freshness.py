@@ -72,11 +72,17 @@ class _Records:
     def __init__(self, instance: dg.DagsterInstance, sources: set[dg.AssetKey]):
         self.instance, self.sources = instance, sources
 
-    def latest(self, key: dg.AssetKey, partition: str | None, *, after: int | None = None,
-               before: int | None = None):
+    def latest(self, key: dg.AssetKey, partition: str | None, *, after: int | None = None, before: int | None = None):
         fetch = self.instance.fetch_observations if key in self.sources else self.instance.fetch_materializations
-        found = fetch(dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition] if partition else None,
-                                            after_storage_id=after, before_storage_id=before), limit=1).records
+        found = fetch(
+            dg.AssetRecordsFilter(
+                asset_key=key,
+                asset_partitions=[partition] if partition else None,
+                after_storage_id=after,
+                before_storage_id=before,
+            ),
+            limit=1,
+        ).records
         return found[0] if found else None
 
     def version(self, key: dg.AssetKey, partition: str | None, **bounds) -> str | None:
@@ -92,8 +98,9 @@ def _differ(recorded: str | None, current: str | None) -> bool:
     return not (recorded == NEVER_OBSERVED and current == NEVER_MATERIALIZED) and recorded != current
 
 
-def stale_causes(defs: dg.Definitions, instance: dg.DagsterInstance, key: dg.AssetKey,
-                 partition_key: str | None) -> list[str] | None:
+def stale_causes(
+    defs: dg.Definitions, instance: dg.DagsterInstance, key: dg.AssetKey, partition_key: str | None
+) -> list[str] | None:
     """Why one asset partition is stale (empty: fresh), or None when it was never materialized."""
     specs = {spec.key: spec for spec in defs.resolve_all_asset_specs()}
     records = _Records(instance, _source_keys(defs))
@@ -108,13 +115,16 @@ def _stale_causes(specs: dict, records: _Records, key: dg.AssetKey, partition_ke
         return None
     tags = record.asset_materialization.tags if record.asset_materialization else {}
     if CODE_VERSION_TAG not in tags:  # no provenance (an old record): a newer input materialization makes it stale
-        return [f"{d.asset_key.to_user_string()} materialized since" for d in spec.deps
-                if (r := records.latest(d.asset_key, None)) is not None and r.timestamp > record.timestamp]
+        return [
+            f"{d.asset_key.to_user_string()} materialized since"
+            for d in spec.deps
+            if (r := records.latest(d.asset_key, None)) is not None and r.timestamp > record.timestamp
+        ]
     causes = []
     if spec.code_version and spec.code_version != tags[CODE_VERSION_TAG]:
         causes.append("new code version")
     deps = {dep.asset_key for dep in spec.deps}
-    recorded = {tag[len(INPUT_VERSION_TAG):] for tag in tags if tag.startswith(INPUT_VERSION_TAG)}
+    recorded = {tag[len(INPUT_VERSION_TAG) :] for tag in tags if tag.startswith(INPUT_VERSION_TAG)}
     causes += [f"dependency on {name} removed" for name in sorted(recorded - {d.to_user_string() for d in deps})]
     for dep in sorted(deps, key=lambda d: d.to_user_string()):
         name = dep.to_user_string()
@@ -124,8 +134,9 @@ def _stale_causes(specs: dict, records: _Records, key: dg.AssetKey, partition_ke
         upstream = specs.get(dep)
         if upstream is None or upstream.partitions_def is None:
             current = records.version(dep, None)
-            current = current if current is not None else (NEVER_OBSERVED if dep in records.sources
-                                                            else NEVER_MATERIALIZED)
+            current = (
+                current if current is not None else (NEVER_OBSERVED if dep in records.sources else NEVER_MATERIALIZED)
+            )
             if _differ(tags[INPUT_VERSION_TAG + name], current):
                 causes.append(f"{name} has a new data version")
             continue
@@ -148,16 +159,19 @@ def job_asset_keys(defs: dg.Definitions, job_name: str) -> list[dg.AssetKey]:
     """The assets a job of the Definitions materializes, from its asset selection."""
     job = next(job for job in defs.jobs or [] if job.name == job_name)
     sources = _source_keys(defs)
-    return sorted((key for key in job.selection.resolve(list(defs.assets or [])) if key not in sources),
-                  key=lambda k: k.to_user_string())
+    return sorted(
+        (key for key in job.selection.resolve(list(defs.assets or [])) if key not in sources),
+        key=lambda k: k.to_user_string(),
+    )
 
 
 def _in_duckdb(conn: duckdb.DuckDBPyConnection | None, table: str) -> bool:
     return conn is not None and has_table(conn, table)
 
 
-def outdated_assets(defs: dg.Definitions, instance: dg.DagsterInstance, job_name: str, partition_key: str | None,
-                    database: str) -> list[str]:
+def outdated_assets(
+    defs: dg.Definitions, instance: dg.DagsterInstance, job_name: str, partition_key: str | None, database: str
+) -> list[str]:
     """The assets of one step that are not up to date (empty: the step can be skipped), with why."""
     specs = {spec.key: spec for spec in defs.resolve_all_asset_specs()}
     records = _Records(instance, _source_keys(defs))
@@ -188,8 +202,7 @@ def observe_sources(defs: dg.Definitions, instance: dg.DagsterInstance, run_conf
     config: dict = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     resources = (run_config or {}).get("resources") or {}
     if resources:
-        config["resources"] = {name: value for name, value in resources.items()
-                               if name in job.required_resource_keys}
+        config["resources"] = {name: value for name, value in resources.items() if name in job.required_resource_keys}
     return job.execute_in_process(instance=instance, run_config=config, raise_on_error=False).success
 
 

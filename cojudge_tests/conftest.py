@@ -19,14 +19,25 @@ SHARED_CORPORA = REPO.parent / "shared" / "corpora"
 DEMO_STUDY_TIMEOUT_S = 1800  # a cold run of the whole demo study: label audit, judging, ~700 mutants
 
 
-def run_command(db: Path, home: Path, *extra: str, timeout: float = DEMO_STUDY_TIMEOUT_S) -> subprocess.CompletedProcess:
+def run_command(
+    db: Path, home: Path, *extra: str, timeout: float = DEMO_STUDY_TIMEOUT_S
+) -> subprocess.CompletedProcess:
     """The README's run command (``cojudge materialize``) into this DuckDB file and Dagster home, with this
     checkout's code first on the path (an editable install may point at another checkout)."""
-    env = {**os.environ, "DAGSTER_HOME": str(home),
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
     cli = Path(sys.executable).parent / "cojudge"
-    return subprocess.run([str(cli), "materialize", "--duckdb", str(db), *extra], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [str(cli), "materialize", "--duckdb", str(db), *extra],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @dataclass(frozen=True)
@@ -48,13 +59,13 @@ def demo_study(tmp_path_factory) -> DemoStudy:
     return DemoStudy(db, home, done.stdout)
 
 
-def write_problem(root: Path, tests: dict[str, tuple[str, str]], *, time_limit: float = 1.0,
-                  memory_mb: int = 256, name: str = "sum") -> ProblemPackage:
+def write_problem(
+    root: Path, tests: dict[str, tuple[str, str]], *, time_limit: float = 1.0, memory_mb: int = 256, name: str = "sum"
+) -> ProblemPackage:
     """A Kattis package under ``root`` with tests {"sample/1": (input, answer), ...}."""
     pkg = root / name
     (pkg / "problem_statement").mkdir(parents=True, exist_ok=True)
-    (pkg / "problem.yaml").write_text(
-        f'name: "Sum"\nlimits:\n  time_limit_s: {time_limit}\n  memory_mb: {memory_mb}\n')
+    (pkg / "problem.yaml").write_text(f'name: "Sum"\nlimits:\n  time_limit_s: {time_limit}\n  memory_mb: {memory_mb}\n')
     (pkg / "problem_statement" / "problem.en.md").write_text("# Sum\n\nPrint a + b.\n")
     for key, (inp, ans) in tests.items():
         group, stem = key.split("/")
@@ -71,8 +82,11 @@ def judge(tmp_path_factory) -> ContestJudge:
 
 @pytest.fixture(scope="session")
 def sum_problem(tmp_path_factory) -> ProblemPackage:
-    return write_problem(tmp_path_factory.mktemp("problems"), {
-        "sample/1": ("3 4\n", "7\n"),
-        "secret/1": ("2000000000 2000000000\n", "4000000000\n"),
-        "secret/2": ("-5 5\n", "0\n"),
-    })
+    return write_problem(
+        tmp_path_factory.mktemp("problems"),
+        {
+            "sample/1": ("3 4\n", "7\n"),
+            "secret/1": ("2000000000 2000000000\n", "4000000000\n"),
+            "secret/2": ("-5 5\n", "0\n"),
+        },
+    )

@@ -12,21 +12,33 @@ def test_definitions_load_with_the_ingest_group(tmp_path, monkeypatch):
     defs = build_definitions()
     graph = defs.resolve_asset_graph()
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
-    assert {"problems", "submission_pages", "attempts", "prompt_logs", "quarantine",
-            "participant_context"} <= keys
+    assert {"problems", "submission_pages", "attempts", "prompt_logs", "quarantine", "participant_context"} <= keys
     for key in graph.get_all_asset_keys():
         node = graph.get(key)
-        assert node.group_name in {"ingest", "judging", "measurement", "perturbation", "dynamics", "operations",
-                                   "report"}
+        assert node.group_name in {
+            "ingest",
+            "judging",
+            "measurement",
+            "perturbation",
+            "dynamics",
+            "operations",
+            "report",
+        }
         # every computed asset has a code version (what a fix bumps); the corpus and judges file are observed
         assert node.code_version is not None or key.path[-1] in {"contest_corpus", "judges_file"}, key
     assert not graph.get(dg.AssetKey("contest_corpus")).is_materializable
     assert not graph.get(dg.AssetKey("judges_file")).is_materializable
     assert {job.name for job in defs.jobs} == set(JOB_ORDER) | {OBSERVE_JOB}
     checks = {k.name for k in graph.asset_check_keys}
-    assert {"result_strings_known", "submit_inside_window", "submit_order_matches_filenames",
-            "attempt_uid_unique", "every_file_accounted_for", "no_label_in_requests",
-            "one_valid_row_per_attempt"} <= checks
+    assert {
+        "result_strings_known",
+        "submit_inside_window",
+        "submit_order_matches_filenames",
+        "attempt_uid_unique",
+        "every_file_accounted_for",
+        "no_label_in_requests",
+        "one_valid_row_per_attempt",
+    } <= checks
     outputs = graph.get(dg.AssetKey("judge_outputs")).partitions_def
     assert set(outputs.get_partition_keys()) >= {"blind|sample-exec", "nonblind|static-rubric"}
 
@@ -57,9 +69,11 @@ def test_judge_runs_carry_their_provider(tmp_path, monkeypatch):
 
     monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "x.duckdb"))
     judges = tmp_path / "judges.yaml"
-    judges.write_text("judges:\n  - name: hosted\n    model: openai/gpt-x\n    api_key_env: OPENAI_API_KEY\n"
-                      "  - name: vllm\n    model: openai/qwen\n    api_base: http://10.0.0.5:8000/v1\n"
-                      "  - name: static-rubric\n    model: cojudge/static-rubric\n")
+    judges.write_text(
+        "judges:\n  - name: hosted\n    model: openai/gpt-x\n    api_key_env: OPENAI_API_KEY\n"
+        "  - name: vllm\n    model: openai/qwen\n    api_base: http://10.0.0.5:8000/v1\n"
+        "  - name: static-rubric\n    model: cojudge/static-rubric\n"
+    )
     monkeypatch.setenv("COJUDGE_JUDGES", str(judges))
     defs = build_definitions()
     outputs, perturbation = defs.resolve_job_def(OUTPUTS_JOB), defs.get_job_def(PERTURBATION_OUTPUTS_JOB)
@@ -96,7 +110,11 @@ def test_the_package_imports_nothing_private_from_dagster():
     import cojudge_assets
 
     root = Path(cojudge_assets.__file__).parent
-    hits = [f"{path.relative_to(root)}:{n}: {line.strip()}" for path in sorted(root.rglob("*.py"))
-            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if "dagster._" in line]
+    hits = [
+        f"{path.relative_to(root)}:{n}: {line.strip()}"
+        for path in sorted(root.rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "dagster._" in line
+    ]
     assert len(list(root.rglob("*.py"))) > 20  # the walk found the package
     assert hits == []

@@ -95,8 +95,9 @@ def answered_panel_score(answers: dict[str, tuple[np.ndarray, np.ndarray]]) -> t
     for name, (index, p) in answers.items():
         index, p = np.asarray(index), _scores(p, name)
         if index.shape != p.shape or len(np.unique(index)) != len(index):
-            raise ValueError(f"{name}: index must hold one distinct attempt per answer, got shapes "
-                             f"{index.shape} and {p.shape}")
+            raise ValueError(
+                f"{name}: index must hold one distinct attempt per answer, got shapes {index.shape} and {p.shape}"
+            )
         indexes[name] = index
     items = np.unique(np.concatenate(list(indexes.values())))
     total, count = np.zeros(len(items)), np.zeros(len(items))
@@ -191,8 +192,12 @@ def panel_agreement(preds: dict[str, np.ndarray], w: np.ndarray | None = None) -
     cuts = np.column_stack([median_cut(p) for p in scores.values()])
     mean_kappa = _result(np.mean([np.atleast_1d(pair["kappa"]) for pair in pairs], axis=0), w)
     mean_rho = _result(np.mean([np.atleast_1d(pair["rho"]) for pair in pairs], axis=0), w)
-    return {"fleiss_kappa": _result(_fleiss_kappa(cuts, weights), w), "mean_kappa": mean_kappa,
-            "mean_rho": mean_rho, "rho_minus_kappa": mean_rho - mean_kappa}
+    return {
+        "fleiss_kappa": _result(_fleiss_kappa(cuts, weights), w),
+        "mean_kappa": mean_kappa,
+        "mean_rho": mean_rho,
+        "rho_minus_kappa": mean_rho - mean_kappa,
+    }
 
 
 def krippendorff_alpha(runs: np.ndarray) -> float:
@@ -220,6 +225,7 @@ def krippendorff_alpha(runs: np.ndarray) -> float:
 
 
 # -- statistics per resample; ``weights`` is (n, B) as returned by _weights --------------------------------
+
 
 def _cohen_kappa(a: np.ndarray, b: np.ndarray, weights: np.ndarray) -> np.ndarray:
     neither, only_b, only_a, both = _category_weights(2 * a + b, 4, weights)
@@ -252,9 +258,15 @@ def _fleiss_kappa(ratings: np.ndarray, weights: np.ndarray) -> np.ndarray:
 def _pairwise(scores: dict[str, np.ndarray], weights: np.ndarray, w: np.ndarray | None) -> list[dict]:
     cuts = {name: median_cut(p) for name, p in scores.items()}
     ranks = {name: _Ranks(p, weights) for name, p in scores.items()}
-    return [{"judge_a": x, "judge_b": y, "kappa": _result(_cohen_kappa(cuts[x], cuts[y], weights), w),
-             "rho": _result(_rank_correlation(ranks[x], ranks[y], weights), w)}
-            for x, y in combinations(scores, 2)]
+    return [
+        {
+            "judge_a": x,
+            "judge_b": y,
+            "kappa": _result(_cohen_kappa(cuts[x], cuts[y], weights), w),
+            "rho": _result(_rank_correlation(ranks[x], ranks[y], weights), w),
+        }
+        for x, y in combinations(scores, 2)
+    ]
 
 
 class _Ranks:
@@ -305,6 +317,7 @@ def _category_weights(category: np.ndarray, categories: int, weights: np.ndarray
 
 
 # -- validation --------------------------------------------------------------------------------------------
+
 
 def _scores(p: np.ndarray, name: str) -> np.ndarray:
     p = np.asarray(p, dtype=float)

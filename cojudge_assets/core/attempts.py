@@ -74,8 +74,15 @@ ATTEMPT_SCHEMA = {
 }
 QUARANTINE_SCHEMA = {"source_path": pl.String, "stage": pl.String, "field": pl.String, "reason": pl.String}
 # kind: file, symlink, special, directory, unreadable; problem: why discovery already rejects it (else null)
-PAGE_SCHEMA = {"source_path": pl.String, "format": pl.String, "bytes": pl.Int64, "sha256": pl.String,
-               "kind": pl.String, "problem": pl.String, "problem_field": pl.String}
+PAGE_SCHEMA = {
+    "source_path": pl.String,
+    "format": pl.String,
+    "bytes": pl.Int64,
+    "sha256": pl.String,
+    "kind": pl.String,
+    "problem": pl.String,
+    "problem_field": pl.String,
+}
 # a Submit clock carries no time zone: "in the future" allows the widest UTC offset (+14 h)
 FUTURE_SLACK = timedelta(hours=14)
 
@@ -118,8 +125,12 @@ def _walk(root: Path):
 
 
 def _special_kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a fifo"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device")):
+    for test, name in (
+        (stat.S_ISFIFO, "a fifo"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
         if test(mode):
             return name
     return "not a regular file"
@@ -132,8 +143,15 @@ def discover(corpus: Path, path: Path, limits: PageLimits = DEFAULT_LIMITS) -> d
     """
     corpus, path = Path(corpus), Path(path)
     rel = path.relative_to(corpus).as_posix()
-    row = {"source_path": rel, "format": PAGE_FORMATS.get(path.suffix.lower(), ""), "bytes": None, "sha256": None,
-           "kind": "file", "problem": None, "problem_field": None}
+    row = {
+        "source_path": rel,
+        "format": PAGE_FORMATS.get(path.suffix.lower(), ""),
+        "bytes": None,
+        "sha256": None,
+        "kind": "file",
+        "problem": None,
+        "problem_field": None,
+    }
 
     def reject(kind: str, problem_field: str, problem: str) -> dict:
         return {**row, "kind": kind, "problem_field": problem_field, "problem": f"{rel}: {problem}"}
@@ -147,8 +165,12 @@ def discover(corpus: Path, path: Path, limits: PageLimits = DEFAULT_LIMITS) -> d
         if not resolved.is_relative_to(corpus.resolve()):
             return reject("symlink", "symlink", f"symlink to {target!r} leaves the corpus (not followed)")
         if resolved.is_dir():
-            return reject("symlink", "symlink", f"symlink to the directory {target!r} (directory links are not "
-                                                f"walked; the files are counted where they live)")
+            return reject(
+                "symlink",
+                "symlink",
+                f"symlink to the directory {target!r} (directory links are not "
+                f"walked; the files are counted where they live)",
+            )
         mode = resolved.stat().st_mode
     else:
         mode = path.lstat().st_mode
@@ -198,9 +220,13 @@ def _one_value(page, name: str, label: str, source_path: str, key) -> None:
         return
     distinct = list(dict.fromkeys(key(v) for v in values))
     if len(distinct) > 1:
-        raise PageError("ambiguous", label, f"{source_path}: {len(values)} {label} fields disagree "
-                                            f"({', '.join(repr(v) for v in dict.fromkeys(values))}); "
-                                            f"expected one {label} value")
+        raise PageError(
+            "ambiguous",
+            label,
+            f"{source_path}: {len(values)} {label} fields disagree "
+            f"({', '.join(repr(v) for v in dict.fromkeys(values))}); "
+            f"expected one {label} value",
+        )
 
 
 def _problem_key(value: str) -> str:
@@ -219,12 +245,17 @@ def read_page(corpus: Path, source_path: str, rules: PageRules) -> dict:
     path = Path(corpus) / source_path
     page_format = PAGE_FORMATS.get(path.suffix.lower())
     if page_format is None:
-        raise PageError("discover", "extension", f"{source_path}: extension {path.suffix or '(none)'!r} is not a "
-                                                 f"page format (expected .html, .htm, .md or .txt)")
+        raise PageError(
+            "discover",
+            "extension",
+            f"{source_path}: extension {path.suffix or '(none)'!r} is not a "
+            f"page format (expected .html, .htm, .md or .txt)",
+        )
     size = path.stat().st_size
     if size > rules.limits.max_bytes:
-        raise PageError("discover", "size", f"{source_path}: {size} bytes, over the page size limit of "
-                                            f"{rules.limits.max_bytes}")
+        raise PageError(
+            "discover", "size", f"{source_path}: {size} bytes, over the page size limit of {rules.limits.max_bytes}"
+        )
     text = decode_page(path.read_bytes(), source_path)
     page = parse_page(text, page_format, limits=rules.limits, source=source_path)
     vocabulary = rules.vocabulary
@@ -241,48 +272,84 @@ def read_page(corpus: Path, source_path: str, rules: PageRules) -> dict:
         raise PageError("fields", "Result", f"{source_path}: no Result field (expected e.g. 'Result: Accepted')")
     verdict = map_verdict(result, rules.vocabulary)
     if verdict is None:
-        raise PageError("fields", "Result", f"{source_path}: Result {result!r} is not in the verdict vocabulary "
-                                            f"(expected one of {sorted(set(rules.vocabulary))})")
+        raise PageError(
+            "fields",
+            "Result",
+            f"{source_path}: Result {result!r} is not in the verdict vocabulary "
+            f"(expected one of {sorted(set(rules.vocabulary))})",
+        )
     submit = page.fields.get("submit")
     if submit is None:
         raise PageError("fields", "Submit", f"{source_path}: no Submit field (expected 'Submit: YYYY-MM-DD HH:MM:SS')")
     submitted_at = parse_clock(submit)
     if submitted_at is None:
-        raise PageError("fields", "Submit", f"{source_path}: Submit {submit!r} is not a date and time "
-                                            f"(expected YYYY-MM-DD HH:MM[:SS])")
-    if rules.window_start is not None and submitted_at < rules.window_start or (
-            rules.window_end is not None and submitted_at > rules.window_end):
-        raise PageError("ambiguous", "Submit", f"{source_path}: Submit {submit!r} lies outside the contest window "
-                                               f"{rules.window_start} .. {rules.window_end} (contest.yaml)")
+        raise PageError(
+            "fields",
+            "Submit",
+            f"{source_path}: Submit {submit!r} is not a date and time (expected YYYY-MM-DD HH:MM[:SS])",
+        )
+    if (
+        rules.window_start is not None
+        and submitted_at < rules.window_start
+        or (rules.window_end is not None and submitted_at > rules.window_end)
+    ):
+        raise PageError(
+            "ambiguous",
+            "Submit",
+            f"{source_path}: Submit {submit!r} lies outside the contest window "
+            f"{rules.window_start} .. {rules.window_end} (contest.yaml)",
+        )
     now = rules.now or datetime.now()
     if submitted_at > now + FUTURE_SLACK:
-        raise PageError("ambiguous", "Submit", f"{source_path}: Submit {submit!r} is in the future "
-                                               f"(read at {now:%Y-%m-%d %H:%M:%S})")
+        raise PageError(
+            "ambiguous",
+            "Submit",
+            f"{source_path}: Submit {submit!r} is in the future (read at {now:%Y-%m-%d %H:%M:%S})",
+        )
     problem_field = page.fields.get("problem")
     if problem_field is None:
         raise PageError("fields", "Problem", f"{source_path}: no Problem field")
     problem_id = _problem_key(problem_field)
     if problem_id in rules.quarantined_problems:
-        raise PageError("fields", "Problem", f"{source_path}: its problem package was quarantined "
-                                             f"({rules.quarantined_problems[problem_id]})")
+        raise PageError(
+            "fields",
+            "Problem",
+            f"{source_path}: its problem package was quarantined ({rules.quarantined_problems[problem_id]})",
+        )
     if problem_id not in rules.problem_ids:
-        raise PageError("fields", "Problem", f"{source_path}: Problem {problem_field!r} names no known problem "
-                                             f"(expected one of {sorted(rules.problem_ids)})")
+        raise PageError(
+            "fields",
+            "Problem",
+            f"{source_path}: Problem {problem_field!r} names no known problem "
+            f"(expected one of {sorted(rules.problem_ids)})",
+        )
     label = page.fields.get("language")
     if not label:
         raise PageError("fields", "Language", f"{source_path}: no Language field")
     try:
         language = normalize_language(label)
     except ValueError:
-        raise PageError("ambiguous", "Language", f"{source_path}: Language {label!r} is not a language the contest "
-                                                 f"judge knows (expected C, C++, Java or Python)") from None
+        raise PageError(
+            "ambiguous",
+            "Language",
+            f"{source_path}: Language {label!r} is not a language the contest "
+            f"judge knows (expected C, C++, Java or Python)",
+        ) from None
     if page.empty_blocks and page.code.strip():
-        raise PageError("ambiguous", "code", f"{source_path}: a source block is empty or whitespace-only beside a "
-                                             f"non-empty one; which is the code is ambiguous")
+        raise PageError(
+            "ambiguous",
+            "code",
+            f"{source_path}: a source block is empty or whitespace-only beside a "
+            f"non-empty one; which is the code is ambiguous",
+        )
     if not page.code.strip():
         what = "is empty or whitespace-only" if page.code_source else "is missing"
-        raise PageError("code", "code", f"{source_path}: the code block {what} (expected <pre>, <code>, a fenced "
-                                        f"block or BEGIN/END SOURCE markers holding the source)")
+        raise PageError(
+            "code",
+            "code",
+            f"{source_path}: the code block {what} (expected <pre>, <code>, a fenced "
+            f"block or BEGIN/END SOURCE markers holding the source)",
+        )
     return {
         "attempt_uid": Path(*parts[1:]).as_posix() if len(parts) > 1 else source_path,
         "source_path": source_path,
@@ -310,21 +377,39 @@ def read_attempts(corpus: Path, pages: pl.DataFrame, rules: PageRules) -> tuple[
     for page in pages.iter_rows(named=True):
         source = page["source_path"]
         if page.get("problem"):
-            rejected.append({"source_path": source, "stage": "discover", "field": page.get("problem_field"),
-                             "reason": page["problem"]})
+            rejected.append(
+                {
+                    "source_path": source,
+                    "stage": "discover",
+                    "field": page.get("problem_field"),
+                    "reason": page["problem"],
+                }
+            )
             continue
         original = first_of_hash.setdefault(page["sha256"], source)
         if original != source:
-            rejected.append({"source_path": source, "stage": "discover", "field": "sha256",
-                             "reason": f"{source}: byte-identical duplicate of {original}"})
+            rejected.append(
+                {
+                    "source_path": source,
+                    "stage": "discover",
+                    "field": "sha256",
+                    "reason": f"{source}: byte-identical duplicate of {original}",
+                }
+            )
             continue
         try:
             rows.append(read_page(corpus, source, rules))
         except PageError as exc:
             rejected.append({"source_path": source, "stage": exc.stage, "field": exc.field, "reason": exc.reason})
         except Exception as exc:  # a parser crash (or a file gone since listing) must not lose the file either
-            rejected.append({"source_path": source, "stage": "parse", "field": "page",
-                             "reason": f"{source}: could not be parsed ({type(exc).__name__}: {exc})"})
+            rejected.append(
+                {
+                    "source_path": source,
+                    "stage": "parse",
+                    "field": "page",
+                    "reason": f"{source}: could not be parsed ({type(exc).__name__}: {exc})",
+                }
+            )
     attempts = pl.DataFrame(rows, schema={k: v for k, v in ATTEMPT_SCHEMA.items() if k != "turn"})
     attempts = assign_turns(attempts).select(list(ATTEMPT_SCHEMA))
     return attempts, pl.DataFrame(rejected, schema=QUARANTINE_SCHEMA)
@@ -343,16 +428,26 @@ def reconcile(pages: pl.DataFrame, attempts: pl.DataFrame, quarantine: pl.DataFr
     counts = ended.group_by("source_path").len()
     joined = raw.join(counts, on="source_path", how="full", coalesce=True).with_columns(pl.col("len").fill_null(0))
     raw_set = set(raw["source_path"].to_list())
-    return joined.with_columns(
-        pl.when(~pl.col("source_path").is_in(list(raw_set))).then(pl.lit("unknown"))
-        .when(pl.col("len") == 0).then(pl.lit("unaccounted"))
-        .when(pl.col("len") > 1).then(pl.lit("twice")).otherwise(None).alias("issue"),
-    ).filter(pl.col("issue").is_not_null()).select("source_path", "issue", pl.col("len").alias("rows")).sort(
-        "source_path")
+    return (
+        joined.with_columns(
+            pl.when(~pl.col("source_path").is_in(list(raw_set)))
+            .then(pl.lit("unknown"))
+            .when(pl.col("len") == 0)
+            .then(pl.lit("unaccounted"))
+            .when(pl.col("len") > 1)
+            .then(pl.lit("twice"))
+            .otherwise(None)
+            .alias("issue"),
+        )
+        .filter(pl.col("issue").is_not_null())
+        .select("source_path", "issue", pl.col("len").alias("rows"))
+        .sort("source_path")
+    )
 
 
-def assign_turns(attempts: pl.DataFrame,
-                 order: tuple[str, ...] = ("submitted_at", "file_order", "source_path")) -> pl.DataFrame:
+def assign_turns(
+    attempts: pl.DataFrame, order: tuple[str, ...] = ("submitted_at", "file_order", "source_path")
+) -> pl.DataFrame:
     """Turn k = rank within (participant, problem) by ``order`` (default: Submit clock, file order, path)."""
     ordered = attempts.sort(["participant", "problem_id", *order], nulls_last=True)
     return ordered.with_columns(pl.int_range(1, pl.len() + 1).over(["participant", "problem_id"]).alias("turn"))
@@ -366,9 +461,11 @@ def order_disagreements(attempts: pl.DataFrame) -> pl.DataFrame:
         pl.col("turn").rank("ordinal").over(["participant", "problem_id"]).cast(pl.Int64).alias("submit_rank"),
     )
     return by_file.filter(pl.col("file_rank") != pl.col("submit_rank")).select(
-        "participant", "problem_id", "attempt_uid", "submitted_at", "file_order", "turn")
+        "participant", "problem_id", "attempt_uid", "submitted_at", "file_order", "turn"
+    )
 
 
 def outside_window(attempts: pl.DataFrame, start: datetime, end: datetime) -> pl.DataFrame:
     return attempts.filter((pl.col("submitted_at") < start) | (pl.col("submitted_at") > end)).select(
-        "attempt_uid", "submitted_at")
+        "attempt_uid", "submitted_at"
+    )

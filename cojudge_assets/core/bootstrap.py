@@ -39,8 +39,9 @@ def cluster_codes(*keys: np.ndarray) -> np.ndarray:
     return codes.astype(np.int64)
 
 
-def cluster_counts(n_clusters: int, n_resamples: int, seed: int | np.random.Generator, *,
-                   block: int = BLOCK) -> Iterator[np.ndarray]:
+def cluster_counts(
+    n_clusters: int, n_resamples: int, seed: int | np.random.Generator, *, block: int = BLOCK
+) -> Iterator[np.ndarray]:
     """Blocks of bootstrap count rows (at most ``block``, ``n_clusters``): G draws with replacement out of G.
 
     The rows do not depend on ``block``: one stream of draws, cut where the caller likes.
@@ -50,8 +51,10 @@ def cluster_counts(n_clusters: int, n_resamples: int, seed: int | np.random.Gene
     ((600, 4), True)
     """
     if n_clusters < 0 or n_resamples < 0 or block < 1:
-        raise ValueError(f"n_clusters and n_resamples must be nonnegative and block positive, got {n_clusters}, "
-                         f"{n_resamples} and {block}")
+        raise ValueError(
+            f"n_clusters and n_resamples must be nonnegative and block positive, got {n_clusters}, "
+            f"{n_resamples} and {block}"
+        )
     rng = np.random.default_rng(seed)  # a Generator is passed through unchanged
     probabilities = np.full(n_clusters, 1.0 / max(n_clusters, 1))
     for start in range(0, n_resamples, block):

@@ -54,8 +54,14 @@ ECE_BINS = 15
 RECALIBRATION_METHODS = ("isotonic", "platt")
 PLATT_CLIP = 1e-6
 
-RELIABILITY_SCHEMA = {"bin": pl.Int64, "lo": pl.Float64, "hi": pl.Float64, "n": pl.Int64,
-                      "mean_p": pl.Float64, "observed_rate": pl.Float64}
+RELIABILITY_SCHEMA = {
+    "bin": pl.Int64,
+    "lo": pl.Float64,
+    "hi": pl.Float64,
+    "n": pl.Int64,
+    "mean_p": pl.Float64,
+    "observed_rate": pl.Float64,
+}
 
 
 def _validated(p, y) -> tuple[np.ndarray, np.ndarray]:
@@ -135,14 +141,17 @@ def reliability_table(p, y, n_bins: int = ECE_BINS) -> pl.DataFrame:
     n = np.bincount(idx, minlength=n_bins)
     sum_p = np.bincount(idx, weights=p, minlength=n_bins)
     sum_y = np.bincount(idx, weights=y.astype(float), minlength=n_bins)
-    return pl.DataFrame({
-        "bin": np.arange(n_bins),
-        "lo": np.arange(n_bins) / n_bins,
-        "hi": np.arange(1, n_bins + 1) / n_bins,
-        "n": n,
-        "mean_p": [float(s / k) if k else None for s, k in zip(sum_p, n)],
-        "observed_rate": [float(s / k) if k else None for s, k in zip(sum_y, n)],
-    }, schema=RELIABILITY_SCHEMA)
+    return pl.DataFrame(
+        {
+            "bin": np.arange(n_bins),
+            "lo": np.arange(n_bins) / n_bins,
+            "hi": np.arange(1, n_bins + 1) / n_bins,
+            "n": n,
+            "mean_p": [float(s / k) if k else None for s, k in zip(sum_p, n)],
+            "observed_rate": [float(s / k) if k else None for s, k in zip(sum_y, n)],
+        },
+        schema=RELIABILITY_SCHEMA,
+    )
 
 
 def scale_validity(p, y) -> dict:

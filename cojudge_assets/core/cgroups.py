@@ -101,7 +101,7 @@ def _folder(mount_point: str, mount_root: str, own: str) -> Path | None:
     root = mount_root.rstrip("/")
     if own != root and not own.startswith(root + "/"):
         return None
-    folder = Path(mount_point) / own[len(root):].lstrip("/")
+    folder = Path(mount_point) / own[len(root) :].lstrip("/")
     return folder if folder.is_dir() else None
 
 
@@ -156,8 +156,12 @@ def probe_support() -> CgroupSupport:
             for controller in ("memory", "pids", "cpuacct", "freezer"):
                 if controller in options and controller in own and controller not in v1:
                     folder = _folder(point, root, own[controller])
-                    needs = {"memory": "memory.limit_in_bytes", "pids": "pids.max", "cpuacct": "cpuacct.usage",
-                             "freezer": "freezer.state"}[controller]
+                    needs = {
+                        "memory": "memory.limit_in_bytes",
+                        "pids": "pids.max",
+                        "cpuacct": "cpuacct.usage",
+                        "freezer": "freezer.state",
+                    }[controller]
                     if folder is not None and _can_create(folder, needs):
                         v1[controller] = folder
 
@@ -166,13 +170,22 @@ def probe_support() -> CgroupSupport:
             return Hierarchy("v2", v2)
         return Hierarchy("v1", v1[v1_controller]) if v1_controller in v1 else None
 
-    support = CgroupSupport(memory=pick("memory", "memory"), pids=pick("pids", "pids"), cpu=pick(None, "cpuacct"),
-                            kill=pick(None, "freezer"))
+    support = CgroupSupport(
+        memory=pick("memory", "memory"),
+        pids=pick("pids", "pids"),
+        cpu=pick(None, "cpuacct"),
+        kill=pick(None, "freezer"),
+    )
     missing = [name for name in ("memory", "pids", "cpu", "kill") if getattr(support, name) is None]
     if missing:
         only = f" (COJUDGE_CGROUPS={choice})" if choice in ("v1", "v2") else ""
-        support = CgroupSupport(support.memory, support.pids, support.cpu, support.kill,
-                                reason=f"no writable cgroup offers {', '.join(missing)}{only}")
+        support = CgroupSupport(
+            support.memory,
+            support.pids,
+            support.cpu,
+            support.kill,
+            reason=f"no writable cgroup offers {', '.join(missing)}{only}",
+        )
     for h in support.folders():
         _remove_stale(h.parent)
     return support

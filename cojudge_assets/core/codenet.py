@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import polars as pl
@@ -33,9 +33,15 @@ from cojudge_assets.core.pages import PageError, decode_page
 from cojudge_assets.core.problems import PROBLEM_SCHEMA
 
 CODENET_STATUS = {
-    "accepted": "AC", "wrong answer": "WA", "time limit exceeded": "TLE", "runtime error": "RE",
-    "compile error": "CE", "memory limit exceeded": "RE", "output limit exceeded": "WA",
-    "wa: presentation error": "WA", "presentation error": "WA",
+    "accepted": "AC",
+    "wrong answer": "WA",
+    "time limit exceeded": "TLE",
+    "runtime error": "RE",
+    "compile error": "CE",
+    "memory limit exceeded": "RE",
+    "output limit exceeded": "WA",
+    "wa: presentation error": "WA",
+    "presentation error": "WA",
 }
 _SAMPLE_IN = re.compile(r"sample\s*input|入力例", re.IGNORECASE)
 _SAMPLE_OUT = re.compile(r"sample\s*output|出力例", re.IGNORECASE)
@@ -76,13 +82,20 @@ def read_codenet_problems(corpus: Path) -> pl.DataFrame:
         statement, ins, outs = statement_samples(path.read_text(encoding="utf-8", errors="replace"))
         meta = limits.get(pid, {})
         time_ms, mem_kb = meta.get("time_limit"), meta.get("memory_limit")
-        rows.append({
-            "problem_id": pid, "name": meta.get("name") or pid, "statement": statement,
-            "time_limit_s": float(time_ms) / 1000 if time_ms else DEFAULT_TIME_LIMIT_S,
-            "memory_mb": int(float(mem_kb)) // 1024 if mem_kb else DEFAULT_MEMORY_MB,
-            "limits_stated": bool(time_ms), "sample_inputs": ins[: len(outs)], "sample_outputs": outs[: len(ins)],
-            "n_secret_tests": 0, "tests_location": "",
-        })
+        rows.append(
+            {
+                "problem_id": pid,
+                "name": meta.get("name") or pid,
+                "statement": statement,
+                "time_limit_s": float(time_ms) / 1000 if time_ms else DEFAULT_TIME_LIMIT_S,
+                "memory_mb": int(float(mem_kb)) // 1024 if mem_kb else DEFAULT_MEMORY_MB,
+                "limits_stated": bool(time_ms),
+                "sample_inputs": ins[: len(outs)],
+                "sample_outputs": outs[: len(ins)],
+                "n_secret_tests": 0,
+                "tests_location": "",
+            }
+        )
     return pl.DataFrame(rows, schema=PROBLEM_SCHEMA)
 
 
@@ -104,19 +117,32 @@ def read_codenet(corpus: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
             source = f"metadata/{meta.name}#{row['submission_id']}"
             verdict = CODENET_STATUS.get(row["status"].strip().lower())
             if verdict is None:
-                rejected.append({"source_path": source, "stage": "label", "field": "status",
-                                 "reason": f"{source}: status {row['status']!r} is not a verdict"})
+                rejected.append(
+                    {
+                        "source_path": source,
+                        "stage": "label",
+                        "field": "status",
+                        "reason": f"{source}: status {row['status']!r} is not a verdict",
+                    }
+                )
                 continue
             path = root / rel
             if not path.is_file():
-                rejected.append({"source_path": source, "stage": "code", "field": "filename_ext",
-                                 "reason": f"{source}: code file {rel} is missing"})
+                rejected.append(
+                    {
+                        "source_path": source,
+                        "stage": "code",
+                        "field": "filename_ext",
+                        "reason": f"{source}: code file {rel} is missing",
+                    }
+                )
                 continue
             try:
                 code = decode_page(path.read_bytes(), rel)
             except PageError as exc:
-                rejected.append({"source_path": source, "stage": exc.stage, "field": exc.field,
-                                 "reason": f"{source}: {exc.reason}"})
+                rejected.append(
+                    {"source_path": source, "stage": exc.stage, "field": exc.field, "reason": f"{source}: {exc.reason}"}
+                )
                 continue
             try:
                 language = normalize_language(row.get("original_language") or row["language"])
@@ -126,16 +152,28 @@ def read_codenet(corpus: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
                 except ValueError:
                     language = row["language"].lower()
             date = row["date"].strip()
-            rows.append({
-                "attempt_uid": rel, "source_path": rel, "participant": row["user_id"],
-                "problem_id": row["problem_id"],
-                "submitted_at": datetime.fromtimestamp(int(date), tz=timezone.utc).replace(tzinfo=None)
-                if date.isdigit() else None,
-                "page_saved_at": None, "file_order": None, "submission_id": row["submission_id"],
-                "language": language, "language_label": row["language"], "code": code,
-                "code_sha256": hashlib.sha256(code.encode()).hexdigest(), "result": row["status"],
-                "verdict": verdict, "accepted": verdict == "AC", "page_format": "codenet",
-            })
+            rows.append(
+                {
+                    "attempt_uid": rel,
+                    "source_path": rel,
+                    "participant": row["user_id"],
+                    "problem_id": row["problem_id"],
+                    "submitted_at": datetime.fromtimestamp(int(date), tz=UTC).replace(tzinfo=None)
+                    if date.isdigit()
+                    else None,
+                    "page_saved_at": None,
+                    "file_order": None,
+                    "submission_id": row["submission_id"],
+                    "language": language,
+                    "language_label": row["language"],
+                    "code": code,
+                    "code_sha256": hashlib.sha256(code.encode()).hexdigest(),
+                    "result": row["status"],
+                    "verdict": verdict,
+                    "accepted": verdict == "AC",
+                    "page_format": "codenet",
+                }
+            )
     frame = pl.DataFrame(rows, schema={k: v for k, v in ATTEMPT_SCHEMA.items() if k != "turn"})
     frame = assign_turns(frame, order=("submitted_at", "submission_id"))
     return frame.select(list(ATTEMPT_SCHEMA)), pl.DataFrame(rejected, schema=QUARANTINE_SCHEMA), total

@@ -26,17 +26,27 @@ from cojudge_assets.core.agreement import percentile_ranks, spearman
 from cojudge_assets.core.bootstrap import cluster_codes, cluster_weights, interval
 from cojudge_assets.core.constants import SEED
 
-CONSENSUS_SCHEMA = {"attempt_uid": pl.String, "participant": pl.String, "problem_id": pl.String, "turn": pl.Int64,
-                    "verdict": pl.String, "accepted": pl.Boolean, "q": pl.Float64, "dq": pl.Float64,
-                    "n_judges": pl.Int64, "left_out": pl.String}
+CONSENSUS_SCHEMA = {
+    "attempt_uid": pl.String,
+    "participant": pl.String,
+    "problem_id": pl.String,
+    "turn": pl.Int64,
+    "verdict": pl.String,
+    "accepted": pl.Boolean,
+    "q": pl.Float64,
+    "dq": pl.Float64,
+    "n_judges": pl.Int64,
+    "left_out": pl.String,
+}
 ATTEMPT_COLUMNS = ("attempt_uid", "participant", "problem_id", "turn", "verdict", "accepted")
 
 
 def consensus_members(predictions: pl.DataFrame, condition: str) -> tuple[list[str], list[pooling.LeftOut]]:
     """The judges the consensus under ``condition`` averages over, and those core/pooling.py leaves out."""
     part = predictions.filter(pl.col("condition") == condition)
-    return pooling.split({judge: mine["p_accept"].to_numpy()
-                          for (judge,), mine in part.group_by("judge", maintain_order=True)})
+    return pooling.split(
+        {judge: mine["p_accept"].to_numpy() for (judge,), mine in part.group_by("judge", maintain_order=True)}
+    )
 
 
 def rank_consensus(predictions: pl.DataFrame, condition: str = "nonblind") -> pl.DataFrame:
@@ -46,48 +56,58 @@ def rank_consensus(predictions: pl.DataFrame, condition: str = "nonblind") -> pl
         return pl.DataFrame(schema=CONSENSUS_SCHEMA)
     members, out = consensus_members(part, condition)
     answers = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan())
-    ranked = [mine.select("attempt_uid", pl.Series("rank", percentile_ranks(mine["p_accept"].to_numpy())))
-              for (judge,), mine in answers.group_by("judge", maintain_order=True) if judge in members]
+    ranked = [
+        mine.select("attempt_uid", pl.Series("rank", percentile_ranks(mine["p_accept"].to_numpy())))
+        for (judge,), mine in answers.group_by("judge", maintain_order=True)
+        if judge in members
+    ]
     ranks = pl.concat(ranked) if ranked else pl.DataFrame(schema={"attempt_uid": pl.String, "rank": pl.Float64})
     q = ranks.group_by("attempt_uid").agg(pl.col("rank").mean().alias("q"), pl.len().alias("n_judges"))
     note = "; ".join(x.note(f"under {condition}") for x in out) or None
-    table = (part.select(ATTEMPT_COLUMNS).unique("attempt_uid")
-             .join(q, on="attempt_uid", how="left")
-             .with_columns(pl.col("n_judges").fill_null(0), pl.lit(note, dtype=pl.String).alias("left_out"))
-             .sort("participant", "problem_id", "turn", "attempt_uid"))
+    table = (
+        part.select(ATTEMPT_COLUMNS)
+        .unique("attempt_uid")
+        .join(q, on="attempt_uid", how="left")
+        .with_columns(pl.col("n_judges").fill_null(0), pl.lit(note, dtype=pl.String).alias("left_out"))
+        .sort("participant", "problem_id", "turn", "attempt_uid")
+    )
     table = table.with_columns((pl.col("q") - pl.col("q").shift(1).over("participant", "problem_id")).alias("dq"))
     return table.select(list(CONSENSUS_SCHEMA)).cast(CONSENSUS_SCHEMA)
 
 
 def panel_discrimination(panel: pl.DataFrame, condition: str) -> dict:
     """The panel's ROC-AUC and interval under ``condition`` from the measurement group's ``panel`` table."""
-    row = panel.filter((pl.col("judge") == "panel") & (pl.col("condition") == condition)
-                       & (pl.col("metric") == "roc_auc"))
+    row = panel.filter(
+        (pl.col("judge") == "panel") & (pl.col("condition") == condition) & (pl.col("metric") == "roc_auc")
+    )
     if row.is_empty():
         return {"panel_roc_auc": None, "panel_roc_auc_lo": None, "panel_roc_auc_hi": None}
     return {"panel_roc_auc": row["value"][0], "panel_roc_auc_lo": row["lo"][0], "panel_roc_auc_hi": row["hi"][0]}
 
 
-def churn_vs_improvement(pairs: pl.DataFrame, consensus: pl.DataFrame, columns: tuple[str, ...], *,
-                         resamples: int = 2000, seed: int = SEED) -> pl.DataFrame:
+def churn_vs_improvement(
+    pairs: pl.DataFrame, consensus: pl.DataFrame, columns: tuple[str, ...], *, resamples: int = 2000, seed: int = SEED
+) -> pl.DataFrame:
     """Spearman's rho between each churn column and the consensus change dq of the later attempt.
 
     The interval resamples trajectories (participant, problem) with replacement.
     """
-    joined = pairs.join(consensus.select(pl.col("attempt_uid").alias("attempt_uid_to"), "dq"),
-                        on="attempt_uid_to", how="inner")
+    joined = pairs.join(
+        consensus.select(pl.col("attempt_uid").alias("attempt_uid_to"), "dq"), on="attempt_uid_to", how="inner"
+    )
     rows = []
     for column in columns:
         usable = joined.filter(pl.col(column).is_not_null() & pl.col("dq").is_not_null())
         if len(usable) < 3:
-            rows.append({"metric": f"spearman_{column}_vs_dq", "value": None, "lo": None, "hi": None,
-                         "n": len(usable)})
+            rows.append({"metric": f"spearman_{column}_vs_dq", "value": None, "lo": None, "hi": None, "n": len(usable)})
             continue
         x, y = usable[column].to_numpy().astype(float), usable["dq"].to_numpy().astype(float)
         clusters = cluster_codes(usable["participant"].to_numpy(), usable["problem_id"].to_numpy())
         replicates = np.concatenate([spearman(x, y, w) for w in cluster_weights(clusters, resamples, seed)])
         lo, hi = interval(replicates)
-        rows.append({"metric": f"spearman_{column}_vs_dq", "value": float(spearman(x, y)), "lo": lo, "hi": hi,
-                     "n": len(usable)})
-    return pl.DataFrame(rows, schema={"metric": pl.String, "value": pl.Float64, "lo": pl.Float64,
-                                      "hi": pl.Float64, "n": pl.Int64})
+        rows.append(
+            {"metric": f"spearman_{column}_vs_dq", "value": float(spearman(x, y)), "lo": lo, "hi": hi, "n": len(usable)}
+        )
+    return pl.DataFrame(
+        rows, schema={"metric": pl.String, "value": pl.Float64, "lo": pl.Float64, "hi": pl.Float64, "n": pl.Int64}
+    )

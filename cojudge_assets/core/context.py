@@ -49,15 +49,32 @@ from cojudge_assets.core.scrub import harvest_identities, scrub, scrub_secrets
 
 CONTEXT_CAP = 12_000
 LOG_FORMATS = {".md": "md", ".markdown": "md", ".txt": "txt", ".log": "txt", ".html": "html", ".htm": "html"}
-LOG_SCHEMA = {"participant": pl.String, "log_file": pl.String, "seq": pl.Int64, "role": pl.String,
-              "text": pl.String, "problem_id": pl.String, "problem_named": pl.Boolean, "log_sha256": pl.String}
-CONTEXT_SCHEMA = {"attempt_uid": pl.String, "condition": pl.String, "context": pl.String,
-                  "provenance": pl.String, "chars": pl.Int64, "anchor_offset": pl.Int64}
+LOG_SCHEMA = {
+    "participant": pl.String,
+    "log_file": pl.String,
+    "seq": pl.Int64,
+    "role": pl.String,
+    "text": pl.String,
+    "problem_id": pl.String,
+    "problem_named": pl.Boolean,
+    "log_sha256": pl.String,
+}
+CONTEXT_SCHEMA = {
+    "attempt_uid": pl.String,
+    "condition": pl.String,
+    "context": pl.String,
+    "provenance": pl.String,
+    "chars": pl.Int64,
+    "anchor_offset": pl.Int64,
+}
 
-_MD_ROLE = re.compile(r"^\*\*(You|User|Me|Assistant|AI|ChatGPT|Claude|Gemini|Copilot|Agent)[^*\n]{0,20}:?\*\*:?\s*$",
-                      re.MULTILINE | re.IGNORECASE)
-_TXT_ROLE = re.compile(r"^(?:\[[^\]\n]{1,20}\]\s*)?(USER|ASSISTANT|YOU|AI|AGENT|SYSTEM)\s*:\s*$",
-                       re.MULTILINE | re.IGNORECASE)
+_MD_ROLE = re.compile(
+    r"^\*\*(You|User|Me|Assistant|AI|ChatGPT|Claude|Gemini|Copilot|Agent)[^*\n]{0,20}:?\*\*:?\s*$",
+    re.MULTILINE | re.IGNORECASE,
+)
+_TXT_ROLE = re.compile(
+    r"^(?:\[[^\]\n]{1,20}\]\s*)?(USER|ASSISTANT|YOU|AI|AGENT|SYSTEM)\s*:\s*$", re.MULTILINE | re.IGNORECASE
+)
 USER_ROLES = {"you", "user", "me"}
 
 
@@ -75,7 +92,7 @@ def _split(text: str, pattern: re.Pattern) -> list[tuple[str, str]]:
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
         role = "user" if m.group(1).lower() in USER_ROLES else m.group(1).lower()
-        records.append((role, text[m.end(): end].strip()))
+        records.append((role, text[m.end() : end].strip()))
     return records
 
 
@@ -133,8 +150,11 @@ def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, lis
     root = Path(corpus) / "logs"
     mentions = _mentions(problems)
     rows, rejected = [], []
-    people = sorted((p for p in root.iterdir() if p.is_dir() and not p.is_symlink()),
-                    key=lambda p: natural_key(p.name)) if root.is_dir() else []
+    people = (
+        sorted((p for p in root.iterdir() if p.is_dir() and not p.is_symlink()), key=lambda p: natural_key(p.name))
+        if root.is_dir()
+        else []
+    )
     for person in people:
         records: list[dict] = []
         entries = []
@@ -145,13 +165,20 @@ def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, lis
             rel = path.relative_to(corpus).as_posix()
             log_format = LOG_FORMATS.get(path.suffix.lower())
             if log_format is None:
-                rejected.append({"source_path": rel, "stage": "logs", "field": "extension",
-                                 "reason": f"{rel}: extension {path.suffix!r} is not a log format (.md, .txt, .html)"})
+                rejected.append(
+                    {
+                        "source_path": rel,
+                        "stage": "logs",
+                        "field": "extension",
+                        "reason": f"{rel}: extension {path.suffix!r} is not a log format (.md, .txt, .html)",
+                    }
+                )
                 continue
             found = discover(Path(corpus), path)  # symlinks out of the corpus, fifos, oversize: not opened
             if found["problem"]:
-                rejected.append({"source_path": rel, "stage": "logs", "field": found["problem_field"],
-                                 "reason": found["problem"]})
+                rejected.append(
+                    {"source_path": rel, "stage": "logs", "field": found["problem_field"], "reason": found["problem"]}
+                )
                 continue
             try:
                 raw = path.read_bytes()
@@ -163,17 +190,32 @@ def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, lis
                 rejected.append({"source_path": rel, "stage": "logs", "field": exc.field, "reason": exc.reason})
                 continue
             except OSError as exc:
-                rejected.append({"source_path": rel, "stage": "logs", "field": "permissions",
-                                 "reason": f"{rel}: cannot be read ({type(exc).__name__}: {exc.strerror or exc})"})
+                rejected.append(
+                    {
+                        "source_path": rel,
+                        "stage": "logs",
+                        "field": "permissions",
+                        "reason": f"{rel}: cannot be read ({type(exc).__name__}: {exc.strerror or exc})",
+                    }
+                )
                 continue
             digest = hashlib.sha256(raw).hexdigest()
             current: str | None = None
             for role, body in parse_log(text, log_format):
                 named = next((pid for pat, pid in mentions if pat.search(body)), None)
                 current = named or current
-                records.append({"participant": person.name, "log_file": rel, "seq": len(records), "role": role,
-                                "text": body, "problem_id": current, "problem_named": named is not None,
-                                "log_sha256": digest})
+                records.append(
+                    {
+                        "participant": person.name,
+                        "log_file": rel,
+                        "seq": len(records),
+                        "role": role,
+                        "text": body,
+                        "problem_id": current,
+                        "problem_named": named is not None,
+                        "log_sha256": digest,
+                    }
+                )
         identities = harvest_identities([r["text"] for r in records])
         for record in records:
             record["text"] = scrub(record["text"], identities)
@@ -212,7 +254,7 @@ def scrubbed_code_pattern(code: str) -> re.Pattern:
     code = scrub_secrets(code)
     parts, last = [], 0
     for m in _SCRUBBABLE.finditer(code):
-        parts.append(re.escape(code[last: m.start()]))
+        parts.append(re.escape(code[last : m.start()]))
         if m.group("number"):
             parts.append(rf"(?:{re.escape(m.group('number'))}|\[id\])")
         else:
@@ -222,7 +264,7 @@ def scrubbed_code_pattern(code: str) -> re.Pattern:
                 if previous is None:
                     parts.append(alternatives)
                 else:  # this word either follows its separator, or was merged into the [name] before it
-                    parts.append(rf"(?:{re.escape(run[previous: word.start()])}{alternatives}|(?<=\[name\]))")
+                    parts.append(rf"(?:{re.escape(run[previous : word.start()])}{alternatives}|(?<=\[name\]))")
                 previous = word.end()
         last = m.end()
     parts.append(re.escape(code[last:]))
@@ -246,7 +288,7 @@ def find_code(log_text: str, code: str) -> int | None:
 
 
 def _restricted(log: _Log, problem_id: str, end: int) -> str:
-    return "".join(log.text[s: min(e, end)] for s, e, pid in log.spans if pid == problem_id and s < end)
+    return "".join(log.text[s : min(e, end)] for s, e, pid in log.spans if pid == problem_id and s < end)
 
 
 def _cap_tail(text: str) -> str:
@@ -261,7 +303,8 @@ def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
     """
     rows = []
     for participant, group in attempts.sort("participant", "problem_id", "turn").group_by(
-            "participant", maintain_order=True):
+        "participant", maintain_order=True
+    ):
         participant = participant[0]
         records = logs.filter(pl.col("participant").eq_missing(participant)).sort("seq")
         log = _render(records)
@@ -271,21 +314,47 @@ def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
             anchors[a["attempt_uid"]] = find_code(log.text, _normalize(a["code"]))
         for a in group.iter_rows(named=True):
             uid, pid = a["attempt_uid"], a["problem_id"]
-            rows.append({"attempt_uid": uid, "condition": "blind", "context": "", "provenance": "none",
-                         "chars": 0, "anchor_offset": None})
-            rows.append({"attempt_uid": uid, "condition": "prefix12k", "context": prefix,
-                         "provenance": "prefix" if prefix else "none",
-                         "chars": len(prefix), "anchor_offset": None})
+            rows.append(
+                {
+                    "attempt_uid": uid,
+                    "condition": "blind",
+                    "context": "",
+                    "provenance": "none",
+                    "chars": 0,
+                    "anchor_offset": None,
+                }
+            )
+            rows.append(
+                {
+                    "attempt_uid": uid,
+                    "condition": "prefix12k",
+                    "context": prefix,
+                    "provenance": "prefix" if prefix else "none",
+                    "chars": len(prefix),
+                    "anchor_offset": None,
+                }
+            )
             anchor = anchors[uid]
             if anchor is not None:
                 text, provenance = _restricted(log, pid, anchor), "anchored"
             elif any(p == pid for _, _, p in log.spans):
-                later = [anchors[b["attempt_uid"]] for b in group.iter_rows(named=True)
-                         if b["problem_id"] == pid and b["turn"] > a["turn"] and anchors[b["attempt_uid"]] is not None]
+                later = [
+                    anchors[b["attempt_uid"]]
+                    for b in group.iter_rows(named=True)
+                    if b["problem_id"] == pid and b["turn"] > a["turn"] and anchors[b["attempt_uid"]] is not None
+                ]
                 text, provenance = _restricted(log, pid, min(later) if later else len(log.text)), "segmented"
             else:
                 text, provenance = "", "none"
             context = _cap_tail(text)
-            rows.append({"attempt_uid": uid, "condition": "nonblind", "context": context, "provenance": provenance,
-                         "chars": len(context), "anchor_offset": anchor})
+            rows.append(
+                {
+                    "attempt_uid": uid,
+                    "condition": "nonblind",
+                    "context": context,
+                    "provenance": provenance,
+                    "chars": len(context),
+                    "anchor_offset": anchor,
+                }
+            )
     return pl.DataFrame(rows, schema=CONTEXT_SCHEMA)

@@ -35,12 +35,13 @@ import yaml
 
 from cojudge_assets.core.attempts import QUARANTINE_SCHEMA, PageRules, list_pages, read_attempts
 from cojudge_assets.core.codenet import read_codenet, read_codenet_problems
-from cojudge_assets.core.icescore import LAYOUT as ICESCORE, read_icescore_attempts
+from cojudge_assets.core.context import read_logs
+from cojudge_assets.core.icescore import LAYOUT as ICESCORE
+from cojudge_assets.core.icescore import read_icescore_attempts
 from cojudge_assets.core.kattis import scan_problems
+from cojudge_assets.core.pages import DEFAULT_RESULT_VOCABULARY, parse_clock
 from cojudge_assets.core.problems import PROBLEM_SCHEMA, problems_table
 from cojudge_assets.core.progsnap2 import read_progsnap2
-from cojudge_assets.core.context import read_logs
-from cojudge_assets.core.pages import DEFAULT_RESULT_VOCABULARY, parse_clock
 
 LAYOUTS = ("pages", "progsnap2", "codenet", "icescore")  # a plain tuple: core/preflight.py reads it from here
 assert ICESCORE in LAYOUTS
@@ -75,16 +76,21 @@ class CorpusTables:
     raw_files: int  # raw attempt files seen (pages, or rows of a table)
 
 
-def read_corpus(corpus: Path, layout: str, problems: dict[str, str], settings: ContestSettings,
-                pages: pl.DataFrame | None = None) -> CorpusTables:
+def read_corpus(
+    corpus: Path, layout: str, problems: dict[str, str], settings: ContestSettings, pages: pl.DataFrame | None = None
+) -> CorpusTables:
     """Attempts, prompt logs and quarantine of a corpus; ``problems`` maps id -> name."""
     rejected_problems = problem_quarantine(corpus, layout)
     quarantined_ids = {Path(r["source_path"]).name: r["reason"] for r in rejected_problems}
     if layout == "pages":
         pages = pages if pages is not None else list_pages(corpus)
-        rules = PageRules(problem_ids=set(problems), vocabulary=settings.vocabulary,
-                          window_start=settings.window_start, window_end=settings.window_end,
-                          quarantined_problems=quarantined_ids)
+        rules = PageRules(
+            problem_ids=set(problems),
+            vocabulary=settings.vocabulary,
+            window_start=settings.window_start,
+            window_end=settings.window_end,
+            quarantined_problems=quarantined_ids,
+        )
         attempts, rejected = read_attempts(corpus, pages, rules)
         raw = len(pages)
     elif layout == "progsnap2":
@@ -98,13 +104,31 @@ def read_corpus(corpus: Path, layout: str, problems: dict[str, str], settings: C
     if quarantined_ids and layout != "pages":  # pages were checked one by one above
         orphaned = attempts.filter(pl.col("problem_id").is_in(list(quarantined_ids)))
         attempts = attempts.filter(~pl.col("problem_id").is_in(list(quarantined_ids)))
-        rejected = pl.concat([rejected, pl.DataFrame([
-            {"source_path": r["source_path"], "stage": "fields", "field": "Problem",
-             "reason": f"{r['source_path']}: its problem package was quarantined ({quarantined_ids[r['problem_id']]})"}
-            for r in orphaned.iter_rows(named=True)], schema=QUARANTINE_SCHEMA)])
+        rejected = pl.concat(
+            [
+                rejected,
+                pl.DataFrame(
+                    [
+                        {
+                            "source_path": r["source_path"],
+                            "stage": "fields",
+                            "field": "Problem",
+                            "reason": f"{r['source_path']}: its problem package was quarantined ({quarantined_ids[r['problem_id']]})",
+                        }
+                        for r in orphaned.iter_rows(named=True)
+                    ],
+                    schema=QUARANTINE_SCHEMA,
+                ),
+            ]
+        )
     logs, log_rejected = read_logs(corpus, problems)
-    quarantine = pl.concat([rejected, pl.DataFrame(log_rejected, schema=QUARANTINE_SCHEMA),
-                            pl.DataFrame(rejected_problems, schema=QUARANTINE_SCHEMA)])
+    quarantine = pl.concat(
+        [
+            rejected,
+            pl.DataFrame(log_rejected, schema=QUARANTINE_SCHEMA),
+            pl.DataFrame(rejected_problems, schema=QUARANTINE_SCHEMA),
+        ]
+    )
     return CorpusTables(attempts, logs, quarantine, raw_files=raw)
 
 
@@ -123,11 +147,19 @@ def raw_input_count(corpus: Path, layout: str) -> int:
         return len(list_pages(root))
     if layout == "progsnap2":
         main = root / "progsnap2" / "MainTable.csv"
-        return pl.scan_csv(main, infer_schema=False).filter(pl.col("EventType") == "Submit").select(
-            pl.len()).collect().item()
+        return (
+            pl.scan_csv(main, infer_schema=False)
+            .filter(pl.col("EventType") == "Submit")
+            .select(pl.len())
+            .collect()
+            .item()
+        )
     if layout == "codenet":
-        return sum(pl.scan_csv(p, infer_schema=False).select(pl.len()).collect().item()
-                   for p in (root / "metadata").glob("p*.csv") if p.stem[1:].isdigit())
+        return sum(
+            pl.scan_csv(p, infer_schema=False).select(pl.len()).collect().item()
+            for p in (root / "metadata").glob("p*.csv")
+            if p.stem[1:].isdigit()
+        )
     if layout == ICESCORE:
         return read_icescore_attempts(root)[3]  # generations in the grade files
     raise ValueError(f"corpus layout {layout!r} is not supported (expected one of {', '.join(LAYOUTS)})")
@@ -166,8 +198,9 @@ def fingerprint(corpus: Path, layout: str = "", *settings: str) -> str:
     entries = []
     for folder, dirs, files in os.walk(scope):  # os.walk never descends into symlinked directories
         dirs.sort()
-        entries.extend(Path(folder) / name for name in [*files, *(d for d in dirs if os.path.islink(
-            os.path.join(folder, d)))])
+        entries.extend(
+            Path(folder) / name for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(folder, d)))]
+        )
     for path in sorted(entries):
         digest.update(str(path.relative_to(corpus)).encode() + b"\0")
         mode = path.lstat().st_mode

@@ -36,8 +36,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import stats
 import polars as pl
+from scipy import stats
 
 from cojudge_assets.core.bootstrap import cluster_counts, interval
 from cojudge_assets.core.constants import SEED
@@ -66,8 +66,12 @@ def _validate(y, score, groups, problems, resamples: int):
         raise ValueError(f"score: {int((~np.isfinite(score)).sum())} values are not finite numbers")
     if not isinstance(resamples, int | np.integer) or resamples < 0:
         raise ValueError(f"resamples: expected a non-negative integer, got {resamples!r}")
-    return y.astype(np.int64), score, np.unique(groups, return_inverse=True)[1], \
-        np.unique(problems, return_inverse=True)[1]
+    return (
+        y.astype(np.int64),
+        score,
+        np.unique(groups, return_inverse=True)[1],
+        np.unique(problems, return_inverse=True)[1],
+    )
 
 
 def _defined(y: np.ndarray, s: np.ndarray) -> bool:
@@ -80,12 +84,23 @@ def _scipy_statistics(y: np.ndarray, s: np.ndarray) -> tuple[float, float, float
         return float("nan"), float("nan"), float("nan")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", stats.ConstantInputWarning)
-        return (float(stats.kendalltau(y, s).statistic), float(stats.spearmanr(y, s).statistic),
-                float(stats.pearsonr(y, s).statistic))
+        return (
+            float(stats.kendalltau(y, s).statistic),
+            float(stats.spearmanr(y, s).statistic),
+            float(stats.pearsonr(y, s).statistic),
+        )
 
 
-def _from_cells(a: np.ndarray, w: np.ndarray, values: np.ndarray, before: np.ndarray, below: np.ndarray,
-                n1: np.ndarray, n0: np.ndarray, dot) -> np.ndarray:
+def _from_cells(
+    a: np.ndarray,
+    w: np.ndarray,
+    values: np.ndarray,
+    before: np.ndarray,
+    below: np.ndarray,
+    n1: np.ndarray,
+    n0: np.ndarray,
+    dot,
+) -> np.ndarray:
     """tau-b, rho, r from per-cell counts of positives ``a`` and of all items ``w`` at distinct scores.
 
     Cells are in ascending score order within each multiset; ``before``/``below`` count all items / the
@@ -110,14 +125,14 @@ def _from_cells(a: np.ndarray, w: np.ndarray, values: np.ndarray, before: np.nda
         rank_neg, rank_pos = (n0 + 1) / 2, n0 + (n1 + 1) / 2
         centre = (n + 1) / 2
         on_positives, on_all = dot(a, rank_s), dot(w, rank_s)
-        cov = (on_positives * rank_pos + (on_all - on_positives) * rank_neg) / n - centre ** 2
-        var_s = dot(w, rank_s, rank_s) / n - centre ** 2
-        var_y = (n1 * rank_pos ** 2 + n0 * rank_neg ** 2) / n - centre ** 2
+        cov = (on_positives * rank_pos + (on_all - on_positives) * rank_neg) / n - centre**2
+        var_s = dot(w, rank_s, rank_s) / n - centre**2
+        var_y = (n1 * rank_pos**2 + n0 * rank_neg**2) / n - centre**2
         rho = cov / np.sqrt(var_s * var_y)
         # Pearson
         mean_s, mean_y = dot(w, values) / n, n1 / n
         cov = dot(a, values) / n - mean_y * mean_s
-        var_s = dot(w, values, values) / n - mean_s ** 2
+        var_s = dot(w, values, values) / n - mean_s**2
         r = cov / np.sqrt(var_s * mean_y * (1 - mean_y))
         out = np.stack([tau, rho, r], axis=-1)
     # undefined: one label only, or one distinct score only (every pair tied on the score)
@@ -125,8 +140,9 @@ def _from_cells(a: np.ndarray, w: np.ndarray, values: np.ndarray, before: np.nda
     return out
 
 
-def _resampled(y: np.ndarray, s: np.ndarray, clusters: np.ndarray, counts: np.ndarray,
-               order: np.ndarray | None = None) -> np.ndarray:
+def _resampled(
+    y: np.ndarray, s: np.ndarray, clusters: np.ndarray, counts: np.ndarray, order: np.ndarray | None = None
+) -> np.ndarray:
     """(B, 3) statistics on the multisets where cluster g enters ``counts[b, g]`` times (see module doc);
     ``order`` = a stable argsort of ``s`` (computed when not given)."""
     order = np.argsort(s, kind="stable") if order is None else order
@@ -170,8 +186,9 @@ def _per_problem(y: np.ndarray, s: np.ndarray, problem: np.ndarray) -> np.ndarra
     before = np.cumsum(w) - w - (np.cumsum(n) - n)[owner]
     below = before - (np.cumsum(a) - a - (np.cumsum(n1) - n1)[owner])
     mean_s = np.bincount(ps, ss, p) / np.maximum(n, 1)
-    return _from_cells(a, w, ss[first] - mean_s[owner], before, below, n1, n - n1,
-                       lambda x, z, v=1.0: np.bincount(owner, x * z * v, p))
+    return _from_cells(
+        a, w, ss[first] - mean_s[owner], before, below, n1, n - n1, lambda x, z, v=1.0: np.bincount(owner, x * z * v, p)
+    )
 
 
 def correlation_table(y, score, groups, *, problems, resamples: int = 1000, seed: int = SEED) -> list[dict]:
@@ -205,16 +222,26 @@ def correlation_table(y, score, groups, *, problems, resamples: int = 1000, seed
         with np.errstate(invalid="ignore", divide="ignore"):
             example_reps = (counts @ filled) / (counts @ defined.astype(np.float64))[:, None]
     rows = []
-    for level, values, reps, n in (("corpus", corpus, corpus_reps, len(y)),
-                                   ("example", example, example_reps, int(defined.sum()))):
+    for level, values, reps, n in (
+        ("corpus", corpus, corpus_reps, len(y)),
+        ("example", example, example_reps, int(defined.sum())),
+    ):
         for j, name in enumerate(METRICS):
             lo, hi = interval(reps[:, j]) if len(reps) else (float("nan"), float("nan"))
             rows.append({"metric": f"{name}_{level}", "value": float(values[j]), "lo": lo, "hi": hi, "n": n})
     return rows
 
 
-CORRELATION_SCHEMA = {"judge": pl.String, "condition": pl.String, "subset": pl.String, "metric": pl.String,
-                      "value": pl.Float64, "lo": pl.Float64, "hi": pl.Float64, "n": pl.Int64}
+CORRELATION_SCHEMA = {
+    "judge": pl.String,
+    "condition": pl.String,
+    "subset": pl.String,
+    "metric": pl.String,
+    "value": pl.Float64,
+    "lo": pl.Float64,
+    "hi": pl.Float64,
+    "n": pl.Int64,
+}
 
 
 def correlations(predictions: pl.DataFrame, *, resamples: int = 1000, seed: int = SEED) -> pl.DataFrame:
@@ -234,7 +261,13 @@ def correlations(predictions: pl.DataFrame, *, resamples: int = 1000, seed: int 
                 continue
             groups = cell.select(pl.struct("participant", "problem_id").rank("dense")).to_series().to_numpy() - 1
             problems = cell["problem_id"].rank("dense").to_numpy() - 1
-            for row in correlation_table(cell["y"].to_numpy(), cell["p_accept"].to_numpy(), groups,
-                                         problems=problems, resamples=resamples, seed=seed):
+            for row in correlation_table(
+                cell["y"].to_numpy(),
+                cell["p_accept"].to_numpy(),
+                groups,
+                problems=problems,
+                resamples=resamples,
+                seed=seed,
+            ):
                 rows.append({"judge": judge, "condition": condition, "subset": subset, **row})
     return pl.DataFrame(rows, schema=CORRELATION_SCHEMA).sort("judge", "condition", "subset", "metric")

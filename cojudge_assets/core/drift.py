@@ -19,17 +19,38 @@ from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.metrics import average_precision, brier, log_loss, roc_auc
 from cojudge_assets.core.predictions import has_table
 
-ANSWER_SCHEMA = {"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "epoch": pl.Int32,
-                 "p_accept": pl.Float64, "served_model": pl.String, "y": pl.Int64, "participant": pl.String,
-                 "problem_id": pl.String}
-REPORT_SCHEMA = {"judge": pl.String, "condition": pl.String, "old_epoch": pl.Int32, "new_epoch": pl.Int32,
-                 "old_identity": pl.String, "new_identity": pl.String, "metric": pl.String, "old": pl.Float64,
-                 "new": pl.Float64, "delta": pl.Float64, "lo": pl.Float64, "hi": pl.Float64, "n": pl.Int64}
+ANSWER_SCHEMA = {
+    "judge": pl.String,
+    "condition": pl.String,
+    "attempt_uid": pl.String,
+    "epoch": pl.Int32,
+    "p_accept": pl.Float64,
+    "served_model": pl.String,
+    "y": pl.Int64,
+    "participant": pl.String,
+    "problem_id": pl.String,
+}
+REPORT_SCHEMA = {
+    "judge": pl.String,
+    "condition": pl.String,
+    "old_epoch": pl.Int32,
+    "new_epoch": pl.Int32,
+    "old_identity": pl.String,
+    "new_identity": pl.String,
+    "metric": pl.String,
+    "old": pl.Float64,
+    "new": pl.Float64,
+    "delta": pl.Float64,
+    "lo": pl.Float64,
+    "hi": pl.Float64,
+    "n": pl.Int64,
+}
 METRICS = {"roc_auc": roc_auc, "pr_auc": average_precision, "brier": brier, "log_loss": log_loss}
 
 
-def _paired(old: np.ndarray, new: np.ndarray, y: np.ndarray, clusters: np.ndarray, resamples: int,
-            seed: int) -> list[dict]:
+def _paired(
+    old: np.ndarray, new: np.ndarray, y: np.ndarray, clusters: np.ndarray, resamples: int, seed: int
+) -> list[dict]:
     rows = [{"metric": "rank_correlation", "old": None, "new": None, "delta": float(spearman(old, new))}]
     rows += [{"metric": name, "old": float(f(y, old)), "new": float(f(y, new))} for name, f in METRICS.items()]
     for row in rows[1:]:
@@ -44,8 +65,9 @@ def _paired(old: np.ndarray, new: np.ndarray, y: np.ndarray, clusters: np.ndarra
     return rows
 
 
-def drift_comparison(answers: pl.DataFrame, events: pl.DataFrame, *, resamples: int = 2000,
-                     seed: int = SEED) -> pl.DataFrame:
+def drift_comparison(
+    answers: pl.DataFrame, events: pl.DataFrame, *, resamples: int = 2000, seed: int = SEED
+) -> pl.DataFrame:
     """One row per (drift event, condition, metric); see the module docstring.
 
     ``answers``: valid answers with their epoch and label (:data:`ANSWER_SCHEMA`); ``events``: judge,
@@ -56,25 +78,42 @@ def drift_comparison(answers: pl.DataFrame, events: pl.DataFrame, *, resamples: 
         mine = answers.filter(pl.col("judge") == event["judge"])
         for condition in sorted(set(mine["condition"].to_list())):
             cell = mine.filter(pl.col("condition") == condition)
-            old = cell.filter(pl.col("epoch") == event["old_epoch"]).select("attempt_uid", "participant",
-                                                                           "problem_id", "y",
-                                                                           pl.col("p_accept").alias("p_old"))
-            new = cell.filter(pl.col("epoch") == event["new_epoch"]).select("attempt_uid",
-                                                                           pl.col("p_accept").alias("p_new"))
+            old = cell.filter(pl.col("epoch") == event["old_epoch"]).select(
+                "attempt_uid", "participant", "problem_id", "y", pl.col("p_accept").alias("p_old")
+            )
+            new = cell.filter(pl.col("epoch") == event["new_epoch"]).select(
+                "attempt_uid", pl.col("p_accept").alias("p_new")
+            )
             both = old.join(new, on="attempt_uid").sort("attempt_uid")
             if len(both) < 2:
                 continue
             clusters = cluster_codes(both["participant"].to_numpy(), both["problem_id"].to_numpy())
-            for row in _paired(both["p_old"].to_numpy(), both["p_new"].to_numpy(), both["y"].to_numpy(),
-                               clusters, resamples, seed):
-                out.append({"judge": event["judge"], "condition": condition, "old_epoch": event["old_epoch"],
-                            "new_epoch": event["new_epoch"], "old_identity": event["old_identity"],
-                            "new_identity": event["new_identity"], "n": len(both), **row})
+            for row in _paired(
+                both["p_old"].to_numpy(), both["p_new"].to_numpy(), both["y"].to_numpy(), clusters, resamples, seed
+            ):
+                out.append(
+                    {
+                        "judge": event["judge"],
+                        "condition": condition,
+                        "old_epoch": event["old_epoch"],
+                        "new_epoch": event["new_epoch"],
+                        "old_identity": event["old_identity"],
+                        "new_identity": event["new_identity"],
+                        "n": len(both),
+                        **row,
+                    }
+                )
     return pl.DataFrame(out, schema=REPORT_SCHEMA)
 
 
-EVENT_SCHEMA = {"judge": pl.String, "old_identity": pl.String, "new_identity": pl.String, "seen_at": pl.Datetime("us"),
-                "old_epoch": pl.Int32, "new_epoch": pl.Int32}
+EVENT_SCHEMA = {
+    "judge": pl.String,
+    "old_identity": pl.String,
+    "new_identity": pl.String,
+    "seen_at": pl.Datetime("us"),
+    "old_epoch": pl.Int32,
+    "new_epoch": pl.Int32,
+}
 
 
 def read_drift_inputs(conn) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -82,10 +121,14 @@ def read_drift_inputs(conn) -> tuple[pl.DataFrame, pl.DataFrame]:
     if not all(has_table(conn, name) for name in ("drift_events", "judge_cache", "attempts")):
         return pl.DataFrame(schema=ANSWER_SCHEMA), pl.DataFrame(schema=EVENT_SCHEMA)
     events = conn.execute("select * from main.drift_events order by seen_at").pl().cast(EVENT_SCHEMA)
-    answers = conn.execute("""
+    answers = (
+        conn.execute("""
         select c.judge, c.condition, c.attempt_uid, c.epoch, c.p_accept, c.served_model,
                a.accepted::bigint as y, a.participant, a.problem_id
         from main.judge_cache c join main.attempts a using (attempt_uid)
         where c.status = 'ok' and c.judge in (select judge from main.drift_events)
-    """).pl().cast(ANSWER_SCHEMA)
+    """)
+        .pl()
+        .cast(ANSWER_SCHEMA)
+    )
     return answers, events

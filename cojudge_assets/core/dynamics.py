@@ -79,8 +79,7 @@ from cojudge_assets.core.bootstrap import cluster_counts, interval
 from cojudge_assets.core.constants import SEED
 
 TRAJECTORY_KEYS = ["participant", "problem_id"]
-ATTEMPT_COLUMNS = ("attempt_uid", "participant", "problem_id", "turn", "submitted_at", "language",
-                   "code", "accepted")
+ATTEMPT_COLUMNS = ("attempt_uid", "participant", "problem_id", "turn", "submitted_at", "language", "code", "accepted")
 CLOCKS = ("turn", "minutes")
 DEFAULT_RESAMPLES = 2000
 
@@ -88,22 +87,53 @@ DEFAULT_RESAMPLES = 2000
 CODEBLEU_LANGUAGES = {"c": "c", "cpp": "cpp", "java": "java", "python": "python"}
 
 TRAJECTORY_SCHEMA = {
-    "participant": pl.String, "problem_id": pl.String, "n_attempts": pl.Int64, "solved": pl.Boolean,
-    "first_ac_turn": pl.Int64, "last_turn": pl.Int64, "minutes_to_success": pl.Float64,
+    "participant": pl.String,
+    "problem_id": pl.String,
+    "n_attempts": pl.Int64,
+    "solved": pl.Boolean,
+    "first_ac_turn": pl.Int64,
+    "last_turn": pl.Int64,
+    "minutes_to_success": pl.Float64,
     "minutes_observed": pl.Float64,
 }
-SUCCESS_SCHEMA = {"subset": pl.String, "k": pl.Int64, "share": pl.Float64, "lo": pl.Float64,
-                  "hi": pl.Float64, "n": pl.Int64}
-SURVIVAL_SCHEMA = {"clock": pl.String, "t": pl.Float64, "survival": pl.Float64, "lo": pl.Float64,
-                   "hi": pl.Float64, "at_risk": pl.Int64, "events": pl.Int64}
+SUCCESS_SCHEMA = {
+    "subset": pl.String,
+    "k": pl.Int64,
+    "share": pl.Float64,
+    "lo": pl.Float64,
+    "hi": pl.Float64,
+    "n": pl.Int64,
+}
+SURVIVAL_SCHEMA = {
+    "clock": pl.String,
+    "t": pl.Float64,
+    "survival": pl.Float64,
+    "lo": pl.Float64,
+    "hi": pl.Float64,
+    "at_risk": pl.Int64,
+    "events": pl.Int64,
+}
 CHURN_SCHEMA = {
-    "participant": pl.String, "problem_id": pl.String, "attempt_uid_from": pl.String,
-    "attempt_uid_to": pl.String, "turn_from": pl.Int64, "turn_to": pl.Int64, "language": pl.String,
-    "ned_code": pl.Float64, "codebleu_churn": pl.Float64, "ned_prompt": pl.Float64,
+    "participant": pl.String,
+    "problem_id": pl.String,
+    "attempt_uid_from": pl.String,
+    "attempt_uid_to": pl.String,
+    "turn_from": pl.Int64,
+    "turn_to": pl.Int64,
+    "language": pl.String,
+    "ned_code": pl.Float64,
+    "codebleu_churn": pl.Float64,
+    "ned_prompt": pl.Float64,
     "reached_acceptance": pl.Boolean,
 }
-CONVERGENCE_SCHEMA = {"participant": pl.String, "problem_id": pl.String, "attempt_uid": pl.String,
-                      "turn": pl.Int64, "first_ac_turn": pl.Int64, "similarity": pl.Float64}
+CONVERGENCE_SCHEMA = {
+    "participant": pl.String,
+    "problem_id": pl.String,
+    "attempt_uid": pl.String,
+    "turn": pl.Int64,
+    "first_ac_turn": pl.Int64,
+    "similarity": pl.Float64,
+}
 
 # codebleu 0.7 logs this through the root logger (logging.warning) on every call whose reference
 # has no data flow; it says nothing about the pair being scored, so it is dropped (see below).
@@ -121,6 +151,7 @@ _NO_DATAFLOW_FILTER = _DropNoDataflowWarning()
 
 
 # -- validation ---------------------------------------------------------------------------------------------
+
 
 def _require(frame: pl.DataFrame, columns, name: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
@@ -173,6 +204,7 @@ def _column_intervals(boot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 # -- trajectories and success by turn -----------------------------------------------------------------------
 
+
 def trajectories(attempts: pl.DataFrame) -> pl.DataFrame:
     """One row per (participant, problem_id) trajectory, sorted by participant and problem_id.
 
@@ -203,15 +235,18 @@ def trajectories(attempts: pl.DataFrame) -> pl.DataFrame:
         pl.col("submitted_at").last().alias("_last_at"),
     )
     minutes = lambda end: (pl.col(end) - pl.col("_first_at")).dt.total_microseconds() / 60e6
-    return (table
-            .with_columns(minutes("_first_ac_at").alias("minutes_to_success"),
-                          minutes("_last_at").alias("minutes_observed"))
-            .select([pl.col(c).cast(t) for c, t in TRAJECTORY_SCHEMA.items()])
-            .sort(TRAJECTORY_KEYS))
+    return (
+        table.with_columns(
+            minutes("_first_ac_at").alias("minutes_to_success"), minutes("_last_at").alias("minutes_observed")
+        )
+        .select([pl.col(c).cast(t) for c, t in TRAJECTORY_SCHEMA.items()])
+        .sort(TRAJECTORY_KEYS)
+    )
 
 
-def success_at_turn(trajs: pl.DataFrame, *, max_turn: int | None = None, resamples: int = DEFAULT_RESAMPLES,
-                    seed: int = SEED) -> pl.DataFrame:
+def success_at_turn(
+    trajs: pl.DataFrame, *, max_turn: int | None = None, resamples: int = DEFAULT_RESAMPLES, seed: int = SEED
+) -> pl.DataFrame:
     """Share of trajectories accepted by turn k, with a trajectory bootstrap interval.
 
     ``share(k) = #{first_ac_turn <= k} / n`` over a subset of n trajectories
@@ -231,8 +266,9 @@ def success_at_turn(trajs: pl.DataFrame, *, max_turn: int | None = None, resampl
     """
     _require(trajs, ("n_attempts", "first_ac_turn", "last_turn"), "trajs")
     _check_bootstrap(resamples)
-    if max_turn is not None and (isinstance(max_turn, bool) or not isinstance(max_turn, (int, np.integer))
-                                 or max_turn < 1):
+    if max_turn is not None and (
+        isinstance(max_turn, bool) or not isinstance(max_turn, (int, np.integer)) or max_turn < 1
+    ):
         raise ValueError(f"max_turn must be a positive integer or None, got {max_turn!r}")
     last_turn = trajs["last_turn"].max()
     horizon = int(max_turn) if max_turn is not None else int(last_turn or 0)
@@ -257,12 +293,17 @@ def success_at_turn(trajs: pl.DataFrame, *, max_turn: int | None = None, resampl
             share = indicator.mean(axis=0)
             boot = _resampled(indicator, resamples, rng) / n  # (resamples, K)
             lo, hi = _column_intervals(boot)
-        parts.append(pl.DataFrame({"subset": [subset] * k.size, "k": k, "share": share, "lo": lo, "hi": hi,
-                                   "n": [n] * k.size}, schema=SUCCESS_SCHEMA))
+        parts.append(
+            pl.DataFrame(
+                {"subset": [subset] * k.size, "k": k, "share": share, "lo": lo, "hi": hi, "n": [n] * k.size},
+                schema=SUCCESS_SCHEMA,
+            )
+        )
     return pl.concat(parts).with_columns(pl.col("share", "lo", "hi").fill_nan(None))
 
 
 # -- survival -----------------------------------------------------------------------------------------------
+
 
 def survival_durations(trajs: pl.DataFrame, *, clock: str = "turn") -> pl.DataFrame:
     """Each trajectory's time to its end on ``clock`` (columns ``duration``, ``solved``): a solved one ends at its
@@ -276,11 +317,10 @@ def survival_durations(trajs: pl.DataFrame, *, clock: str = "turn") -> pl.DataFr
     else:
         _require(trajs, ("solved", "minutes_to_success", "minutes_observed"), "trajs")
         ended, censored = "minutes_to_success", "minutes_observed"
-    return (trajs
-            .select(pl.when(pl.col("solved")).then(pl.col(ended)).otherwise(pl.col(censored))
-                    .cast(pl.Float64).alias("duration"),
-                    pl.col("solved").cast(pl.Boolean))
-            .filter(pl.col("duration").is_not_null() & pl.col("duration").is_not_nan()))
+    return trajs.select(
+        pl.when(pl.col("solved")).then(pl.col(ended)).otherwise(pl.col(censored)).cast(pl.Float64).alias("duration"),
+        pl.col("solved").cast(pl.Boolean),
+    ).filter(pl.col("duration").is_not_null() & pl.col("duration").is_not_nan())
 
 
 def kaplan_meier(trajs: pl.DataFrame, *, clock: str = "turn") -> pl.DataFrame:
@@ -308,23 +348,26 @@ def kaplan_meier(trajs: pl.DataFrame, *, clock: str = "turn") -> pl.DataFrame:
         return pl.DataFrame(schema=SURVIVAL_SCHEMA)
     if durations["duration"].min() < 0:
         raise ValueError(f"negative {clock} durations: a trajectory ends before it starts")
-    fitter = KaplanMeierFitter().fit(durations["duration"].to_numpy(),
-                                     event_observed=durations["solved"].to_numpy())
+    fitter = KaplanMeierFitter().fit(durations["duration"].to_numpy(), event_observed=durations["solved"].to_numpy())
     events = fitter.event_table
     times = events.index
     interval = fitter.confidence_interval_survival_function_.loc[times].to_numpy()
-    return pl.DataFrame({
-        "clock": [clock] * len(times),
-        "t": times.to_numpy(dtype=float),
-        "survival": fitter.survival_function_.loc[times].iloc[:, 0].to_numpy(dtype=float),
-        "lo": interval[:, 0],
-        "hi": interval[:, 1],
-        "at_risk": events["at_risk"].to_numpy(),
-        "events": events["observed"].to_numpy(),
-    }, schema=SURVIVAL_SCHEMA)
+    return pl.DataFrame(
+        {
+            "clock": [clock] * len(times),
+            "t": times.to_numpy(dtype=float),
+            "survival": fitter.survival_function_.loc[times].iloc[:, 0].to_numpy(dtype=float),
+            "lo": interval[:, 0],
+            "hi": interval[:, 1],
+            "at_risk": events["at_risk"].to_numpy(),
+            "events": events["observed"].to_numpy(),
+        },
+        schema=SURVIVAL_SCHEMA,
+    )
 
 
 # -- code similarity ----------------------------------------------------------------------------------------
+
 
 def normalized_edit_distance(s: str, t: str) -> float:
     """Levenshtein distance over the longer length: ``distance(s, t) / max(1, len(s), len(t))``.
@@ -386,6 +429,7 @@ def codebleu_similarity(reference: str, candidate: str, language: str | None) ->
 
 # -- churn between consecutive attempts ---------------------------------------------------------------------
 
+
 def churn_pairs(attempts: pl.DataFrame, contexts: pl.DataFrame | None = None) -> pl.DataFrame:
     """One row per pair of consecutive attempts of a trajectory, sorted by participant, problem_id, turn_from.
 
@@ -403,13 +447,16 @@ def churn_pairs(attempts: pl.DataFrame, contexts: pl.DataFrame | None = None) ->
     """
     frame = _validated_attempts(attempts)
     previous = lambda c: pl.col(c).shift(1).over(TRAJECTORY_KEYS)
-    pairs = (frame
-             .with_columns(previous("attempt_uid").alias("attempt_uid_from"),
-                           previous("turn").alias("turn_from"),
-                           previous("code").alias("code_from"),
-                           previous("accepted").alias("accepted_from"))
-             .filter(pl.col("turn_from").is_not_null())
-             .rename({"attempt_uid": "attempt_uid_to", "turn": "turn_to", "code": "code_to"}))
+    pairs = (
+        frame.with_columns(
+            previous("attempt_uid").alias("attempt_uid_from"),
+            previous("turn").alias("turn_from"),
+            previous("code").alias("code_from"),
+            previous("accepted").alias("accepted_from"),
+        )
+        .filter(pl.col("turn_from").is_not_null())
+        .rename({"attempt_uid": "attempt_uid_to", "turn": "turn_to", "code": "code_to"})
+    )
 
     ned_prompt = [None] * pairs.height
     if contexts is not None:
@@ -425,18 +472,19 @@ def churn_pairs(attempts: pl.DataFrame, contexts: pl.DataFrame | None = None) ->
     codes = list(zip(pairs["code_from"].to_list(), pairs["code_to"].to_list(), pairs["language"].to_list()))
     ned_code = [normalized_edit_distance(before, after) for before, after, _ in codes]
     similarity = [codebleu_similarity(before, after, language) for before, after, language in codes]
-    return (pairs
-            .with_columns(pl.Series("ned_code", ned_code, dtype=pl.Float64),
-                          pl.Series("codebleu_churn", [None if s is None else 1.0 - s for s in similarity],
-                                    dtype=pl.Float64),
-                          pl.Series("ned_prompt", ned_prompt, dtype=pl.Float64),
-                          (pl.col("accepted") & ~pl.col("accepted_from")).alias("reached_acceptance"))
-            .select([pl.col(c).cast(t) for c, t in CHURN_SCHEMA.items()])
-            .sort(TRAJECTORY_KEYS + ["turn_from"]))
+    return (
+        pairs.with_columns(
+            pl.Series("ned_code", ned_code, dtype=pl.Float64),
+            pl.Series("codebleu_churn", [None if s is None else 1.0 - s for s in similarity], dtype=pl.Float64),
+            pl.Series("ned_prompt", ned_prompt, dtype=pl.Float64),
+            (pl.col("accepted") & ~pl.col("accepted_from")).alias("reached_acceptance"),
+        )
+        .select([pl.col(c).cast(t) for c, t in CHURN_SCHEMA.items()])
+        .sort(TRAJECTORY_KEYS + ["turn_from"])
+    )
 
 
-def churn_difference(pairs: pl.DataFrame, column: str, *, resamples: int = DEFAULT_RESAMPLES,
-                     seed: int = SEED) -> dict:
+def churn_difference(pairs: pl.DataFrame, column: str, *, resamples: int = DEFAULT_RESAMPLES, seed: int = SEED) -> dict:
     """Mean ``column`` over transitions that reached acceptance minus the mean over the others.
 
     ``value = mean(x | reached_acceptance) - mean(x | not reached_acceptance)``,
@@ -463,18 +511,22 @@ def churn_difference(pairs: pl.DataFrame, column: str, *, resamples: int = DEFAU
         raise TypeError(f"pairs.{column} must be numeric, got {pairs[column].dtype}")
     x = pl.col("_x")
     reached = pl.col("reached_acceptance")
-    valid = (pairs
-             .select(*TRAJECTORY_KEYS, pl.col(column).cast(pl.Float64).alias("_x"), reached.fill_null(False))
-             .filter(x.is_not_null() & x.is_not_nan()))
-    per_trajectory = (valid
-                      .group_by(TRAJECTORY_KEYS, maintain_order=True)
-                      .agg(x.filter(reached).sum().alias("sum_reached"),
-                           x.filter(reached).len().alias("n_reached"),
-                           x.filter(~reached).sum().alias("sum_other"),
-                           x.filter(~reached).len().alias("n_other"))
-                      .sort(TRAJECTORY_KEYS)
-                      .select("sum_reached", "n_reached", "sum_other", "n_other")
-                      .to_numpy().astype(float))  # (trajectories, 4)
+    valid = pairs.select(
+        *TRAJECTORY_KEYS, pl.col(column).cast(pl.Float64).alias("_x"), reached.fill_null(False)
+    ).filter(x.is_not_null() & x.is_not_nan())
+    per_trajectory = (
+        valid.group_by(TRAJECTORY_KEYS, maintain_order=True)
+        .agg(
+            x.filter(reached).sum().alias("sum_reached"),
+            x.filter(reached).len().alias("n_reached"),
+            x.filter(~reached).sum().alias("sum_other"),
+            x.filter(~reached).len().alias("n_other"),
+        )
+        .sort(TRAJECTORY_KEYS)
+        .select("sum_reached", "n_reached", "sum_other", "n_other")
+        .to_numpy()
+        .astype(float)
+    )  # (trajectories, 4)
 
     def difference(totals: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -495,6 +547,7 @@ def churn_difference(pairs: pl.DataFrame, column: str, *, resamples: int = DEFAU
 
 # -- convergence to the accepted code -----------------------------------------------------------------------
 
+
 def convergence(attempts: pl.DataFrame) -> pl.DataFrame:
     """Similarity of each attempt of a solved trajectory to that trajectory's first accepted code.
 
@@ -507,20 +560,23 @@ def convergence(attempts: pl.DataFrame) -> pl.DataFrame:
     have no rows.
     """
     frame = _validated_attempts(attempts)
-    first_accepted = (frame
-                      .filter(pl.col("accepted"))
-                      .group_by(TRAJECTORY_KEYS, maintain_order=True)
-                      .agg(pl.col("turn").first().alias("first_ac_turn"),
-                           pl.col("code").first().alias("accepted_code")))
-    rows = (frame
-            .join(first_accepted, on=TRAJECTORY_KEYS, how="inner")
-            .filter(pl.col("turn") != pl.col("first_ac_turn")))
-    similarity = [codebleu_similarity(reference, candidate, language) for reference, candidate, language
-                  in zip(rows["accepted_code"].to_list(), rows["code"].to_list(), rows["language"].to_list())]
-    return (rows
-            .with_columns(pl.Series("similarity", similarity, dtype=pl.Float64))
-            .select([pl.col(c).cast(t) for c, t in CONVERGENCE_SCHEMA.items()])
-            .sort(TRAJECTORY_KEYS + ["turn"]))
+    first_accepted = (
+        frame.filter(pl.col("accepted"))
+        .group_by(TRAJECTORY_KEYS, maintain_order=True)
+        .agg(pl.col("turn").first().alias("first_ac_turn"), pl.col("code").first().alias("accepted_code"))
+    )
+    rows = frame.join(first_accepted, on=TRAJECTORY_KEYS, how="inner").filter(pl.col("turn") != pl.col("first_ac_turn"))
+    similarity = [
+        codebleu_similarity(reference, candidate, language)
+        for reference, candidate, language in zip(
+            rows["accepted_code"].to_list(), rows["code"].to_list(), rows["language"].to_list()
+        )
+    ]
+    return (
+        rows.with_columns(pl.Series("similarity", similarity, dtype=pl.Float64))
+        .select([pl.col(c).cast(t) for c, t in CONVERGENCE_SCHEMA.items()])
+        .sort(TRAJECTORY_KEYS + ["turn"])
+    )
 
 
 def convergence_summary(table: pl.DataFrame) -> dict:

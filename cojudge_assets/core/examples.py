@@ -37,7 +37,8 @@ _LABEL = re.compile(
     r"(?:\s*(?P<number>\d+))?"
     r"(?P<package>\s*" + re.escape(PACKAGE_MARK) + r")?"
     r"\s*(?::\s*(?P<inline>.*))?",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _MARKUP = re.compile(r"^\s{0,3}#{1,6}\s+|\*\*|__|</?(?:b|strong)>", re.IGNORECASE)  # heading marks, bold
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
@@ -93,7 +94,8 @@ def same_examples(shown: list[tuple[str, str]], samples: list[tuple[str, str]]) 
     """
     return len(shown) == len(samples) and all(
         given.split() == other_given.split() and expected.split() == other_expected.split()
-        for (given, expected), (other_given, other_expected) in zip(shown, samples))
+        for (given, expected), (other_given, other_expected) in zip(shown, samples)
+    )
 
 
 def _html_as_text(statement: str) -> str:
@@ -117,9 +119,15 @@ def _labelled_blocks(lines: list[str]) -> list[_Block]:
         body = inline + "\n" if inline else _body_after(lines, i + 1)
         if body is None:
             continue
-        blocks.append(_Block(kind=_kind(label), number=label["number"],
-                             qualified=bool(label["qualifier"] or label["aizu"] or label["japanese"]),
-                             from_package=bool(label["package"]), body=body))
+        blocks.append(
+            _Block(
+                kind=_kind(label),
+                number=label["number"],
+                qualified=bool(label["qualifier"] or label["aizu"] or label["japanese"]),
+                from_package=bool(label["package"]),
+                body=body,
+            )
+        )
     return blocks
 
 
@@ -161,7 +169,8 @@ def _indented(lines: list[str]) -> str:
 def _plain(lines: list[str]) -> str:
     """The lines up to a blank line, a fence, a heading or the next label."""
     body = itertools.takewhile(
-        lambda line: line.strip() and not (_FENCE.match(line) or _HEADING.match(line) or _label(line)), lines)
+        lambda line: line.strip() and not (_FENCE.match(line) or _HEADING.match(line) or _label(line)), lines
+    )
     return "".join(line + "\n" for line in body)
 
 

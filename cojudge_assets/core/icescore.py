@@ -76,16 +76,36 @@ CONDITION = BLIND
 GPT_MODEL = "gpt-3.5-turbo"  # experiment_source/humaneval_gpt_eval.py, model="gpt-3.5-turbo", temperature 0
 
 # defined here until the generic importer shares one definition
-JUDGMENT_COLUMNS = {"item": pl.String, "judge": pl.String, "condition": pl.String, "raw_answer": pl.String,
-                    "score": pl.Float64, "s_algo": pl.Int32, "s_robust": pl.Int32, "rationale": pl.String,
-                    "model": pl.String, "source_file": pl.String, "source_line": pl.Int64}
-ICESCORE_PROBLEM_SCHEMA = {**PROBLEM_SCHEMA, "language": pl.String, "reference_solution": pl.String,
-                           "summary": pl.String}
+JUDGMENT_COLUMNS = {
+    "item": pl.String,
+    "judge": pl.String,
+    "condition": pl.String,
+    "raw_answer": pl.String,
+    "score": pl.Float64,
+    "s_algo": pl.Int32,
+    "s_robust": pl.Int32,
+    "rationale": pl.String,
+    "model": pl.String,
+    "source_file": pl.String,
+    "source_line": pl.Int64,
+}
+ICESCORE_PROBLEM_SCHEMA = {
+    **PROBLEM_SCHEMA,
+    "language": pl.String,
+    "reference_solution": pl.String,
+    "summary": pl.String,
+}
 
 _GRADE_FILE = re.compile(r"humaneval_(?P<lang>[A-Za-z0-9+#]+)_grade\.json")
 _JUDGE_FILE = re.compile(r"(?P<stray>_*)(?P<lang>[A-Za-z0-9+#]+)_humaneval_(?P<metric>[A-Za-z0-9_]+)\.json")
-_SIMILARITY = {"bleu": ("bleu", "BLEU"), "chrf": ("chrf", "chrF"), "codebleu": ("codebleu", "CodeBLEU"),
-               "meteor": ("meteor", "METEOR"), "rougel": ("rouge-l", "ROUGE-L"), "ruby": ("ruby", "RUBY")}
+_SIMILARITY = {
+    "bleu": ("bleu", "BLEU"),
+    "chrf": ("chrf", "chrF"),
+    "codebleu": ("codebleu", "CodeBLEU"),
+    "meteor": ("meteor", "METEOR"),
+    "rougel": ("rouge-l", "ROUGE-L"),
+    "ruby": ("ruby", "RUBY"),
+}
 _GPT = re.compile(r"(?P<step>no|with)_step_(?P<ref>no|with)_ref_gpt35")
 
 
@@ -107,8 +127,12 @@ def judge_specs(metric: str) -> list[JudgeSpec]:
         return [JudgeSpec(name, metric, None, label, (0.0, 1.0, False))]
     if metric in ("codebertscore", "codebertscore_intent"):
         suffix, label = ("-intent", " (with intent)") if metric.endswith("_intent") else ("", "")
-        return [JudgeSpec(f"codebertscore{suffix}-{f.lower()}", "codebertscore", f,
-                          f"CodeBERTScore {f}{label}", (0.0, 1.0, False)) for f in ("F1", "F3")]
+        return [
+            JudgeSpec(
+                f"codebertscore{suffix}-{f.lower()}", "codebertscore", f, f"CodeBERTScore {f}{label}", (0.0, 1.0, False)
+            )
+            for f in ("F1", "F3")
+        ]
     match = _GPT.fullmatch(metric)
     if match:
         cot = "-cot" if match["step"] == "with" else ""
@@ -161,20 +185,41 @@ def _discover(root: Path) -> _Discovery:
         rel = path.relative_to(root).as_posix()
         match = _JUDGE_FILE.fullmatch(path.name)
         if match is None or path.parent.parent != folder:
-            skipped.append(_skip(rel, "discover", None, f"{rel}: not a judge file (expected "
-                                 f"{JUDGE_DIR.as_posix()}/<lang>/<lang>_humaneval_<metric>.json)"))
+            skipped.append(
+                _skip(
+                    rel,
+                    "discover",
+                    None,
+                    f"{rel}: not a judge file (expected {JUDGE_DIR.as_posix()}/<lang>/<lang>_humaneval_<metric>.json)",
+                )
+            )
             continue
         lang, metric = match["lang"], match["metric"]
         if lang != path.parent.name:
-            skipped.append(_skip(rel, "discover", None, f"{rel}: names language {lang!r} inside folder "
-                                 f"{path.parent.name!r}"))
+            skipped.append(
+                _skip(rel, "discover", None, f"{rel}: names language {lang!r} inside folder {path.parent.name!r}")
+            )
         elif not judge_specs(metric):
-            skipped.append(_skip(rel, "discover", None, f"{rel}: metric {metric!r} is not one this layout "
-                                 f"knows (expected bleu, chrf, codebleu, meteor, rougel, ruby, codebertscore, "
-                                 f"codebertscore_intent or (no|with)_step_(no|with)_ref_gpt35)"))
+            skipped.append(
+                _skip(
+                    rel,
+                    "discover",
+                    None,
+                    f"{rel}: metric {metric!r} is not one this layout "
+                    f"knows (expected bleu, chrf, codebleu, meteor, rougel, ruby, codebertscore, "
+                    f"codebertscore_intent or (no|with)_step_(no|with)_ref_gpt35)",
+                )
+            )
         elif lang not in grade_files:
-            skipped.append(_skip(rel, "discover", None, f"{rel}: no grade file "
-                                 f"{(GRADE_DIR / f'humaneval_{lang}_grade.json').as_posix()} for language {lang!r}"))
+            skipped.append(
+                _skip(
+                    rel,
+                    "discover",
+                    None,
+                    f"{rel}: no grade file "
+                    f"{(GRADE_DIR / f'humaneval_{lang}_grade.json').as_posix()} for language {lang!r}",
+                )
+            )
         else:
             candidates.setdefault((lang, metric), []).append((bool(match["stray"]), path))
     judge_files = {}
@@ -183,9 +228,16 @@ def _discover(root: Path) -> _Discovery:
         judge_files[key] = found[0][1]
         for _, other in found[1:]:
             rel = other.relative_to(root).as_posix()
-            skipped.append(_skip(rel, "discover", None, f"{rel}: another file for the same judge and language; "
-                                 f"{found[0][1].relative_to(root).as_posix()} is used (it follows the release's "
-                                 f"name pattern)"))
+            skipped.append(
+                _skip(
+                    rel,
+                    "discover",
+                    None,
+                    f"{rel}: another file for the same judge and language; "
+                    f"{found[0][1].relative_to(root).as_posix()} is used (it follows the release's "
+                    f"name pattern)",
+                )
+            )
     return _Discovery(grade_files, judge_files, skipped)
 
 
@@ -228,8 +280,9 @@ class _GradeProblem:
     labels: dict[str, int]  # generation id -> execution, for generations that became attempts
 
 
-def _read_grades(root: Path, lang: str, path: Path, problems: list, attempts: list,
-                 quarantine: list) -> tuple[list[_GradeProblem | None], int]:
+def _read_grades(
+    root: Path, lang: str, path: Path, problems: list, attempts: list, quarantine: list
+) -> tuple[list[_GradeProblem | None], int]:
     """Problems and attempts of one grade file; returns per position the problem (None if skipped)."""
     rel = path.relative_to(root).as_posix()
     try:
@@ -242,8 +295,9 @@ def _read_grades(root: Path, lang: str, path: Path, problems: list, attempts: li
     for index, entry in enumerate(_load_list(path, root), start=1):
         source = f"{rel}#{index}"
         if not isinstance(entry, dict):
-            quarantine.append(_skip(source, "attempt", None, f"{source}: problem is {type(entry).__name__} "
-                                                             f"(expected a dict)"))
+            quarantine.append(
+                _skip(source, "attempt", None, f"{source}: problem is {type(entry).__name__} (expected a dict)")
+            )
             grades.append(None)
             continue
         ids = _generation_ids(entry)
@@ -258,8 +312,11 @@ def _read_grades(root: Path, lang: str, path: Path, problems: list, attempts: li
             problem_error = ("intent", f"{source}: no intent (the problem statement)")
         if problem_error:
             for gid in ids:
-                quarantine.append(_skip(f"{source}/{gid}", "attempt", problem_error[0],
-                                        f"{problem_error[1]}; generation {gid} skipped"))
+                quarantine.append(
+                    _skip(
+                        f"{source}/{gid}", "attempt", problem_error[0], f"{problem_error[1]}; generation {gid} skipped"
+                    )
+                )
             grades.append(None)
             continue
         task_id = str(task_id)
@@ -267,36 +324,71 @@ def _read_grades(root: Path, lang: str, path: Path, problems: list, attempts: li
         problem_id = f"humaneval-{lang}-{task_id}"
         snippets = entry.get("snippet")
         reference = snippets[0] if isinstance(snippets, list) and snippets else snippets
-        problems.append({
-            "problem_id": problem_id, "name": f"HumanEval/{task_id} ({lang})", "statement": intent,
-            "time_limit_s": None, "memory_mb": None, "limits_stated": False, "sample_inputs": [],
-            "sample_outputs": [], "n_secret_tests": 0, "tests_location": None, "language": language,
-            "reference_solution": reference if isinstance(reference, str) else None,
-            "summary": entry.get("simplified") if isinstance(entry.get("simplified"), str) else None})
+        problems.append(
+            {
+                "problem_id": problem_id,
+                "name": f"HumanEval/{task_id} ({lang})",
+                "statement": intent,
+                "time_limit_s": None,
+                "memory_mb": None,
+                "limits_stated": False,
+                "sample_inputs": [],
+                "sample_outputs": [],
+                "n_secret_tests": 0,
+                "tests_location": None,
+                "language": language,
+                "reference_solution": reference if isinstance(reference, str) else None,
+                "summary": entry.get("simplified") if isinstance(entry.get("simplified"), str) else None,
+            }
+        )
         labels = {}
         for gid in ids:
             where = f"{rel}#{task_id}/{gid}"
             code, grade = entry[gid], entry.get(f"grade-{gid}")
             execution = grade.get("execution") if isinstance(grade, dict) else None
             if not isinstance(code, str):
-                quarantine.append(_skip(where, "attempt", gid, f"{where}: code is {type(code).__name__} "
-                                                               f"(expected a string)"))
+                quarantine.append(
+                    _skip(where, "attempt", gid, f"{where}: code is {type(code).__name__} (expected a string)")
+                )
             elif execution not in (0, 1) or isinstance(execution, bool):
-                quarantine.append(_skip(where, "attempt", f"grade-{gid}.execution",
-                                        f"{where}: execution label {execution!r} (expected 0 or 1)"))
+                quarantine.append(
+                    _skip(
+                        where,
+                        "attempt",
+                        f"grade-{gid}.execution",
+                        f"{where}: execution label {execution!r} (expected 0 or 1)",
+                    )
+                )
             else:
                 labels[gid] = execution
-                attempts.append({
-                    "attempt_uid": f"humaneval/{lang}/{task_id}/{gid}", "source_path": where,
-                    "participant": None, "problem_id": problem_id, "turn": 1, "submitted_at": None,
-                    "page_saved_at": None, "file_order": None, "submission_id": gid, "language": language,
-                    "language_label": lang, "code": code, "code_sha256": hashlib.sha256(code.encode()).hexdigest(),
-                    "result": f"execution={execution}", "verdict": "AC" if execution == 1 else "REJ",
-                    "accepted": execution == 1, "page_format": LAYOUT})
+                attempts.append(
+                    {
+                        "attempt_uid": f"humaneval/{lang}/{task_id}/{gid}",
+                        "source_path": where,
+                        "participant": None,
+                        "problem_id": problem_id,
+                        "turn": 1,
+                        "submitted_at": None,
+                        "page_saved_at": None,
+                        "file_order": None,
+                        "submission_id": gid,
+                        "language": language,
+                        "language_label": lang,
+                        "code": code,
+                        "code_sha256": hashlib.sha256(code.encode()).hexdigest(),
+                        "result": f"execution={execution}",
+                        "verdict": "AC" if execution == 1 else "REJ",
+                        "accepted": execution == 1,
+                        "page_format": LAYOUT,
+                    }
+                )
         for key in entry:
             if key.startswith("grade-") and key[6:] not in entry:
-                quarantine.append(_skip(f"{rel}#{task_id}/{key[6:]}", "attempt", key,
-                                        f"{rel}#{task_id}: {key} has no code {key[6:]!r}"))
+                quarantine.append(
+                    _skip(
+                        f"{rel}#{task_id}/{key[6:]}", "attempt", key, f"{rel}#{task_id}: {key} has no code {key[6:]!r}"
+                    )
+                )
                 generations += 1
         grades.append(_GradeProblem(task_id, labels))
     return grades, generations
@@ -308,14 +400,28 @@ def _number(value) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _read_judge_file(root: Path, lang: str, path: Path, specs: list[JudgeSpec],
-                     grades: list[_GradeProblem | None], rows: list, quarantine: list) -> None:
+def _read_judge_file(
+    root: Path,
+    lang: str,
+    path: Path,
+    specs: list[JudgeSpec],
+    grades: list[_GradeProblem | None],
+    rows: list,
+    quarantine: list,
+) -> None:
     rel = path.relative_to(root).as_posix()
     entries = _load_list(path, root)
     names = "/".join(s.judge for s in specs)
     if len(entries) > len(grades):
-        quarantine.append(_skip(rel, "align", None, f"{rel}: {len(entries)} problems, the grade file "
-                                f"{len(grades)}: the {len(entries) - len(grades)} extra are not read ({names})"))
+        quarantine.append(
+            _skip(
+                rel,
+                "align",
+                None,
+                f"{rel}: {len(entries)} problems, the grade file "
+                f"{len(grades)}: the {len(entries) - len(grades)} extra are not read ({names})",
+            )
+        )
     for index, grade in enumerate(grades, start=1):
         if grade is None:
             continue
@@ -323,15 +429,29 @@ def _read_judge_file(root: Path, lang: str, path: Path, specs: list[JudgeSpec],
         entry = entries[index - 1] if index <= len(entries) else None
         if not isinstance(entry, dict):
             reason = "beyond the end of the file" if entry is None else f"a {type(entry).__name__}, not a dict"
-            quarantine.append(_skip(where, "judgment", None, f"{where}: problem {grade.task_id} is {reason}: "
-                                    f"its {len(grade.labels)} generations have no answer from {names}"))
+            quarantine.append(
+                _skip(
+                    where,
+                    "judgment",
+                    None,
+                    f"{where}: problem {grade.task_id} is {reason}: "
+                    f"its {len(grade.labels)} generations have no answer from {names}",
+                )
+            )
             continue
         ids = {key.split("-", 1)[1] for key in entry if key.startswith(("grade-", f"{specs[0].key}-"))}
         unknown = sorted(ids - set(grade.labels), key=int) if all(i.isdigit() for i in ids) else sorted(ids)
         if unknown:
-            quarantine.append(_skip(where, "align", None, f"{where}: generation ids {unknown[:5]} are not "
-                                    f"generations of grade problem {index} (task {grade.task_id}): the file is "
-                                    f"not aligned there; its {len(ids)} judgments are not used ({names})"))
+            quarantine.append(
+                _skip(
+                    where,
+                    "align",
+                    None,
+                    f"{where}: generation ids {unknown[:5]} are not "
+                    f"generations of grade problem {index} (task {grade.task_id}): the file is "
+                    f"not aligned there; its {len(ids)} judgments are not used ({names})",
+                )
+            )
             continue
         for gid, label in grade.labels.items():
             item = f"humaneval/{lang}/{grade.task_id}/{gid}"
@@ -342,20 +462,41 @@ def _read_judge_file(root: Path, lang: str, path: Path, specs: list[JudgeSpec],
             stated = entry.get(f"grade-{gid}")
             execution = stated.get("execution") if isinstance(stated, dict) else None
             if execution != label:
-                quarantine.append(_skip(at, "align", f"grade-{gid}.execution",
-                                        f"{at}: execution {execution!r} differs from the grade file's {label} "
-                                        f"for {item}: judgment not used ({names})"))
+                quarantine.append(
+                    _skip(
+                        at,
+                        "align",
+                        f"grade-{gid}.execution",
+                        f"{at}: execution {execution!r} differs from the grade file's {label} "
+                        f"for {item}: judgment not used ({names})",
+                    )
+                )
                 continue
             for spec in specs:
-                row = {"item": item, "judge": spec.judge, "condition": CONDITION, "raw_answer": None,
-                       "score": None, "s_algo": None, "s_robust": None, "rationale": None, "model": spec.model,
-                       "source_file": rel, "source_line": index}
+                row = {
+                    "item": item,
+                    "judge": spec.judge,
+                    "condition": CONDITION,
+                    "raw_answer": None,
+                    "score": None,
+                    "s_algo": None,
+                    "s_robust": None,
+                    "rationale": None,
+                    "model": spec.model,
+                    "source_file": rel,
+                    "source_line": index,
+                }
                 if spec.field == "raw_output":
                     raw = stated.get("raw_output")
                     if not isinstance(raw, str):
-                        quarantine.append(_skip(at, "judgment", f"grade-{gid}.raw_output",
-                                                f"{at}: no raw_output (expected the answer as text) for {item} "
-                                                f"({spec.judge})"))
+                        quarantine.append(
+                            _skip(
+                                at,
+                                "judgment",
+                                f"grade-{gid}.raw_output",
+                                f"{at}: no raw_output (expected the answer as text) for {item} ({spec.judge})",
+                            )
+                        )
                         continue
                     row["raw_answer"] = raw
                 else:
@@ -366,8 +507,14 @@ def _read_judge_file(root: Path, lang: str, path: Path, specs: list[JudgeSpec],
                         key = f"{key}.{spec.field}"
                     score = _number(value)
                     if score is None:
-                        quarantine.append(_skip(at, "judgment", key, f"{at}: {key} is {value!r} (expected a "
-                                                                     f"finite number) for {item} ({spec.judge})"))
+                        quarantine.append(
+                            _skip(
+                                at,
+                                "judgment",
+                                key,
+                                f"{at}: {key} is {value!r} (expected a finite number) for {item} ({spec.judge})",
+                            )
+                        )
                         continue
                     row["score"] = score
                 rows.append(row)
@@ -381,8 +528,13 @@ def _read_grade_files(root: Path, found: _Discovery):
     for lang, path in sorted(found.grade_files.items()):
         grades[lang], count = _read_grades(root, lang, path, problems, attempts, quarantine)
         generations += count
-    return (pl.DataFrame(problems, schema=ICESCORE_PROBLEM_SCHEMA), pl.DataFrame(attempts, schema=ATTEMPT_SCHEMA),
-            quarantine, grades, generations)
+    return (
+        pl.DataFrame(problems, schema=ICESCORE_PROBLEM_SCHEMA),
+        pl.DataFrame(attempts, schema=ATTEMPT_SCHEMA),
+        quarantine,
+        grades,
+        generations,
+    )
 
 
 def read_icescore_attempts(root: Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, int]:
@@ -415,12 +567,23 @@ def read_icescore(root: Path) -> IceScoreCorpus:
     for judge, langs in sorted(judged.items()):
         for lang in sorted(set(found.grade_files) - langs):
             items = sum(len(g.labels) for g in grades[lang] if g is not None)
-            quarantine.append(_skip((root / JUDGE_DIR / lang).relative_to(root).as_posix(), "discover", None,
-                                    f"judge {judge} has no file for language {lang!r}: its {items} items are "
-                                    f"not judged by it"))
+            quarantine.append(
+                _skip(
+                    (root / JUDGE_DIR / lang).relative_to(root).as_posix(),
+                    "discover",
+                    None,
+                    f"judge {judge} has no file for language {lang!r}: its {items} items are not judged by it",
+                )
+            )
     judgments = pl.DataFrame(rows, schema=JUDGMENT_COLUMNS).sort("judge", "item")
-    return IceScoreCorpus(problems, attempts, pl.DataFrame(quarantine, schema=QUARANTINE_SCHEMA), judgments,
-                          dict(sorted(scales.items())), raw_files=generations)
+    return IceScoreCorpus(
+        problems,
+        attempts,
+        pl.DataFrame(quarantine, schema=QUARANTINE_SCHEMA),
+        judgments,
+        dict(sorted(scales.items())),
+        raw_files=generations,
+    )
 
 
 SIMILARITY_MAX = 1.000001  # 40 published similarities exceed 1 by float rounding (at most 6e-7)
@@ -438,12 +601,26 @@ def icescore_judge_scale(judge: str) -> tuple[float, float, bool]:
 # (F1/F3, without/with the intent as source: judges codebertscore-f1/-f3, codebertscore-intent-f1/-f3), not
 # listed here.
 PUBLISHED_HUMANEVAL = {
-    "java": {"bleu": (.337, .401), "codebleu": (.355, .421), "chrf": (.346, .413), "rouge-l": (.327, .389),
-             "meteor": (.358, .425), "ruby": (.340, .401), "gpt-3.5-noref": (.427, .442),
-             "gpt-3.5-ref": (.388, .404)},
-    "python": {"bleu": (.251, .297), "codebleu": (.272, .323), "chrf": (.262, .312), "rouge-l": (.240, .284),
-               "meteor": (.276, .327), "ruby": (.216, .255), "gpt-3.5-noref": (.279, .282),
-               "gpt-3.5-ref": (.318, .325)},
+    "java": {
+        "bleu": (0.337, 0.401),
+        "codebleu": (0.355, 0.421),
+        "chrf": (0.346, 0.413),
+        "rouge-l": (0.327, 0.389),
+        "meteor": (0.358, 0.425),
+        "ruby": (0.340, 0.401),
+        "gpt-3.5-noref": (0.427, 0.442),
+        "gpt-3.5-ref": (0.388, 0.404),
+    },
+    "python": {
+        "bleu": (0.251, 0.297),
+        "codebleu": (0.272, 0.323),
+        "chrf": (0.262, 0.312),
+        "rouge-l": (0.240, 0.284),
+        "meteor": (0.276, 0.327),
+        "ruby": (0.216, 0.255),
+        "gpt-3.5-noref": (0.279, 0.282),
+        "gpt-3.5-ref": (0.318, 0.325),
+    },
 }
 
 
@@ -452,5 +629,10 @@ def published_values(root: Path, layout: str) -> pl.DataFrame | None:
     ICE-Score release; None for any other corpus."""
     if layout != LAYOUT:
         return None
-    return pl.DataFrame([{"judge": judge, "subset": language, "tau": tau, "rho": rho}
-                         for language, values in PUBLISHED_HUMANEVAL.items() for judge, (tau, rho) in values.items()])
+    return pl.DataFrame(
+        [
+            {"judge": judge, "subset": language, "tau": tau, "rho": rho}
+            for language, values in PUBLISHED_HUMANEVAL.items()
+            for judge, (tau, rho) in values.items()
+        ]
+    )

@@ -105,10 +105,9 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-
-import polars as pl
 from typing import Literal
 
+import polars as pl
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from cojudge_assets.core.constants import BLIND, CONDITIONS
@@ -117,15 +116,38 @@ FORMAT_VERSION = 1
 EXTENSIONS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
 
 JUDGMENT_COLUMNS: dict[str, type[pl.DataType]] = {
-    "item": pl.String, "judge": pl.String, "condition": pl.String, "raw_answer": pl.String,
-    "score": pl.Float64, "s_algo": pl.Int32, "s_robust": pl.Int32, "rationale": pl.String,
-    "model": pl.String, "source_file": pl.String, "source_line": pl.Int64}
+    "item": pl.String,
+    "judge": pl.String,
+    "condition": pl.String,
+    "raw_answer": pl.String,
+    "score": pl.Float64,
+    "s_algo": pl.Int32,
+    "s_robust": pl.Int32,
+    "rationale": pl.String,
+    "model": pl.String,
+    "source_file": pl.String,
+    "source_line": pl.Int64,
+}
 REJECT_COLUMNS: dict[str, type[pl.DataType]] = {
-    "source_file": pl.String, "source_line": pl.Int64, "judge": pl.String, "field": pl.String, "reason": pl.String}
+    "source_file": pl.String,
+    "source_line": pl.Int64,
+    "judge": pl.String,
+    "field": pl.String,
+    "reason": pl.String,
+}
 ANSWER_COLUMNS: dict[str, type[pl.DataType]] = {
-    "attempt_uid": pl.String, "condition": pl.String, "status": pl.String, "p_accept": pl.Float64,
-    "s_algo": pl.Int32, "s_robust": pl.Int32, "rationale": pl.String, "raw_response": pl.String,
-    "served_model": pl.String, "error": pl.String, "source_line": pl.Int64}
+    "attempt_uid": pl.String,
+    "condition": pl.String,
+    "status": pl.String,
+    "p_accept": pl.Float64,
+    "s_algo": pl.Int32,
+    "s_robust": pl.Int32,
+    "rationale": pl.String,
+    "raw_response": pl.String,
+    "served_model": pl.String,
+    "error": pl.String,
+    "source_line": pl.Int64,
+}
 
 # The columns a file may carry, and the type each is read as (s_algo, s_robust: numbers, then integers).
 FILE_COLUMNS = ("item", "judge", "condition", "score", "raw_answer", "s_algo", "s_robust", "rationale", "model")
@@ -201,8 +223,9 @@ class ImportedSource(BaseModel):
     @classmethod
     def _known_version(cls, value: int) -> int:
         if value != FORMAT_VERSION:
-            raise ValueError(f"version {value} is not known: this cojudge reads cojudge judgments "
-                             f"version {FORMAT_VERSION} only")
+            raise ValueError(
+                f"version {value} is not known: this cojudge reads cojudge judgments version {FORMAT_VERSION} only"
+            )
         return value
 
     def resolve(self, base_dir: str | Path | None = None) -> Path:
@@ -255,8 +278,7 @@ def _rejects(rows: list[dict]) -> pl.DataFrame:
 def _refuse_utf16(path: Path) -> None:
     with open(path, "rb") as handle:
         if handle.read(2) in (b"\xff\xfe", b"\xfe\xff"):
-            raise ImportFormatError(f"{path}: it is UTF-16 (it starts with a UTF-16 byte-order mark); "
-                                    "save it as UTF-8")
+            raise ImportFormatError(f"{path}: it is UTF-16 (it starts with a UTF-16 byte-order mark); save it as UTF-8")
 
 
 def _utf8_problem(path: Path) -> str:
@@ -305,11 +327,15 @@ def _read_csv(path: Path) -> pl.DataFrame:
         raise ImportFormatError(f"{path}: not a readable CSV: {where}") from None
     # A row starts on the line after the previous one ends: the header's lines, then one line per record plus
     # the line breaks inside its quoted fields.
-    breaks = pl.sum_horizontal(pl.col(c).str.count_matches("\n").fill_null(0) for c in frame.columns) \
-        if frame.width else pl.lit(0)
+    breaks = (
+        pl.sum_horizontal(pl.col(c).str.count_matches("\n").fill_null(0) for c in frame.columns)
+        if frame.width
+        else pl.lit(0)
+    )
     first = 1 + sum(name.count("\n") for name in header) + 1
     return frame.with_columns(
-        source_line=(pl.int_range(pl.len(), dtype=pl.Int64) + first + breaks.cum_sum().shift(1, fill_value=0)))
+        source_line=(pl.int_range(pl.len(), dtype=pl.Int64) + first + breaks.cum_sum().shift(1, fill_value=0))
+    )
 
 
 def _read_jsonl(path: Path) -> tuple[pl.DataFrame, list[dict]]:
@@ -332,18 +358,33 @@ def _parse_jsonl(path: Path) -> tuple[pl.DataFrame, list[dict]]:
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
-                bad.append({"source_line": number, "field": "(line)",
-                            "reason": f"not a JSON object: {exc.msg} at column {exc.colno}"})
+                bad.append(
+                    {
+                        "source_line": number,
+                        "field": "(line)",
+                        "reason": f"not a JSON object: {exc.msg} at column {exc.colno}",
+                    }
+                )
                 continue
             if not isinstance(record, dict):
-                bad.append({"source_line": number, "field": "(line)",
-                            "reason": f"expected a JSON object, got {type(record).__name__}"})
+                bad.append(
+                    {
+                        "source_line": number,
+                        "field": "(line)",
+                        "reason": f"expected a JSON object, got {type(record).__name__}",
+                    }
+                )
                 continue
             seen.update(record)
             records.append(record)
             lines.append(number)
-    frame = pl.DataFrame({name: _jsonl_column(path, name, [r.get(name) for r in records], lines)
-                          for name in FILE_COLUMNS if name in seen})
+    frame = pl.DataFrame(
+        {
+            name: _jsonl_column(path, name, [r.get(name) for r in records], lines)
+            for name in FILE_COLUMNS
+            if name in seen
+        }
+    )
     return frame.with_columns(source_line=pl.Series(lines, dtype=pl.Int64)), bad
 
 
@@ -355,9 +396,11 @@ def _jsonl_column(path: Path, name: str, values: list, lines: list[int]) -> pl.S
     texts = []
     for value, number in zip(values, lines):
         if isinstance(value, (bool, list, dict)):
-            raise ImportFormatError(f"{path}: column {name!r}: line {number}: {json.dumps(value)[:_SHOWN]} is a "
-                                    f"JSON {type(value).__name__}, expected a "
-                                    f"{'number' if name in _NUMERIC else 'string'}")
+            raise ImportFormatError(
+                f"{path}: column {name!r}: line {number}: {json.dumps(value)[:_SHOWN]} is a "
+                f"JSON {type(value).__name__}, expected a "
+                f"{'number' if name in _NUMERIC else 'string'}"
+            )
         texts.append(value if value is None or isinstance(value, str) else repr(value))
     return pl.Series(name, texts, dtype=pl.String)
 
@@ -384,21 +427,25 @@ def _typed(path: Path, frame: pl.DataFrame, name: str) -> pl.Series:
     if not numeric and (dtype == pl.String or dtype.is_numeric()):
         return series.cast(pl.String)
     if dtype != pl.String:
-        raise ImportFormatError(f"{path}: column {name!r} is of type {dtype}, expected "
-                                f"{'a number' if numeric else 'text'}")
+        raise ImportFormatError(
+            f"{path}: column {name!r} is of type {dtype}, expected {'a number' if numeric else 'text'}"
+        )
     text = series.str.strip_chars()
     text = pl.select(pl.when(text.str.len_chars() > 0).then(text)).to_series()
     values = text.cast(pl.Float64, strict=False)
     failed = values.is_null() & text.is_not_null()
     if failed.any():
         at = failed.arg_true()[0]
-        raise ImportFormatError(f"{path}: column {name!r}: line {frame['source_line'][at]}: "
-                                f"{_shown(series[at])} is not a number ({failed.sum()} such cells)")
+        raise ImportFormatError(
+            f"{path}: column {name!r}: line {frame['source_line'][at]}: "
+            f"{_shown(series[at])} is not a number ({failed.sum()} such cells)"
+        )
     return values.rename(name)
 
 
-def read_judgments(path: str | Path, *, judge: str | None = None,
-                   default_judge: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+def read_judgments(
+    path: str | Path, *, judge: str | None = None, default_judge: str | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The judgments of one file, normalized, and the rows that could not be read as one.
 
     Returns ``(judgments, rejects)``: ``judgments`` has :data:`JUDGMENT_COLUMNS` (the rows of ``judge``, or
@@ -412,8 +459,10 @@ def read_judgments(path: str | Path, *, judge: str | None = None,
     path = Path(path)
     kind = EXTENSIONS.get(path.suffix.lower())
     if kind is None:
-        raise ImportFormatError(f"{path}: unknown extension {path.suffix or '(none)'!r}; cojudge judgments are "
-                                f"read from {', '.join(EXTENSIONS)} files")
+        raise ImportFormatError(
+            f"{path}: unknown extension {path.suffix or '(none)'!r}; cojudge judgments are "
+            f"read from {', '.join(EXTENSIONS)} files"
+        )
     if not path.is_file():
         raise ImportFormatError(f"{path}: judgments file not found")
     if path.stat().st_size == 0:
@@ -428,34 +477,55 @@ def read_judgments(path: str | Path, *, judge: str | None = None,
     has_header = len(raw) > 0 or kind != "jsonl"  # a JSONL file's columns are those its objects use
     if "item" not in raw.columns and has_header:
         found = [c for c in raw.columns if c != "source_line"]
-        hint = "; is it separated by ';' or tabs? cojudge reads comma-separated CSV" \
-            if kind == "csv" and len(found) == 1 and any(s in found[0] for s in ";\t") else ""
-        raise ImportFormatError(f"{path}: column 'item' is missing (the attempt's key, required); "
-                                f"columns found: {', '.join(found) or 'none'}{hint}")
+        hint = (
+            "; is it separated by ';' or tabs? cojudge reads comma-separated CSV"
+            if kind == "csv" and len(found) == 1 and any(s in found[0] for s in ";\t")
+            else ""
+        )
+        raise ImportFormatError(
+            f"{path}: column 'item' is missing (the attempt's key, required); "
+            f"columns found: {', '.join(found) or 'none'}{hint}"
+        )
     if has_header and "score" not in raw.columns and "raw_answer" not in raw.columns:
         raise ImportFormatError(f"{path}: neither a 'score' nor a 'raw_answer' column; at least one is required")
     if kind == "csv":  # blank lines (every cell empty) hold no row
         cells = [c for c in raw.columns if c != "source_line"]
         raw = raw.filter(~pl.all_horizontal(pl.col(c).is_null() for c in cells)) if cells else raw.clear()
-    rejects = [{"source_file": source, "judge": None, **r,
-                "reason": f"{source}:{r['source_line']}: {r['reason']}"} for r in bad]
+    rejects = [
+        {"source_file": source, "judge": None, **r, "reason": f"{source}:{r['source_line']}: {r['reason']}"}
+        for r in bad
+    ]
 
-    typed = pl.DataFrame({name: _typed(path, raw, name) if name in raw.columns else
-                          pl.Series(name, [None] * len(raw), dtype=pl.Float64 if name in _NUMERIC else pl.String)
-                          for name in FILE_COLUMNS}).with_columns(source_line=raw["source_line"])
+    typed = pl.DataFrame(
+        {
+            name: _typed(path, raw, name)
+            if name in raw.columns
+            else pl.Series(name, [None] * len(raw), dtype=pl.Float64 if name in _NUMERIC else pl.String)
+            for name in FILE_COLUMNS
+        }
+    ).with_columns(source_line=raw["source_line"])
     if "judge" in raw.columns:
         no_judge = typed["judge"].is_null() | (typed["judge"].str.strip_chars() == "")
-        rejects += [{"source_file": source, "source_line": line, "judge": None, "field": "judge",
-                     "reason": f"{source}:{line}: field 'judge': empty in a file with a judge column "
-                               f"(the row belongs to no judge)"}
-                    for line in typed.filter(no_judge)["source_line"]]
+        rejects += [
+            {
+                "source_file": source,
+                "source_line": line,
+                "judge": None,
+                "field": "judge",
+                "reason": f"{source}:{line}: field 'judge': empty in a file with a judge column "
+                f"(the row belongs to no judge)",
+            }
+            for line in typed.filter(no_judge)["source_line"]
+        ]
         typed = typed.filter(~no_judge).with_columns(judge=pl.col("judge").str.strip_chars())
         if judge is not None:
             mine = typed.filter(pl.col("judge") == judge)
             if len(typed) and not len(mine):
                 names = typed["judge"].unique().sort().to_list()
-                raise ImportFormatError(f"{path}: column 'judge': no row of judge {judge!r}; the file holds "
-                                        f"{', '.join(map(repr, names[:10]))}{' ...' if len(names) > 10 else ''}")
+                raise ImportFormatError(
+                    f"{path}: column 'judge': no row of judge {judge!r}; the file holds "
+                    f"{', '.join(map(repr, names[:10]))}{' ...' if len(names) > 10 else ''}"
+                )
             typed = mine
     else:
         typed = typed.with_columns(judge=pl.lit(default_judge if default_judge is not None else judge, pl.String))
@@ -465,15 +535,23 @@ def read_judgments(path: str | Path, *, judge: str | None = None,
         value = pl.col(name)
         wrong = value.is_not_null() & (~value.is_finite() | (value != value.floor()) | (value.abs() > 2**31 - 1))
         for line, judge_name, shown in typed.filter(wrong).select("source_line", "judge", name).iter_rows():
-            rejects.append({"source_file": source, "source_line": line, "judge": judge_name, "field": name,
-                            "reason": f"{source}:{line}: field {name!r}: {_num(shown)} is not an integer in 1..5"})
+            rejects.append(
+                {
+                    "source_file": source,
+                    "source_line": line,
+                    "judge": judge_name,
+                    "field": name,
+                    "reason": f"{source}:{line}: field {name!r}: {_num(shown)} is not an integer in 1..5",
+                }
+            )
         not_integer = not_integer | wrong
     typed = typed.filter(~not_integer)
 
     condition = pl.col("condition").str.strip_chars()
     judgments = typed.with_columns(
         condition=pl.when(condition.is_null() | (condition == "")).then(pl.lit(BLIND)).otherwise(condition),
-        s_algo=pl.col("s_algo").cast(pl.Int32), s_robust=pl.col("s_robust").cast(pl.Int32),
+        s_algo=pl.col("s_algo").cast(pl.Int32),
+        s_robust=pl.col("s_robust").cast(pl.Int32),
         source_file=pl.lit(source, pl.String),
     ).select([pl.col(name).cast(dtype) for name, dtype in JUDGMENT_COLUMNS.items()])
     reject_frame = _rejects(rejects).sort("source_line", maintain_order=True) if rejects else _empty_rejects()
@@ -489,8 +567,9 @@ def _number_text(score: pl.Expr) -> pl.Expr:
     return pl.when(whole).then(score.cast(pl.Int64).cast(pl.String)).otherwise(score.cast(pl.String))
 
 
-def answers(frame: pl.DataFrame, scale: Scale,
-            known_items: set[str] | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+def answers(
+    frame: pl.DataFrame, scale: Scale, known_items: set[str] | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The judgments as cojudge answers on ``scale``, and the rows that cannot enter.
 
     ``frame`` has :data:`JUDGMENT_COLUMNS` (from :func:`read_judgments` or an adapter). Returns ``(answers,
@@ -510,27 +589,46 @@ def answers(frame: pl.DataFrame, scale: Scale,
     """
     missing = [name for name in JUDGMENT_COLUMNS if name not in frame.columns]
     if missing:
-        raise ValueError(f"answers(): the judgments frame lacks column(s) {', '.join(missing)} "
-                         f"(expected JUDGMENT_COLUMNS)")
+        raise ValueError(
+            f"answers(): the judgments frame lacks column(s) {', '.join(missing)} (expected JUDGMENT_COLUMNS)"
+        )
     rows = frame.select([pl.col(name).cast(dtype) for name, dtype in JUDGMENT_COLUMNS.items()]).with_columns(
-        condition=pl.col("condition").fill_null(BLIND), _row=pl.int_range(pl.len(), dtype=pl.Int64))
-    where = pl.format("{}:{}: ", pl.col("source_file").fill_null("(imported)"),
-                      pl.col("source_line").cast(pl.String).fill_null("?"))
+        condition=pl.col("condition").fill_null(BLIND), _row=pl.int_range(pl.len(), dtype=pl.Int64)
+    )
+    where = pl.format(
+        "{}:{}: ", pl.col("source_file").fill_null("(imported)"), pl.col("source_line").cast(pl.String).fill_null("?")
+    )
 
     # Why a row cannot enter, first reason wins: (field, reason) as two expressions.
     item = pl.col("item")
     checks: list[tuple[pl.Expr, str, pl.Expr]] = [
         (item.is_null() | (item.str.strip_chars() == ""), "item", pl.lit("empty item key")),
-        (~pl.col("condition").is_in(list(CONDITIONS)), "condition",
-         pl.format("{} is not a condition (expected one of {})",
-                   pl.lit("'") + pl.col("condition") + pl.lit("'"), pl.lit(", ".join(CONDITIONS)))),
+        (
+            ~pl.col("condition").is_in(list(CONDITIONS)),
+            "condition",
+            pl.format(
+                "{} is not a condition (expected one of {})",
+                pl.lit("'") + pl.col("condition") + pl.lit("'"),
+                pl.lit(", ".join(CONDITIONS)),
+            ),
+        ),
     ]
     if known_items is not None:
-        checks.append((~item.is_in(pl.Series(list(known_items), dtype=pl.String).implode()), "item",
-                       pl.format("unknown item key '{}' (not an attempt_uid of the corpus)", item)))
+        checks.append(
+            (
+                ~item.is_in(pl.Series(list(known_items), dtype=pl.String).implode()),
+                "item",
+                pl.format("unknown item key '{}' (not an attempt_uid of the corpus)", item),
+            )
+        )
     for name in _RUBRIC:
-        checks.append((pl.col(name).is_not_null() & ~pl.col(name).is_between(1, 5), name,
-                       pl.format("{} is outside 1..5 (expected an integer in 1..5)", pl.col(name))))
+        checks.append(
+            (
+                pl.col(name).is_not_null() & ~pl.col(name).is_between(1, 5),
+                name,
+                pl.format("{} is outside 1..5 (expected an integer in 1..5)", pl.col(name)),
+            )
+        )
     field, reason = pl.lit(None, pl.String), pl.lit(None, pl.String)
     for failed, name, text in reversed(checks):
         field = pl.when(failed.fill_null(True)).then(pl.lit(name)).otherwise(field)
@@ -542,59 +640,80 @@ def answers(frame: pl.DataFrame, scale: Scale,
     key = ["item", "judge", "condition"]
     first = pl.struct(key).is_first_distinct()  # a hash pass; a window per key is far slower on many keys
     kept, later = entering.filter(first), entering.filter(~first)
-    duplicates = later.join(kept.select(*key, _first="source_line"), on=key, how="left", nulls_equal=True,
-                            maintain_order="left").with_columns(
+    duplicates = later.join(
+        kept.select(*key, _first="source_line"), on=key, how="left", nulls_equal=True, maintain_order="left"
+    ).with_columns(
         _field=pl.lit("item"),
-        _reason=pl.format("duplicate of line {} (same item, judge and condition)", pl.col("_first")))
+        _reason=pl.format("duplicate of line {} (same item, judge and condition)", pl.col("_first")),
+    )
     refused = pl.concat([rows.filter(pl.col("_field").is_not_null()), duplicates.select(rows.columns)])
     rejects = refused.sort("_row").select(
-        "source_file", "source_line", "judge", field="_field",
-        reason=pl.concat_str([where, pl.lit("field '"), pl.col("_field"), pl.lit("': "), pl.col("_reason")]))
+        "source_file",
+        "source_line",
+        "judge",
+        field="_field",
+        reason=pl.concat_str([where, pl.lit("field '"), pl.col("_field"), pl.lit("': "), pl.col("_reason")]),
+    )
 
     # The score: the score column, else a raw answer that is exactly one number.
     raw = pl.col("raw_answer").str.strip_chars()
     readable = raw.str.contains(_ONE_NUMBER).fill_null(False)
     score = pl.coalesce(pl.col("score"), pl.when(readable).then(raw.cast(pl.Float64, strict=False)))
-    kept = kept.with_columns(_score=score, _from=pl.when(pl.col("score").is_not_null()).then(pl.lit("score"))
-                             .otherwise(pl.lit("raw_answer")))
+    kept = kept.with_columns(
+        _score=score, _from=pl.when(pl.col("score").is_not_null()).then(pl.lit("score")).otherwise(pl.lit("raw_answer"))
+    )
     lo, hi = scale.min, scale.max
     s = pl.col("_score")
     problem = (
         pl.when(s.is_null() & pl.col("raw_answer").is_null())
-        .then(pl.lit("field 'score': empty, and no raw_answer (expected a number on the declared "
-                     f"{scale})"))
+        .then(pl.lit(f"field 'score': empty, and no raw_answer (expected a number on the declared {scale})"))
         .when(s.is_null())
-        .then(pl.format("field 'raw_answer': {} is not a number (expected exactly one number on the declared "
-                        f"{scale}, nothing else in the text)",
-                        pl.lit("'") + pl.col("raw_answer").str.slice(0, _SHOWN) + pl.lit("'")))
+        .then(
+            pl.format(
+                "field 'raw_answer': {} is not a number (expected exactly one number on the declared "
+                f"{scale}, nothing else in the text)",
+                pl.lit("'") + pl.col("raw_answer").str.slice(0, _SHOWN) + pl.lit("'"),
+            )
+        )
         .when(~s.is_finite())
-        .then(pl.format("field '{}': {} is not a finite number on the declared " + str(scale),
-                        pl.col("_from"), _number_text(s)))
+        .then(
+            pl.format(
+                "field '{}': {} is not a finite number on the declared " + str(scale), pl.col("_from"), _number_text(s)
+            )
+        )
         .when((s < lo) | (s > hi))
         .then(pl.format("field '{}': {} is outside the declared " + str(scale), pl.col("_from"), _number_text(s)))
     )
     if scale.integer:
         problem = problem.when(s != s.floor()).then(
-            pl.format("field '{}': {} is not an integer on the declared " + str(scale), pl.col("_from"),
-                      _number_text(s)))
+            pl.format(
+                "field '{}': {} is not an integer on the declared " + str(scale), pl.col("_from"), _number_text(s)
+            )
+        )
     kept = kept.with_columns(_problem=problem.otherwise(pl.lit(None, pl.String)))
     ok = pl.col("_problem").is_null()
     result = kept.sort("_row").select(
-        attempt_uid="item", condition="condition",
+        attempt_uid="item",
+        condition="condition",
         status=pl.when(ok).then(pl.lit("ok")).otherwise(pl.lit("invalid")),
         p_accept=pl.when(ok).then((s - lo) / (hi - lo)),
-        s_algo="s_algo", s_robust="s_robust", rationale="rationale",
+        s_algo="s_algo",
+        s_robust="s_robust",
+        rationale="rationale",
         raw_response=pl.coalesce(pl.col("raw_answer"), _number_text(pl.col("score"))),
         served_model="model",
         error=pl.when(ok).then(pl.lit("")).otherwise(pl.concat_str([where, pl.col("_problem")])),
         source_line="source_line",
     )
-    return (result.select([pl.col(n).cast(t) for n, t in ANSWER_COLUMNS.items()]),
-            rejects.select([pl.col(n).cast(t) for n, t in REJECT_COLUMNS.items()]))
+    return (
+        result.select([pl.col(n).cast(t) for n, t in ANSWER_COLUMNS.items()]),
+        rejects.select([pl.col(n).cast(t) for n, t in REJECT_COLUMNS.items()]),
+    )
 
 
-def load_imported(source: ImportedSource, *, judge_name: str, known_items: set[str] | None = None,
-                  base_dir: str | Path | None = None) -> ImportedJudgments:
+def load_imported(
+    source: ImportedSource, *, judge_name: str, known_items: set[str] | None = None, base_dir: str | Path | None = None
+) -> ImportedJudgments:
     """Read, validate and map one imported judge's rows: :func:`read_judgments` then :func:`answers`.
 
     The file's judge column value is ``source.judge`` or else ``judge_name``; a file without a judge column is
@@ -605,5 +724,6 @@ def load_imported(source: ImportedSource, *, judge_name: str, known_items: set[s
     judgments, read_rejects = read_judgments(path, judge=source.judge or judge_name, default_judge=judge_name)
     answered, refused = answers(judgments, source.scale, known_items)
     rejects = pl.concat([read_rejects, refused])
-    return ImportedJudgments(path=path, sha256=digest, answers=answered, rejects=rejects,
-                             rows=len(answered) + len(rejects))
+    return ImportedJudgments(
+        path=path, sha256=digest, answers=answered, rejects=rejects, rows=len(answered) + len(rejects)
+    )

@@ -65,8 +65,9 @@ def _pairs(folder: Path, group: str) -> list[TestCase]:
     for inp in sorted(folder.glob("*.in")):
         ans = inp.with_suffix(".ans")
         if not ans.is_file():
-            raise ProblemFormatError(f"{inp}: test input has no answer file {ans.name} beside it",
-                                     field=f"data/{group}/{ans.name}")
+            raise ProblemFormatError(
+                f"{inp}: test input has no answer file {ans.name} beside it", field=f"data/{group}/{ans.name}"
+            )
         cases.append(TestCase(name=f"{group}/{inp.stem}", input_path=inp, answer_path=ans))
     return cases
 
@@ -74,8 +75,9 @@ def _pairs(folder: Path, group: str) -> list[TestCase]:
 def _number(meta: dict, path: Path, *keys: str) -> float | None:
     limits = meta.get("limits") or {}
     if not isinstance(limits, dict):
-        raise ProblemFormatError(f"{path}: field 'limits' must be a mapping, got {type(limits).__name__}",
-                                 field="limits")
+        raise ProblemFormatError(
+            f"{path}: field 'limits' must be a mapping, got {type(limits).__name__}", field="limits"
+        )
     for key in keys:
         if key in limits and limits[key] is not None:
             try:
@@ -83,8 +85,10 @@ def _number(meta: dict, path: Path, *keys: str) -> float | None:
             except (TypeError, ValueError):
                 value = float("nan")
             if value != value or value in (float("inf"), float("-inf")) or value <= 0:
-                raise ProblemFormatError(f"{path}: field 'limits.{key}' must be a positive number, got "
-                                         f"{limits[key]!r}", field=f"limits.{key}")
+                raise ProblemFormatError(
+                    f"{path}: field 'limits.{key}' must be a positive number, got {limits[key]!r}",
+                    field=f"limits.{key}",
+                )
             return value
     return None
 
@@ -101,8 +105,9 @@ def read_problem(root: Path) -> ProblemPackage:
         reason = str(exc).replace("\n", " ")
         raise ProblemFormatError(f"{meta_path}: not valid UTF-8 YAML ({reason})", field="problem.yaml") from None
     if not isinstance(meta, dict):
-        raise ProblemFormatError(f"{meta_path}: expected a mapping at top level, got {type(meta).__name__}",
-                                 field="problem.yaml")
+        raise ProblemFormatError(
+            f"{meta_path}: expected a mapping at top level, got {type(meta).__name__}", field="problem.yaml"
+        )
     statement_path = next(
         (root / "problem_statement" / n for n in STATEMENT_NAMES if (root / "problem_statement" / n).is_file()),
         None,
@@ -110,8 +115,9 @@ def read_problem(root: Path) -> ProblemPackage:
     try:
         statement = statement_path.read_text(encoding="utf-8") if statement_path else ""
     except UnicodeDecodeError as exc:
-        raise ProblemFormatError(f"{statement_path}: not valid UTF-8 (byte {exc.start})",
-                                 field="problem_statement") from None
+        raise ProblemFormatError(
+            f"{statement_path}: not valid UTF-8 (byte {exc.start})", field="problem_statement"
+        ) from None
     time_limit = _number(meta, meta_path, "time_limit_s", "time_limit")
     memory = _number(meta, meta_path, "memory_mb", "memory")
     tolerance = None
@@ -120,8 +126,9 @@ def read_problem(root: Path) -> ProblemPackage:
         try:
             tolerance = float(flags[flags.index("float_tolerance") + 1])
         except (IndexError, ValueError):
-            raise ProblemFormatError(f"{meta_path}: field 'validator_flags' has float_tolerance without a number",
-                                     field="validator_flags")
+            raise ProblemFormatError(
+                f"{meta_path}: field 'validator_flags' has float_tolerance without a number", field="validator_flags"
+            )
     return ProblemPackage(
         problem_id=root.name,
         name=str(meta.get("name") or root.name),
@@ -168,16 +175,33 @@ def scan_problems(folder: Path) -> tuple[dict[str, ProblemPackage], list[dict]]:
         if root.is_symlink():  # followed only when it stays inside the corpus and names a folder
             target = root.resolve()
             if not target.is_dir() or not target.is_relative_to(corpus):
-                rejected.append({"source_path": source, "stage": "problems", "field": "symlink",
-                                 "reason": f"{source}: symlink to {root.readlink()} dangles or leaves the corpus "
-                                           f"(not followed)"})
+                rejected.append(
+                    {
+                        "source_path": source,
+                        "stage": "problems",
+                        "field": "symlink",
+                        "reason": f"{source}: symlink to {root.readlink()} dangles or leaves the corpus (not followed)",
+                    }
+                )
                 continue
         try:
             packages[root.name] = read_problem(root)
         except ProblemFormatError as exc:
-            rejected.append({"source_path": source, "stage": "problems", "field": exc.field,
-                             "reason": f"{source}: package quarantined: {exc}"})
+            rejected.append(
+                {
+                    "source_path": source,
+                    "stage": "problems",
+                    "field": exc.field,
+                    "reason": f"{source}: package quarantined: {exc}",
+                }
+            )
         except Exception as exc:  # any other failure of one package must not stop the others
-            rejected.append({"source_path": source, "stage": "problems", "field": "package",
-                             "reason": f"{source}: package quarantined: {type(exc).__name__}: {exc}"})
+            rejected.append(
+                {
+                    "source_path": source,
+                    "stage": "problems",
+                    "field": "package",
+                    "reason": f"{source}: package quarantined: {type(exc).__name__}: {exc}",
+                }
+            )
     return packages, rejected

@@ -17,12 +17,20 @@ from __future__ import annotations
 
 import polars as pl
 
-from cojudge_assets.core.contest_judge import ContestJudge, EXTENSIONS, Verdict
+from cojudge_assets.core.contest_judge import EXTENSIONS, ContestJudge, Verdict
 from cojudge_assets.core.kattis import ProblemPackage
 
-AUDIT_SCHEMA = {"attempt_uid": pl.String, "problem_id": pl.String, "language": pl.String,
-                "recorded_verdict": pl.String, "reexec_verdict": pl.String, "verdict_agrees": pl.Boolean,
-                "label_agrees": pl.Boolean, "first_failure": pl.String, "detail": pl.String}
+AUDIT_SCHEMA = {
+    "attempt_uid": pl.String,
+    "problem_id": pl.String,
+    "language": pl.String,
+    "recorded_verdict": pl.String,
+    "reexec_verdict": pl.String,
+    "verdict_agrees": pl.Boolean,
+    "label_agrees": pl.Boolean,
+    "first_failure": pl.String,
+    "detail": pl.String,
+}
 
 
 def auditable(attempts: pl.DataFrame, problems: dict[str, ProblemPackage]) -> pl.DataFrame:
@@ -40,20 +48,30 @@ def audit_labels(attempts: pl.DataFrame, problems: dict[str, ProblemPackage], ju
         recorded, again = r["verdict"], res.verdict.value
         failure = res.first_failure
         judged = res.verdict != Verdict.JUDGE_ERROR
-        out.append({
-            "attempt_uid": r["attempt_uid"], "problem_id": r["problem_id"], "language": r["language"],
-            "recorded_verdict": recorded, "reexec_verdict": again,
-            "verdict_agrees": (recorded == again or (recorded == "REJ" and again != "AC")) if judged else None,
-            "label_agrees": ((recorded == "AC") == (again == "AC")) if judged else None,
-            "first_failure": failure.test if failure else None,
-            "detail": (failure.detail if failure else res.compile_message or res.error)[:300] or None,
-        })
+        out.append(
+            {
+                "attempt_uid": r["attempt_uid"],
+                "problem_id": r["problem_id"],
+                "language": r["language"],
+                "recorded_verdict": recorded,
+                "reexec_verdict": again,
+                "verdict_agrees": (recorded == again or (recorded == "REJ" and again != "AC")) if judged else None,
+                "label_agrees": ((recorded == "AC") == (again == "AC")) if judged else None,
+                "first_failure": failure.test if failure else None,
+                "detail": (failure.detail if failure else res.compile_message or res.error)[:300] or None,
+            }
+        )
     return pl.DataFrame(out, schema=AUDIT_SCHEMA)
 
 
 def audit_summary(audit: pl.DataFrame) -> pl.DataFrame:
     """Agreement per (problem, recorded verdict)."""
-    return audit.group_by("problem_id", "recorded_verdict").agg(
-        pl.len().alias("attempts"), pl.col("verdict_agrees").sum().alias("verdict_agree"),
-        pl.col("label_agrees").sum().alias("label_agree"),
-    ).sort("problem_id", "recorded_verdict")
+    return (
+        audit.group_by("problem_id", "recorded_verdict")
+        .agg(
+            pl.len().alias("attempts"),
+            pl.col("verdict_agrees").sum().alias("verdict_agree"),
+            pl.col("label_agrees").sum().alias("label_agree"),
+        )
+        .sort("problem_id", "recorded_verdict")
+    )

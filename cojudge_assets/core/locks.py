@@ -26,7 +26,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 LOCK_SUFFIX = ".lock"
@@ -45,8 +45,10 @@ class LockHeld(RuntimeError):
         who = f"pid {pid}" if pid else "another process (pid not recorded yet)"
         since = f", since {holder['since']}" if holder.get("since") else ""
         command = f" ({holder['command']})" if holder.get("command") else ""
-        super().__init__(f"{target} is in use by {who}{command}{since}: one writer at a time "
-                         f"(lock {lock}); try again when it ends, or let cojudge materialize --wait for it")
+        super().__init__(
+            f"{target} is in use by {who}{command}{since}: one writer at a time "
+            f"(lock {lock}); try again when it ends, or let cojudge materialize --wait for it"
+        )
 
 
 def duckdb_lock_path(database: str | Path) -> Path:
@@ -91,8 +93,12 @@ def _ancestors(pid: int) -> set[int]:
 
 
 def _write_holder(fd: int, run_id: str | None) -> None:
-    record = {"pid": os.getpid(), "command": " ".join(Path(sys.argv[0]).name.split() + sys.argv[1:])[:300],
-              "since": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"), "run_id": run_id}
+    record = {
+        "pid": os.getpid(),
+        "command": " ".join(Path(sys.argv[0]).name.split() + sys.argv[1:])[:300],
+        "since": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+        "run_id": run_id,
+    }
     os.ftruncate(fd, 0)
     os.pwrite(fd, json.dumps(record).encode(), 0)
 

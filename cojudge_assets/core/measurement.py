@@ -57,10 +57,27 @@ from cojudge_assets.core import metrics as m
 from cojudge_assets.core.bootstrap import cluster_codes, cluster_weights, interval
 from cojudge_assets.core.constants import CONDITIONS, SEED
 
-LONG_SCHEMA = {"judge": pl.String, "condition": pl.String, "metric": pl.String, "value": pl.Float64,
-               "lo": pl.Float64, "hi": pl.Float64, "n": pl.Int64}
-PREDICTION_COLUMNS = ("attempt_uid", "judge", "condition", "p_accept", "y", "participant", "problem_id", "turn",
-                      "evidence", "code")
+LONG_SCHEMA = {
+    "judge": pl.String,
+    "condition": pl.String,
+    "metric": pl.String,
+    "value": pl.Float64,
+    "lo": pl.Float64,
+    "hi": pl.Float64,
+    "n": pl.Int64,
+}
+PREDICTION_COLUMNS = (
+    "attempt_uid",
+    "judge",
+    "condition",
+    "p_accept",
+    "y",
+    "participant",
+    "problem_id",
+    "turn",
+    "evidence",
+    "code",
+)
 POOLED_SCHEMA = {**LONG_SCHEMA, "note": pl.String}  # the panel and agreement tables: note rows say who is left out
 PANEL = "panel"
 
@@ -102,8 +119,11 @@ class Universe:
     """The attempts, their clusters and folds, and the predictions as cells."""
 
     def __init__(self, predictions: pl.DataFrame, config: MeasurementConfig):
-        attempts = (predictions.select("attempt_uid", "y", "participant", "problem_id", "turn", "evidence")
-                    .unique("attempt_uid").sort("attempt_uid"))
+        attempts = (
+            predictions.select("attempt_uid", "y", "participant", "problem_id", "turn", "evidence")
+            .unique("attempt_uid")
+            .sort("attempt_uid")
+        )
         self.attempts = attempts
         self.uids = attempts["attempt_uid"].to_numpy()
         self.y = attempts["y"].to_numpy().astype(np.int64)
@@ -116,8 +136,7 @@ class Universe:
         for (judge, condition), part in predictions.group_by("judge", "condition", maintain_order=True):
             part = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()).sort("attempt_uid")
             index = np.array([position[u] for u in part["attempt_uid"].to_list()], dtype=np.int64)
-            self.cells[(judge, condition)] = Cell(judge, condition, index, part["p_accept"].to_numpy(),
-                                                  self.y[index])
+            self.cells[(judge, condition)] = Cell(judge, condition, index, part["p_accept"].to_numpy(), self.y[index])
         self.judges = sorted({j for j, _ in self.cells})
         self.conditions = sorted({c for _, c in self.cells}, key=_condition_order)
 
@@ -175,8 +194,15 @@ def condition_panel(u: Universe, condition: str) -> ConditionPanel:
     kept = members
     if len(members) >= 2 and len(shared):
         kept_names, out = pooling.split({c.judge: _on(c, shared) for c in members})
-        agreement_excluded += [Excluded(x.judge, x, x.note(f"on the attempts every member under {condition} answered")
-                                        + " (left out of Fleiss' kappa and the means over pairs)") for x in out]
+        agreement_excluded += [
+            Excluded(
+                x.judge,
+                x,
+                x.note(f"on the attempts every member under {condition} answered")
+                + " (left out of Fleiss' kappa and the means over pairs)",
+            )
+            for x in out
+        ]
         kept = [cells[j] for j in kept_names]
         # leaving a judge out only adds attempts, on which the others' answers still vary
         shared = _answered_by_all(kept) if kept else np.array([], dtype=np.int64)
@@ -187,8 +213,9 @@ def condition_panel(u: Universe, condition: str) -> ConditionPanel:
         _, out = pooling.split({a.judge: pa, b.judge: pb})
         label = f"{a.judge}~{b.judge}"
         if out:
-            note = f"pair {label} left out: " + "; ".join(f"{x.judge}: {x.why('on the attempts both answered')}"
-                                                          for x in out)
+            note = f"pair {label} left out: " + "; ".join(
+                f"{x.judge}: {x.why('on the attempts both answered')}" for x in out
+            )
             agreement_excluded.append(Excluded(label, out[0], note))
         else:
             pairs[(a.judge, b.judge)] = (both, pa, pb)
@@ -215,18 +242,35 @@ class Replicates:
 
 def _row(judge, condition, metric, value, replicates: np.ndarray, n, **extra) -> dict:
     lo, hi = interval(replicates) if len(replicates) else (float("nan"), float("nan"))
-    return {"judge": judge, "condition": condition, "metric": metric, "value": float(value), "lo": lo, "hi": hi,
-            "n": int(n), **extra}
+    return {
+        "judge": judge,
+        "condition": condition,
+        "metric": metric,
+        "value": float(value),
+        "lo": lo,
+        "hi": hi,
+        "n": int(n),
+        **extra,
+    }
 
 
 def _note(judge, condition, metric, value, n, **extra) -> dict:
     """A row that counts or names something (coverage, members, a judge left out): no interval."""
-    return {"judge": judge, "condition": condition, "metric": metric, "value": float(value), "lo": None, "hi": None,
-            "n": int(n), **extra}
+    return {
+        "judge": judge,
+        "condition": condition,
+        "metric": metric,
+        "value": float(value),
+        "lo": None,
+        "hi": None,
+        "n": int(n),
+        **extra,
+    }
 
 
-def measure(predictions: pl.DataFrame, config: MeasurementConfig = MeasurementConfig(),
-            outcomes: pl.DataFrame | None = None) -> dict[str, pl.DataFrame]:
+def measure(
+    predictions: pl.DataFrame, config: MeasurementConfig = MeasurementConfig(), outcomes: pl.DataFrame | None = None
+) -> dict[str, pl.DataFrame]:
     """Every table of the measurement group, in long form.
 
     ``outcomes`` (optional) has one row per attempt a judge was asked about under
@@ -267,8 +311,9 @@ def measure(predictions: pl.DataFrame, config: MeasurementConfig = MeasurementCo
                 problem_boot.add((*key, name), SCALAR_METRICS[name](cell, w[:, cell.index], decisions[key]))
 
     tables = {
-        "judge_metrics": pl.concat([_judge_metrics(u, decisions, thresholds, boot, problem_boot),
-                                    _coverage(u, outcomes)]),
+        "judge_metrics": pl.concat(
+            [_judge_metrics(u, decisions, thresholds, boot, problem_boot), _coverage(u, outcomes)]
+        ),
         "scale_validity": _scale_validity(u, boot, decisions),
         "agreement": _agreement(panels, boot),
         "condition_effects": _condition_effects(u, panels, boot),
@@ -290,8 +335,11 @@ def _panel_replicates(u: Universe, panel: ConditionPanel, w: np.ndarray, boot: R
     boot.add((PANEL, condition, "pr_auc"), m.average_precision(y, panel.score, sample_weight=wi))
     pooled = len(panel.shared_preds) >= 2  # kept judges vary on shared: it holds at least 2 attempts
     ws = w[:, panel.shared]
-    on_shared = {(pair["judge_a"], pair["judge_b"]): pair
-                 for pair in agreement.pairwise_agreement(panel.shared_preds, ws)} if pooled else {}
+    on_shared = (
+        {(pair["judge_a"], pair["judge_b"]): pair for pair in agreement.pairwise_agreement(panel.shared_preds, ws)}
+        if pooled
+        else {}
+    )
     for (a, b), (both, pa, pb) in panel.pairs.items():
         if (a, b) in on_shared and np.array_equal(both, panel.shared):  # the same attempts: computed already
             pair = on_shared[(a, b)]
@@ -305,8 +353,12 @@ def _panel_replicates(u: Universe, panel: ConditionPanel, w: np.ndarray, boot: R
     cuts = np.column_stack([agreement.median_cut(p) for p in panel.shared_preds.values()])
     mean_kappa = np.mean([pair["kappa"] for pair in on_shared.values()], axis=0)
     mean_rho = np.mean([pair["rho"] for pair in on_shared.values()], axis=0)
-    for name, values in (("fleiss_kappa", agreement.fleiss_kappa(cuts, ws)), ("mean_kappa", mean_kappa),
-                         ("mean_rho", mean_rho), ("rho_minus_kappa", mean_rho - mean_kappa)):
+    for name, values in (
+        ("fleiss_kappa", agreement.fleiss_kappa(cuts, ws)),
+        ("mean_kappa", mean_kappa),
+        ("mean_rho", mean_rho),
+        ("rho_minus_kappa", mean_rho - mean_kappa),
+    ):
         boot.add(("panel_agreement", condition, name), values)
 
 
@@ -314,25 +366,31 @@ def _coverage(u: Universe, outcomes: pl.DataFrame | None) -> pl.DataFrame:
     """Per judge x condition: coverage (answered / asked), answered and abstained, n = attempts asked about."""
     answered = {key: len(cell.p) for key, cell in u.cells.items()}
     if outcomes is None:
-        asked_per_condition = {c: len(np.unique(np.concatenate([cell.index for (_, cc), cell in u.cells.items()
-                                                                  if cc == c]))) for c in u.conditions}
+        asked_per_condition = {
+            c: len(np.unique(np.concatenate([cell.index for (_, cc), cell in u.cells.items() if cc == c])))
+            for c in u.conditions
+        }
         counts = {key: (asked_per_condition[key[1]], asked_per_condition[key[1]] - n) for key, n in answered.items()}
     else:
         missing = {"judge", "condition", "attempt_uid", "status"} - set(outcomes.columns)
         if missing:
-            raise ValueError(f"outcomes: missing columns {sorted(missing)} (expected judge, condition, attempt_uid, "
-                             "status)")
+            raise ValueError(
+                f"outcomes: missing columns {sorted(missing)} (expected judge, condition, attempt_uid, status)"
+            )
         grouped = outcomes.group_by("judge", "condition").agg(
-            pl.col("attempt_uid").n_unique().alias("asked"),
-            (pl.col("status") == "abstained").sum().alias("abstained"))
+            pl.col("attempt_uid").n_unique().alias("asked"), (pl.col("status") == "abstained").sum().alias("abstained")
+        )
         counts = {(r["judge"], r["condition"]): (r["asked"], r["abstained"]) for r in grouped.iter_rows(named=True)}
     rows = []
     for judge, condition in sorted(counts, key=lambda k: (k[0], _condition_order(k[1]))):
         asked, abstained = counts[(judge, condition)]
         n = answered.get((judge, condition), 0)
         extra = {"lo_problem": None, "hi_problem": None}
-        for metric, value in (("coverage", n / asked if asked else float("nan")), ("answered", n),
-                              ("abstained", abstained)):
+        for metric, value in (
+            ("coverage", n / asked if asked else float("nan")),
+            ("answered", n),
+            ("abstained", abstained),
+        ):
             rows.append(_note(judge, condition, metric, value, asked, **extra))
     schema = {**LONG_SCHEMA, "lo_problem": pl.Float64, "hi_problem": pl.Float64}
     return pl.DataFrame(rows, schema=schema)
@@ -343,17 +401,37 @@ def _judge_metrics(u, decisions, thresholds, boot, problem_boot) -> pl.DataFrame
     for key, cell in u.cells.items():
         for name, fn in SCALAR_METRICS.items():
             value = fn(cell, None, decisions[key])
-            lo_p, hi_p = interval(problem_boot.get((*key, name))) if (*key, name) in problem_boot.values \
+            lo_p, hi_p = (
+                interval(problem_boot.get((*key, name)))
+                if (*key, name) in problem_boot.values
                 else (float("nan"), float("nan"))
-            rows.append(_row(*key, name, value, boot.get((*key, name)), len(cell.p), lo_problem=lo_p,
-                             hi_problem=hi_p))
+            )
+            rows.append(_row(*key, name, value, boot.get((*key, name)), len(cell.p), lo_problem=lo_p, hi_problem=hi_p))
         threshold_values = list(thresholds[key].values())
-        rows.append(_row(*key, "threshold_in_fold", m.select_threshold(cell.y, cell.p), np.array([]), len(cell.p),
-                         lo_problem=None, hi_problem=None))
-        rows.append({"judge": key[0], "condition": key[1], "metric": "threshold_oof_median",
-                     "value": float(np.median(threshold_values)), "lo": float(min(threshold_values)),
-                     "hi": float(max(threshold_values)), "n": len(threshold_values), "lo_problem": None,
-                     "hi_problem": None})
+        rows.append(
+            _row(
+                *key,
+                "threshold_in_fold",
+                m.select_threshold(cell.y, cell.p),
+                np.array([]),
+                len(cell.p),
+                lo_problem=None,
+                hi_problem=None,
+            )
+        )
+        rows.append(
+            {
+                "judge": key[0],
+                "condition": key[1],
+                "metric": "threshold_oof_median",
+                "value": float(np.median(threshold_values)),
+                "lo": float(min(threshold_values)),
+                "hi": float(max(threshold_values)),
+                "n": len(threshold_values),
+                "lo_problem": None,
+                "hi_problem": None,
+            }
+        )
     schema = {**LONG_SCHEMA, "lo_problem": pl.Float64, "hi_problem": pl.Float64}
     return pl.DataFrame(rows, schema=schema)
 
@@ -373,8 +451,10 @@ def _scale_validity(u, boot, decisions) -> pl.DataFrame:
 
 def _excluded_rows(condition: str, excluded: list[Excluded]) -> list[dict]:
     """A note row per judge or pair left out of a pooled figure (core/pooling.py): who, why, on which attempts."""
-    return [_note(x.label, condition, x.left_out.metric, x.left_out.value, x.left_out.answers, note=x.note)
-            for x in excluded]
+    return [
+        _note(x.label, condition, x.left_out.metric, x.left_out.value, x.left_out.answers, note=x.note)
+        for x in excluded
+    ]
 
 
 def _agreement(panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
@@ -384,12 +464,23 @@ def _agreement(panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
         for (a, b), (both, pa, pb) in panel.pairs.items():
             pair = agreement.pairwise_agreement({a: pa, b: pb})[0]
             for name in ("kappa", "rho"):
-                rows.append(_row(f"{a}~{b}", condition, f"pairwise_{name}", pair[name],
-                                 boot.get(("pair", a, b, condition, name)), len(both)))
+                rows.append(
+                    _row(
+                        f"{a}~{b}",
+                        condition,
+                        f"pairwise_{name}",
+                        pair[name],
+                        boot.get(("pair", a, b, condition, name)),
+                        len(both),
+                    )
+                )
         if len(panel.shared_preds) >= 2:
             for name, value in agreement.panel_agreement(panel.shared_preds).items():
-                rows.append(_row(PANEL, condition, name, value, boot.get(("panel_agreement", condition, name)),
-                                 len(panel.shared)))
+                rows.append(
+                    _row(
+                        PANEL, condition, name, value, boot.get(("panel_agreement", condition, name)), len(panel.shared)
+                    )
+                )
     return pl.DataFrame(rows, schema=POOLED_SCHEMA)
 
 
@@ -413,13 +504,23 @@ def _condition_effects(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFra
             shared = np.intersect1d(u.cells[(judge, a)].index, u.cells[(judge, b)].index)
             pa = u.cells[(judge, a)].p[np.searchsorted(u.cells[(judge, a)].index, shared)]
             pb = u.cells[(judge, b)].p[np.searchsorted(u.cells[(judge, b)].index, shared)]
-            rows.append(_row(judge, label, "rank_correlation", agreement.spearman(pa, pb),
-                             boot.get(("rank_corr", judge, a, b)), len(shared)))
+            rows.append(
+                _row(
+                    judge,
+                    label,
+                    "rank_correlation",
+                    agreement.spearman(pa, pb),
+                    boot.get(("rank_corr", judge, a, b)),
+                    len(shared),
+                )
+            )
     for a, b in combinations(u.conditions, 2):
         pa, pb = panels[a], panels[b]
         if min(len(pa.shared_preds), len(pb.shared_preds)) >= 2:
-            value = (agreement.panel_agreement(pb.shared_preds)["fleiss_kappa"]
-                     - agreement.panel_agreement(pa.shared_preds)["fleiss_kappa"])
+            value = (
+                agreement.panel_agreement(pb.shared_preds)["fleiss_kappa"]
+                - agreement.panel_agreement(pa.shared_preds)["fleiss_kappa"]
+            )
             diff = boot.get(("panel_agreement", b, "fleiss_kappa")) - boot.get(("panel_agreement", a, "fleiss_kappa"))
             rows.append(_row(PANEL, f"{b} - {a}", "delta_fleiss_kappa", value, diff, len(pb.shared)))
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
@@ -438,10 +539,26 @@ def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
         rows.append(_note(PANEL, condition, "members", len(panel.members), len(items)))
         rows.append(_row(PANEL, condition, "roc_auc", panel_auc, panel_boot, len(items)))
         ev = u.evidence[items]
-        rows.append(_row(PANEL, condition, "roc_auc_evidence", m.roc_auc(y[ev], score[ev]),
-                         boot.get((PANEL, condition, "roc_auc_evidence")), int(ev.sum())))
-        rows.append(_row(PANEL, condition, "pr_auc", m.average_precision(y, score),
-                         boot.get((PANEL, condition, "pr_auc")), len(items)))
+        rows.append(
+            _row(
+                PANEL,
+                condition,
+                "roc_auc_evidence",
+                m.roc_auc(y[ev], score[ev]),
+                boot.get((PANEL, condition, "roc_auc_evidence")),
+                int(ev.sum()),
+            )
+        )
+        rows.append(
+            _row(
+                PANEL,
+                condition,
+                "pr_auc",
+                m.average_precision(y, score),
+                boot.get((PANEL, condition, "pr_auc")),
+                len(items),
+            )
+        )
         if len(panel.members) < 2:
             continue
         cells = {j: u.cells[(j, condition)] for j in panel.members}
@@ -450,13 +567,28 @@ def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
         mean_member = np.mean(list(members.values()))
         mean_member_boot = np.mean(list(member_boot.values()), axis=0)
         rows.append(_row(PANEL, condition, "mean_member_roc_auc", mean_member, mean_member_boot, len(items)))
-        rows.append(_row(PANEL, condition, "gain_over_mean_member", panel_auc - mean_member,
-                         panel_boot - mean_member_boot, len(items)))
+        rows.append(
+            _row(
+                PANEL,
+                condition,
+                "gain_over_mean_member",
+                panel_auc - mean_member,
+                panel_boot - mean_member_boot,
+                len(items),
+            )
+        )
         best = max(members, key=members.get)
-        rows.append(_row(best, condition, "best_member_roc_auc", members[best], member_boot[best],
-                         len(cells[best].p)))
-        rows.append(_row(best, condition, "panel_minus_best_member", panel_auc - members[best],
-                         panel_boot - member_boot[best], len(items)))
+        rows.append(_row(best, condition, "best_member_roc_auc", members[best], member_boot[best], len(cells[best].p)))
+        rows.append(
+            _row(
+                best,
+                condition,
+                "panel_minus_best_member",
+                panel_auc - members[best],
+                panel_boot - member_boot[best],
+                len(items),
+            )
+        )
     return pl.DataFrame(rows, schema=POOLED_SCHEMA)
 
 
@@ -469,17 +601,45 @@ def _per_problem(u) -> pl.DataFrame:
             mine = problems[cell.index] == problem
             y = cell.y[mine]
             auc = m.roc_auc(y, cell.p[mine]) if 0 < y.sum() < len(y) else float("nan")
-            rows.append({"judge": key[0], "condition": key[1], "problem_id": str(problem), "metric": "roc_auc",
-                         "value": auc, "n": int(mine.sum()), "accepted": int(y.sum()),
-                         "inverted": bool(np.isfinite(auc) and auc < 0.5)})
+            rows.append(
+                {
+                    "judge": key[0],
+                    "condition": key[1],
+                    "problem_id": str(problem),
+                    "metric": "roc_auc",
+                    "value": auc,
+                    "n": int(mine.sum()),
+                    "accepted": int(y.sum()),
+                    "inverted": bool(np.isfinite(auc) and auc < 0.5),
+                }
+            )
             if np.isfinite(auc):
                 aucs.append(auc)
-        rows.append({"judge": key[0], "condition": key[1], "problem_id": "(macro)", "metric": "roc_auc_macro",
-                     "value": float(np.mean(aucs)) if aucs else float("nan"), "n": len(aucs), "accepted": None,
-                     "inverted": None})
-    return pl.DataFrame(rows, schema={"judge": pl.String, "condition": pl.String, "problem_id": pl.String,
-                                      "metric": pl.String, "value": pl.Float64, "n": pl.Int64,
-                                      "accepted": pl.Int64, "inverted": pl.Boolean})
+        rows.append(
+            {
+                "judge": key[0],
+                "condition": key[1],
+                "problem_id": "(macro)",
+                "metric": "roc_auc_macro",
+                "value": float(np.mean(aucs)) if aucs else float("nan"),
+                "n": len(aucs),
+                "accepted": None,
+                "inverted": None,
+            }
+        )
+    return pl.DataFrame(
+        rows,
+        schema={
+            "judge": pl.String,
+            "condition": pl.String,
+            "problem_id": pl.String,
+            "metric": pl.String,
+            "value": pl.Float64,
+            "n": pl.Int64,
+            "accepted": pl.Int64,
+            "inverted": pl.Boolean,
+        },
+    )
 
 
 def _consistency(predictions: pl.DataFrame) -> pl.DataFrame:
@@ -493,12 +653,23 @@ def _consistency(predictions: pl.DataFrame) -> pl.DataFrame:
     for (judge, condition), part in ordered.group_by("judge", "condition", maintain_order=True):
         mine = pairs.filter((pl.col("judge") == judge) & (pl.col("condition") == condition))
         moves = (mine["p_accept"] - mine["previous_p"]).abs().to_numpy() if len(mine) else np.array([])
-        for metric, value in (("identical_resubmissions", float(len(mine))),
-                              ("mean_abs_move", float(moves.mean()) if len(moves) else float("nan")),
-                              ("max_abs_move", float(moves.max()) if len(moves) else float("nan")),
-                              ("share_moved", float((moves > 0).mean()) if len(moves) else float("nan"))):
-            rows.append({"judge": judge, "condition": condition, "metric": metric, "value": value, "lo": None,
-                         "hi": None, "n": len(mine)})
+        for metric, value in (
+            ("identical_resubmissions", float(len(mine))),
+            ("mean_abs_move", float(moves.mean()) if len(moves) else float("nan")),
+            ("max_abs_move", float(moves.max()) if len(moves) else float("nan")),
+            ("share_moved", float((moves > 0).mean()) if len(moves) else float("nan")),
+        ):
+            rows.append(
+                {
+                    "judge": judge,
+                    "condition": condition,
+                    "metric": metric,
+                    "value": value,
+                    "lo": None,
+                    "hi": None,
+                    "n": len(mine),
+                }
+            )
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 
 
@@ -509,13 +680,31 @@ def run_to_run(cache: pl.DataFrame) -> pl.DataFrame:
     for (judge, condition), part in valid.group_by("judge", "condition", maintain_order=True):
         epochs = sorted(part["epoch"].unique().to_list())
         if len(epochs) < 2:
-            rows.append({"judge": judge, "condition": condition, "metric": "run_to_run_alpha", "value": None,
-                         "lo": None, "hi": None, "n": len(epochs)})
+            rows.append(
+                {
+                    "judge": judge,
+                    "condition": condition,
+                    "metric": "run_to_run_alpha",
+                    "value": None,
+                    "lo": None,
+                    "hi": None,
+                    "n": len(epochs),
+                }
+            )
             continue
         wide = part.pivot(on="epoch", index=["attempt_uid", "request_hash"], values="p_accept")
         runs = wide.select([str(e) for e in epochs]).to_numpy().T.astype(np.float64)
-        rows.append({"judge": judge, "condition": condition, "metric": "run_to_run_alpha",
-                     "value": agreement.krippendorff_alpha(runs), "lo": None, "hi": None, "n": len(epochs)})
+        rows.append(
+            {
+                "judge": judge,
+                "condition": condition,
+                "metric": "run_to_run_alpha",
+                "value": agreement.krippendorff_alpha(runs),
+                "lo": None,
+                "hi": None,
+                "n": len(epochs),
+            }
+        )
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 
 
@@ -523,13 +712,26 @@ def _error_profile(u, decisions, config: MeasurementConfig) -> pl.DataFrame:
     rows = []
     for key, cell in u.cells.items():
         yhat, y, p = decisions[key], cell.y, cell.p
-        counts = {"tp": int(((yhat == 1) & (y == 1)).sum()), "fp": int(((yhat == 1) & (y == 0)).sum()),
-                  "tn": int(((yhat == 0) & (y == 0)).sum()), "fn": int(((yhat == 0) & (y == 1)).sum()),
-                  "confident_fn": int(((p <= config.confident) & (y == 1)).sum()),
-                  "confident_fp": int(((p >= 1 - config.confident) & (y == 0)).sum())}
+        counts = {
+            "tp": int(((yhat == 1) & (y == 1)).sum()),
+            "fp": int(((yhat == 1) & (y == 0)).sum()),
+            "tn": int(((yhat == 0) & (y == 0)).sum()),
+            "fn": int(((yhat == 0) & (y == 1)).sum()),
+            "confident_fn": int(((p <= config.confident) & (y == 1)).sum()),
+            "confident_fp": int(((p >= 1 - config.confident) & (y == 0)).sum()),
+        }
         for metric, value in counts.items():
-            rows.append({"judge": key[0], "condition": key[1], "metric": metric, "value": float(value), "lo": None,
-                         "hi": None, "n": len(p)})
+            rows.append(
+                {
+                    "judge": key[0],
+                    "condition": key[1],
+                    "metric": metric,
+                    "value": float(value),
+                    "lo": None,
+                    "hi": None,
+                    "n": len(p),
+                }
+            )
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 
 
@@ -538,8 +740,17 @@ def _recalibration(u) -> pl.DataFrame:
     for key, cell in u.cells.items():
         for summary in calibration.recalibration_summary(cell.p, cell.y, u.folds[cell.index]):
             for metric in ("ece", "brier", "roc_auc"):
-                rows.append({"judge": key[0], "condition": key[1], "metric": f"{metric}_{summary['method']}",
-                             "value": float(summary[metric]), "lo": None, "hi": None, "n": len(cell.p)})
+                rows.append(
+                    {
+                        "judge": key[0],
+                        "condition": key[1],
+                        "metric": f"{metric}_{summary['method']}",
+                        "value": float(summary[metric]),
+                        "lo": None,
+                        "hi": None,
+                        "n": len(cell.p),
+                    }
+                )
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 
 
@@ -553,10 +764,16 @@ def kappa_matrix(part: pl.DataFrame) -> tuple[list[str], np.ndarray, list[poolin
     answered); and the judges left out of the figure.
     """
     answers = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan())
-    judges, out = pooling.split({judge: part.filter(pl.col("judge") == judge)["p_accept"].to_numpy()
-                                 for judge in part["judge"].unique().to_list()})
-    by_judge = {judge: answers.filter(pl.col("judge") == judge).select("attempt_uid", "p_accept").sort("attempt_uid")
-                for judge in judges}
+    judges, out = pooling.split(
+        {
+            judge: part.filter(pl.col("judge") == judge)["p_accept"].to_numpy()
+            for judge in part["judge"].unique().to_list()
+        }
+    )
+    by_judge = {
+        judge: answers.filter(pl.col("judge") == judge).select("attempt_uid", "p_accept").sort("attempt_uid")
+        for judge in judges
+    }
     kappa = np.eye(len(judges))
     for (i, a), (j, b) in combinations(enumerate(judges), 2):
         both = by_judge[a].join(by_judge[b], on="attempt_uid", suffix="_b")

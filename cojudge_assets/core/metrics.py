@@ -45,15 +45,29 @@ from sklearn.model_selection import GroupKFold
 
 from cojudge_assets.core.constants import SEED
 
-__all__ = ["LOGLOSS_CLIP", "THRESHOLD_GRID", "UndefinedMetricWarning", "average_precision", "brier", "grid_mcc",
-           "grouped_folds", "in_fold_mcc", "log_loss", "mcc", "oof_decisions", "roc_auc", "select_threshold",
-           "weighted_mean"]
+__all__ = [
+    "LOGLOSS_CLIP",
+    "THRESHOLD_GRID",
+    "UndefinedMetricWarning",
+    "average_precision",
+    "brier",
+    "grid_mcc",
+    "grouped_folds",
+    "in_fold_mcc",
+    "log_loss",
+    "mcc",
+    "oof_decisions",
+    "roc_auc",
+    "select_threshold",
+    "weighted_mean",
+]
 
 THRESHOLD_GRID = np.round(np.arange(1, 100) / 100, 2)
 LOGLOSS_CLIP = 1e-6
 
 
 # -- validation ------------------------------------------------------------------------------------------
+
 
 def _check_inputs(y_true, y_score, sample_weight=None, *, score_name: str = "y_score", kind: str = "score"):
     """The inputs as (labels int64 (n,), scores float64 (n,), weights float64 (B, n), weights' ndim), or a ValueError.
@@ -80,8 +94,9 @@ def _check_inputs(y_true, y_score, sample_weight=None, *, score_name: str = "y_s
             raise ValueError(f"{score_name} must be numeric, got dtype {scores.dtype}") from None
         if not np.isfinite(scores).all():
             bad = scores[~np.isfinite(scores)][0]
-            raise ValueError(f"{score_name} must be finite; found {bad} at index "
-                             f"{int(np.flatnonzero(~np.isfinite(scores))[0])}")
+            raise ValueError(
+                f"{score_name} must be finite; found {bad} at index {int(np.flatnonzero(~np.isfinite(scores))[0])}"
+            )
         if kind == "proba" and scores.size and (scores.min() < 0.0 or scores.max() > 1.0):
             bad = scores[(scores < 0.0) | (scores > 1.0)][0]
             raise ValueError(f"{score_name} must hold probabilities in [0, 1]; found {bad}")
@@ -99,8 +114,10 @@ def _binary(values: np.ndarray, name: str) -> np.ndarray:
         is_binary = np.zeros(values.shape, dtype=bool)
     if not is_binary.all():
         found = values[~is_binary][0]
-        raise ValueError(f"{name} must hold binary labels 0 and 1 (1 = accepted); found "
-                         f"{found.item() if isinstance(found, np.generic) else found!r}")
+        raise ValueError(
+            f"{name} must hold binary labels 0 and 1 (1 = accepted); found "
+            f"{found.item() if isinstance(found, np.generic) else found!r}"
+        )
     return values.astype(np.int64, copy=False)
 
 
@@ -131,11 +148,15 @@ def _finish(values: np.ndarray, ndim: int, *, undefined: bool, metric: str, reas
 
 def _class_reason(labels: np.ndarray) -> str:
     positives = int(labels.sum())
-    return (f"y_true holds {labels.size} label(s), {positives} of class 1 and {labels.size - positives} of class 0"
-            if labels.size else "no attempts")
+    return (
+        f"y_true holds {labels.size} label(s), {positives} of class 1 and {labels.size - positives} of class 0"
+        if labels.size
+        else "no attempts"
+    )
 
 
 # -- ranking ---------------------------------------------------------------------------------------------
+
 
 def _value_label_sums(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray, *, descending: bool):
     """Summed weights of accepted and of other attempts per distinct score, in score order: two (B, K) tables.
@@ -149,8 +170,9 @@ def _value_label_sums(scores: np.ndarray, labels: np.ndarray, weights: np.ndarra
     values, group = np.unique(scores, return_inverse=True)
     if descending:
         group = len(values) - 1 - group
-    indicator = sparse.csr_matrix((np.ones(len(scores)), (np.arange(len(scores)), 2 * group + labels)),
-                                  shape=(len(scores), 2 * len(values)))
+    indicator = sparse.csr_matrix(
+        (np.ones(len(scores)), (np.arange(len(scores)), 2 * group + labels)), shape=(len(scores), 2 * len(values))
+    )
     sums = np.asarray(weights @ indicator)
     return sums[:, 1::2], sums[:, 0::2]
 
@@ -193,8 +215,13 @@ def roc_auc(y_true, y_score, *, sample_weight=None):
     with np.errstate(invalid="ignore", divide="ignore"):
         auc = (pos * (below + 0.5 * neg)).sum(1) / total
     positives = int(labels.sum())
-    return _finish(np.where(total > 0, auc, np.nan), ndim, undefined=positives in (0, labels.size),
-                   metric="ROC-AUC", reason=_class_reason(labels))
+    return _finish(
+        np.where(total > 0, auc, np.nan),
+        ndim,
+        undefined=positives in (0, labels.size),
+        metric="ROC-AUC",
+        reason=_class_reason(labels),
+    )
 
 
 def average_precision(y_true, y_score, *, sample_weight=None):
@@ -232,11 +259,17 @@ def average_precision(y_true, y_score, *, sample_weight=None):
     with np.errstate(invalid="ignore", divide="ignore"):
         precision = np.where(tp + fp > 0, tp / (tp + fp), 0.0)
         ap = (pos * precision).sum(1) / total
-    return _finish(np.where(total > 0, ap, np.nan), ndim, undefined=int(labels.sum()) == 0,
-                   metric="average precision", reason=_class_reason(labels))
+    return _finish(
+        np.where(total > 0, ap, np.nan),
+        ndim,
+        undefined=int(labels.sum()) == 0,
+        metric="average precision",
+        reason=_class_reason(labels),
+    )
 
 
 # -- probabilities ---------------------------------------------------------------------------------------
+
 
 def weighted_mean(values, *, sample_weight=None):
     """Weighted mean ``sum_i w_i v_i / sum_i w_i`` of finite values, per weight row.
@@ -263,8 +296,9 @@ def weighted_mean(values, *, sample_weight=None):
     array = np.asarray(values)
     if array.ndim != 1:
         raise ValueError(f"values must be 1-D, got shape {array.shape}")
-    _, scores, weights, ndim = _check_inputs(np.zeros(array.size, dtype=np.int64), array, sample_weight,
-                                             score_name="values")
+    _, scores, weights, ndim = _check_inputs(
+        np.zeros(array.size, dtype=np.int64), array, sample_weight, score_name="values"
+    )
     return _weighted_mean(scores, weights, ndim, metric="the weighted mean")
 
 
@@ -272,8 +306,14 @@ def _weighted_mean(values: np.ndarray, weights: np.ndarray, ndim: int, *, metric
     total = weights.sum(1)
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.where(total > 0, weights @ values / total, np.nan)
-    return _finish(means, ndim, undefined=values.size == 0, metric=metric,
-                   reason="no attempts" if values.size == 0 else "the weights sum to 0", stacklevel=4)
+    return _finish(
+        means,
+        ndim,
+        undefined=values.size == 0,
+        metric=metric,
+        reason="no attempts" if values.size == 0 else "the weights sum to 0",
+        stacklevel=4,
+    )
 
 
 def log_loss(y_true, y_proba, *, sample_weight=None):
@@ -341,6 +381,7 @@ def brier(y_true, y_proba, *, sample_weight=None):
 
 # -- decisions -------------------------------------------------------------------------------------------
 
+
 def _mcc(tp, fp, tn, fn):
     tp, fp, tn, fn = (np.asarray(v, dtype=np.float64) for v in (tp, fp, tn, fn))
     denominator = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
@@ -375,8 +416,7 @@ def mcc(y_true, y_pred, *, sample_weight=None):
     >>> round(mcc([1, 1, 0, 0], [1, 0, 0, 0]), 6)  # TP 1, FN 1, TN 2: 2 / sqrt(1 * 2 * 3 * 2)
     0.57735
     """
-    labels, decisions, weights, ndim = _check_inputs(y_true, y_pred, sample_weight, score_name="y_pred",
-                                                     kind="label")
+    labels, decisions, weights, ndim = _check_inputs(y_true, y_pred, sample_weight, score_name="y_pred", kind="label")
     tp = weights @ (decisions * labels)
     fp = weights @ (decisions * (1 - labels))
     fn = weights @ ((1 - decisions) * labels)
@@ -460,8 +500,11 @@ def in_fold_mcc(y_true, y_score, *, sample_weight=None):
     labels, scores, weights, ndim = _check_inputs(y_true, y_score, sample_weight, kind="proba")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows (no weight) stay NaN
-        best = np.nanmax(_grid_mcc(labels, scores, weights), axis=1) if weights.shape[1] else \
-            np.full(weights.shape[0], np.nan)
+        best = (
+            np.nanmax(_grid_mcc(labels, scores, weights), axis=1)
+            if weights.shape[1]
+            else np.full(weights.shape[0], np.nan)
+        )
     return _finish(best, ndim, undefined=labels.size == 0, metric="MCC", reason="no attempts")
 
 
@@ -489,6 +532,7 @@ def select_threshold(y_true, y_score) -> float:
 
 
 # -- folds -----------------------------------------------------------------------------------------------
+
 
 def grouped_folds(groups, *, n_splits: int = 10, seed: int = SEED) -> np.ndarray:
     """Fold id (0..K-1) per attempt, no group split across folds (scikit-learn's shuffled GroupKFold).

@@ -85,7 +85,7 @@ def _extract_object(text: str) -> str | None:
     if fenced:
         return fenced.group(1)
     start, end = text.find("{"), text.rfind("}")
-    return text[start: end + 1] if 0 <= start < end else None
+    return text[start : end + 1] if 0 <= start < end else None
 
 
 def validate_answer(text: str, *, lenient: bool = False) -> Validation:
@@ -127,8 +127,11 @@ def validate_answer(text: str, *, lenient: bool = False) -> Validation:
 def _abstention(data: dict, repaired: bool) -> Validation:
     """An object with an ``abstain`` key: an abstention only in its exact shape, else an invalid answer."""
     if set(data) != {ABSTAIN_KEY}:
-        return Validation(None, f"an abstention is exactly {{'abstain': '<reason>'}}; got the fields "
-                                f"{', '.join(sorted(map(str, data)))}", repaired)
+        return Validation(
+            None,
+            f"an abstention is exactly {{'abstain': '<reason>'}}; got the fields {', '.join(sorted(map(str, data)))}",
+            repaired,
+        )
     if repaired:
         return Validation(None, "an abstention must be the whole answer, not cut out of surrounding text", repaired)
     try:

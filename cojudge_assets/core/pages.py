@@ -43,15 +43,38 @@ PAGE_FORMATS = {".html": "html", ".htm": "html", ".md": "md", ".txt": "txt"}
 
 # Result strings as judge systems print them; a contest can add its own (contest.yaml: result_strings)
 DEFAULT_RESULT_VOCABULARY = {
-    "accepted": "AC", "ac": "AC", "correct": "AC", "ok": "AC", "passed": "AC",
-    "wrong answer": "WA", "wa": "WA", "wrong": "WA", "presentation error": "WA", "output limit exceeded": "WA",
-    "time limit exceeded": "TLE", "tle": "TLE", "time limit": "TLE",
-    "runtime error": "RE", "run time error": "RE", "re": "RE", "memory limit exceeded": "RE",
-    "compilation error": "CE", "compile error": "CE", "ce": "CE", "compiler error": "CE",
+    "accepted": "AC",
+    "ac": "AC",
+    "correct": "AC",
+    "ok": "AC",
+    "passed": "AC",
+    "wrong answer": "WA",
+    "wa": "WA",
+    "wrong": "WA",
+    "presentation error": "WA",
+    "output limit exceeded": "WA",
+    "time limit exceeded": "TLE",
+    "tle": "TLE",
+    "time limit": "TLE",
+    "runtime error": "RE",
+    "run time error": "RE",
+    "re": "RE",
+    "memory limit exceeded": "RE",
+    "compilation error": "CE",
+    "compile error": "CE",
+    "ce": "CE",
+    "compiler error": "CE",
 }
 FIELD_NAMES = ("submission", "user", "problem", "language", "submit", "result")
-_FIELD_ALIASES = {"submitted": "submit", "submit time": "submit", "submitted at": "submit", "verdict": None,
-                  "status": None, "lang": "language", "task": "problem"}
+_FIELD_ALIASES = {
+    "submitted": "submit",
+    "submit time": "submit",
+    "submitted at": "submit",
+    "verdict": None,
+    "status": None,
+    "lang": "language",
+    "task": "problem",
+}
 _CLOCK = re.compile(r"(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)")
 _SAVED = re.compile(r"saved\W{0,3}(?:at\W{0,3})?(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?)", re.IGNORECASE)
 
@@ -96,8 +119,12 @@ class _Budget:
     def check(self, step: str) -> None:
         elapsed = time.monotonic() - self.start
         if elapsed > self.limits.time_budget_s:
-            raise PageError("parse", "parse time", f"{self.source}: parsing took {elapsed:.1f} s by the {step} step, "
-                                                   f"over the budget of {self.limits.time_budget_s:g} s")
+            raise PageError(
+                "parse",
+                "parse time",
+                f"{self.source}: parsing took {elapsed:.1f} s by the {step} step, "
+                f"over the budget of {self.limits.time_budget_s:g} s",
+            )
 
 
 def decode_page(raw: bytes, path: str) -> str:
@@ -107,20 +134,25 @@ def decode_page(raw: bytes, path: str) -> str:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise PageError("decode", "encoding",
-                        f"{path}: not valid UTF-8 (byte {exc.start}): expected a UTF-8 text page") from None
+        raise PageError(
+            "decode", "encoding", f"{path}: not valid UTF-8 (byte {exc.start}): expected a UTF-8 text page"
+        ) from None
     if "\x00" in text:
-        raise PageError("decode", "encoding", f"{path}: contains NUL characters (binary data or UTF-16?): "
-                                              f"expected a UTF-8 text page")
+        raise PageError(
+            "decode",
+            "encoding",
+            f"{path}: contains NUL characters (binary data or UTF-16?): expected a UTF-8 text page",
+        )
     return text
 
 
 # elements whose end tag HTML lets a page leave out, and void elements: neither deepens the tree for good
-_NO_DEPTH = frozenset("""area base br col embed hr img input link meta param source track wbr keygen frame
+_NO_DEPTH = frozenset(
+    """area base br col embed hr img input link meta param source track wbr keygen frame
     basefont bgsound p li dt dd option optgroup tr td th tbody thead tfoot colgroup caption rb rt rp rtc
-    html head body""".split())
-_RAW_TEXT = frozenset(("script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes",
-                       "plaintext"))
+    html head body""".split()
+)
+_RAW_TEXT = frozenset(("script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "plaintext"))
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)|<!--")
 
 
@@ -204,8 +236,9 @@ def _put(fields: dict[str, str], label: str, value: str, values: dict[str, list[
 
 
 # a <pre>/<code>/fence marked as program source (not judge notes, not output)
-_SOURCE_CLASS = re.compile(r"(^|[\s_-])(source|src|code|program|solution|language-\w+|lang-\w+|highlight\w*)($|[\s_-])",
-                           re.IGNORECASE)
+_SOURCE_CLASS = re.compile(
+    r"(^|[\s_-])(source|src|code|program|solution|language-\w+|lang-\w+|highlight\w*)($|[\s_-])", re.IGNORECASE
+)
 
 
 def _choose_code(blocks: list[tuple[str, str, bool]]) -> tuple[str, str, int]:
@@ -226,8 +259,11 @@ def _choose_code(blocks: list[tuple[str, str, bool]]) -> tuple[str, str, int]:
 def _parse_html(text: str, budget: _Budget) -> ParsedPage:
     depth = html_depth(text, stop_at=budget.limits.max_depth)
     if depth > budget.limits.max_depth:
-        raise PageError("parse", "nesting depth", f"{budget.source}: HTML nests deeper than "
-                                                  f"{budget.limits.max_depth} elements (expected a saved judge page)")
+        raise PageError(
+            "parse",
+            "nesting depth",
+            f"{budget.source}: HTML nests deeper than {budget.limits.max_depth} elements (expected a saved judge page)",
+        )
     tree = HTMLParser(text)
     budget.check("HTML tree")
     for node in tree.css("script, style, noscript, template"):
@@ -297,8 +333,12 @@ def _marked(node) -> bool:
     return False
 
 
-def _line_field(fields: dict[str, str], line: str, values: dict[str, list[str]] | None = None,
-                max_line: int = DEFAULT_LIMITS.max_field_line) -> None:
+def _line_field(
+    fields: dict[str, str],
+    line: str,
+    values: dict[str, list[str]] | None = None,
+    max_line: int = DEFAULT_LIMITS.max_field_line,
+) -> None:
     if len(line) > max_line:  # not a field line; and the lazy regex below is quadratic on long lines
         return
     match = re.match(r"^\s*\**([A-Za-z][A-Za-z ]{1,20}?)\**\s*:\s*\**(.+?)\**\s*$", line)
@@ -323,7 +363,7 @@ def _fenced(text: str) -> list[tuple[int, int, str, str]]:
     closers: dict[str, list[int]] = {}  # fence string -> indices of lines that close it
     for i, line in enumerate(lines):
         run = _FENCE_RUN.match(line)
-        if run and not line[run.end():].strip():
+        if run and not line[run.end() :].strip():
             closers.setdefault(run.group(0), []).append(i)
     blocks, i = [], 0
     while i < len(lines) - 1:  # an opening fence needs its newline
@@ -347,7 +387,7 @@ def _fenced(text: str) -> list[tuple[int, int, str, str]]:
         while pos < len(text) and text[pos].isspace():
             pos += 1
         end = pos if pos == len(text) else text.rfind("\n", starts[j], pos)
-        blocks.append((start, end, lines[i][length:], text[body_start: starts[j]]))
+        blocks.append((start, end, lines[i][length:], text[body_start : starts[j]]))
         i = bisect.bisect_right(starts, end) if end < len(text) else len(lines)
     return blocks
 
@@ -385,7 +425,7 @@ _MARKERS = re.compile(r"^-+ ?BEGIN SOURCE ?-+\s*\n(.*?)^-+ ?END SOURCE ?-+\s*$",
 def _parse_txt(text: str, budget: _Budget) -> ParsedPage:
     match = _MARKERS.search(text) if "BEGIN SOURCE" in text and "END SOURCE" in text else None
     if match:
-        code, source, outside = match.group(1), "markers", text[: match.start()] + text[match.end():]
+        code, source, outside = match.group(1), "markers", text[: match.start()] + text[match.end() :]
         empty = 0 if code.strip() else 1
     else:
         fenced = _fenced(text)
@@ -400,8 +440,7 @@ def _parse_txt(text: str, budget: _Budget) -> ParsedPage:
     return ParsedPage(fields, code, source, parse_clock(saved.group(1)) if saved else None, values, empty)
 
 
-def parse_page(text: str, page_format: str, *, limits: PageLimits = DEFAULT_LIMITS,
-               source: str = "page") -> ParsedPage:
+def parse_page(text: str, page_format: str, *, limits: PageLimits = DEFAULT_LIMITS, source: str = "page") -> ParsedPage:
     """Fields, code and header clock of one decoded page, within ``limits`` (``source`` names it in errors)."""
     budget = _Budget(limits, source)
     if len(text) > limits.max_bytes:
@@ -431,8 +470,13 @@ def naive_verdict_scan(visible_text: str) -> str:
     submitted code is page text too, and a variable named ``accepted`` is enough to fool it.
     """
     lowered = visible_text.lower()
-    for word, code in (("accepted", "AC"), ("wrong answer", "WA"), ("time limit", "TLE"),
-                       ("runtime error", "RE"), ("compil", "CE")):
+    for word, code in (
+        ("accepted", "AC"),
+        ("wrong answer", "WA"),
+        ("time limit", "TLE"),
+        ("runtime error", "RE"),
+        ("compil", "CE"),
+    ):
         if word in lowered:
             return code
     return ""

@@ -104,11 +104,18 @@ def reliability_diagram(tables: dict[str, pl.DataFrame], path, title: str) -> Pa
     largest = max((int(t["n"].max()) for t in filled.values() if t.height), default=1)
     for label, table in filled.items():
         mean_p, observed = table["mean_p"].to_numpy(), table["observed_rate"].to_numpy()
-        line, = ax.plot(mean_p, observed, linewidth=1, label=label)
-        ax.scatter(mean_p, observed, s=MAX_MARKER_AREA * table["n"].to_numpy() / largest,
-                   color=line.get_color(), alpha=0.6, edgecolors="none")
-    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="mean predicted probability", ylabel="observed acceptance rate",
-           title=title)
+        (line,) = ax.plot(mean_p, observed, linewidth=1, label=label)
+        ax.scatter(
+            mean_p,
+            observed,
+            s=MAX_MARKER_AREA * table["n"].to_numpy() / largest,
+            color=line.get_color(),
+            alpha=0.6,
+            edgecolors="none",
+        )
+    ax.set(
+        xlim=(0, 1), ylim=(0, 1), xlabel="mean predicted probability", ylabel="observed acceptance rate", title=title
+    )
     ax.set_aspect("equal")
     ax.legend(loc="upper left", fontsize="small")
     return _save(fig, path)
@@ -133,8 +140,9 @@ def heatmap(matrix: np.ndarray, labels: list[str], path, title: str, vmin: float
             continue
         # white text on the saturated ends of the colour map, black in its pale middle
         strong = span > 0 and abs((value - vmin) / span - 0.5) > 0.3
-        ax.text(col, row, f"{value:.2f}", ha="center", va="center", fontsize="small",
-                color="white" if strong else "black")
+        ax.text(
+            col, row, f"{value:.2f}", ha="center", va="center", fontsize="small", color="white" if strong else "black"
+        )
     ax.set_title(title)
     return _save(fig, path)
 
@@ -145,7 +153,7 @@ def line_with_band(x, y, lo, hi, path, title: str, xlabel: str, ylabel: str, lab
     if not x.shape == y.shape == lo.shape == hi.shape:
         raise ValueError(f"x, y, lo, hi differ in shape: {x.shape}, {y.shape}, {lo.shape}, {hi.shape}")
     fig, ax = plt.subplots(figsize=FIGSIZE)
-    line, = ax.plot(x, y, marker="o", markersize=3, linewidth=1.5, label=label)
+    (line,) = ax.plot(x, y, marker="o", markersize=3, linewidth=1.5, label=label)
     ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.25, linewidth=0)
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
     if label is not None:
@@ -171,8 +179,9 @@ def bars(labels: list[str], values, path, title: str, ylabel: str, lo=None, hi=N
         lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
         if not lo.shape == hi.shape == values.shape:
             raise ValueError(f"lo and hi must have shape {values.shape}, got {lo.shape} and {hi.shape}")
-        ax.errorbar(positions, (lo + hi) / 2, yerr=np.abs(hi - lo) / 2, fmt="none", ecolor="black",
-                    capsize=4, linewidth=1)
+        ax.errorbar(
+            positions, (lo + hi) / 2, yerr=np.abs(hi - lo) / 2, fmt="none", ecolor="black", capsize=4, linewidth=1
+        )
     ax.set_xticks(positions, labels, rotation=30 if values.size > 4 else 0, ha="right" if values.size > 4 else "center")
     ax.set(ylabel=ylabel, title=title)
     return _save(fig, path)
@@ -191,7 +200,7 @@ def trajectories(series: dict[str, tuple[list, list, list]], path, title: str, x
     """One line per label through (x, y); points where the third list is true are marked with a star."""
     fig, ax = plt.subplots(figsize=FIGSIZE)
     for label, (x, y, marked) in series.items():
-        line, = ax.plot(x, y, marker="o", markersize=3, linewidth=1.2, label=label)
+        (line,) = ax.plot(x, y, marker="o", markersize=3, linewidth=1.2, label=label)
         hits = [(a, b) for a, b, m in zip(x, y, marked) if m]
         if hits:
             ax.scatter(*zip(*hits), marker="*", s=120, color=line.get_color(), zorder=3)
@@ -221,10 +230,10 @@ def measurement_figures(predictions: pl.DataFrame, folder: Path) -> dict[str, st
             p, y = mine["p_accept"].to_numpy(), mine["y"].to_numpy()
             curves[judge] = (p, y)
             tables[judge] = calibration.reliability_table(p, y)
-        files[f"roc_{condition}"] = str(roc_curves(curves, folder / f"roc_{condition}.png",
-                                                   f"ROC curves, {condition}"))
-        files[f"reliability_{condition}"] = str(reliability_diagram(
-            tables, folder / f"reliability_{condition}.png", f"Reliability (15 bins), {condition}"))
+        files[f"roc_{condition}"] = str(roc_curves(curves, folder / f"roc_{condition}.png", f"ROC curves, {condition}"))
+        files[f"reliability_{condition}"] = str(
+            reliability_diagram(tables, folder / f"reliability_{condition}.png", f"Reliability (15 bins), {condition}")
+        )
         judges, kappa, left_out = kappa_matrix(part)  # pairs on the attempts both answered; core/pooling.py's rule
         if len(judges) >= 2:
             title = f"Cohen's kappa (median cuts), {condition}"
@@ -242,11 +251,15 @@ def struggle_curves(table: pl.DataFrame, path, title: str = STRUGGLE_TITLE) -> P
     lengths = table.group_by("participant", "problem_id").agg(pl.len().alias("n"), pl.col("accepted").any())
     series = {}
     for solved in (True, False):
-        longest = lengths.filter(pl.col("accepted") == solved).sort("n", "participant", "problem_id",
-                                                                   descending=[True, False, False]).head(3)
+        longest = (
+            lengths.filter(pl.col("accepted") == solved)
+            .sort("n", "participant", "problem_id", descending=[True, False, False])
+            .head(3)
+        )
         for r in longest.iter_rows(named=True):
-            mine = table.filter((pl.col("participant") == r["participant"])
-                                & (pl.col("problem_id") == r["problem_id"])).sort("turn")
+            mine = table.filter(
+                (pl.col("participant") == r["participant"]) & (pl.col("problem_id") == r["problem_id"])
+            ).sort("turn")
             label = f"{r['participant']}/{r['problem_id']} ({'solved' if solved else 'unsolved'})"
             series[label] = (mine["turn"].to_list(), mine["q"].to_list(), mine["accepted"].to_list())
     return trajectories(series, path, title, "turn", "q")
@@ -299,8 +312,9 @@ def control_interval(metrics: pl.DataFrame) -> tuple[float, float] | None:
     return float(control["lo"].drop_nans().min()), float(control["hi"].drop_nans().max())
 
 
-def kaplan_meier(durations, solved, path, title: str, xlabel: str = "turn",
-                 never_solved_share: float | None = None) -> Path:
+def kaplan_meier(
+    durations, solved, path, title: str, xlabel: str = "turn", never_solved_share: float | None = None
+) -> Path:
     """lifelines' Kaplan-Meier curve of the share still unsolved, with its 95% interval and a cross at every
     censored duration (a trajectory that stopped without being solved: it leaves the risk set, it does not count
     as solved). With ``never_solved_share``, a dotted line at the share of trajectories that stopped unsolved,
@@ -310,13 +324,18 @@ def kaplan_meier(durations, solved, path, title: str, xlabel: str = "turn",
     durations, solved = np.asarray(durations, dtype=float), np.asarray(solved, dtype=bool)
     fig, ax = plt.subplots(figsize=FIGSIZE)
     fitter = KaplanMeierFitter(label="share still unsolved (Kaplan-Meier)").fit(durations, event_observed=solved)
-    fitter.plot_survival_function(ax=ax, show_censors=True, ci_show=True,
-                                  censor_styles={"marker": "x", "ms": 6, "mew": 1.2})
-    ax.plot([], [], linestyle="none", marker="x", ms=6, mew=1.2, color="tab:blue",
-            label="censored: stopped unsolved")
+    fitter.plot_survival_function(
+        ax=ax, show_censors=True, ci_show=True, censor_styles={"marker": "x", "ms": 6, "mew": 1.2}
+    )
+    ax.plot([], [], linestyle="none", marker="x", ms=6, mew=1.2, color="tab:blue", label="censored: stopped unsolved")
     if never_solved_share is not None:
-        ax.axhline(never_solved_share, color="grey", linewidth=1, linestyle=":",
-                   label=f"share that stopped unsolved ({never_solved_share:.0%})")
+        ax.axhline(
+            never_solved_share,
+            color="grey",
+            linewidth=1,
+            linestyle=":",
+            label=f"share that stopped unsolved ({never_solved_share:.0%})",
+        )
     ax.set(xlabel=xlabel, ylabel="share still unsolved", ylim=(-0.02, 1.02), title=title)
     ax.legend(fontsize="small")
     return _save(fig, path)
@@ -326,13 +345,23 @@ def accuracy_vs_discrimination(points: pl.DataFrame, path, title: str) -> Path:
     """Each judge at (ROC-AUC on real attempts, arm discrimination A_j), both with their intervals."""
     fig, ax = plt.subplots(figsize=FIGSIZE)
     for r in points.iter_rows(named=True):
-        ax.errorbar(r["roc_auc"], r["arm_discrimination"],
-                    xerr=[[abs(r["roc_auc"] - r["roc_auc_lo"])], [abs(r["roc_auc_hi"] - r["roc_auc"])]],
-                    yerr=[[abs(r["arm_discrimination"] - r["ad_lo"])], [abs(r["ad_hi"] - r["arm_discrimination"])]],
-                    fmt="o", capsize=3, label=r["judge"])
+        ax.errorbar(
+            r["roc_auc"],
+            r["arm_discrimination"],
+            xerr=[[abs(r["roc_auc"] - r["roc_auc_lo"])], [abs(r["roc_auc_hi"] - r["roc_auc"])]],
+            yerr=[[abs(r["arm_discrimination"] - r["ad_lo"])], [abs(r["ad_hi"] - r["arm_discrimination"])]],
+            fmt="o",
+            capsize=3,
+            label=r["judge"],
+        )
     ax.plot([0, 1], [0.5, 0.5], color="grey", linewidth=0.8, linestyle="--")
     ax.plot([0.5, 0.5], [0, 1], color="grey", linewidth=0.8, linestyle="--")
-    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="ROC-AUC on the contest's attempts (blind)",
-           ylabel="arm discrimination A_j", title=title)
+    ax.set(
+        xlim=(0, 1),
+        ylim=(0, 1),
+        xlabel="ROC-AUC on the contest's attempts (blind)",
+        ylabel="arm discrimination A_j",
+        title=title,
+    )
     ax.legend(fontsize=8)
     return _save(fig, path)

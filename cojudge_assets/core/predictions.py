@@ -16,10 +16,24 @@ import duckdb
 import polars as pl
 
 PREDICTIONS_SCHEMA = {
-    "attempt_uid": pl.String, "judge": pl.String, "condition": pl.String, "p_accept": pl.Float64,
-    "s_algo": pl.Int32, "s_robust": pl.Int32, "request_hash": pl.String, "served_model": pl.String,
-    "participant": pl.String, "problem_id": pl.String, "turn": pl.Int64, "verdict": pl.String,
-    "accepted": pl.Boolean, "y": pl.Int64, "evidence": pl.Boolean, "code": pl.String, "code_matches": pl.Boolean, "language": pl.String,
+    "attempt_uid": pl.String,
+    "judge": pl.String,
+    "condition": pl.String,
+    "p_accept": pl.Float64,
+    "s_algo": pl.Int32,
+    "s_robust": pl.Int32,
+    "request_hash": pl.String,
+    "served_model": pl.String,
+    "participant": pl.String,
+    "problem_id": pl.String,
+    "turn": pl.Int64,
+    "verdict": pl.String,
+    "accepted": pl.Boolean,
+    "y": pl.Int64,
+    "evidence": pl.Boolean,
+    "code": pl.String,
+    "code_matches": pl.Boolean,
+    "language": pl.String,
 }
 
 
@@ -39,8 +53,11 @@ PREDICTIONS_SQL = """
 
 
 def has_table(conn: duckdb.DuckDBPyConnection, name: str, schema: str = "main") -> bool:
-    return bool(conn.execute("select count(*) from information_schema.tables where table_schema = ? "
-                             "and table_name = ?", [schema, name]).fetchone()[0])
+    return bool(
+        conn.execute(
+            "select count(*) from information_schema.tables where table_schema = ? and table_name = ?", [schema, name]
+        ).fetchone()[0]
+    )
 
 
 def read_predictions(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -59,27 +76,44 @@ def read_outcomes(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     request of a condition it answered under): the denominators of coverage (core/measurement.py)."""
     if not has_table(conn, "judge_outputs"):
         return pl.DataFrame(schema=OUTCOMES_SCHEMA)
-    only_attempts = " where attempt_uid in (select attempt_uid from main.attempts)" \
-        if has_table(conn, "attempts") else ""
+    only_attempts = (
+        " where attempt_uid in (select attempt_uid from main.attempts)" if has_table(conn, "attempts") else ""
+    )
     if not has_table(conn, "judge_requests"):
-        return conn.execute(f"select {', '.join(OUTCOMES_SCHEMA)} from main.judge_outputs{only_attempts}"
-                            ).pl().cast(OUTCOMES_SCHEMA)
-    return conn.execute(f"""
+        return (
+            conn.execute(f"select {', '.join(OUTCOMES_SCHEMA)} from main.judge_outputs{only_attempts}")
+            .pl()
+            .cast(OUTCOMES_SCHEMA)
+        )
+    return (
+        conn.execute(f"""
         with cells as (select distinct judge, condition from main.judge_outputs),
              asked as (select c.judge, c.condition, r.attempt_uid
                        from cells c join main.judge_requests r using (condition))
         select a.judge, a.condition, a.attempt_uid, coalesce(o.status, 'unanswered') as status
         from asked a left join main.judge_outputs o using (judge, condition, attempt_uid)
-        {only_attempts.replace('where attempt_uid', 'where a.attempt_uid')}
-        """).pl().cast(OUTCOMES_SCHEMA)
+        {only_attempts.replace("where attempt_uid", "where a.attempt_uid")}
+        """)
+        .pl()
+        .cast(OUTCOMES_SCHEMA)
+    )
 
 
 def read_judge_cache(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """The judge cache's keys, status and p of the contest's attempts (for run-to-run agreement between epochs)."""
-    columns = {"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "request_hash": pl.String,
-               "epoch": pl.Int32, "status": pl.String, "p_accept": pl.Float64}
+    columns = {
+        "judge": pl.String,
+        "condition": pl.String,
+        "attempt_uid": pl.String,
+        "request_hash": pl.String,
+        "epoch": pl.Int32,
+        "status": pl.String,
+        "p_accept": pl.Float64,
+    }
     if not has_table(conn, "judge_cache"):
         return pl.DataFrame(schema=columns)
     # the cache also holds the perturbation study's mutants: keep the contest's attempts only
-    only_attempts = " where attempt_uid in (select attempt_uid from main.attempts)" if has_table(conn, "attempts") else ""
+    only_attempts = (
+        " where attempt_uid in (select attempt_uid from main.attempts)" if has_table(conn, "attempts") else ""
+    )
     return conn.execute(f"select {', '.join(columns)} from main.judge_cache{only_attempts}").pl().cast(columns)

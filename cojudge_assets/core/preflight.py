@@ -22,8 +22,12 @@ DEFAULT_CORPUS = PROJECT_ROOT / "data" / "demo"
 
 # where each layout's raw attempt inputs live (the readers in core/corpus.py); a layout not listed here (a new
 # one) counts any file under the corpus
-RAW_INPUTS = {"pages": ("pages/**/*",), "progsnap2": ("progsnap2/MainTable.csv",), "codenet": ("metadata/p*.csv",),
-              "icescore": ("data/humaneval/humaneval_*_grade.json",)}
+RAW_INPUTS = {
+    "pages": ("pages/**/*",),
+    "progsnap2": ("progsnap2/MainTable.csv",),
+    "codenet": ("metadata/p*.csv",),
+    "icescore": ("data/humaneval/humaneval_*_grade.json",),
+}
 ANY_FILE = ("**/*",)
 
 
@@ -56,8 +60,14 @@ def module_constant(module: str, name: str) -> tuple[str, ...] | None:
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
             strings[target] = value.value
         elif target == name and isinstance(value, ast.Tuple | ast.List):
-            items = [item.value if isinstance(item, ast.Constant) and isinstance(item.value, str)
-                     else strings.get(item.id) if isinstance(item, ast.Name) else None for item in value.elts]
+            items = [
+                item.value
+                if isinstance(item, ast.Constant) and isinstance(item.value, str)
+                else strings.get(item.id)
+                if isinstance(item, ast.Name)
+                else None
+                for item in value.elts
+            ]
             return tuple(items) if all(isinstance(item, str) for item in items) else None
     return None
 
@@ -87,8 +97,9 @@ def check_layout(layout: Flag, layouts: Iterable[str]) -> str:
     """The layout, if it is one of ``layouts`` (core/corpus.py LAYOUTS)."""
     known = tuple(layouts)
     if layout.value not in known:
-        raise PreflightError(f"{layout.name} {layout.value!r}: unknown corpus layout (expected one of "
-                             f"{', '.join(known)})")
+        raise PreflightError(
+            f"{layout.name} {layout.value!r}: unknown corpus layout (expected one of {', '.join(known)})"
+        )
     return layout.value
 
 
@@ -137,8 +148,9 @@ def check_duckdb(database: Flag) -> tuple[Path, Path | None]:
     while not ancestor.exists():
         ancestor = ancestor.parent
     if not ancestor.is_dir():
-        raise PreflightError(f"{database.name} {database.value}: cannot create folder {folder} "
-                             f"({ancestor} is a file, not a folder)")
+        raise PreflightError(
+            f"{database.name} {database.value}: cannot create folder {folder} ({ancestor} is a file, not a folder)"
+        )
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise PreflightError(f"{database.name} {database.value}: folder {ancestor} not writable by this user")
     return path, (None if folder.is_dir() else folder)
@@ -157,15 +169,19 @@ def check_home(home: Flag) -> tuple[Path, Path | None]:
     while not ancestor.exists():
         ancestor = ancestor.parent
     if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
-        raise PreflightError(f"{home.name}={home.value}: cannot create the folder ({ancestor} is not a writable "
-                             f"folder)")
+        raise PreflightError(
+            f"{home.name}={home.value}: cannot create the folder ({ancestor} is not a writable folder)"
+        )
     return path, path
 
 
 def missing_keys(judges: Iterable, environ: dict[str, str] | os._Environ) -> list[tuple[str, str]]:
     """(judge, variable) for every judge whose ``api_key_env`` names a variable unset or empty in ``environ``."""
-    return [(spec.name, spec.api_key_env) for spec in judges
-            if spec.api_key_env and not (environ.get(spec.api_key_env) or "").strip()]
+    return [
+        (spec.name, spec.api_key_env)
+        for spec in judges
+        if spec.api_key_env and not (environ.get(spec.api_key_env) or "").strip()
+    ]
 
 
 def one_line(text: str) -> str:
@@ -185,8 +201,9 @@ def stored_rows(database: Path, table: str) -> int | None:
     except duckdb.Error:
         return None
     try:
-        found = conn.execute("select count(*) from information_schema.tables where table_schema = 'main' "
-                             "and table_name = ?", [table]).fetchone()[0]
+        found = conn.execute(
+            "select count(*) from information_schema.tables where table_schema = 'main' and table_name = ?", [table]
+        ).fetchone()[0]
         return int(conn.execute(f'select count(*) from main."{table}"').fetchone()[0]) if found else None
     finally:
         conn.close()

@@ -27,8 +27,9 @@ PROBLEM_SCHEMA = {
 _MENTIONS_EXAMPLES = re.compile(r"(sample|example)\s*(input|output)", re.IGNORECASE)
 
 
-def full_statement(statement: str, samples: list[tuple[str, str]], time_limit_s: float | None,
-                   memory_mb: int | None) -> str:
+def full_statement(
+    statement: str, samples: list[tuple[str, str]], time_limit_s: float | None, memory_mb: int | None
+) -> str:
     """The statement a judge is sent: the text, plus what the package knows and the text leaves out.
 
     Examples: the text's own examples (:func:`~cojudge_assets.core.examples.statement_examples`) are
@@ -45,8 +46,10 @@ def full_statement(statement: str, samples: list[tuple[str, str]], time_limit_s:
     if samples and not same_examples(shown, samples):
         mark = f" {PACKAGE_MARK}" if shown or _MENTIONS_EXAMPLES.search(statement) else ""
         for i, (given, expected) in enumerate(samples, start=1):
-            parts.append(f"### Sample Input {i}{mark}\n```\n{given.rstrip()}\n```\n\n"
-                         f"### Sample Output {i}{mark}\n```\n{expected.rstrip()}\n```")
+            parts.append(
+                f"### Sample Input {i}{mark}\n```\n{given.rstrip()}\n```\n\n"
+                f"### Sample Output {i}{mark}\n```\n{expected.rstrip()}\n```"
+            )
     if time_limit_s and not re.search(r"time\s*limit", statement, re.IGNORECASE):
         memory = f", memory limit {memory_mb} MB" if memory_mb else ""
         parts.append(f"Limits: time limit {time_limit_s:g} s{memory}.")
@@ -61,19 +64,30 @@ def problems_table(folder: Path) -> pl.DataFrame:
     """
     rows = []
     for pid, p in scan_problems(folder)[0].items():
-        samples = [(t.input_path.read_text(encoding="utf-8", errors="replace"),
-                    t.answer_path.read_text(encoding="utf-8", errors="replace")) for t in p.samples]
-        rows.append({
-            "problem_id": pid,
-            "name": p.name,
-            "statement": full_statement(p.statement, samples, p.time_limit_s if p.limits_stated else None,
-                                        p.memory_mb if p.limits_stated else None),
-            "time_limit_s": p.time_limit_s,
-            "memory_mb": p.memory_mb,
-            "limits_stated": p.limits_stated,
-            "sample_inputs": [given for given, _ in samples],
-            "sample_outputs": [expected for _, expected in samples],
-            "n_secret_tests": len(p.secret),
-            "tests_location": str(p.root / "data"),
-        })
+        samples = [
+            (
+                t.input_path.read_text(encoding="utf-8", errors="replace"),
+                t.answer_path.read_text(encoding="utf-8", errors="replace"),
+            )
+            for t in p.samples
+        ]
+        rows.append(
+            {
+                "problem_id": pid,
+                "name": p.name,
+                "statement": full_statement(
+                    p.statement,
+                    samples,
+                    p.time_limit_s if p.limits_stated else None,
+                    p.memory_mb if p.limits_stated else None,
+                ),
+                "time_limit_s": p.time_limit_s,
+                "memory_mb": p.memory_mb,
+                "limits_stated": p.limits_stated,
+                "sample_inputs": [given for given, _ in samples],
+                "sample_outputs": [expected for _, expected in samples],
+                "n_secret_tests": len(p.secret),
+                "tests_location": str(p.root / "data"),
+            }
+        )
     return pl.DataFrame(rows, schema=PROBLEM_SCHEMA)

@@ -96,14 +96,26 @@ def read_progsnap2(corpus: Path, *, vocabulary: dict[str, str] | None = None) ->
         source = f"progsnap2/MainTable.csv#{row['EventID']}"
         verdict, result = _label(row, vocabulary)
         if verdict is None:
-            rejected.append({"source_path": source, "stage": "label", "field": "Correct",
-                             "reason": f"{source}: no usable label (Verdict {row.get('Verdict')!r}, Correct "
-                                       f"{row.get('Correct')!r}, Score {row.get('Score')!r})"})
+            rejected.append(
+                {
+                    "source_path": source,
+                    "stage": "label",
+                    "field": "Correct",
+                    "reason": f"{source}: no usable label (Verdict {row.get('Verdict')!r}, Correct "
+                    f"{row.get('Correct')!r}, Score {row.get('Score')!r})",
+                }
+            )
             continue
         code = codes.get(row["CodeStateID"])
         if code is None or not code.strip():
-            rejected.append({"source_path": source, "stage": "code", "field": "CodeStateID",
-                             "reason": f"{source}: CodeStateID {row['CodeStateID']!r} has no code in CodeStates"})
+            rejected.append(
+                {
+                    "source_path": source,
+                    "stage": "code",
+                    "field": "CodeStateID",
+                    "reason": f"{source}: CodeStateID {row['CodeStateID']!r} has no code in CodeStates",
+                }
+            )
             continue
         label = (row.get("Language") or (row.get("ToolInstances") or "").split(";")[-1]).strip()
         try:
@@ -111,29 +123,33 @@ def read_progsnap2(corpus: Path, *, vocabulary: dict[str, str] | None = None) ->
         except ValueError:
             language = label.lower()
         order = (row.get("Order") or "").strip()
-        rows.append({
-            "attempt_uid": f"progsnap2/{row['EventID']}",
-            "source_path": source,
-            "participant": row["SubjectID"],
-            "problem_id": row["ProblemID"],
-            "submitted_at": parse_clock(row.get("ServerTimestamp") or ""),
-            "page_saved_at": None,
-            "file_order": int(order) if order.lstrip("-").isdigit() else None,
-            "submission_id": row["EventID"],
-            "language": language,
-            "language_label": label,
-            "code": code,
-            "code_sha256": hashlib.sha256(code.encode()).hexdigest(),
-            "result": result,
-            "verdict": verdict,
-            "accepted": verdict == "AC",
-            "page_format": "progsnap2",
-        })
+        rows.append(
+            {
+                "attempt_uid": f"progsnap2/{row['EventID']}",
+                "source_path": source,
+                "participant": row["SubjectID"],
+                "problem_id": row["ProblemID"],
+                "submitted_at": parse_clock(row.get("ServerTimestamp") or ""),
+                "page_saved_at": None,
+                "file_order": int(order) if order.lstrip("-").isdigit() else None,
+                "submission_id": row["EventID"],
+                "language": language,
+                "language_label": label,
+                "code": code,
+                "code_sha256": hashlib.sha256(code.encode()).hexdigest(),
+                "result": result,
+                "verdict": verdict,
+                "accepted": verdict == "AC",
+                "page_format": "progsnap2",
+            }
+        )
     frame = pl.DataFrame(rows, schema={k: v for k, v in ATTEMPT_SCHEMA.items() if k != "turn"})
     # a trajectory is ordered by its clock only when every row has one; else by Order
     complete = frame.group_by("participant", "problem_id").agg(
-        pl.col("submitted_at").null_count().eq(0).alias("clocked"))
+        pl.col("submitted_at").null_count().eq(0).alias("clocked")
+    )
     frame = frame.join(complete, on=["participant", "problem_id"]).with_columns(
-        pl.when(pl.col("clocked")).then(pl.col("submitted_at")).otherwise(None).alias("_clock"))
+        pl.when(pl.col("clocked")).then(pl.col("submitted_at")).otherwise(None).alias("_clock")
+    )
     ordered = assign_turns(frame, order=("_clock", "file_order", "submission_id"))
     return ordered.select(list(ATTEMPT_SCHEMA)), pl.DataFrame(rejected, schema=QUARANTINE_SCHEMA), submits.height

@@ -50,9 +50,13 @@ The participant's conversation with an AI assistant before submitting (may be em
 def render(request: JudgeRequest) -> list[dict[str, str]]:
     """Chat messages for one request (the context block only when there is context)."""
     context = CONTEXT_BLOCK.format(prompt_text=request.prompt_text) if request.prompt_text else ""
-    user = USER.format(problem_id=request.problem_id, language=request.language,
-                       problem_statement=request.problem_statement, source_code=request.source_code,
-                       context_block=context)
+    user = USER.format(
+        problem_id=request.problem_id,
+        language=request.language,
+        problem_statement=request.problem_statement,
+        source_code=request.source_code,
+        context_block=context,
+    )
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 

@@ -53,8 +53,9 @@ class Figure:
     def __post_init__(self):
         object.__setattr__(self, "path", Path(self.path))
         if self.path.suffix.lower() not in IMAGE_TYPES:
-            raise ValueError(f"{self.path}: a figure must be one of {sorted(IMAGE_TYPES)}, "
-                             f"got {self.path.suffix or 'no suffix'!r}")
+            raise ValueError(
+                f"{self.path}: a figure must be one of {sorted(IMAGE_TYPES)}, got {self.path.suffix or 'no suffix'!r}"
+            )
 
 
 @dataclass(frozen=True)
@@ -65,8 +66,9 @@ class Table:
 
     def __post_init__(self):
         if not isinstance(self.frame, pl.DataFrame):
-            raise TypeError(f"table {self.caption!r}: frame must be a polars DataFrame, "
-                            f"got {type(self.frame).__name__}")
+            raise TypeError(
+                f"table {self.caption!r}: frame must be a polars DataFrame, got {type(self.frame).__name__}"
+            )
         if self.max_rows < 1:
             raise ValueError(f"table {self.caption!r}: max_rows must be at least 1, got {self.max_rows}")
 
@@ -133,8 +135,10 @@ def _shown_table(table: Table) -> _ShownTable:
 
 def _anchors(sections: Sequence[Section]) -> list[str]:
     """One id per section, unique even when two sections share a title."""
-    return [f"s{i}-" + (re.sub(r"[^a-z0-9]+", "-", s.title.lower()).strip("-") or "section")
-            for i, s in enumerate(sections, start=1)]
+    return [
+        f"s{i}-" + (re.sub(r"[^a-z0-9]+", "-", s.title.lower()).strip("-") or "section")
+        for i, s in enumerate(sections, start=1)
+    ]
 
 
 def _figure_names(sections: Sequence[Section]) -> dict[Path, str]:
@@ -165,8 +169,9 @@ def _paragraphs(text: str) -> list[str]:
 
 # --- HTML -------------------------------------------------------------------------------------------
 
-_HTML = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
-                           lstrip_blocks=True).from_string("""\
+_HTML = jinja2.Environment(
+    autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True
+).from_string("""\
 <!DOCTYPE html>
 <html lang="en">
 <head>
@@ -272,18 +277,30 @@ def _data_uri(path: Path) -> str:
     return f"data:{media_type};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 
-def render_html(title: str, sections: Sequence[Section], *, run_config: Mapping[str, object],
-                generated_at: str) -> str:
+def render_html(title: str, sections: Sequence[Section], *, run_config: Mapping[str, object], generated_at: str) -> str:
     """The report as one self-contained HTML page (figures as data URIs, inline CSS, no script)."""
     _require_figure_files(sections)
-    shown = [{"anchor": anchor, "title": s.title, "intro": _paragraphs(s.intro),
-              "tables": [_shown_table(t) for t in s.tables],
-              "figures": [{"src": _data_uri(f.path), "caption": f.caption, "reading_guide": f.reading_guide}
-                          for f in s.figures]}
-             for anchor, s in zip(_anchors(sections), sections, strict=True)]
-    return _HTML.render(title=title, generated_at=generated_at, generator=GENERATOR, sections=shown,
-                        PROSE_CHARS=PROSE_CHARS, INTERVAL_SPACE=INTERVAL_SPACE,
-                        run_config=[(str(k), format_setting(v)) for k, v in run_config.items()])
+    shown = [
+        {
+            "anchor": anchor,
+            "title": s.title,
+            "intro": _paragraphs(s.intro),
+            "tables": [_shown_table(t) for t in s.tables],
+            "figures": [
+                {"src": _data_uri(f.path), "caption": f.caption, "reading_guide": f.reading_guide} for f in s.figures
+            ],
+        }
+        for anchor, s in zip(_anchors(sections), sections, strict=True)
+    ]
+    return _HTML.render(
+        title=title,
+        generated_at=generated_at,
+        generator=GENERATOR,
+        sections=shown,
+        PROSE_CHARS=PROSE_CHARS,
+        INTERVAL_SPACE=INTERVAL_SPACE,
+        run_config=[(str(k), format_setting(v)) for k, v in run_config.items()],
+    )
 
 
 # --- Markdown ---------------------------------------------------------------------------------------
@@ -297,14 +314,17 @@ def _md_text(text: str) -> str:
 
 
 def _md_table(columns: list[str], numeric: list[bool], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(_md_text(c) for c in columns) + " |",
-             "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
+    lines = [
+        "| " + " | ".join(_md_text(c) for c in columns) + " |",
+        "|" + "|".join("---:" if n else "---" for n in numeric) + "|",
+    ]
     lines += ["| " + " | ".join(_md_text(cell) for cell in row) + " |" for row in rows]
     return lines
 
 
-def render_markdown(title: str, sections: Sequence[Section], *, run_config: Mapping[str, object],
-                    generated_at: str, figure_dir: str) -> str:
+def render_markdown(
+    title: str, sections: Sequence[Section], *, run_config: Mapping[str, object], generated_at: str, figure_dir: str
+) -> str:
     """The report as GitHub-flavoured Markdown; figures link to ``<figure_dir>/<name>``."""
     _require_figure_files(sections)
     names = _figure_names(sections)
@@ -327,16 +347,21 @@ def render_markdown(title: str, sections: Sequence[Section], *, run_config: Mapp
                 out += ["", f"*… {shown.hidden_rows} more rows*"]
             out.append("")
         for figure in section.figures:
-            out += [f"![{_md_text(figure.caption)}]({folder}/{names[figure.path]})", "",
-                    f"*{_md_text(figure.reading_guide)}*", ""]
+            out += [
+                f"![{_md_text(figure.caption)}]({folder}/{names[figure.path]})",
+                "",
+                f"*{_md_text(figure.reading_guide)}*",
+                "",
+            ]
     out += ['<a id="run-configuration"></a>', "", "## Run configuration", ""]
     settings = [[str(k), format_setting(v)] for k, v in run_config.items()]
     out += _md_table(["setting", "value"], [False, False], settings)
     return "\n".join(out) + "\n"
 
 
-def write_report(out_dir: Path, title: str, sections: Sequence[Section], *, run_config: Mapping[str, object],
-                 generated_at: str) -> tuple[Path, Path]:
+def write_report(
+    out_dir: Path, title: str, sections: Sequence[Section], *, run_config: Mapping[str, object], generated_at: str
+) -> tuple[Path, Path]:
     """Write ``report.html`` and ``report.md`` into ``out_dir`` and copy the figures to ``out_dir/figures/``.
 
     Both documents are rendered before anything is written, so a missing figure
@@ -344,8 +369,7 @@ def write_report(out_dir: Path, title: str, sections: Sequence[Section], *, run_
     """
     out_dir = Path(out_dir)
     html = render_html(title, sections, run_config=run_config, generated_at=generated_at)
-    markdown = render_markdown(title, sections, run_config=run_config, generated_at=generated_at,
-                               figure_dir=FIGURE_DIR)
+    markdown = render_markdown(title, sections, run_config=run_config, generated_at=generated_at, figure_dir=FIGURE_DIR)
     figures = out_dir / FIGURE_DIR
     figures.mkdir(parents=True, exist_ok=True)
     for stale in (p for p in figures.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_TYPES):

@@ -143,8 +143,14 @@ class RunResult:
 
     @property
     def ok(self) -> bool:
-        return (self.exit_code == 0 and self.signal is None and not self.wall_killed and not self.runner_lost
-                and not self.cpu_killed and not self.memory_limit_hit)
+        return (
+            self.exit_code == 0
+            and self.signal is None
+            and not self.wall_killed
+            and not self.runner_lost
+            and not self.cpu_killed
+            and not self.memory_limit_hit
+        )
 
     def stderr_text(self, limit: int = 4000) -> str:
         try:
@@ -195,20 +201,31 @@ def isolation_record(limits: Limits, support: CgroupSupport | None = None) -> Is
 
     record["memory"] = both(
         f"cgroup {support.memory.version}: {limits.cgroup_memory_bytes // mib} MiB for the whole run, no swap"
-        if support.memory else None,
-        f"RLIMIT_AS {limits.memory_mb} MiB per process" if limits.address_space else None)
-    record["processes"] = both(f"cgroup {support.pids.version}: {limits.cgroup_pids} tasks" if support.pids else None,
-                               f"RLIMIT_NPROC {limits.max_procs + 2} for the run's uid" if mode != "rlimits-only"
-                               else None)
-    record["cpu"] = both(f"cgroup {support.cpu.version}: the whole tree, watched and read at the end"
-                         if support.cpu else None,
-                         f"RLIMIT_CPU {max(1, math.ceil(limits.cpu_s))} s per process (reaped children counted)")
-    record["kill"] = (f"cgroup {support.kill.version} ({'cgroup.kill' if support.kill.version == 'v2' else 'freezer'})"
-                      if support.kill else "process group") + (" + pid namespace" if mode == "bwrap" else "")
+        if support.memory
+        else None,
+        f"RLIMIT_AS {limits.memory_mb} MiB per process" if limits.address_space else None,
+    )
+    record["processes"] = both(
+        f"cgroup {support.pids.version}: {limits.cgroup_pids} tasks" if support.pids else None,
+        f"RLIMIT_NPROC {limits.max_procs + 2} for the run's uid" if mode != "rlimits-only" else None,
+    )
+    record["cpu"] = both(
+        f"cgroup {support.cpu.version}: the whole tree, watched and read at the end" if support.cpu else None,
+        f"RLIMIT_CPU {max(1, math.ceil(limits.cpu_s))} s per process (reaped children counted)",
+    )
+    record["kill"] = (
+        f"cgroup {support.kill.version} ({'cgroup.kill' if support.kill.version == 'v2' else 'freezer'})"
+        if support.kill
+        else "process group"
+    ) + (" + pid namespace" if mode == "bwrap" else "")
     record["wall"] = f"{limits.wall_s:g} s"
-    record["files"] = (f"/tmp {limits.tmp_bytes // mib} MiB and /dev/shm {limits.shm_bytes // mib} MiB of its own; "
-                       "the rest read-only" if mode == "bwrap" else "the uid's own view of the host"
-                       if mode == "uid-only" else "this user's view of the host")
+    record["files"] = (
+        f"/tmp {limits.tmp_bytes // mib} MiB and /dev/shm {limits.shm_bytes // mib} MiB of its own; the rest read-only"
+        if mode == "bwrap"
+        else "the uid's own view of the host"
+        if mode == "uid-only"
+        else "this user's view of the host"
+    )
     record["output"] = f"RLIMIT_FSIZE {limits.output_bytes // mib} MiB"
     record["network"] = "none (empty network namespace)" if mode != "rlimits-only" else "the host's"
     if support.reason:
@@ -240,8 +257,17 @@ class SandboxError(RuntimeError):
     """The sandbox itself could not be set up (not the program's fault)."""
 
 
-def _bwrap_argv(argv: list[str], box: Path, *, box_writable: bool, tmp_bytes: int, shm_bytes: int, runner: str,
-                extra_ro_binds: tuple[str, ...], ro_mounts: tuple[tuple[str, str], ...] = ()) -> list[str]:
+def _bwrap_argv(
+    argv: list[str],
+    box: Path,
+    *,
+    box_writable: bool,
+    tmp_bytes: int,
+    shm_bytes: int,
+    runner: str,
+    extra_ro_binds: tuple[str, ...],
+    ro_mounts: tuple[tuple[str, str], ...] = (),
+) -> list[str]:
     path = bwrap_path()
     assert path is not None
     extra = [a for p in extra_ro_binds for a in ("--ro-bind", p, p)]
@@ -255,17 +281,32 @@ def _bwrap_argv(argv: list[str], box: Path, *, box_writable: bool, tmp_bytes: in
         "ALL",
         *_system_binds(),
         *extra,
-        "--ro-bind", runner, RUNNER_IN_BOX,
-        "--proc", "/proc",
-        "--dev", "/dev",
+        "--ro-bind",
+        runner,
+        RUNNER_IN_BOX,
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
         # bwrap's /dev and its root are tmpfs the run could fill without bound: a sized /dev/shm of its
         # own, and both made read-only
-        "--size", str(shm_bytes), "--tmpfs", "/dev/shm",
-        "--remount-ro", "/dev",
-        "--size", str(tmp_bytes), "--tmpfs", "/tmp",
-        "--bind" if box_writable else "--ro-bind", str(box), BOX,
-        "--remount-ro", "/",
-        "--chdir", BOX,
+        "--size",
+        str(shm_bytes),
+        "--tmpfs",
+        "/dev/shm",
+        "--remount-ro",
+        "/dev",
+        "--size",
+        str(tmp_bytes),
+        "--tmpfs",
+        "/tmp",
+        "--bind" if box_writable else "--ro-bind",
+        str(box),
+        BOX,
+        "--remount-ro",
+        "/",
+        "--chdir",
+        BOX,
         "--",
         *argv,
     ]
@@ -293,8 +334,13 @@ def _launch_prefix(limits: Limits, uid: int | None, *, use_bwrap: bool) -> list[
         if not use_bwrap:
             prefix += [UNSHARE, "--net"]  # no bubblewrap: at least take the network away while still root
         prefix += _as_uid(uid)
-    rlimits = ["--core=0", f"--cpu={cpu_soft}:{cpu_soft + 1}", f"--fsize={limits.output_bytes}",
-               f"--nofile={limits.max_open_files}", f"--stack={stack}"]
+    rlimits = [
+        "--core=0",
+        f"--cpu={cpu_soft}:{cpu_soft + 1}",
+        f"--fsize={limits.output_bytes}",
+        f"--nofile={limits.max_open_files}",
+        f"--stack={stack}",
+    ]
     if limits.address_space:
         rlimits.append(f"--as={mem}")
     if uid is not None:
@@ -396,9 +442,16 @@ def run_sandboxed(
     if use_bwrap:
         binds = (*[p for p in extra_ro_binds if os.path.isdir(p)],)
         inner = [RUNNER_IN_BOX, "{report}", *argv]
-        full_argv = _bwrap_argv(inner, box, box_writable=box_writable, tmp_bytes=limits.tmp_bytes,
-                                shm_bytes=limits.shm_bytes, runner=runner, extra_ro_binds=binds,
-                                ro_mounts=tuple((a, b) for a, b in ro_mounts if os.path.isdir(a)))
+        full_argv = _bwrap_argv(
+            inner,
+            box,
+            box_writable=box_writable,
+            tmp_bytes=limits.tmp_bytes,
+            shm_bytes=limits.shm_bytes,
+            runner=runner,
+            extra_ro_binds=binds,
+            ro_mounts=tuple((a, b) for a, b in ro_mounts if os.path.isdir(a)),
+        )
     else:
         full_argv = [runner, "{report}", *argv]
     group: RunCgroup | None = None
@@ -409,9 +462,20 @@ def run_sandboxed(
         except OSError as exc:
             raise SandboxError(f"the run's control group {group.name} could not be made: {exc}") from exc
     try:
-        return _run(full_argv, argv, box=box, limits=limits, uid=uid, use_bwrap=use_bwrap, group=group,
-                    stdin_path=stdin_path, stdout_path=stdout_path, stderr_path=stderr_path, env=clean_env,
-                    isolation=isolation)
+        return _run(
+            full_argv,
+            argv,
+            box=box,
+            limits=limits,
+            uid=uid,
+            use_bwrap=use_bwrap,
+            group=group,
+            stdin_path=stdin_path,
+            stdout_path=stdout_path,
+            stderr_path=stderr_path,
+            env=clean_env,
+            isolation=isolation,
+        )
     finally:
         if group is not None:
             group.remove()
@@ -446,9 +510,21 @@ def _remove_files_of(uid: int, *, keep: Path) -> None:
                 continue
 
 
-def _run(full_argv: list[str], argv: list[str], *, box: Path, limits: Limits, uid: int | None, use_bwrap: bool,
-         group: RunCgroup | None, stdin_path: Path | None, stdout_path: Path, stderr_path: Path,
-         env: dict[str, str], isolation: Isolation) -> RunResult:
+def _run(
+    full_argv: list[str],
+    argv: list[str],
+    *,
+    box: Path,
+    limits: Limits,
+    uid: int | None,
+    use_bwrap: bool,
+    group: RunCgroup | None,
+    stdin_path: Path | None,
+    stdout_path: Path,
+    stderr_path: Path,
+    env: dict[str, str],
+    isolation: Isolation,
+) -> RunResult:
     report_r, report_w = os.pipe()
     full_argv = [str(report_w) if a == "{report}" else a for a in full_argv]
     join = ["/bin/sh", "-c", JOIN_SCRIPT, "cojudge-join", *group.join_files(), "--"] if group is not None else []

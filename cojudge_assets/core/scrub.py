@@ -77,16 +77,21 @@ PLACEHOLDER = re.compile(r"\[(?:secret:[a-z-]+|email|name|id)\]")
 EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 
 # top-level domains that make "name at domain dot com" (or "name @ domain.com") an address
-KNOWN_TLDS = frozenset("""
+KNOWN_TLDS = frozenset(
+    """
 com org net edu gov mil int info biz name pro io ai co dev app me tv tech xyz online site email mail cloud
 uk ac de fr nl be lu ch at it es pt ie se no dk fi is pl cz sk hu ro bg gr tr ru ua by lt lv ee si hr rs
 us ca mx br ar cl pe uy au nz jp kr cn hk tw sg my th vn id ph in pk za ng ke eg il ir sa ae eu
-""".split())
+""".split()
+)
 # for "name at domain dot tld" spelled out in words: no label may be a common word, no tld may be an English word
-_PROSE_WORDS = frozenset("a an i it its this that these those the you we they he she them us me my each every any "
-                         "some one all which what where there here".split())
-_WORD_TLDS = KNOWN_TLDS - frozenset("at be by in is it me my no us id tv pro name info email mail online site app "
-                                    "dev tech cloud int".split())
+_PROSE_WORDS = frozenset(
+    "a an i it its this that these those the you we they he she them us me my each every any "
+    "some one all which what where there here".split()
+)
+_WORD_TLDS = KNOWN_TLDS - frozenset(
+    "at be by in is it me my no us id tv pro name info email mail online site app dev tech cloud int".split()
+)
 
 _LABEL = r"[A-Za-z0-9_%+-]+"
 _DOT = r"(?:[ \t]*[(\[{<][ \t]*dot[ \t]*[)\]}>][ \t]*|[ \t]+dot[ \t]+|\.)"  # never across lines
@@ -130,10 +135,10 @@ def scrub_obfuscated_emails(text: str) -> str:
         domain = _DOMAIN.match(text, at.end())
         if not domain:
             continue
-        before = text[max(last, at.start() - _LOCAL_WINDOW): at.start()][::-1]
+        before = text[max(last, at.start() - _LOCAL_WINDOW) : at.start()][::-1]
         local = _LOCAL_REVERSED.match(before)
         if local and _obfuscated_address(local.group("local")[::-1], at.group(), domain.group("domain")):
-            pieces += [text[last: at.start() - local.end()], "[email]"]
+            pieces += [text[last : at.start() - local.end()], "[email]"]
             last = domain.end()
     return "".join(pieces) + text[last:] if pieces else text
 
@@ -171,14 +176,16 @@ def _credential(match: re.Match) -> bool:
 
 def _bearer(match: re.Match) -> bool:
     value = match.group("secret")
-    return _generated(value) or (len(value) >= 24 and any(c.isupper() for c in value)
-                                 and any(c.islower() for c in value))
+    return _generated(value) or (
+        len(value) >= 24 and any(c.isupper() for c in value) and any(c.islower() for c in value)
+    )
 
 
 def _word_start(match: re.Match) -> bool:
     """The match is not the tail of a longer word (``xsk-...``, ``my-ghp_...``)."""
-    return match.start() == 0 or not (match.string[match.start() - 1].isalnum() or
-                                      match.string[match.start() - 1] in "_-")
+    return match.start() == 0 or not (
+        match.string[match.start() - 1].isalnum() or match.string[match.start() - 1] in "_-"
+    )
 
 
 @dataclass(frozen=True)
@@ -208,14 +215,16 @@ class SecretPattern:
                 return f"[secret:{self.kind}]"
             start, end = match.span("secret")
             whole = match.group(0)
-            return whole[: start - match.start()] + f"[secret:{self.kind}]" + whole[end - match.start():]
+            return whole[: start - match.start()] + f"[secret:{self.kind}]" + whole[end - match.start() :]
 
         return self.pattern.sub(replace, text)
 
 
 _NOT_PLACEHOLDER = r"(?!\[(?:secret|email|name|id)\b)"
-_CREDENTIAL_NAME = (r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|client[_-]?secret|secret|token|"
-                    r"access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key|password|passwd|pwd")
+_CREDENTIAL_NAME = (
+    r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|client[_-]?secret|secret|token|"
+    r"access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key|password|passwd|pwd"
+)
 
 PEM_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK|)-----")
 PEM_END = re.compile(r"-----END ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK|)-----")
@@ -237,7 +246,7 @@ def scrub_private_keys(text: str) -> str:
         candidates = ends.get(begin.group(1, 2), [])
         i = bisect.bisect_left(candidates, begin.end())
         stop = candidates[i] if i < len(candidates) else PEM_TAIL.match(text, begin.end()).end()
-        pieces += [text[last: begin.start()], "[secret:private-key]"]
+        pieces += [text[last : begin.start()], "[secret:private-key]"]
         last = stop
     return "".join(pieces) + text[last:]
 
@@ -250,50 +259,104 @@ def _openai(match: re.Match) -> bool:
 # In order: the kinds with a recognisable shape first, then the ones found by what names them.
 SECRETS: tuple[SecretPattern, ...] = (
     # the base64 of a JSON object begins with "e" ("{" is 0x7B), so every JWT does
-    SecretPattern("jwt", re.compile(
-        r"(?P<secret>e[A-Za-z0-9_-]{7,}={0,2}(?:\.[A-Za-z0-9_-]{8,}={0,2})(?:\.[A-Za-z0-9_-]*={0,2}){0,3})"
-        r"(?![\w-])"), ("e",), _jwt),
+    SecretPattern(
+        "jwt",
+        re.compile(
+            r"(?P<secret>e[A-Za-z0-9_-]{7,}={0,2}(?:\.[A-Za-z0-9_-]{8,}={0,2})(?:\.[A-Za-z0-9_-]*={0,2}){0,3})"
+            r"(?![\w-])"
+        ),
+        ("e",),
+        _jwt,
+    ),
     SecretPattern("anthropic", re.compile(r"sk-ant-[A-Za-z0-9_-]{16,}"), ("sk-ant-",)),
     SecretPattern("stripe", re.compile(r"[spr]k_(?:live|test)_[A-Za-z0-9]{16,}"), ("k_live_", "k_test_")),
-    SecretPattern("openai", re.compile(r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{16,}|"
-                                       r"(?P<plain>[A-Za-z0-9_-]{20,}))"), ("sk-",), _openai),
-    SecretPattern("github", re.compile(r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"),
-                  ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    SecretPattern(
+        "openai",
+        re.compile(
+            r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{16,}|"
+            r"(?P<plain>[A-Za-z0-9_-]{20,}))"
+        ),
+        ("sk-",),
+        _openai,
+    ),
+    SecretPattern(
+        "github",
+        re.compile(r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
     SecretPattern("gitlab", re.compile(r"glpat-[A-Za-z0-9_-]{20,}"), ("glpat-",)),
     SecretPattern("slack", re.compile(r"(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}"), ("xox", "xapp-")),
-    SecretPattern("slack", re.compile(r"(?<=hooks\.slack\.com/services/)[A-Za-z0-9/]{20,}"),
-                  ("hooks.slack.com/services/",), word_start=False),
-    SecretPattern("aws-access-key", re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
-                  ("akia", "asia", "abia", "acca")),
+    SecretPattern(
+        "slack",
+        re.compile(r"(?<=hooks\.slack\.com/services/)[A-Za-z0-9/]{20,}"),
+        ("hooks.slack.com/services/",),
+        word_start=False,
+    ),
+    SecretPattern(
+        "aws-access-key", re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"), ("akia", "asia", "abia", "acca")
+    ),
     SecretPattern("google", re.compile(r"AIza[0-9A-Za-z_-]{30,}|ya29\.[0-9A-Za-z_-]{20,}"), ("aiza", "ya29.")),
     SecretPattern("huggingface", re.compile(r"hf_[A-Za-z0-9]{30,}"), ("hf_",)),
     SecretPattern("npm", re.compile(r"npm_[A-Za-z0-9]{36}\b"), ("npm_",)),
     SecretPattern("pypi", re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,}"), ("pypi-",)),
-    SecretPattern("aws-secret-key", re.compile(
-        r"(?i)aws[_ ]?secret[_ ]?access[_ ]?key[\"']?\s*(?:\[[^\]\n]*\])?\s*(?:[:=]|=>)\s*[\"']?"
-        r"(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"), ("secret",), word_start=False),
-    SecretPattern("authorization", re.compile(  # Digest and AWS4 credentials run to the end of the line
-        r"(?i)Authorization[\"']?\s*[:=]\s*[\"']?(?:Digest|AWS4-HMAC-SHA256)\s+"
-        r"(?P<secret>" + _NOT_PLACEHOLDER + r"[^\r\n]+)"), ("authorization",)),
-    SecretPattern("authorization", re.compile(
-        r"(?i)Authorization[\"']?\s*[:=]\s*[\"']?(?P<scheme>(?:Bearer|Basic|Token|Bot|ApiKey|Key)\s+)?"
-        r"(?P<secret>" + _NOT_PLACEHOLDER + r"[^\s\"',;]{8,}+)"), ("authorization",),
-        lambda m: bool(m.group("scheme")) or _bearer(m)),  # after a scheme, whatever it is
-    SecretPattern("bearer", re.compile(r"Bearer\s+(?P<secret>" + _NOT_PLACEHOLDER + r"[A-Za-z0-9._~+/=-]{8,}+)"),
-                  ("bearer",), _bearer),
+    SecretPattern(
+        "aws-secret-key",
+        re.compile(
+            r"(?i)aws[_ ]?secret[_ ]?access[_ ]?key[\"']?\s*(?:\[[^\]\n]*\])?\s*(?:[:=]|=>)\s*[\"']?"
+            r"(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+        ("secret",),
+        word_start=False,
+    ),
+    SecretPattern(
+        "authorization",
+        re.compile(  # Digest and AWS4 credentials run to the end of the line
+            r"(?i)Authorization[\"']?\s*[:=]\s*[\"']?(?:Digest|AWS4-HMAC-SHA256)\s+"
+            r"(?P<secret>" + _NOT_PLACEHOLDER + r"[^\r\n]+)"
+        ),
+        ("authorization",),
+    ),
+    SecretPattern(
+        "authorization",
+        re.compile(
+            r"(?i)Authorization[\"']?\s*[:=]\s*[\"']?(?P<scheme>(?:Bearer|Basic|Token|Bot|ApiKey|Key)\s+)?"
+            r"(?P<secret>" + _NOT_PLACEHOLDER + r"[^\s\"',;]{8,}+)"
+        ),
+        ("authorization",),
+        lambda m: bool(m.group("scheme")) or _bearer(m),
+    ),  # after a scheme, whatever it is
+    SecretPattern(
+        "bearer",
+        re.compile(r"Bearer\s+(?P<secret>" + _NOT_PLACEHOLDER + r"[A-Za-z0-9._~+/=-]{8,}+)"),
+        ("bearer",),
+        _bearer,
+    ),
     # the name may end a longer one (OPENAI_API_KEY, client-secret): only a letter or digit before it is refused
-    SecretPattern("credential", re.compile(
-        r"(?i)(?P<name>" + _CREDENTIAL_NAME + r")[\"']?\s*(?::|=>|=)\s*(?P<quote>[\"'`])?"
-        r"(?P<secret>" + _NOT_PLACEHOLDER + r"(?(quote)[^\s\"'`]{6,}(?=[\"'`])|[A-Za-z0-9_\-./+=~!@#$%^&*?]{6,}+))"),
-        ("key", "secret", "token", "passw", "pwd"), _credential, word_start=False),
-    SecretPattern("url-credentials", re.compile(
-        r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://(?P<secret>[^\s:/@\[\]]+:[^\s@/\[\]]+)(?=@)"), ("://",),
-        word_start=False),
+    SecretPattern(
+        "credential",
+        re.compile(
+            r"(?i)(?P<name>" + _CREDENTIAL_NAME + r")[\"']?\s*(?::|=>|=)\s*(?P<quote>[\"'`])?"
+            r"(?P<secret>" + _NOT_PLACEHOLDER + r"(?(quote)[^\s\"'`]{6,}(?=[\"'`])|[A-Za-z0-9_\-./+=~!@#$%^&*?]{6,}+))"
+        ),
+        ("key", "secret", "token", "passw", "pwd"),
+        _credential,
+        word_start=False,
+    ),
+    SecretPattern(
+        "url-credentials",
+        re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://(?P<secret>[^\s:/@\[\]]+:[^\s@/\[\]]+)(?=@)"),
+        ("://",),
+        word_start=False,
+    ),
 )
-ID_CUE = re.compile(r"(?i)\b(?:student\s*(?:no\.?|number|id|#)|matric(?:ulation)?\s*(?:no\.?|number)?|"
-                    r"\bid\b\s*(?:no\.?)?)\s*[:#]?\s*([A-Z]?\d{5,12})")
-NAME_CUE = re.compile(r"(?:\bI'm|\bI am|\b[Mm]y name is|\bName:|\bsubmit as)\s+"
-                      r"([A-Z][a-z]+(?:[-'][A-Z][a-z]+)?(?:\s+[A-Z][a-z]+(?:[-'][A-Z][a-z]+)?){1,2})")
+ID_CUE = re.compile(
+    r"(?i)\b(?:student\s*(?:no\.?|number|id|#)|matric(?:ulation)?\s*(?:no\.?|number)?|"
+    r"\bid\b\s*(?:no\.?)?)\s*[:#]?\s*([A-Z]?\d{5,12})"
+)
+NAME_CUE = re.compile(
+    r"(?:\bI'm|\bI am|\b[Mm]y name is|\bName:|\bsubmit as)\s+"
+    r"([A-Z][a-z]+(?:[-'][A-Z][a-z]+)?(?:\s+[A-Z][a-z]+(?:[-'][A-Z][a-z]+)?){1,2})"
+)
 NOT_NAMES = {"In", "The", "Working", "Trying", "Using", "Stuck", "Done", "Back", "Here", "Not", "Still", "Going"}
 
 

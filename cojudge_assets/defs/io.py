@@ -43,23 +43,33 @@ class PolarsTableHandler(DuckDBPolarsTypeHandler):
             connection.execute(f"create table if not exists {target} as select * from obj_arrow;")
         else:
             connection.execute(f"create or replace table {target} as select * from obj_arrow;")
-        context.add_output_metadata({
-            "row_count": obj.height,
-            "dataframe_columns": dg.MetadataValue.table_schema(dg.TableSchema(
-                columns=[dg.TableColumn(name=n, type=str(t)) for n, t in zip(obj.columns, obj.dtypes)])),
-        })
+        context.add_output_metadata(
+            {
+                "row_count": obj.height,
+                "dataframe_columns": dg.MetadataValue.table_schema(
+                    dg.TableSchema(
+                        columns=[dg.TableColumn(name=n, type=str(t)) for n, t in zip(obj.columns, obj.dtypes)]
+                    )
+                ),
+            }
+        )
 
 
 def _add_new_columns(connection, target: str, obj: pl.DataFrame) -> None:
     """A partitioned table made before a column was added at the end of its asset's frame gets that column
     (null in the older partitions), so the new partition's insert, which matches columns by position, fits."""
     schema, table = target.split(".")
-    present = [row[0] for row in connection.execute(
-        "select column_name from information_schema.columns where table_schema = ? and table_name = ? "
-        "order by ordinal_position", [schema, table]).fetchall()]
-    if not present or obj.columns[:len(present)] != present:
+    present = [
+        row[0]
+        for row in connection.execute(
+            "select column_name from information_schema.columns where table_schema = ? and table_name = ? "
+            "order by ordinal_position",
+            [schema, table],
+        ).fetchall()
+    ]
+    if not present or obj.columns[: len(present)] != present:
         return  # a new table, or not an append at the end: the library creates it or names the mismatch
-    for name in obj.columns[len(present):]:
+    for name in obj.columns[len(present) :]:
         empty = obj.select(name).head(0).to_arrow()  # noqa: F841 (read by DuckDB by name)
         sql_type = connection.execute("describe select * from empty").fetchone()[1]
         connection.execute(f'alter table {target} add column "{name}" {sql_type}')

@@ -59,8 +59,11 @@ def dims(partitions_def: dg.PartitionsDefinition | None, partition_key: str | No
     if partitions_def is None or partition_key is None:
         return PartitionDims()
     if isinstance(partitions_def, dg.MultiPartitionsDefinition):
-        key = partition_key if isinstance(partition_key, dg.MultiPartitionKey) else \
-            partitions_def.get_partition_key_from_str(str(partition_key))
+        key = (
+            partition_key
+            if isinstance(partition_key, dg.MultiPartitionKey)
+            else partitions_def.get_partition_key_from_str(str(partition_key))
+        )
         return PartitionDims(**key.keys_by_dimension)
     return PartitionDims(**{_dimension_of(partitions_def): str(partition_key)})
 
@@ -89,11 +92,15 @@ def matches(partition: PartitionDims, wanted: Mapping[str, Iterable[str] | None]
     return all(not wanted.get(name) or value in set(wanted[name] or ()) for name, value in partition.items().items())
 
 
-def upstream_keys(downstream_def: dg.PartitionsDefinition | None, downstream_key: str | None,
-                  upstream_def: dg.PartitionsDefinition) -> list[str]:
+def upstream_keys(
+    downstream_def: dg.PartitionsDefinition | None, downstream_key: str | None, upstream_def: dg.PartitionsDefinition
+) -> list[str]:
     """The partitions of a partitioned upstream asset that one downstream partition reads: those that agree on
     every dimension both have (all of them for an unpartitioned downstream asset). This is the mapping Dagster
     infers between these partitions (identity on a shared dimension, multi to single dimension)."""
     below = dims(downstream_def, downstream_key).items()
-    return [str(key) for key in upstream_def.get_partition_keys()
-            if all(below.get(name, value) == value for name, value in dims(upstream_def, str(key)).items().items())]
+    return [
+        str(key)
+        for key in upstream_def.get_partition_keys()
+        if all(below.get(name, value) == value for name, value in dims(upstream_def, str(key)).items().items())
+    ]

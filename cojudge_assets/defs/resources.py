@@ -62,9 +62,11 @@ class CorpusResource(dg.ConfigurableResource):
     def refuse(self, reason: str, kept: str = "the ingest tables") -> dg.Failure:
         """The failure by which an ingest step refuses to replace stored tables with nothing (``cojudge
         materialize`` exits 2 on it); ``kept``: the tables it leaves as they were."""
-        return dg.Failure(description=f"{reason}; {kept} left as they were (set allow_empty on the corpus "
-                          f"resource, or pass --allow-empty, if you mean it)",
-                          metadata={REFUSED: True, "corpus": str(self.root()), "layout": self.layout})
+        return dg.Failure(
+            description=f"{reason}; {kept} left as they were (set allow_empty on the corpus "
+            f"resource, or pass --allow-empty, if you mean it)",
+            metadata={REFUSED: True, "corpus": str(self.root()), "layout": self.layout},
+        )
 
     def require_input(self) -> None:
         """Raise the refusal when the corpus is missing or has no input of its layout (unless ``allow_empty``):
@@ -78,4 +80,3 @@ class CorpusResource(dg.ConfigurableResource):
         a package that cannot be read is left out (it is in the quarantine table)."""
         folder = self.root() / "problems"
         return scan_problems(folder)[0] if self.layout != "codenet" and folder.is_dir() else {}
-

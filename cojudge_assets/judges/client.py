@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
@@ -87,11 +87,21 @@ def _status(exc: BaseException) -> int | None:
 def is_transient(exc: BaseException) -> bool:
     import litellm
 
-    if isinstance(exc, (litellm.AuthenticationError, litellm.BadRequestError, litellm.NotFoundError,
-                        litellm.PermissionDeniedError)):
+    if isinstance(
+        exc,
+        (litellm.AuthenticationError, litellm.BadRequestError, litellm.NotFoundError, litellm.PermissionDeniedError),
+    ):
         return False
-    if isinstance(exc, (litellm.RateLimitError, litellm.Timeout, litellm.APIConnectionError,
-                        litellm.InternalServerError, litellm.ServiceUnavailableError)):
+    if isinstance(
+        exc,
+        (
+            litellm.RateLimitError,
+            litellm.Timeout,
+            litellm.APIConnectionError,
+            litellm.InternalServerError,
+            litellm.ServiceUnavailableError,
+        ),
+    ):
         return True
     return _status(exc) in TRANSIENT_STATUS
 
@@ -120,9 +130,16 @@ class _HonourRetryAfter:
 
 def request_kwargs(config: JudgeConfig, messages: list[dict]) -> dict:
     """The litellm.completion arguments for one judge and these messages (the key read from the environment)."""
-    kwargs = dict(model=config.model, messages=messages, temperature=config.temperature,
-                  max_tokens=config.max_tokens, timeout=config.timeout_s, num_retries=0, max_retries=0,
-                  **config.extra)
+    kwargs = dict(
+        model=config.model,
+        messages=messages,
+        temperature=config.temperature,
+        max_tokens=config.max_tokens,
+        timeout=config.timeout_s,
+        num_retries=0,
+        max_retries=0,
+        **config.extra,
+    )
     if config.api_base:
         kwargs["api_base"] = config.api_base
     if config.api_key_env:
@@ -134,8 +151,14 @@ def request_kwargs(config: JudgeConfig, messages: list[dict]) -> dict:
     return kwargs
 
 
-async def judge_once(config: JudgeConfig, messages: list[dict], *, backoff_initial_s: float = 1.0,
-                     backoff_max_s: float = 60.0, limiter=None) -> JudgeCall:
+async def judge_once(
+    config: JudgeConfig,
+    messages: list[dict],
+    *,
+    backoff_initial_s: float = 1.0,
+    backoff_max_s: float = 60.0,
+    limiter=None,
+) -> JudgeCall:
     """Ask one judge about one request until it answers validly or the tries run out.
 
     ``limiter`` (an ``aiolimiter.AsyncLimiter``) is acquired before every request

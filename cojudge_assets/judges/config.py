@@ -42,7 +42,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from cojudge_assets.core.imported import ImportedSource
 from cojudge_assets.judges.client import JudgeConfig
@@ -79,15 +79,18 @@ class JudgeSpec(JudgeConfig):
     @classmethod
     def _names_a_variable(cls, value: str | None) -> str | None:
         if value is not None and not re.fullmatch(r"[A-Z_][A-Z0-9_]*", value):
-            raise ValueError("must be the NAME of an environment variable (for example OPENAI_API_KEY), "
-                             "never the key itself")
+            raise ValueError(
+                "must be the NAME of an environment variable (for example OPENAI_API_KEY), never the key itself"
+            )
         return value
 
     @model_validator(mode="after")
-    def _model_or_import(self) -> "JudgeSpec":
+    def _model_or_import(self) -> JudgeSpec:
         if not self.model and self.imported is None:
-            raise ValueError("field 'model' is required (a litellm model string), unless the judge is imported "
-                             "(an 'imported:' source)")
+            raise ValueError(
+                "field 'model' is required (a litellm model string), unless the judge is imported "
+                "(an 'imported:' source)"
+            )
         return self
 
     @property
@@ -170,12 +173,12 @@ def _parse_judges(path: Path, text: str) -> tuple[JudgeSpec, ...]:
         try:
             spec = JudgeSpec.model_validate(entry)
         except ValidationError as exc:
-            problems = "; ".join(f"field '{'.'.join(map(str, e['loc'])) or '(entry)'}': {e['msg']}"
-                                 for e in exc.errors())
+            problems = "; ".join(
+                f"field '{'.'.join(map(str, e['loc'])) or '(entry)'}': {e['msg']}" for e in exc.errors()
+            )
             raise JudgesConfigError(f"{path}: judge {label}: {problems}") from None
         if spec.imported is not None and spec.imported.layout == "file":
-            spec.imported = spec.imported.model_copy(
-                update={"path": str(spec.imported.resolve(path.parent).resolve())})
+            spec.imported = spec.imported.model_copy(update={"path": str(spec.imported.resolve(path.parent).resolve())})
         if spec.name in seen:
             raise JudgesConfigError(f"{path}: judge {spec.name}: field 'name': used twice; names must be unique")
         seen.add(spec.name)
@@ -204,10 +207,18 @@ def layout_judges(corpus: Path, layout: str) -> list[JudgeSpec]:
     specs = []
     for name in icescore_judges(Path(corpus)):
         low, high, integer = icescore_judge_scale(name)
-        specs.append(JudgeSpec(name=name, imported=ImportedSource(
-            path=str(Path(corpus).resolve()), layout="icescore", judge=name,
-            scale={"min": low, "max": high, "integer": integer}),
-            description=f"imported from the ICE-Score release ({name})"))
+        specs.append(
+            JudgeSpec(
+                name=name,
+                imported=ImportedSource(
+                    path=str(Path(corpus).resolve()),
+                    layout="icescore",
+                    judge=name,
+                    scale={"min": low, "max": high, "integer": integer},
+                ),
+                description=f"imported from the ICE-Score release ({name})",
+            )
+        )
     return specs
 
 
@@ -218,8 +229,10 @@ def corpus_judges(corpus: Path, layout: str, path: Path | None = None) -> list[J
     names = {s.name for s in specs}
     for spec in layout_judges(corpus, layout):
         if spec.name in names:
-            raise JudgesConfigError(f"{path or judges_file()}: judge {spec.name}: field 'name': the corpus at "
-                                    f"{corpus} (layout {layout}) brings an imported judge of that name; rename one")
+            raise JudgesConfigError(
+                f"{path or judges_file()}: judge {spec.name}: field 'name': the corpus at "
+                f"{corpus} (layout {layout}) brings an imported judge of that name; rename one"
+            )
         specs.append(spec)
     return specs
 

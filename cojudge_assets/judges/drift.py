@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import duckdb
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential_jitter
@@ -40,8 +40,12 @@ class DriftCheck:
         return bool(self.recorded and self.served and self.served != self.recorded)
 
 
-@retry(retry=retry_if_exception(is_transient), stop=stop_after_attempt(4), wait=wait_exponential_jitter(1, 20),
-       reraise=True)
+@retry(
+    retry=retry_if_exception(is_transient),
+    stop=stop_after_attempt(4),
+    wait=wait_exponential_jitter(1, 20),
+    reraise=True,
+)
 def probe(spec: JudgeSpec) -> str:
     """The model identity the provider reports for one tiny request to this judge."""
     import litellm
@@ -59,15 +63,19 @@ def probe(spec: JudgeSpec) -> str:
 def recorded_identity(conn: duckdb.DuckDBPyConnection, judge: str, schema: str = "main") -> str | None:
     """The commonest served model on the judge's stored valid answers of its current epoch."""
     ensure_tables(conn, schema)
-    row = conn.execute(f"select served_model, count(*) n from {schema}.{CACHE_TABLE} where judge = ? and epoch = ? "
-                       "and status = 'ok' and coalesce(served_model, '') <> '' group by 1 order by n desc, 1 limit 1",
-                       [judge, current_epoch(conn, judge, schema)]).fetchone()
+    row = conn.execute(
+        f"select served_model, count(*) n from {schema}.{CACHE_TABLE} where judge = ? and epoch = ? "
+        "and status = 'ok' and coalesce(served_model, '') <> '' group by 1 order by n desc, 1 limit 1",
+        [judge, current_epoch(conn, judge, schema)],
+    ).fetchone()
     return row[0] if row else None
 
 
 def ensure_drift_table(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> None:
-    conn.execute(f"create table if not exists {schema}.{DRIFT_TABLE} (judge varchar not null, old_identity varchar, "
-                 "new_identity varchar, seen_at timestamp, old_epoch integer, new_epoch integer)")
+    conn.execute(
+        f"create table if not exists {schema}.{DRIFT_TABLE} (judge varchar not null, old_identity varchar, "
+        "new_identity varchar, seen_at timestamp, old_epoch integer, new_epoch integer)"
+    )
 
 
 def check(conn: duckdb.DuckDBPyConnection, spec: JudgeSpec, schema: str = "main") -> DriftCheck:
@@ -83,23 +91,31 @@ def record_drift(conn: duckdb.DuckDBPyConnection, found: DriftCheck, schema: str
     ensure_drift_table(conn, schema)
     old_epoch = current_epoch(conn, found.judge, schema)
     epoch = start_epoch(conn, found.judge, f"provider now serves {found.served} (was {found.recorded})", schema)
-    conn.execute(f"insert into {schema}.{DRIFT_TABLE} values (?, ?, ?, ?, ?, ?)",
-                 [found.judge, found.recorded, found.served, datetime.now(timezone.utc).replace(tzinfo=None),
-                  old_epoch, epoch])
+    conn.execute(
+        f"insert into {schema}.{DRIFT_TABLE} values (?, ?, ?, ?, ?, ?)",
+        [found.judge, found.recorded, found.served, datetime.now(UTC).replace(tzinfo=None), old_epoch, epoch],
+    )
     return epoch
 
 
 def judged_conditions(conn: duckdb.DuckDBPyConnection, judge: str, epoch: int, schema: str = "main") -> list[str]:
     """The conditions under which the judge answered contest attempts in ``epoch`` (what a re-judging redoes)."""
-    return [r[0] for r in conn.execute(
-        f"select distinct condition from {schema}.{CACHE_TABLE} where judge = ? and epoch = ? and attempt_uid in "
-        f"(select attempt_uid from {schema}.attempts) order by 1", [judge, epoch]).fetchall()]
+    return [
+        r[0]
+        for r in conn.execute(
+            f"select distinct condition from {schema}.{CACHE_TABLE} where judge = ? and epoch = ? and attempt_uid in "
+            f"(select attempt_uid from {schema}.attempts) order by 1",
+            [judge, epoch],
+        ).fetchall()
+    ]
 
 
 def drift_epochs(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> dict[str, int]:
     """{judge: the epoch its last provider drift opened} (judges with no drift left out)."""
-    known = conn.execute("select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-                         [schema, DRIFT_TABLE]).fetchone()[0]
+    known = conn.execute(
+        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
+        [schema, DRIFT_TABLE],
+    ).fetchone()[0]
     if not known:
         return {}
     rows = conn.execute(f"select judge, max(new_epoch) from {schema}.{DRIFT_TABLE} group by judge").fetchall()

@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -105,29 +105,42 @@ def _release_skips(quarantine: pl.DataFrame, root: Path, files: list[Path], judg
     """What the release's reader skipped in this judge's files (misaligned problems, mismatching labels,
     unanswered generations, a deviating file name), as reject rows."""
     names = {p.relative_to(root).as_posix() for p in files}
-    mine = quarantine.filter(pl.col("source_path").is_in(list(names))
-                             | pl.col("reason").str.contains(f"judge {judge} ", literal=True))
-    return mine.select(pl.col("source_path").alias("source_file"), pl.lit(None, pl.Int64).alias("source_line"),
-                       pl.lit(judge).alias("judge"), pl.col("field").fill_null(""),
-                       pl.col("reason")).cast(REJECT_COLUMNS)
+    mine = quarantine.filter(
+        pl.col("source_path").is_in(list(names)) | pl.col("reason").str.contains(f"judge {judge} ", literal=True)
+    )
+    return mine.select(
+        pl.col("source_path").alias("source_file"),
+        pl.lit(None, pl.Int64).alias("source_line"),
+        pl.lit(judge).alias("judge"),
+        pl.col("field").fill_null(""),
+        pl.col("reason"),
+    ).cast(REJECT_COLUMNS)
 
 
 def ensure_import_tables(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> None:
     ensure_tables(conn, schema)
-    conn.execute(f"create table if not exists {schema}.{IMPORTS_TABLE} (judge VARCHAR, condition VARCHAR, "
-                 "source VARCHAR, sha256 VARCHAR, requests INTEGER, ok INTEGER, invalid INTEGER, rejected INTEGER, "
-                 "unanswered INTEGER, imported_at TIMESTAMP, primary key (judge, condition))")
-    columns = ", ".join(f"{name} {'BIGINT' if dtype == pl.Int64 else 'VARCHAR'}" for name, dtype in REJECT_COLUMNS.items())
+    conn.execute(
+        f"create table if not exists {schema}.{IMPORTS_TABLE} (judge VARCHAR, condition VARCHAR, "
+        "source VARCHAR, sha256 VARCHAR, requests INTEGER, ok INTEGER, invalid INTEGER, rejected INTEGER, "
+        "unanswered INTEGER, imported_at TIMESTAMP, primary key (judge, condition))"
+    )
+    columns = ", ".join(
+        f"{name} {'BIGINT' if dtype == pl.Int64 else 'VARCHAR'}" for name, dtype in REJECT_COLUMNS.items()
+    )
     conn.execute(f"create table if not exists {schema}.{REJECTS_TABLE} (condition VARCHAR, {columns})")
 
 
 def _has(conn: duckdb.DuckDBPyConnection, table: str, schema: str) -> bool:
-    return bool(conn.execute("select count(*) from information_schema.tables where table_schema = ? and "
-                             "table_name = ?", [schema, table]).fetchone()[0])
+    return bool(
+        conn.execute(
+            "select count(*) from information_schema.tables where table_schema = ? and table_name = ?", [schema, table]
+        ).fetchone()[0]
+    )
 
 
-def import_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, conn: duckdb.DuckDBPyConnection,
-                     *, schema: str = "main") -> ImportStats:
+def import_partition(
+    spec: JudgeSpec, condition: str, requests: pl.DataFrame, conn: duckdb.DuckDBPyConnection, *, schema: str = "main"
+) -> ImportStats:
     """Fill the judge's rows of ``condition`` in the judge cache from its source (see module docstring)."""
     ensure_import_tables(conn, schema)
     digest = source_digest(spec)
@@ -138,24 +151,40 @@ def import_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, co
     answered, rejects = load_answers(spec, condition, known)
     hashes = requests.select("attempt_uid", "request_hash")
     rows = answered.join(hashes, on="attempt_uid", how="inner")
-    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    now = datetime.now(UTC).replace(tzinfo=None)
     source_label = f"{stats.source} sha256:{digest[:16]}"
     table = rows.select(
-        "attempt_uid", pl.lit(spec.name).alias("judge"), pl.lit(condition).alias("condition"), "request_hash",
-        pl.lit(epoch, pl.Int32).alias("epoch"), "status", "p_accept", "s_algo", "s_robust", "rationale",
-        "raw_response", "served_model", pl.lit(None, pl.String).alias("system_fingerprint"),
-        pl.lit(0, pl.Int32).alias("tries"), pl.lit(0, pl.Int32).alias("validation_failures"),
-        pl.lit(False).alias("repaired"), pl.lit(0, pl.Int32).alias("provider_errors"),
-        pl.lit(None, pl.Float64).alias("latency_s"), pl.lit(None, pl.Int64).alias("input_tokens"),
-        pl.lit(None, pl.Int64).alias("output_tokens"), pl.lit(None, pl.Float64).alias("cost"),
+        "attempt_uid",
+        pl.lit(spec.name).alias("judge"),
+        pl.lit(condition).alias("condition"),
+        "request_hash",
+        pl.lit(epoch, pl.Int32).alias("epoch"),
+        "status",
+        "p_accept",
+        "s_algo",
+        "s_robust",
+        "rationale",
+        "raw_response",
+        "served_model",
+        pl.lit(None, pl.String).alias("system_fingerprint"),
+        pl.lit(0, pl.Int32).alias("tries"),
+        pl.lit(0, pl.Int32).alias("validation_failures"),
+        pl.lit(False).alias("repaired"),
+        pl.lit(0, pl.Int32).alias("provider_errors"),
+        pl.lit(None, pl.Float64).alias("latency_s"),
+        pl.lit(None, pl.Int64).alias("input_tokens"),
+        pl.lit(None, pl.Int64).alias("output_tokens"),
+        pl.lit(None, pl.Float64).alias("cost"),
         pl.when(pl.col("error") == "").then(None).otherwise(pl.col("error")).alias("error"),
-        pl.lit(now).alias("judged_at"), pl.lit(PROVENANCE_IMPORTED).alias("provenance"),
+        pl.lit(now).alias("judged_at"),
+        pl.lit(PROVENANCE_IMPORTED).alias("provenance"),
         pl.lit(source_label).alias("source"),
     ).cast(OUTPUT_SCHEMA)
     batch = table.to_arrow()  # noqa: F841 (read by DuckDB by name)
     rejects = rejects.with_columns(pl.lit(spec.name).alias("judge"))  # the judge as cojudge names it
-    reject_rows = rejects.with_columns(pl.lit(condition).alias("condition")).select(
-        "condition", *REJECT_COLUMNS).to_arrow()  # noqa: F841
+    reject_rows = (
+        rejects.with_columns(pl.lit(condition).alias("condition")).select("condition", *REJECT_COLUMNS).to_arrow()
+    )  # noqa: F841
     stats.imported = len(table)
     stats.ok = int((table["status"] == "ok").sum())
     stats.invalid = len(table) - stats.ok
@@ -163,15 +192,31 @@ def import_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, co
     stats.unanswered = len(known - set(table["attempt_uid"].to_list()))
     conn.execute("begin transaction")
     try:
-        conn.execute(f"delete from {schema}.{CACHE_TABLE} where judge = ? and condition = ? and epoch = ?",
-                     [spec.name, condition, epoch])
-        conn.execute(f"insert into {schema}.{CACHE_TABLE} ({', '.join(CACHE_COLUMNS)}) "
-                     f"select {', '.join(CACHE_COLUMNS)} from batch")
+        conn.execute(
+            f"delete from {schema}.{CACHE_TABLE} where judge = ? and condition = ? and epoch = ?",
+            [spec.name, condition, epoch],
+        )
+        conn.execute(
+            f"insert into {schema}.{CACHE_TABLE} ({', '.join(CACHE_COLUMNS)}) "
+            f"select {', '.join(CACHE_COLUMNS)} from batch"
+        )
         conn.execute(f"delete from {schema}.{REJECTS_TABLE} where judge = ? and condition = ?", [spec.name, condition])
         conn.execute(f"insert into {schema}.{REJECTS_TABLE} select * from reject_rows")
-        conn.execute(f"insert or replace into {schema}.{IMPORTS_TABLE} values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     [spec.name, condition, stats.source, digest, stats.requests, stats.ok, stats.invalid,
-                      stats.rejected, stats.unanswered, now])
+        conn.execute(
+            f"insert or replace into {schema}.{IMPORTS_TABLE} values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                spec.name,
+                condition,
+                stats.source,
+                digest,
+                stats.requests,
+                stats.ok,
+                stats.invalid,
+                stats.rejected,
+                stats.unanswered,
+                now,
+            ],
+        )
         conn.execute("commit")
     except BaseException:
         conn.execute("rollback")

@@ -79,8 +79,13 @@ def parse_prompt(messages: list[dict]) -> PromptParts:
     blocks = {name: body for name, body in _BLOCK.findall(user)}
     pid = re.search(r"^Problem id: (.*)$", user, re.MULTILINE)
     lang = re.search(r"^Language: (.*)$", user, re.MULTILINE)
-    return PromptParts(pid.group(1).strip() if pid else "", lang.group(1).strip() if lang else "",
-                       blocks.get("STATEMENT", ""), blocks.get("CODE", ""), blocks.get("CONTEXT", ""))
+    return PromptParts(
+        pid.group(1).strip() if pid else "",
+        lang.group(1).strip() if lang else "",
+        blocks.get("STATEMENT", ""),
+        blocks.get("CODE", ""),
+        blocks.get("CONTEXT", ""),
+    )
 
 
 def _limits(statement: str) -> tuple[float, int]:
@@ -108,8 +113,10 @@ class SampleExecScorer:
     """Run the code on the statement's examples in the sandbox; see the module docstring for the mapping."""
 
     # the abstention of code that compiles when there is no statement: nothing left to judge it on
-    COMPILES_WITHOUT_EXAMPLES = ("the code compiles, but there is no problem statement, so there are no examples "
-                                 "to run it on (a compile error would have been answered)")
+    COMPILES_WITHOUT_EXAMPLES = (
+        "the code compiles, but there is no problem statement, so there are no examples "
+        "to run it on (a compile error would have been answered)"
+    )
 
     def __init__(self, judge: ContestJudge | None = None):
         self.judge = judge or ContestJudge()
@@ -121,8 +128,10 @@ class SampleExecScorer:
         try:
             normalize_language(parts.language)
         except ValueError:
-            return (f"cannot run code in {parts.language.strip() or 'an unnamed language'!r}: sample-exec runs "
-                    "only C, C++, Java and Python")
+            return (
+                f"cannot run code in {parts.language.strip() or 'an unnamed language'!r}: sample-exec runs "
+                "only C, C++, Java and Python"
+            )
         if not parts.statement.strip():
             if not parts.code.strip():
                 return "there is neither a problem statement nor code: nothing to compile or run"
@@ -130,8 +139,10 @@ class SampleExecScorer:
         if not statement_examples(parts.statement):
             # a statement without stdin examples is a function-level prompt: its code is a fragment that does not
             # compile alone, so a compile error there is no evidence (module docstring)
-            return ("the statement gives no example input with its expected output to run the code on "
-                    "(sample-exec runs programs that read standard input)")
+            return (
+                "the statement gives no example input with its expected output to run the code on "
+                "(sample-exec runs programs that read standard input)"
+            )
         return ""
 
     def prepare(self, prompts: Iterable[PromptParts]) -> int:
@@ -155,8 +166,9 @@ class SampleExecScorer:
             compiled = self.judge.compile(language, parts.code, memory_mb=_limits(parts.statement)[1])
             if compiled.error:  # the judge could not run the compiler: a failed row, tried again
                 raise SandboxError(f"the contest judge could not compile the code: {compiled.error}")
-            return _answer(0.02, 1, 1, "does not compile") if not compiled.ok else _abstain(
-                self.COMPILES_WITHOUT_EXAMPLES)
+            return (
+                _answer(0.02, 1, 1, "does not compile") if not compiled.ok else _abstain(self.COMPILES_WITHOUT_EXAMPLES)
+            )
         examples = statement_examples(parts.statement)
         time_limit, memory = _limits(parts.statement)
         with tempfile.TemporaryDirectory(prefix="cojudge-samples-") as tmp:
@@ -164,12 +176,22 @@ class SampleExecScorer:
             for i, (inp, out) in enumerate(examples, start=1):
                 (Path(tmp) / f"{i}.in").write_text(inp)
                 (Path(tmp) / f"{i}.ans").write_text(out)
-                tests.append(TestCase(name=f"example/{i}", input_path=Path(tmp) / f"{i}.in",
-                                      answer_path=Path(tmp) / f"{i}.ans"))
-            problem = ProblemPackage(problem_id=parts.problem_id or "problem", name=parts.problem_id, root=Path(tmp),
-                                     statement=parts.statement, statement_path=None, time_limit_s=time_limit,
-                                     memory_mb=memory, limits_stated=True, float_tolerance=None, samples=tests,
-                                     secret=[])
+                tests.append(
+                    TestCase(name=f"example/{i}", input_path=Path(tmp) / f"{i}.in", answer_path=Path(tmp) / f"{i}.ans")
+                )
+            problem = ProblemPackage(
+                problem_id=parts.problem_id or "problem",
+                name=parts.problem_id,
+                root=Path(tmp),
+                statement=parts.statement,
+                statement_path=None,
+                time_limit_s=time_limit,
+                memory_mb=memory,
+                limits_stated=True,
+                float_tolerance=None,
+                samples=tests,
+                secret=[],
+            )
             result = self.judge.judge(problem, language, parts.code, stop_at_first_failure=False)
         if result.verdict == Verdict.JUDGE_ERROR:  # as before JUDGE_ERROR existed: a failed row, tried again
             raise SandboxError(f"the contest judge could not run the examples: {result.error}")
@@ -184,12 +206,18 @@ class SampleExecScorer:
         share = passed / len(result.tests)
         kinds = sorted({t.verdict.value for t in result.tests if t.verdict != Verdict.AC})
         base = {"WA": 0.12, "RE": 0.08, "TLE": 0.06}.get(kinds[0], 0.1) if kinds else 0.1
-        return _answer(base + 0.1 * share, 2 if share > 0 else 1, 1 if "RE" in kinds else 2,
-                       f"fails {len(result.tests) - passed} of {len(result.tests)} examples ({', '.join(kinds)})")
+        return _answer(
+            base + 0.1 * share,
+            2 if share > 0 else 1,
+            1 if "RE" in kinds else 2,
+            f"fails {len(result.tests) - passed} of {len(result.tests)} examples ({', '.join(kinds)})",
+        )
 
 
-_NUMBER = (r"(?:10\s*\^\s*\{?(?P<pow>\d+)\}?"
-           r"|(?P<base>\d+(?:\.\d+)?)\s*(?:[x×·*]\s*10\s*\^\s*\{?(?P<exp>\d+)\}?|e(?P<e>\d+))?)")
+_NUMBER = (
+    r"(?:10\s*\^\s*\{?(?P<pow>\d+)\}?"
+    r"|(?P<base>\d+(?:\.\d+)?)\s*(?:[x×·*]\s*10\s*\^\s*\{?(?P<exp>\d+)\}?|e(?P<e>\d+))?)"
+)
 _BOUND = re.compile(r"(?P<name>\w+)[|)}$*]*\s*(?:<=|≤|\\leq|\\le)\s*" + _NUMBER)
 SIZE_NAMES = {"n", "m", "q", "k", "t", "r", "c", "length"}
 
@@ -270,8 +298,10 @@ class StaticRubricScorer:
         if not parts.statement.strip():
             return "there is no problem statement, so there are no constraints to check the code against"
         if _BOUND.search(_plain_numbers(parts.statement)) is None and _SPECIAL_ANSWER.search(parts.statement) is None:
-            return ("the statement writes no bound on its input as an inequality (such as 1 ≤ n ≤ 10^5) and asks "
-                    "for no special answer (such as -1): static-rubric has nothing to check the code against")
+            return (
+                "the statement writes no bound on its input as an inequality (such as 1 ≤ n ≤ 10^5) and asks "
+                "for no special answer (such as -1): static-rubric has nothing to check the code against"
+            )
         return ""
 
     def score(self, parts: PromptParts) -> str:
@@ -285,7 +315,7 @@ class StaticRubricScorer:
         code, statement = parts.code, parts.statement
         max_size, max_value = _max_bound(statement)
         p, algo, robust, notes = 0.7, 4, 4, []
-        wide = (language == "python" or re.search(r"\blong\s+long\b|\bint64_t\b|\blong\b|\bBigInteger\b", code))
+        wide = language == "python" or re.search(r"\blong\s+long\b|\bint64_t\b|\blong\b|\bBigInteger\b", code)
         if max_value * max(max_size, 1) > 2**31 and not wide:
             p, robust = p - 0.3, robust - 2
             notes.append("no 64-bit type although values or sums can pass 2^31")
@@ -304,8 +334,12 @@ class StaticRubricScorer:
             p, algo = p - 0.3, 1
             notes.append("almost no code")
         p = min(0.95, max(0.03, p))
-        return _answer(p, max(1, min(5, algo)), max(1, min(5, robust)),
-                       "; ".join(notes) or "types, loops and special cases look consistent with the constraints")
+        return _answer(
+            p,
+            max(1, min(5, algo)),
+            max(1, min(5, robust)),
+            "; ".join(notes) or "types, loops and special cases look consistent with the constraints",
+        )
 
 
 def _custom_llm_class():
@@ -319,18 +353,17 @@ def _custom_llm_class():
             super().__init__()
             self.name, self.scorer = name, scorer
 
-        def completion(self, model, messages, *args, **kwargs) -> "litellm.ModelResponse":
+        def completion(self, model, messages, *args, **kwargs) -> litellm.ModelResponse:
             started = time.perf_counter()
             content = self.scorer.score(parse_prompt(messages))
             response = litellm.ModelResponse(
                 model=f"cojudge-local/{self.name}",
-                choices=[{"message": {"role": "assistant", "content": content}, "finish_reason": "stop",
-                          "index": 0}],
+                choices=[{"message": {"role": "assistant", "content": content}, "finish_reason": "stop", "index": 0}],
             )
             response._hidden_params["latency_s"] = time.perf_counter() - started
             return response
 
-        async def acompletion(self, model, messages, *args, **kwargs) -> "litellm.ModelResponse":
+        async def acompletion(self, model, messages, *args, **kwargs) -> litellm.ModelResponse:
             import asyncio
 
             return await asyncio.to_thread(self.completion, model, messages, *args, **kwargs)
@@ -359,7 +392,9 @@ def register_local_judges(contest_judge: ContestJudge | None = None) -> dict[str
 
     cls = _custom_llm_class()
     scorers: dict[str, LocalScorer] = {
-        "sample-exec": SampleExecScorer(contest_judge), "static-rubric": StaticRubricScorer()}
+        "sample-exec": SampleExecScorer(contest_judge),
+        "static-rubric": StaticRubricScorer(),
+    }
     handlers = {name: cls(name, scorer) for name, scorer in scorers.items()}
 
     class Router(cls):  # one provider, the model name picks the scorer

@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import duckdb
 import polars as pl
@@ -40,7 +40,6 @@ from cojudge_assets.core.prompts import render
 from cojudge_assets.judges.client import JudgeCall, judge_once
 from cojudge_assets.judges.config import JudgeSpec
 from cojudge_assets.judges.store import CacheWriter, ensure_tables, settled_epoch, valid_keys
-
 
 RAMP_S = 0.5  # the workers' first requests are spread over this many seconds
 
@@ -93,17 +92,31 @@ def _tokens(spec: JudgeSpec, messages: list[dict]) -> int:
 def _row(spec: JudgeSpec, condition: str, epoch: int, attempt_uid: str, request_hash: str, call: JudgeCall) -> dict:
     out = call.output
     return {
-        "attempt_uid": attempt_uid, "judge": spec.name, "condition": condition, "request_hash": request_hash,
-        "epoch": epoch, "status": call.status,
-        "p_accept": out.p_accept if out else None, "s_algo": out.s_algo if out else None,
-        "s_robust": out.s_robust if out else None, "rationale": out.rationale if out else (call.abstain_reason or None),
-        "raw_response": call.raw_text, "served_model": call.served_model,
-        "system_fingerprint": call.system_fingerprint, "tries": call.tries,
-        "validation_failures": call.validation_failures, "repaired": call.repaired,
-        "provider_errors": call.provider_errors, "latency_s": call.latency_s,
-        "input_tokens": call.input_tokens, "output_tokens": call.output_tokens, "cost": call.cost,
-        "error": call.error or None, "judged_at": datetime.now(timezone.utc).replace(tzinfo=None),
-        "provenance": "judged", "source": None,
+        "attempt_uid": attempt_uid,
+        "judge": spec.name,
+        "condition": condition,
+        "request_hash": request_hash,
+        "epoch": epoch,
+        "status": call.status,
+        "p_accept": out.p_accept if out else None,
+        "s_algo": out.s_algo if out else None,
+        "s_robust": out.s_robust if out else None,
+        "rationale": out.rationale if out else (call.abstain_reason or None),
+        "raw_response": call.raw_text,
+        "served_model": call.served_model,
+        "system_fingerprint": call.system_fingerprint,
+        "tries": call.tries,
+        "validation_failures": call.validation_failures,
+        "repaired": call.repaired,
+        "provider_errors": call.provider_errors,
+        "latency_s": call.latency_s,
+        "input_tokens": call.input_tokens,
+        "output_tokens": call.output_tokens,
+        "cost": call.cost,
+        "error": call.error or None,
+        "judged_at": datetime.now(UTC).replace(tzinfo=None),
+        "provenance": "judged",
+        "source": None,
     }
 
 
@@ -123,8 +136,16 @@ def _failure(error: str) -> JudgeCall:
     return JudgeCall("failed", None, error, "", "", "", 0, 0, False, 0.0, None, None, None)
 
 
-async def _judge_all(spec: JudgeSpec, condition: str, epoch: int, pending: list[dict], writer: CacheWriter,
-                     stats: PartitionStats, backoff: tuple[float, float], log) -> None:
+async def _judge_all(
+    spec: JudgeSpec,
+    condition: str,
+    epoch: int,
+    pending: list[dict],
+    writer: CacheWriter,
+    stats: PartitionStats,
+    backoff: tuple[float, float],
+    log,
+) -> None:
     from aiolimiter import AsyncLimiter
 
     config = spec.client_config()
@@ -168,11 +189,17 @@ async def _judge_all(spec: JudgeSpec, condition: str, epoch: int, pending: list[
                 tokens = _tokens(spec, messages)
                 if tokens > budget:
                     stats.over_budget += 1
-                    record(row, _failure(f"input of {tokens} tokens is over the input budget of {budget} tokens "
-                                         f"of judge {spec.name}; inputs are never shortened"))
+                    record(
+                        row,
+                        _failure(
+                            f"input of {tokens} tokens is over the input budget of {budget} tokens "
+                            f"of judge {spec.name}; inputs are never shortened"
+                        ),
+                    )
                     continue
-            call = await judge_once(config, messages, backoff_initial_s=backoff[0], backoff_max_s=backoff[1],
-                                    limiter=limiter)
+            call = await judge_once(
+                config, messages, backoff_initial_s=backoff[0], backoff_max_s=backoff[1], limiter=limiter
+            )
             record(row, call)
             if call.fatal:
                 stats.fatal_error = call.error
@@ -183,9 +210,17 @@ async def _judge_all(spec: JudgeSpec, condition: str, epoch: int, pending: list[
     await asyncio.gather(*(worker(slot) for slot in range(workers)))
 
 
-def judge_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, conn: duckdb.DuckDBPyConnection, *,
-                    schema: str = "main", backoff: tuple[float, float] = (1.0, 60.0), log=None,
-                    contest_judge=None) -> PartitionStats:
+def judge_partition(
+    spec: JudgeSpec,
+    condition: str,
+    requests: pl.DataFrame,
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    schema: str = "main",
+    backoff: tuple[float, float] = (1.0, 60.0),
+    log=None,
+    contest_judge=None,
+) -> PartitionStats:
     """Judge every request of ``requests`` (columns attempt_uid, request_hash, request_json) not yet answered.
 
     ``contest_judge`` is the sandboxed judge the local ``sample-exec`` judge runs code with.

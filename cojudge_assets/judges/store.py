@@ -31,7 +31,7 @@ import json
 import queue
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import duckdb
 import polars as pl
@@ -81,10 +81,14 @@ def ensure_tables(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> None
     conn.execute(f"create table if not exists {schema}.{CACHE_TABLE} ({columns}, primary key ({', '.join(KEY)}))")
     for name in ADDED_COLUMNS:
         conn.execute(f"alter table {schema}.{CACHE_TABLE} add column if not exists {name} {CACHE_COLUMNS[name][0]}")
-    conn.execute(f"create table if not exists {schema}.{EPOCHS_TABLE} (judge VARCHAR, epoch INTEGER, "
-                 "reason VARCHAR, started_at TIMESTAMP, primary key (judge, epoch))")
-    conn.execute(f"create table if not exists {schema}.{SETTINGS_TABLE} (judge VARCHAR, epoch INTEGER, "
-                 "settings VARCHAR, recorded_at TIMESTAMP, primary key (judge, epoch))")
+    conn.execute(
+        f"create table if not exists {schema}.{EPOCHS_TABLE} (judge VARCHAR, epoch INTEGER, "
+        "reason VARCHAR, started_at TIMESTAMP, primary key (judge, epoch))"
+    )
+    conn.execute(
+        f"create table if not exists {schema}.{SETTINGS_TABLE} (judge VARCHAR, epoch INTEGER, "
+        "settings VARCHAR, recorded_at TIMESTAMP, primary key (judge, epoch))"
+    )
 
 
 def current_epoch(conn: duckdb.DuckDBPyConnection, judge: str, schema: str = "main") -> int:
@@ -95,14 +99,17 @@ def current_epoch(conn: duckdb.DuckDBPyConnection, judge: str, schema: str = "ma
 def start_epoch(conn: duckdb.DuckDBPyConnection, judge: str, reason: str, schema: str = "main") -> int:
     """Open the judge's next epoch: its next answers are stored beside the current ones."""
     epoch = current_epoch(conn, judge, schema) + 1
-    conn.execute(f"insert into {schema}.{EPOCHS_TABLE} values (?, ?, ?, ?)",
-                 [judge, epoch, reason, datetime.now(timezone.utc).replace(tzinfo=None)])
+    conn.execute(
+        f"insert into {schema}.{EPOCHS_TABLE} values (?, ?, ?, ?)",
+        [judge, epoch, reason, datetime.now(UTC).replace(tzinfo=None)],
+    )
     return epoch
 
 
 def _settings_of_epoch(conn: duckdb.DuckDBPyConnection, judge: str, epoch: int, schema: str) -> dict | None:
-    row = conn.execute(f"select settings from {schema}.{SETTINGS_TABLE} where judge = ? and epoch = ?",
-                       [judge, epoch]).fetchone()
+    row = conn.execute(
+        f"select settings from {schema}.{SETTINGS_TABLE} where judge = ? and epoch = ?", [judge, epoch]
+    ).fetchone()
     return json.loads(row[0]) if row else None
 
 
@@ -113,8 +120,9 @@ def settings_change(conn: duckdb.DuckDBPyConnection, judge: str, settings: dict,
     settings = json.loads(json.dumps(settings))  # compared as stored
     if recorded is None or recorded == settings:
         return ""
-    return ", ".join(f"{name} {recorded.get(name)!r} -> {value!r}" for name, value in settings.items()
-                     if recorded.get(name) != value)
+    return ", ".join(
+        f"{name} {recorded.get(name)!r} -> {value!r}" for name, value in settings.items() if recorded.get(name) != value
+    )
 
 
 def settled_epoch(conn: duckdb.DuckDBPyConnection, judge: str, settings: dict, schema: str = "main") -> int:
@@ -123,21 +131,28 @@ def settled_epoch(conn: duckdb.DuckDBPyConnection, judge: str, settings: dict, s
     recorded settings (the first, one a drift opened, one of a file written before settings were recorded)
     takes ``settings``."""
     change = settings_change(conn, judge, settings, schema)
-    epoch = start_epoch(conn, judge, f"judges file changed: {change}", schema) if change \
+    epoch = (
+        start_epoch(conn, judge, f"judges file changed: {change}", schema)
+        if change
         else current_epoch(conn, judge, schema)
+    )
     if change or _settings_of_epoch(conn, judge, epoch, schema) is None:
-        conn.execute(f"insert into {schema}.{SETTINGS_TABLE} values (?, ?, ?, ?)",
-                     [judge, epoch, json.dumps(settings, sort_keys=True),
-                      datetime.now(timezone.utc).replace(tzinfo=None)])
+        conn.execute(
+            f"insert into {schema}.{SETTINGS_TABLE} values (?, ?, ?, ?)",
+            [judge, epoch, json.dumps(settings, sort_keys=True), datetime.now(UTC).replace(tzinfo=None)],
+        )
     return epoch
 
 
-def valid_keys(conn: duckdb.DuckDBPyConnection, judge: str, condition: str, epoch: int,
-               schema: str = "main") -> set[tuple[str, str]]:
+def valid_keys(
+    conn: duckdb.DuckDBPyConnection, judge: str, condition: str, epoch: int, schema: str = "main"
+) -> set[tuple[str, str]]:
     """(attempt_uid, request_hash) already answered by this judge in this epoch: validly, or by abstaining."""
-    rows = conn.execute(f"select attempt_uid, request_hash from {schema}.{CACHE_TABLE} where judge = ? and "
-                        f"condition = ? and epoch = ? and status in {ANSWERED_STATUSES}",
-                        [judge, condition, epoch]).fetchall()
+    rows = conn.execute(
+        f"select attempt_uid, request_hash from {schema}.{CACHE_TABLE} where judge = ? and "
+        f"condition = ? and epoch = ? and status in {ANSWERED_STATUSES}",
+        [judge, condition, epoch],
+    ).fetchall()
     return {(a, h) for a, h in rows}
 
 
@@ -153,8 +168,10 @@ class CacheWriter:
     def __init__(self, conn: duckdb.DuckDBPyConnection, schema: str = "main"):
         self.conn, self.schema, self.written = conn, schema, 0
         # one INSERT per batch from an Arrow table: executemany costs about 3 ms per row
-        self._sql = (f"insert or replace into {schema}.{CACHE_TABLE} ({', '.join(CACHE_COLUMNS)}) "
-                     f"select {', '.join(CACHE_COLUMNS)} from batch")
+        self._sql = (
+            f"insert or replace into {schema}.{CACHE_TABLE} ({', '.join(CACHE_COLUMNS)}) "
+            f"select {', '.join(CACHE_COLUMNS)} from batch"
+        )
         self._queue: queue.Queue = queue.Queue()
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="judge-cache-writer", daemon=True)
@@ -215,12 +232,19 @@ class CacheWriter:
 _STOP = object()
 
 
-def partition_rows(conn: duckdb.DuckDBPyConnection, requests: pl.DataFrame, judge: str, condition: str,
-                   epoch: int, schema: str = "main") -> pl.DataFrame:
+def partition_rows(
+    conn: duckdb.DuckDBPyConnection,
+    requests: pl.DataFrame,
+    judge: str,
+    condition: str,
+    epoch: int,
+    schema: str = "main",
+) -> pl.DataFrame:
     """The cached row of every request of the partition (missing requests have none)."""
     keys = requests.select("attempt_uid", "request_hash")  # noqa: F841 (read by DuckDB by name)
     table = conn.execute(
         f"select c.* from {schema}.{CACHE_TABLE} c join keys k using (attempt_uid, request_hash) "
         "where c.judge = ? and c.condition = ? and c.epoch = ? order by c.attempt_uid",
-        [judge, condition, epoch]).pl()
+        [judge, condition, epoch],
+    ).pl()
     return table.cast(OUTPUT_SCHEMA) if len(table) else pl.DataFrame(schema=OUTPUT_SCHEMA)

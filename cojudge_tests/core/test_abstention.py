@@ -19,13 +19,13 @@ FAST = MeasurementConfig(resamples=60, problem_resamples=20)
 
 # -- the answer ------------------------------------------------------------------------------------------------
 
+
 def test_an_abstention_is_recognised_only_in_its_exact_shape():
     checked = validate_answer('  {"abstain": "the statement has no examples to run"}\n')
     assert checked.abstained and checked.abstain_reason == "the statement has no examples to run"
     assert checked.output is None and checked.error == ""
     invalid = {
-        '{"abstain": "no examples", "p_accept": 0.5, "s_algo": 3, "s_robust": 3, "rationale": "x"}':
-            "an abstention is exactly",
+        '{"abstain": "no examples", "p_accept": 0.5, "s_algo": 3, "s_robust": 3, "rationale": "x"}': "an abstention is exactly",
         '{"abstain": ""}': "expected a non-empty reason",
         '{"abstain": "   "}': "the reason is blank",
         '{"abstain": true}': "expected a non-empty reason",
@@ -46,6 +46,7 @@ def test_an_abstention_is_recognised_only_in_its_exact_shape():
 
 # -- the panel's helpers ---------------------------------------------------------------------------------------
 
+
 def test_answered_panel_score_is_the_mean_rank_over_the_judges_that_answered():
     a = (np.array([0, 1, 2, 3]), np.array([0.1, 0.4, 0.4, 0.9]))
     b = (np.array([1, 3, 5]), np.array([0.7, 0.2, 0.5]))
@@ -60,14 +61,18 @@ def test_answered_panel_score_is_the_mean_rank_over_the_judges_that_answered():
     assert full == pytest.approx((agreement.percentile_ranks(p) + agreement.percentile_ranks(q)) / 2)
     with pytest.raises(ValueError, match="one distinct attempt per answer"):
         agreement.answered_panel_score({"a": (np.array([0, 0]), np.array([0.1, 0.2]))})
-    assert pooling.left_out("j", np.full(4, 0.5)) is not None and pooling.left_out("j", np.array([0.5, 0.5, 0.6])) is None
+    assert (
+        pooling.left_out("j", np.full(4, 0.5)) is not None and pooling.left_out("j", np.array([0.5, 0.5, 0.6])) is None
+    )
 
 
 # -- measurement -------------------------------------------------------------------------------------------------
 
+
 def with_constant_judge(table: pl.DataFrame, value: float = 0.5) -> pl.DataFrame:
-    constant = table.filter(pl.col("judge") == "a").with_columns(pl.lit("const").alias("judge"),
-                                                                 pl.lit(value).alias("p_accept"))
+    constant = table.filter(pl.col("judge") == "a").with_columns(
+        pl.lit("const").alias("judge"), pl.lit(value).alias("p_accept")
+    )
     return pl.concat([table, constant])
 
 
@@ -107,26 +112,46 @@ def test_a_constant_judge_changes_neither_the_panel_nor_fleiss_kappa_and_is_name
 def partial_predictions() -> pl.DataFrame:
     """Judge b abstained on every third attempt of the blind condition; judge a answered them all."""
     table = synthetic_predictions(n=120)
-    abstained = (pl.col("judge") == "b") & (pl.col("condition") == "blind") & \
-        (pl.col("attempt_uid").str.slice(1).cast(pl.Int64) % 3 == 0)
+    abstained = (
+        (pl.col("judge") == "b")
+        & (pl.col("condition") == "blind")
+        & (pl.col("attempt_uid").str.slice(1).cast(pl.Int64) % 3 == 0)
+    )
     return table.filter(~abstained)
 
 
 def test_coverage_on_a_hand_example():
     table = partial_predictions()
     blind = table.filter(pl.col("condition") == "blind")
-    outcomes = pl.concat([
-        blind.select("judge", "condition", "attempt_uid", pl.lit("ok").alias("status")),
-        pl.DataFrame({"judge": ["b"] * 40, "condition": ["blind"] * 40,
-                      "attempt_uid": [f"u{i:04d}" for i in range(0, 120, 3)], "status": ["abstained"] * 40}),
-        # judge d was asked about 5 attempts and abstained on all: a coverage row, no metrics
-        pl.DataFrame({"judge": ["d"] * 5, "condition": ["blind"] * 5,
-                      "attempt_uid": [f"u{i:04d}" for i in range(5)], "status": ["abstained"] * 5}),
-    ])
+    outcomes = pl.concat(
+        [
+            blind.select("judge", "condition", "attempt_uid", pl.lit("ok").alias("status")),
+            pl.DataFrame(
+                {
+                    "judge": ["b"] * 40,
+                    "condition": ["blind"] * 40,
+                    "attempt_uid": [f"u{i:04d}" for i in range(0, 120, 3)],
+                    "status": ["abstained"] * 40,
+                }
+            ),
+            # judge d was asked about 5 attempts and abstained on all: a coverage row, no metrics
+            pl.DataFrame(
+                {
+                    "judge": ["d"] * 5,
+                    "condition": ["blind"] * 5,
+                    "attempt_uid": [f"u{i:04d}" for i in range(5)],
+                    "status": ["abstained"] * 5,
+                }
+            ),
+        ]
+    )
     metrics = measure(table, FAST, outcomes)["judge_metrics"]
-    rows = {(r["judge"], r["metric"]): (r["value"], r["n"]) for r in metrics.filter(
-        (pl.col("condition") == "blind") & pl.col("metric").is_in(["coverage", "answered", "abstained"])
-    ).iter_rows(named=True)}
+    rows = {
+        (r["judge"], r["metric"]): (r["value"], r["n"])
+        for r in metrics.filter(
+            (pl.col("condition") == "blind") & pl.col("metric").is_in(["coverage", "answered", "abstained"])
+        ).iter_rows(named=True)
+    }
     assert rows[("a", "coverage")] == (1.0, 120) and rows[("a", "abstained")] == (0, 120)
     assert rows[("b", "coverage")] == (pytest.approx(80 / 120), 120)
     assert rows[("b", "answered")] == (80, 120) and rows[("b", "abstained")] == (40, 120)
@@ -147,13 +172,18 @@ def test_the_panel_and_agreement_use_the_judges_that_answered_each_attempt():
     table = partial_predictions()
     tables = measure(table, FAST)
     blind = table.filter(pl.col("condition") == "blind")
-    p = {j: dict(zip(*blind.filter(pl.col("judge") == j).select("attempt_uid", "p_accept")
-                     .to_dict(as_series=False).values())) for j in ("a", "b", "c")}
+    p = {
+        j: dict(
+            zip(*blind.filter(pl.col("judge") == j).select("attempt_uid", "p_accept").to_dict(as_series=False).values())
+        )
+        for j in ("a", "b", "c")
+    }
     y = dict(zip(*blind.select("attempt_uid", "y").unique().to_dict(as_series=False).values()))
     uids = sorted(y)
     # the panel covers every attempt, each scored over the judges that answered it
-    ranks = {j: dict(zip(sorted(p[j]), agreement.percentile_ranks(np.array([p[j][u] for u in sorted(p[j])]))))
-             for j in p}
+    ranks = {
+        j: dict(zip(sorted(p[j]), agreement.percentile_ranks(np.array([p[j][u] for u in sorted(p[j])])))) for j in p
+    }
     score = [np.mean([ranks[j][u] for j in p if u in ranks[j]]) for u in uids]
     panel_auc = metric(tables["panel"], "panel", "blind", "roc_auc")
     assert panel_auc["n"].item() == 120

@@ -10,11 +10,20 @@ import polars as pl
 import pytest
 from scipy.stats import spearmanr
 from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa as sm_fleiss_kappa
+from statsmodels.stats.inter_rater import aggregate_raters
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
 from cojudge_assets.core import agreement, pooling
-from cojudge_assets.core.agreement import (cohen_kappa, fleiss_kappa, krippendorff_alpha, median_cut,
-                                           pairwise_agreement, panel_agreement, percentile_ranks, spearman)
+from cojudge_assets.core.agreement import (
+    cohen_kappa,
+    fleiss_kappa,
+    krippendorff_alpha,
+    median_cut,
+    pairwise_agreement,
+    panel_agreement,
+    percentile_ranks,
+    spearman,
+)
 from cojudge_assets.core.measurement import MeasurementConfig, kappa_matrix, measure
 from cojudge_tests.core.test_metrics import synthetic_predictions
 
@@ -25,8 +34,7 @@ def panel(seed: int, n: int = 60) -> dict[str, np.ndarray]:
     """Judges on a 0.1 grid (many ties, as LLM judges answer), related through a shared signal."""
     rng = np.random.default_rng(seed)
     signal = rng.random(n)
-    return {name: np.round(np.clip(signal + rng.normal(0, 0.1 + 0.1 * k, n), 0, 1), 1)
-            for k, name in enumerate(JUDGES)}
+    return {name: np.round(np.clip(signal + rng.normal(0, 0.1 + 0.1 * k, n), 0, 1), 1) for k, name in enumerate(JUDGES)}
 
 
 def binary_raters(seed: int, n: int = 200, raters: int = 2) -> np.ndarray:
@@ -48,6 +56,7 @@ def weight_rows(seed: int, n: int) -> np.ndarray:
 
 
 # -- against the reference implementations -----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_cohen_kappa_equals_scikit_learn(seed):
@@ -71,6 +80,7 @@ def test_spearman_equals_scipy_with_ties(seed):
 
 
 # -- by hand -----------------------------------------------------------------------------------------------
+
 
 def test_cohen_kappa_by_hand():
     # n = 10; a has six 1s, b four; they agree on the first four (1, 1) and the last four (0, 0):
@@ -126,6 +136,7 @@ def test_docstring_examples():
 
 # -- properties --------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_properties(seed):
     scores = panel(seed)
@@ -178,12 +189,18 @@ def test_invalid_input_is_rejected():
 
 # -- the panel ---------------------------------------------------------------------------------------------
 
+
 def test_pairwise_and_panel_agreement():
     scores = panel(4)
     pairs = pairwise_agreement(scores)
     assert [(p["judge_a"], p["judge_b"]) for p in pairs] == [
-        ("judge-a", "judge-b"), ("judge-a", "judge-c"), ("judge-a", "judge-d"),
-        ("judge-b", "judge-c"), ("judge-b", "judge-d"), ("judge-c", "judge-d")]
+        ("judge-a", "judge-b"),
+        ("judge-a", "judge-c"),
+        ("judge-a", "judge-d"),
+        ("judge-b", "judge-c"),
+        ("judge-b", "judge-d"),
+        ("judge-c", "judge-d"),
+    ]
     for pair in pairs:
         a, b = scores[pair["judge_a"]], scores[pair["judge_b"]]
         assert pair["kappa"] == pytest.approx(cohen_kappa_score(median_cut(a), median_cut(b)), abs=1e-9)
@@ -198,6 +215,7 @@ def test_pairwise_and_panel_agreement():
 
 # -- bootstrap weights: a weight row equals repeating the attempts ------------------------------------------
 
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_weighted_kappas_and_spearman_equal_repeated_rows(seed):
     scores = panel(seed, n=50)
@@ -210,9 +228,11 @@ def test_weighted_kappas_and_spearman_equal_repeated_rows(seed):
     assert got_kappa.shape == got_fleiss.shape == got_rho.shape == (5,)
     for row in range(len(w)):
         counts = w[row].astype(int)
-        expected = (cohen_kappa(np.repeat(ratings[:, 0], counts), np.repeat(ratings[:, 1], counts)),
-                    fleiss_kappa(np.repeat(ratings, counts, axis=0)),
-                    spearman(np.repeat(a, counts), np.repeat(b, counts)))
+        expected = (
+            cohen_kappa(np.repeat(ratings[:, 0], counts), np.repeat(ratings[:, 1], counts)),
+            fleiss_kappa(np.repeat(ratings, counts, axis=0)),
+            spearman(np.repeat(a, counts), np.repeat(b, counts)),
+        )
         np.testing.assert_allclose((got_kappa[row], got_fleiss[row], got_rho[row]), expected, rtol=0, atol=1e-9)
     assert np.isfinite(got_rho[:3]).all() and np.isnan(got_rho[3:]).all()  # empty and one-attempt resamples
 
@@ -248,9 +268,12 @@ def test_weighted_panel_keeps_the_full_data_cut(seed):
                 recut_differs |= not np.isclose(recut, pair["kappa"][row])
         kappas = [cohen_kappa(repeated_cuts[p["judge_a"]], repeated_cuts[p["judge_b"]]) for p in pairs]
         rhos = [spearman(repeated[p["judge_a"]], repeated[p["judge_b"]]) for p in pairs]
-        expected = {"fleiss_kappa": fleiss_kappa(np.column_stack([repeated_cuts[k] for k in sorted(scores)])),
-                    "mean_kappa": np.mean(kappas), "mean_rho": np.mean(rhos),
-                    "rho_minus_kappa": np.mean(rhos) - np.mean(kappas)}
+        expected = {
+            "fleiss_kappa": fleiss_kappa(np.column_stack([repeated_cuts[k] for k in sorted(scores)])),
+            "mean_kappa": np.mean(kappas),
+            "mean_rho": np.mean(rhos),
+            "rho_minus_kappa": np.mean(rhos) - np.mean(kappas),
+        }
         for name, value in expected.items():
             assert result[name].shape == (5,)
             np.testing.assert_allclose(result[name][row], value, atol=1e-9)
@@ -275,11 +298,20 @@ FAST = MeasurementConfig(resamples=60, problem_resamples=20)
 
 def test_the_pooling_rule_counts_answers_only():
     # abstentions (None, NaN) are not answers: the answers left are constant, or there are none
-    members, out = pooling.split({"varies": np.array([0.2, np.nan, 0.7]), "flat": np.array([0.4, np.nan, 0.4]),
-                                  "silent": np.array([np.nan, np.nan]), "empty": np.array([])})
+    members, out = pooling.split(
+        {
+            "varies": np.array([0.2, np.nan, 0.7]),
+            "flat": np.array([0.4, np.nan, 0.4]),
+            "silent": np.array([np.nan, np.nan]),
+            "empty": np.array([]),
+        }
+    )
     assert members == ["varies"]
-    assert [(x.judge, x.reason, x.answers) for x in out] == [("empty", "no_answers", 0), ("flat", "constant", 2),
-                                                              ("silent", "no_answers", 0)]
+    assert [(x.judge, x.reason, x.answers) for x in out] == [
+        ("empty", "no_answers", 0),
+        ("flat", "constant", 2),
+        ("silent", "no_answers", 0),
+    ]
     assert out[1].value == 0.4 and out[1].metric == "excluded_constant" and out[0].metric == "excluded_no_answers"
     assert np.isnan(out[0].value)
     assert pooling.left_out("j", [0.3, None, 0.3]).reason == "constant"
@@ -297,10 +329,12 @@ def planted(table: pl.DataFrame) -> pl.DataFrame:
     z abstains (null p_accept) on every other attempt and answers 0.7 on the rest, in both conditions."""
     k = table.filter(pl.col("judge") == "a").with_columns(
         pl.lit("k").alias("judge"),
-        pl.when(pl.col("condition") == "blind").then(0.5).otherwise(pl.col("p_accept")).alias("p_accept"))
+        pl.when(pl.col("condition") == "blind").then(0.5).otherwise(pl.col("p_accept")).alias("p_accept"),
+    )
     odd = pl.col("attempt_uid").str.slice(1).cast(pl.Int64) % 2 == 1
     z = table.filter(pl.col("judge") == "b").with_columns(
-        pl.lit("z").alias("judge"), pl.when(odd).then(None).otherwise(0.7).cast(pl.Float64).alias("p_accept"))
+        pl.lit("z").alias("judge"), pl.when(odd).then(None).otherwise(0.7).cast(pl.Float64).alias("p_accept")
+    )
     return pl.concat([table, k, z])
 
 
@@ -317,9 +351,13 @@ def test_agreement_tables_leave_out_a_judge_constant_on_their_attempts_with_a_no
     for table_name in ("agreement", "panel"):
         notes = after[table_name].filter((pl.col("condition") == "blind") & pl.col("metric").str.starts_with("excl"))
         assert notes.select("judge", "metric", "value", "n").sort("judge").rows() == [
-            ("k", "excluded_constant", 0.5, 240), ("z", "excluded_constant", 0.7, 120)]
-        assert notes.sort("judge")["note"].to_list() == ["k left out: 240 answers under blind, all 0.5",
-                                                         "z left out: 120 answers under blind, all 0.7"]
+            ("k", "excluded_constant", 0.5, 240),
+            ("z", "excluded_constant", 0.7, 120),
+        ]
+        assert notes.sort("judge")["note"].to_list() == [
+            "k left out: 240 answers under blind, all 0.5",
+            "z left out: 120 answers under blind, all 0.7",
+        ]
         assert before[table_name]["note"].is_null().all()
     pairs = after["agreement"].filter((pl.col("condition") == "blind") & pl.col("judge").str.contains("~"))
     assert sorted(set(pairs["judge"])) == ["a~b", "a~c", "b~c"]  # no pair with k or z
@@ -335,8 +373,10 @@ def test_agreement_tables_leave_out_a_judge_constant_on_their_attempts_with_a_no
     assert rows(after["agreement"], "z", "nonblind", "excluded_constant").select("value", "n").row(0) == (0.7, 120)
     # the condition effect on Fleiss' kappa compares the pooled figures: it moves with k joining under nonblind
     effect = rows(after["condition_effects"], "panel", "nonblind - blind", "delta_fleiss_kappa")["value"].item()
-    expected = (rows(after["agreement"], "panel", "nonblind", "fleiss_kappa")["value"].item()
-                - rows(after["agreement"], "panel", "blind", "fleiss_kappa")["value"].item())
+    expected = (
+        rows(after["agreement"], "panel", "nonblind", "fleiss_kappa")["value"].item()
+        - rows(after["agreement"], "panel", "blind", "fleiss_kappa")["value"].item()
+    )
     assert effect == pytest.approx(expected)
 
 
@@ -348,12 +388,15 @@ def test_a_judge_constant_only_where_the_others_answered_is_left_out_only_there(
     answered_by_b = pl.col("attempt_uid").str.slice(1).cast(pl.Int64) % 3 != 0
     base = base.filter((pl.col("judge") != "b") | answered_by_b)
     e = base.filter(pl.col("judge") == "a").with_columns(
-        pl.lit("e").alias("judge"), pl.when(answered_by_b).then(0.5).otherwise(pl.col("p_accept")).alias("p_accept"))
+        pl.lit("e").alias("judge"), pl.when(answered_by_b).then(0.5).otherwise(pl.col("p_accept")).alias("p_accept")
+    )
     tables = measure(pl.concat([base, e]), FAST)
     agreement_table = tables["agreement"]
     assert rows(tables["panel"], "panel", "blind", "members")["value"].item() == 4
     assert rows(agreement_table, "e", "blind", "excluded_constant").select("value", "n").row(0) == (0.5, 80)
-    assert "every member under blind answered" in rows(agreement_table, "e", "blind", "excluded_constant")["note"].item()
+    assert (
+        "every member under blind answered" in rows(agreement_table, "e", "blind", "excluded_constant")["note"].item()
+    )
     pair = rows(agreement_table, "b~e", "blind")
     assert pair.select("metric", "value", "n").rows() == [("excluded_constant", 0.5, 80)]
     assert pair["note"].item() == "pair b~e left out: e: 80 answers on the attempts both answered, all 0.5"
@@ -361,8 +404,9 @@ def test_a_judge_constant_only_where_the_others_answered_is_left_out_only_there(
     assert rows(agreement_table, "a~e", "blind", "pairwise_kappa")["n"].item() == 120
     answers = {j: base.filter(pl.col("judge") == j).sort("attempt_uid") for j in "abc"}
     shared = answers["b"]["attempt_uid"]
-    direct = panel_agreement({j: answers[j].filter(pl.col("attempt_uid").is_in(shared.implode()))["p_accept"]
-                              .to_numpy() for j in "abc"})
+    direct = panel_agreement(
+        {j: answers[j].filter(pl.col("attempt_uid").is_in(shared.implode()))["p_accept"].to_numpy() for j in "abc"}
+    )
     fleiss = rows(agreement_table, "panel", "blind", "fleiss_kappa")
     assert fleiss["n"].item() == 80 and fleiss["value"].item() == pytest.approx(direct["fleiss_kappa"])
     # the kappa heatmap's data apply the same rule: the b~e cell is blank, a~e as in the table
@@ -376,8 +420,10 @@ def test_a_judge_constant_only_where_the_others_answered_is_left_out_only_there(
 def test_the_kappa_heatmap_leaves_out_a_constant_judge():
     table = planted(synthetic_predictions(n=60))
     judges, kappa, left_out = kappa_matrix(table.filter(pl.col("condition") == "blind"))
-    assert judges == ["a", "b", "c"] and [(x.judge, x.reason) for x in left_out] == [("k", "constant"),
-                                                                                    ("z", "constant")]
+    assert judges == ["a", "b", "c"] and [(x.judge, x.reason) for x in left_out] == [
+        ("k", "constant"),
+        ("z", "constant"),
+    ]
     blind = table.filter(pl.col("condition") == "blind").sort("attempt_uid")
     expected = pairwise_agreement({j: blind.filter(pl.col("judge") == j)["p_accept"].to_numpy() for j in "abc"})
     for pair in expected:
@@ -393,12 +439,23 @@ def test_the_report_shows_who_the_pooled_tables_left_out():
     from cojudge_assets.core.report_content import left_out_table
 
     conn = duckdb.connect()
-    agreement_table = pl.DataFrame({"judge": ["k", "a~b", "panel"], "condition": ["blind", "blind", "blind"],
-                                    "metric": ["excluded_constant", "pairwise_kappa", "fleiss_kappa"],
-                                    "value": [0.5, 0.3, 0.2], "n": [240, 240, 240],
-                                    "note": ["k left out: 240 answers under blind, all 0.5", None, None]})
-    consensus = pl.DataFrame({"attempt_uid": ["t1", "t2"], "q": [0.2, 0.8],
-                              "left_out": ["k left out: 2 answers under nonblind, all 0.5"] * 2})
+    agreement_table = pl.DataFrame(
+        {
+            "judge": ["k", "a~b", "panel"],
+            "condition": ["blind", "blind", "blind"],
+            "metric": ["excluded_constant", "pairwise_kappa", "fleiss_kappa"],
+            "value": [0.5, 0.3, 0.2],
+            "n": [240, 240, 240],
+            "note": ["k left out: 240 answers under blind, all 0.5", None, None],
+        }
+    )
+    consensus = pl.DataFrame(
+        {
+            "attempt_uid": ["t1", "t2"],
+            "q": [0.2, 0.8],
+            "left_out": ["k left out: 2 answers under nonblind, all 0.5"] * 2,
+        }
+    )
     conn.register("agreement_frame", agreement_table)
     conn.register("consensus_frame", consensus)
     conn.execute("create table agreement as select * from agreement_frame")
@@ -407,7 +464,8 @@ def test_the_report_shows_who_the_pooled_tables_left_out():
     assert shown.frame.rows() == [("blind", "k left out: 240 answers under blind, all 0.5")]
     assert "left out of the agreement figures" in shown.caption
     assert left_out_table(conn, "rank_consensus", "left_out").frame.rows() == [
-        ("k left out: 2 answers under nonblind, all 0.5",)]
+        ("k left out: 2 answers under nonblind, all 0.5",)
+    ]
     conn.execute("update rank_consensus set left_out = null")
     assert left_out_table(conn, "rank_consensus", "left_out") is None  # no one left out: no table
     assert left_out_table(conn, "panel", "note") is None  # no such table

@@ -11,8 +11,15 @@ from sklearn.metrics import roc_auc_score
 
 from cojudge_assets.core import calibration
 from cojudge_assets.core.calibration import (
-    ECE_BINS, THRESHOLD_GRID, bin_index, ece, fit_recalibration, recalibrate_oof, recalibration_summary,
-    reliability_table, scale_validity,
+    ECE_BINS,
+    THRESHOLD_GRID,
+    bin_index,
+    ece,
+    fit_recalibration,
+    recalibrate_oof,
+    recalibration_summary,
+    reliability_table,
+    scale_validity,
 )
 
 METHODS = ("isotonic", "platt")
@@ -23,7 +30,7 @@ def random_judge(seed: int, n: int = 400, *, power: float = 1.0) -> tuple[np.nda
     rng = np.random.default_rng(seed)
     p = np.round(rng.uniform(size=n), 2)
     p[:5] = [0.0, 0.0, 1.0, 1.0, 0.5]
-    y = (rng.uniform(size=n) < p ** power).astype(int)
+    y = (rng.uniform(size=n) < p**power).astype(int)
     return p, y
 
 
@@ -90,10 +97,15 @@ def test_one_lands_in_last_bin():
     assert table.filter(pl.col("n") > 0)["bin"].to_list() == [ECE_BINS - 1]
 
 
-@pytest.mark.parametrize(("p", "y", "message"), [
-    ([0.5, 1.2], [0, 1], r"\[0, 1\]"), ([0.5, np.nan], [0, 1], r"\[0, 1\]"), ([0.5], [0, 1], "length"),
-    ([0.5], [2], "only 0 and 1"),
-])
+@pytest.mark.parametrize(
+    ("p", "y", "message"),
+    [
+        ([0.5, 1.2], [0, 1], r"\[0, 1\]"),
+        ([0.5, np.nan], [0, 1], r"\[0, 1\]"),
+        ([0.5], [0, 1], "length"),
+        ([0.5], [2], "only 0 and 1"),
+    ],
+)
 def test_invalid_inputs_raise(p, y, message):
     with pytest.raises(ValueError, match=message):
         ece(p, y)
@@ -120,8 +132,12 @@ def test_scale_validity_by_hand():
     #                   t in 0.31..0.70 -> [0,0,0,1,1,1] (tp 2, fp 1, tn 2, fn 1)
     #                   t in 0.71..0.99 -> [0,0,0,0,1,1] (tp 1, fp 1, tn 2, fn 2)
     # three distinct confusion matrices out of 99 thresholds
-    assert scale_validity(p, y) == {"distinct_values": 4, "effective_rules": 3,
-                                    "share_at_zero": pytest.approx(1 / 6), "share_at_one": pytest.approx(2 / 6)}
+    assert scale_validity(p, y) == {
+        "distinct_values": 4,
+        "effective_rules": 3,
+        "share_at_zero": pytest.approx(1 / 6),
+        "share_at_one": pytest.approx(2 / 6),
+    }
 
 
 def test_scale_validity_bounds():
@@ -130,8 +146,12 @@ def test_scale_validity_bounds():
     assert scale_validity([0.4, 0.6], [0, 0])["effective_rules"] == 3  # accept both / only 0.6 / neither
     assert scale_validity([0.4, 0.4], [0, 1])["effective_rules"] == 2
     assert scale_validity([0.99, 0.99], [0, 1])["effective_rules"] == 1  # p = t is accepted, even at t = 0.99
-    assert scale_validity([0.5] * 4, [0, 1, 0, 1]) == {"distinct_values": 1, "effective_rules": 2,
-                                                       "share_at_zero": 0.0, "share_at_one": 0.0}
+    assert scale_validity([0.5] * 4, [0, 1, 0, 1]) == {
+        "distinct_values": 1,
+        "effective_rules": 2,
+        "share_at_zero": 0.0,
+        "share_at_one": 0.0,
+    }
     # one value between every pair of neighbouring thresholds: each of the 99 thresholds is its own rule
     assert THRESHOLD_GRID.size == 99 and THRESHOLD_GRID[0] == 0.01 and THRESHOLD_GRID[-1] == 0.99
     between = THRESHOLD_GRID - 0.005
@@ -174,7 +194,7 @@ def test_platt_fit_on_all_keeps_roc_auc():
     assert roc_auc_score(y, recalibrated) == pytest.approx(roc_auc_score(y, p), abs=1e-12)
     # the same through the out-of-fold path: fold 0 is fitted on fold 1, an identical copy of it
     twice = recalibrate_oof(np.concatenate([p, p]), np.concatenate([y, y]), np.repeat([0, 1], p.size), "platt")
-    assert roc_auc_score(y, twice[:p.size]) == pytest.approx(roc_auc_score(y, p), abs=1e-12)
+    assert roc_auc_score(y, twice[: p.size]) == pytest.approx(roc_auc_score(y, p), abs=1e-12)
 
 
 def test_isotonic_lowers_ece_on_miscalibrated_judge():
@@ -207,8 +227,12 @@ def test_recalibration_summary():
     rows = recalibration_summary(p, y, folds)
     assert [r["method"] for r in rows] == ["none", "isotonic", "platt"]
     none, isotonic, platt = rows
-    assert none == {"method": "none", "ece": ece(p, y), "brier": pytest.approx(np.mean((p - y) ** 2)),
-                    "roc_auc": pytest.approx(roc_auc_score(y, p))}
+    assert none == {
+        "method": "none",
+        "ece": ece(p, y),
+        "brier": pytest.approx(np.mean((p - y) ** 2)),
+        "roc_auc": pytest.approx(roc_auc_score(y, p)),
+    }
     platt_p = recalibrate_oof(p, y, folds, "platt")
     assert platt["brier"] == pytest.approx(np.mean((platt_p - y) ** 2))
     assert isotonic["ece"] < none["ece"] and platt["ece"] < none["ece"]

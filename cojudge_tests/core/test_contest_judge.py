@@ -7,26 +7,59 @@ import pytest
 from cojudge_assets.core.contest_judge import Verdict, normalize_language, tokens_match
 
 PROGRAMS = {
-    ("c", Verdict.AC): '#include <stdio.h>\nint main(void){long long a,b;scanf("%lld %lld",&a,&b);printf("%lld\\n",a+b);return 0;}\n',
-    ("c", Verdict.WA): '#include <stdio.h>\nint main(void){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);return 0;}\n',
-    ("c", Verdict.TLE): '#include <stdio.h>\nint main(void){volatile unsigned long x=0;long long a,b;scanf("%lld %lld",&a,&b);for(;;)x++;}\n',
-    ("c", Verdict.RE): '#include <stdio.h>\nint main(void){long long a,b;scanf("%lld %lld",&a,&b);int *p=(int*)0;*p=(int)a;return 0;}\n',
-    ("c", Verdict.CE): 'int main(void){ return undefined_name; }\n',
+    (
+        "c",
+        Verdict.AC,
+    ): '#include <stdio.h>\nint main(void){long long a,b;scanf("%lld %lld",&a,&b);printf("%lld\\n",a+b);return 0;}\n',
+    (
+        "c",
+        Verdict.WA,
+    ): '#include <stdio.h>\nint main(void){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);return 0;}\n',
+    (
+        "c",
+        Verdict.TLE,
+    ): '#include <stdio.h>\nint main(void){volatile unsigned long x=0;long long a,b;scanf("%lld %lld",&a,&b);for(;;)x++;}\n',
+    (
+        "c",
+        Verdict.RE,
+    ): '#include <stdio.h>\nint main(void){long long a,b;scanf("%lld %lld",&a,&b);int *p=(int*)0;*p=(int)a;return 0;}\n',
+    ("c", Verdict.CE): "int main(void){ return undefined_name; }\n",
     ("cpp", Verdict.AC): '#include <iostream>\nint main(){long long a,b;std::cin>>a>>b;std::cout<<a+b<<"\\n";}\n',
     ("cpp", Verdict.WA): '#include <iostream>\nint main(){long long a,b;std::cin>>a>>b;std::cout<<a-b<<"\\n";}\n',
-    ("cpp", Verdict.TLE): '#include <iostream>\nint main(){volatile long x=0;long long a,b;std::cin>>a>>b;while(true)x++;}\n',
-    ("cpp", Verdict.RE): '#include <vector>\n#include <iostream>\nint main(){std::vector<int> v;long long a,b;std::cin>>a>>b;std::cout<<v.at(a);}\n',
-    ("cpp", Verdict.CE): '#include <iostream>\nint main(){ std::cout << 1 }\n',
-    ("java", Verdict.AC): 'import java.util.*;\npublic class Main{public static void main(String[] x){Scanner s=new Scanner(System.in);long a=s.nextLong(),b=s.nextLong();System.out.println(a+b);}}\n',
-    ("java", Verdict.WA): 'import java.util.*;\npublic class Main{public static void main(String[] x){Scanner s=new Scanner(System.in);int a=s.nextInt(),b=s.nextInt();System.out.println(a*b);}}\n',
-    ("java", Verdict.TLE): 'public class Main{public static void main(String[] x){long c=0;while(true){c++; if(c==-1) break;} System.out.println(c);}}\n',
-    ("java", Verdict.RE): 'public class Main{public static void main(String[] x){int[] v=new int[1]; System.out.println(v[3]);}}\n',
-    ("java", Verdict.CE): 'public class Main{public static void main(String[] x){ List<Integer> v = new ArrayList<>(); }}\n',
-    ("python", Verdict.AC): 'a, b = map(int, input().split())\nprint(a + b)\n',
-    ("python", Verdict.WA): 'a, b = map(int, input().split())\nprint(a + b + 1)\n',
-    ("python", Verdict.TLE): 'x = 0\nwhile True:\n    x += 1\n',
-    ("python", Verdict.RE): 'a, b = map(int, input().split())\nprint([0][a])\n',
-    ("python", Verdict.CE): 'def f(:\n    pass\n',
+    (
+        "cpp",
+        Verdict.TLE,
+    ): "#include <iostream>\nint main(){volatile long x=0;long long a,b;std::cin>>a>>b;while(true)x++;}\n",
+    (
+        "cpp",
+        Verdict.RE,
+    ): "#include <vector>\n#include <iostream>\nint main(){std::vector<int> v;long long a,b;std::cin>>a>>b;std::cout<<v.at(a);}\n",
+    ("cpp", Verdict.CE): "#include <iostream>\nint main(){ std::cout << 1 }\n",
+    (
+        "java",
+        Verdict.AC,
+    ): "import java.util.*;\npublic class Main{public static void main(String[] x){Scanner s=new Scanner(System.in);long a=s.nextLong(),b=s.nextLong();System.out.println(a+b);}}\n",
+    (
+        "java",
+        Verdict.WA,
+    ): "import java.util.*;\npublic class Main{public static void main(String[] x){Scanner s=new Scanner(System.in);int a=s.nextInt(),b=s.nextInt();System.out.println(a*b);}}\n",
+    (
+        "java",
+        Verdict.TLE,
+    ): "public class Main{public static void main(String[] x){long c=0;while(true){c++; if(c==-1) break;} System.out.println(c);}}\n",
+    (
+        "java",
+        Verdict.RE,
+    ): "public class Main{public static void main(String[] x){int[] v=new int[1]; System.out.println(v[3]);}}\n",
+    (
+        "java",
+        Verdict.CE,
+    ): "public class Main{public static void main(String[] x){ List<Integer> v = new ArrayList<>(); }}\n",
+    ("python", Verdict.AC): "a, b = map(int, input().split())\nprint(a + b)\n",
+    ("python", Verdict.WA): "a, b = map(int, input().split())\nprint(a + b + 1)\n",
+    ("python", Verdict.TLE): "x = 0\nwhile True:\n    x += 1\n",
+    ("python", Verdict.RE): "a, b = map(int, input().split())\nprint([0][a])\n",
+    ("python", Verdict.CE): "def f(:\n    pass\n",
 }
 
 
@@ -78,11 +111,14 @@ def test_compile_errors_are_cached_too(judge, sum_problem):
 
 
 def test_judge_many_keeps_order_and_uses_all_cores(judge, sum_problem):
-    items = [(sum_problem, lang, PROGRAMS[(lang, v)]) for (lang, v) in
-             [("python", Verdict.WA), ("c", Verdict.AC), ("python", Verdict.RE), ("cpp", Verdict.CE)]]
+    items = [
+        (sum_problem, lang, PROGRAMS[(lang, v)])
+        for (lang, v) in [("python", Verdict.WA), ("c", Verdict.AC), ("python", Verdict.RE), ("cpp", Verdict.CE)]
+    ]
     results = judge.judge_many(items)
     assert [r.verdict for r in results] == [Verdict.WA, Verdict.AC, Verdict.RE, Verdict.CE]
     import os
+
     assert judge.workers == (os.cpu_count() or 1)
 
 
@@ -91,8 +127,17 @@ def test_java_class_name_is_taken_from_the_code(judge, sum_problem):
     assert judge.judge(sum_problem, "java", code).verdict == Verdict.AC
 
 
-@pytest.mark.parametrize("label,expected", [("GNU C++17", "cpp"), ("C (GCC 12, C11)", "c"), ("Java 17 (OpenJDK)", "java"),
-                                            ("Python 3.11", "python"), ("C++17 (GCC 12)", "cpp"), ("C", "c")])
+@pytest.mark.parametrize(
+    "label,expected",
+    [
+        ("GNU C++17", "cpp"),
+        ("C (GCC 12, C11)", "c"),
+        ("Java 17 (OpenJDK)", "java"),
+        ("Python 3.11", "python"),
+        ("C++17 (GCC 12)", "cpp"),
+        ("C", "c"),
+    ],
+)
 def test_language_labels(label, expected):
     assert normalize_language(label) == expected
 
@@ -131,8 +176,11 @@ def test_an_edit_the_compiler_erases_reuses_the_result_of_the_same_binary(judge,
     assert again.from_cache and again.summary()["tests"] == first.summary()["tests"]
     assert judge.compile(language, commented).artifact_sha256 == judge.compile(language, code + "\n").artifact_sha256
     # a real change is a new binary, judged afresh
-    changed = judge.judge(sum_problem, language, code.replace("\n", "\nclass Unused {}\n", 1) if language == "java"
-                          else code + "int really_changed = 3;\n")
+    changed = judge.judge(
+        sum_problem,
+        language,
+        code.replace("\n", "\nclass Unused {}\n", 1) if language == "java" else code + "int really_changed = 3;\n",
+    )
     assert not changed.from_cache
 
 
@@ -143,8 +191,7 @@ def test_cpp_uses_the_precompiled_header_and_falls_back_when_macros_differ(judge
         pytest.skip("the precompiled header is mounted by bubblewrap only")
     pch = judge._pch_dir()
     assert pch is not None and (pch / "bits" / "stdc++.h.gch").stat().st_size > 1_000_000
-    plain = ("#include <bits/stdc++.h>\nusing namespace std;\n"
-             "int main(){long long a,b;cin>>a>>b;cout<<a+b<<endl;}\n")
+    plain = "#include <bits/stdc++.h>\nusing namespace std;\nint main(){long long a,b;cin>>a>>b;cout<<a+b<<endl;}\n"
     assert judge.judge(sum_problem, "cpp", plain).verdict == Verdict.AC
     # NDEBUG set before the include: GCC refuses the header compiled without it and reads the real one
     guarded = "#define NDEBUG 1\n" + plain.replace("cout<<a+b", "assert(a < 0);cout<<a+b")
@@ -157,8 +204,10 @@ JAVA_BATCH = {
     "wa": PROGRAMS[("java", Verdict.WA)],
     "ce": PROGRAMS[("java", Verdict.CE)],
     "named": PROGRAMS[("java", Verdict.AC)].replace("class Main", "class Solver"),
-    "warning": ("import java.util.*;\npublic class Main{public static void main(String[] x){List v=new ArrayList();"
-                "v.add(1);Scanner s=new Scanner(System.in);System.out.println(s.nextLong()+s.nextLong());}}\n"),
+    "warning": (
+        "import java.util.*;\npublic class Main{public static void main(String[] x){List v=new ArrayList();"
+        "v.add(1);Scanner s=new Scanner(System.in);System.out.println(s.nextLong()+s.nextLong());}}\n"
+    ),
     "packaged": "package contest;\n" + PROGRAMS[("java", Verdict.AC)],
 }
 
@@ -175,7 +224,9 @@ def test_java_batch_compiles_what_javac_run_alone_compiles(tmp_path):
         one, other = batched.compile("java", code), alone.compile("java", code)
         assert one.cached and not other.cached, name
         assert (one.ok, one.message, one.artifact_sha256) == (other.ok, other.message, other.artifact_sha256), name
-        assert sorted(p.name for p in one.artifact_dir.iterdir()) == sorted(p.name for p in other.artifact_dir.iterdir())
+        assert sorted(p.name for p in one.artifact_dir.iterdir()) == sorted(
+            p.name for p in other.artifact_dir.iterdir()
+        )
     # the messages name the file as the javac command in the program's folder names it
     message = batched.compile("java", JAVA_BATCH["ce"]).message
     assert message.startswith("Main.java:1: error: cannot find symbol") and "/Main.java" not in message
@@ -190,7 +241,8 @@ def test_programs_a_stopped_batch_did_not_reach_are_compiled_one_by_one(tmp_path
 
     # a BatchJavac that stops after the first program, as a batch stopped at its limit does
     source = java_batch.BATCH_JAVAC_SOURCE.read_text().replace(
-        "for (int i = 0; i < lines.size(); i++)", "for (int i = 0; i < Math.min(1, lines.size()); i++)")
+        "for (int i = 0; i < lines.size(); i++)", "for (int i = 0; i < Math.min(1, lines.size()); i++)"
+    )
     assert "Math.min(1" in source
     (tmp_path / "BatchJavac.java").write_text(source)
     monkeypatch.setattr(java_batch, "BATCH_JAVAC_SOURCE", tmp_path / "BatchJavac.java")
@@ -219,8 +271,10 @@ def test_a_test_outcome_is_measured_once_whatever_the_test_is_called(tmp_path, s
     calls = []
     measure = judge.run_test
     judge.run_test = lambda *args, **kwargs: calls.append(args[3].name) or measure(*args, **kwargs)
-    renamed = write_problem(tmp_path / "renamed", {"sample/e1": ("3 4\n", "7\n"), "sample/e2": ("-5 5\n", "0\n"),
-                                                   "sample/e3": ("1 1\n", "2\n")})
+    renamed = write_problem(
+        tmp_path / "renamed",
+        {"sample/e1": ("3 4\n", "7\n"), "sample/e2": ("-5 5\n", "0\n"), "sample/e3": ("1 1\n", "2\n")},
+    )
     again = judge.judge(renamed, "c", code, stop_at_first_failure=False)
     assert not again.from_cache and again.verdict == Verdict.AC
     assert [t.test for t in again.tests] == ["sample/e1", "sample/e2", "sample/e3"]

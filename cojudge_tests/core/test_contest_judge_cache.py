@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import json
 
-from cojudge_assets.core.contest_judge.cache import (RESULT_CACHE_VERSION, CompileCache, Compiled, ResultCache,
-                                                     artifact_digest)
+from cojudge_assets.core.contest_judge.cache import (
+    RESULT_CACHE_VERSION,
+    CompileCache,
+    Compiled,
+    ResultCache,
+    artifact_digest,
+)
 from cojudge_assets.core.contest_judge.languages import language_spec
 from cojudge_assets.core.contest_judge.verdict import JudgeResult, Verdict
 from cojudge_assets.core.contest_judge.verdict import TestOutcome as Outcome  # not a test class
@@ -16,8 +21,9 @@ JAVA_CODE = "public class Main{public static void main(String[] a){}}\n"
 
 
 def _problem(tmp_path, name="sum", answer="0\n"):
-    return write_problem(tmp_path / "problems", {"sample/1": ("3 4\n", "7\n"), "secret/1": ("-5 5\n", answer)},
-                         name=name)
+    return write_problem(
+        tmp_path / "problems", {"sample/1": ("3 4\n", "7\n"), "secret/1": ("-5 5\n", answer)}, name=name
+    )
 
 
 def test_keys_are_the_ones_caches_on_disk_were_written_under(tmp_path):
@@ -27,15 +33,20 @@ def test_keys_are_the_ones_caches_on_disk_were_written_under(tmp_path):
     c_spec = language_spec("c", C_CODE, 256)
     assert RESULT_CACHE_VERSION == "2"
     assert compile_cache.entry("c", c_spec, C_CODE)[0] == (
-        "b113b7f232a4d9d7ffb278059347c79257e98df5ad96897d84cdb2cf2fe39277")
+        "b113b7f232a4d9d7ffb278059347c79257e98df5ad96897d84cdb2cf2fe39277"
+    )
     assert compile_cache.entry("java", language_spec("java", JAVA_CODE, 256), JAVA_CODE)[0] == (
-        "0ff185d1ef297ee570d67cb31774f9fa832ba98220a64b7c8f4af5313fa8d9c5")
+        "0ff185d1ef297ee570d67cb31774f9fa832ba98220a64b7c8f4af5313fa8d9c5"
+    )
     assert results.tests_digest(problem, list(problem.tests)) == (
-        "80bbb3738e12616e755e390ecfb92725007804f63ec11a2f5ef10718082b1691")
+        "80bbb3738e12616e755e390ecfb92725007804f63ec11a2f5ef10718082b1691"
+    )
     assert results.result_key("c", c_spec.run_argv, "a" * 64, problem, list(problem.tests), True) == (
-        "03d35cb7aa383f18542a5be755c19fcf6fe481462b0193de727e105cec6f6337")
+        "03d35cb7aa383f18542a5be755c19fcf6fe481462b0193de727e105cec6f6337"
+    )
     assert results.outcome_key("c", c_spec.run_argv, "a" * 64, problem.tests[1], problem) == (
-        "a6075dd5080ff0163dbba5a2222531b7aeca6612b71cc9ad64c893dcaeda5508")
+        "a6075dd5080ff0163dbba5a2222531b7aeca6612b71cc9ad64c893dcaeda5508"
+    )
 
 
 def test_a_compiled_program_is_stored_whole_and_read_back(tmp_path):
@@ -86,17 +97,31 @@ def test_the_digest_of_what_runs_leaves_out_a_compiled_languages_source(tmp_path
 def test_a_result_round_trips_in_its_record_format(tmp_path):
     results = ResultCache(tmp_path / "cache")
     outcome = Outcome("sample/1", Verdict.WA, 0.5, 0.75, "output differs", "b" * 64)
-    result = JudgeResult(Verdict.WA, "c", [outcome], "", compile_cached=False, isolation="bwrap",
-                         isolation_limits={"cpu": "x"})
+    result = JudgeResult(
+        Verdict.WA, "c", [outcome], "", compile_cached=False, isolation="bwrap", isolation_limits={"cpu": "x"}
+    )
     key = "03d35cb7aa383f18542a5be755c19fcf6fe481462b0193de727e105cec6f6337"
     assert results.load_result(key, compile_cached=True) is None
     results.store_result(key, result)
     record = tmp_path / "cache" / "results" / "03" / f"{key}.json"
     assert json.loads(record.read_text()) == {
-        "verdict": "WA", "language": "c", "compile_message": "", "compile_cached": False, "isolation": "bwrap",
+        "verdict": "WA",
+        "language": "c",
+        "compile_message": "",
+        "compile_cached": False,
+        "isolation": "bwrap",
         "isolation_limits": {"cpu": "x"},
-        "tests": [{"test": "sample/1", "verdict": "WA", "cpu_s": 0.5, "wall_s": 0.75, "detail": "output differs",
-                   "output_sha256": "b" * 64}]}
+        "tests": [
+            {
+                "test": "sample/1",
+                "verdict": "WA",
+                "cpu_s": 0.5,
+                "wall_s": 0.75,
+                "detail": "output differs",
+                "output_sha256": "b" * 64,
+            }
+        ],
+    }
     again = results.load_result(key, compile_cached=True)
     assert again is not None and again.from_cache and again.compile_cached
     assert (again.verdict, again.tests, again.isolation_limits) == (Verdict.WA, [outcome], {"cpu": "x"})

@@ -44,11 +44,13 @@ def test_python_batch_checks_what_the_interpreter_run_alone_checks(tmp_path):
         first, second = _same(one, other)
         assert first == second, name
         assert sorted(p.name for p in one.artifact_dir.iterdir()) == sorted(
-            p.name for p in other.artifact_dir.iterdir()), name
+            p.name for p in other.artifact_dir.iterdir()
+        ), name
     # the messages are the interpreter's own: a traceback from the check's frame, a warning with its line
     message = batched.compile("python", PYTHON_BATCH["syntax error"]).message
-    assert message.startswith('Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
-                              '  File "main.py", line 1\n') and message.endswith("SyntaxError: invalid syntax\n")
+    assert message.startswith(
+        'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n  File "main.py", line 1\n'
+    ) and message.endswith("SyntaxError: invalid syntax\n")
     assert "'(' was never closed" in batched.compile("python", PYTHON_BATCH["non-ascii error"]).message
     for name in ("warning", "same warning"):  # each program gets its own warning, quoting its own line
         warned = batched.compile("python", PYTHON_BATCH[name])
@@ -61,8 +63,7 @@ def test_python_batch_checks_what_the_interpreter_run_alone_checks(tmp_path):
     assert batched.precompile(items) == 0
 
 
-def test_a_program_that_ends_a_python_batch_is_checked_alone_and_the_batch_goes_on(tmp_path, monkeypatch,
-                                                                                    sum_problem):
+def test_a_program_that_ends_a_python_batch_is_checked_alone_and_the_batch_goes_on(tmp_path, monkeypatch, sum_problem):
     monkeypatch.setattr(python_batch, "PYTHON_BATCH_PROGRAM_S", 0.3)
     # 100,000 statements: about a second of the compiler, past the per-program limit of the batch (not of
     # compile()): the alarm ends the batch's interpreter inside the compiler, as a crash of it would
@@ -79,8 +80,7 @@ def test_a_program_that_ends_a_python_batch_is_checked_alone_and_the_batch_goes_
     assert [r.compile_cached for r in results] == [True, True, True]
 
 
-def test_a_python_batch_the_sandbox_cannot_start_leaves_every_program_to_compile(tmp_path, monkeypatch,
-                                                                                  sum_problem):
+def test_a_python_batch_the_sandbox_cannot_start_leaves_every_program_to_compile(tmp_path, monkeypatch, sum_problem):
     real = python_batch.run_sandboxed
 
     def no_batches(argv, **kwargs):

@@ -13,14 +13,22 @@ from cojudge_assets.core.context import CONTEXT_CAP, build_contexts, find_code, 
 from cojudge_assets.core.scrub import harvest_identities, scrub
 
 PROBLEMS = {"pairsum": "Pair Sums", "coins": "Coin Change", "brackets": "Brackets"}
-CODE_A = "#include <stdio.h>\nint main(void) { puts(\"1\"); return 0; }"
-CODE_B = "#include <stdio.h>\nint main(void) { puts(\"2\"); return 0; }"
+CODE_A = '#include <stdio.h>\nint main(void) { puts("1"); return 0; }'
+CODE_B = '#include <stdio.h>\nint main(void) { puts("2"); return 0; }'
 
 
 def attempt(uid, problem, turn, code, participant="u01"):
     row = {k: None for k in ATTEMPT_SCHEMA}
-    row.update(attempt_uid=uid, participant=participant, problem_id=problem, turn=turn, code=code + "\n",
-               submitted_at=datetime(2026, 3, 14, 14, turn), verdict="WA", accepted=False)
+    row.update(
+        attempt_uid=uid,
+        participant=participant,
+        problem_id=problem,
+        turn=turn,
+        code=code + "\n",
+        submitted_at=datetime(2026, 3, 14, 14, turn),
+        verdict="WA",
+        accepted=False,
+    )
     return row
 
 
@@ -41,12 +49,17 @@ def pick(table, uid, condition):
 
 
 def test_three_tiers(tmp_path):
-    write_log(tmp_path, "session-1.md",
-              "**You:**\n\nProblem Pair Sums (pairsum): count pairs.\n\n**Assistant:**\n\nTry two pointers.\n\n"
-              f"**Assistant:**\n\n```c\n{CODE_A}\n```\n\n**You:**\n\nNow coins please, greedy?\n\n"
-              "**Assistant:**\n\nGreedy fails for coins; use DP.\n")
-    table = contexts(tmp_path, [attempt("a", "pairsum", 1, CODE_A), attempt("b", "coins", 1, CODE_B),
-                                attempt("c", "brackets", 1, CODE_B)])
+    write_log(
+        tmp_path,
+        "session-1.md",
+        "**You:**\n\nProblem Pair Sums (pairsum): count pairs.\n\n**Assistant:**\n\nTry two pointers.\n\n"
+        f"**Assistant:**\n\n```c\n{CODE_A}\n```\n\n**You:**\n\nNow coins please, greedy?\n\n"
+        "**Assistant:**\n\nGreedy fails for coins; use DP.\n",
+    )
+    table = contexts(
+        tmp_path,
+        [attempt("a", "pairsum", 1, CODE_A), attempt("b", "coins", 1, CODE_B), attempt("c", "brackets", 1, CODE_B)],
+    )
     a, b, c = (pick(table, u, "nonblind") for u in "abc")
     assert a["provenance"] == "anchored"
     assert "two pointers" in a["context"] and CODE_A not in a["context"]  # strictly before the code
@@ -87,16 +100,24 @@ def test_logs_are_read_in_natural_file_order(tmp_path):
 
 def test_html_logs_keep_code_verbatim(tmp_path):
     escaped = CODE_A.replace("<", "&lt;").replace(">", "&gt;")
-    write_log(tmp_path, "s.html", '<html><body><div class="message user"><div class="role">user</div>'
-              '<p>pairsum help</p></div><div class="message assistant"><div class="role">assistant</div>'
-              f'<pre><code>{escaped}</code></pre></div></body></html>')
+    write_log(
+        tmp_path,
+        "s.html",
+        '<html><body><div class="message user"><div class="role">user</div>'
+        '<p>pairsum help</p></div><div class="message assistant"><div class="role">assistant</div>'
+        f"<pre><code>{escaped}</code></pre></div></body></html>",
+    )
     table = contexts(tmp_path, [attempt("a", "pairsum", 1, CODE_A)])
     assert pick(table, "a", "nonblind")["provenance"] == "anchored"
 
 
 def test_segmented_context_stops_at_the_next_anchored_attempt(tmp_path):
-    write_log(tmp_path, "s.md", "**You:**\n\npairsum: my idea is sorting\n\n**You:**\n\nthe judge said WA\n\n"
-              f"**Assistant:**\n\n```c\n{CODE_B}\n```\n\n**You:**\n\nlater talk about pairsum\n")
+    write_log(
+        tmp_path,
+        "s.md",
+        "**You:**\n\npairsum: my idea is sorting\n\n**You:**\n\nthe judge said WA\n\n"
+        f"**Assistant:**\n\n```c\n{CODE_B}\n```\n\n**You:**\n\nlater talk about pairsum\n",
+    )
     table = contexts(tmp_path, [attempt("a", "pairsum", 1, CODE_A), attempt("b", "pairsum", 2, CODE_B)])
     a = pick(table, "a", "nonblind")
     assert a["provenance"] == "segmented"
@@ -104,8 +125,10 @@ def test_segmented_context_stops_at_the_next_anchored_attempt(tmp_path):
 
 
 def test_scrubbing_removes_people_and_secrets():
-    text = ("Hi! I'm Mara Lindqvist (student no. 2023123456, mara.lindqvist@uni-example.edu). "
-            "key OPENAI_API_KEY=sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 ok")
+    text = (
+        "Hi! I'm Mara Lindqvist (student no. 2023123456, mara.lindqvist@uni-example.edu). "
+        "key OPENAI_API_KEY=sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 ok"
+    )
     later = "Mara, your pairsum code looks fine; Lindqvist wrote 2023123456 again"
     ids = harvest_identities([text, later])
     clean = scrub(text + "\n" + later, ids)
@@ -121,9 +144,13 @@ def test_scrubbing_keeps_code_numbers():
 
 
 def test_context_is_scrubbed(tmp_path):
-    write_log(tmp_path, "s.md", "**You:**\n\nI'm Omar Haddad, omar@example.org. pairsum please. "
-              "token sk-ant-abcdefghijklmnopqrstuvwxyz\n\n"
-              f"**Assistant:**\n\nSure Omar.\n\n```c\n{CODE_A}\n```\n")
+    write_log(
+        tmp_path,
+        "s.md",
+        "**You:**\n\nI'm Omar Haddad, omar@example.org. pairsum please. "
+        "token sk-ant-abcdefghijklmnopqrstuvwxyz\n\n"
+        f"**Assistant:**\n\nSure Omar.\n\n```c\n{CODE_A}\n```\n",
+    )
     table = contexts(tmp_path, [attempt("a", "pairsum", 1, CODE_A)])
     for condition in ("prefix12k", "nonblind"):
         ctx = pick(table, "a", condition)["context"]
@@ -137,10 +164,12 @@ def test_role_markers_split_records():
     assert records == [("user", "hello"), ("assistant", "hi")]
 
 
-RAW = ("**You:**\n\nI'm Omar Haddad (student no. 2023123456), omar (at) example (dot) org. pairsum please. "
-       "My key: sk-proj-AbCdEfGhIjKlMnOpQrStUv0123 and "
-       "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3In0.c2lnbmF0dXJl\n\n"
-       "**Assistant:**\n\nSure Omar.\n")
+RAW = (
+    "**You:**\n\nI'm Omar Haddad (student no. 2023123456), omar (at) example (dot) org. pairsum please. "
+    "My key: sk-proj-AbCdEfGhIjKlMnOpQrStUv0123 and "
+    "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3In0.c2lnbmF0dXJl\n\n"
+    "**Assistant:**\n\nSure Omar.\n"
+)
 
 
 def test_prompt_logs_hold_scrubbed_text_and_the_raw_file_only_as_its_hash(tmp_path):
@@ -150,8 +179,9 @@ def test_prompt_logs_hold_scrubbed_text_and_the_raw_file_only_as_its_hash(tmp_pa
     stored = "\n".join(str(v) for row in logs.iter_rows() for v in row)
     for leaked in ("Omar", "Haddad", "2023123456", "omar (at)", "sk-proj", "AbCdEf", "eyJhbGci", "c2lnbmF0dXJl"):
         assert leaked not in stored
-    assert logs["text"].to_list()[0] == ("I'm [name] (student no. [id]), [email]. pairsum please. "
-                                         "My key: [secret:openai] and Bearer [secret:jwt]")
+    assert logs["text"].to_list()[0] == (
+        "I'm [name] (student no. [id]), [email]. pairsum please. My key: [secret:openai] and Bearer [secret:jwt]"
+    )
     assert logs["text"].to_list()[2] == "[name] again, coins now; id [id]"
     assert logs["problem_id"].to_list() == ["pairsum", "pairsum", "coins"]  # found on the raw text, as before
     digest = hashlib.sha256((tmp_path / "logs" / "u01" / "s.md").read_bytes()).hexdigest()
@@ -159,10 +189,16 @@ def test_prompt_logs_hold_scrubbed_text_and_the_raw_file_only_as_its_hash(tmp_pa
 
 
 def test_code_the_scrubber_touched_in_the_log_still_anchors(tmp_path):
-    code = ("// Omar Haddad, 2023123456, omar@example.org\n#include <stdio.h>\n"
-            "const char *KEY = \"sk-proj-AbCdEfGhIjKlMnOpQrStUv0123\";\nint main(void) { puts(\"Haddad\"); }")
-    write_log(tmp_path, "s.md", "**You:**\n\nI'm Omar Haddad, student no. 2023123456. pairsum, my code:\n\n"
-              f"```c\n{code}\n```\n\n**Assistant:**\n\nLooks fine.\n")
+    code = (
+        "// Omar Haddad, 2023123456, omar@example.org\n#include <stdio.h>\n"
+        'const char *KEY = "sk-proj-AbCdEfGhIjKlMnOpQrStUv0123";\nint main(void) { puts("Haddad"); }'
+    )
+    write_log(
+        tmp_path,
+        "s.md",
+        "**You:**\n\nI'm Omar Haddad, student no. 2023123456. pairsum, my code:\n\n"
+        f"```c\n{code}\n```\n\n**Assistant:**\n\nLooks fine.\n",
+    )
     logs, _ = read_logs(tmp_path, PROBLEMS)
     assert "// [name], [id], [email]\n" in logs["text"][0] and 'puts("[name]")' in logs["text"][0]
     table = build_contexts(pl.DataFrame([attempt("a", "pairsum", 1, code)], schema=ATTEMPT_SCHEMA), logs)

@@ -18,8 +18,8 @@ SCIPY = {"kendall_tau_b": stats.kendalltau, "spearman": stats.spearmanr, "pearso
 
 # a hand example: problem "a" has tied scores, "b" is ordinary, "c" has one label only (undefined),
 # "d" has one item (undefined)
-Y = np.array([0, 1, 1, 0, 1,   1, 0, 0, 1,   1, 1, 1,   0])
-S = np.array([2, 3, 3, 3, 4,   .9, .1, .5, .4,   1, 2, 3,   4], dtype=float)
+Y = np.array([0, 1, 1, 0, 1, 1, 0, 0, 1, 1, 1, 1, 0])
+S = np.array([2, 3, 3, 3, 4, 0.9, 0.1, 0.5, 0.4, 1, 2, 3, 4], dtype=float)
 P = np.array(["a"] * 5 + ["b"] * 4 + ["c"] * 3 + ["d"])
 
 
@@ -95,16 +95,23 @@ def test_intervals_contain_the_estimate_and_are_seeded():
     assert rows != correlation_table(y, s, problem, problems=problem, resamples=400, seed=6)
 
 
-@pytest.mark.parametrize(("kwargs", "argument"), [
-    ({"score": S[:-1]}, "score"), ({"groups": P[:-1]}, "groups"), ({"problems": P[:-1]}, "problems"),
-    ({"y": np.where(Y == 1, 2, 0)}, "y"), ({"score": np.r_[S[:-1], np.nan]}, "score"),
-    ({"resamples": -1}, "resamples"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "argument"),
+    [
+        ({"score": S[:-1]}, "score"),
+        ({"groups": P[:-1]}, "groups"),
+        ({"problems": P[:-1]}, "problems"),
+        ({"y": np.where(Y == 1, 2, 0)}, "y"),
+        ({"score": np.r_[S[:-1], np.nan]}, "score"),
+        ({"resamples": -1}, "resamples"),
+    ],
+)
 def test_bad_inputs_name_the_argument(kwargs, argument):
     args = {"y": Y, "score": S, "groups": P, "problems": P, "resamples": 10, **kwargs}
     with pytest.raises(ValueError, match=rf"^{argument}:"):
-        correlation_table(args["y"], args["score"], args["groups"], problems=args["problems"],
-                          resamples=args["resamples"])
+        correlation_table(
+            args["y"], args["score"], args["groups"], problems=args["problems"], resamples=args["resamples"]
+        )
 
 
 # -- a fake release: a C++ folder whose GPT file has the deviating name, read without code change ---------
@@ -166,11 +173,16 @@ def test_fake_cpp_release_with_the_deviating_file_name(tmp_path):
     raw = corpus.judgments.filter(item="humaneval/cpp/0/0", judge="gpt-3.5-ref")["raw_answer"].item()
     assert raw == "Score: 3" and strict_answer(raw, corpus.scales["gpt-3.5-ref"]) is None
     # its correlations are scipy's on the valid answers
-    gpt = (corpus.judgments.filter(judge="gpt-3.5-ref")
-           .with_columns(pl.col("raw_answer").map_elements(lambda r: strict_answer(r, (0, 4, True)),
-                                                           return_dtype=pl.Float64).alias("s"))
-           .drop_nulls("s")
-           .join(corpus.attempts.select(pl.col("attempt_uid").alias("item"), "accepted", "problem_id"), on="item"))
+    gpt = (
+        corpus.judgments.filter(judge="gpt-3.5-ref")
+        .with_columns(
+            pl.col("raw_answer")
+            .map_elements(lambda r: strict_answer(r, (0, 4, True)), return_dtype=pl.Float64)
+            .alias("s")
+        )
+        .drop_nulls("s")
+        .join(corpus.attempts.select(pl.col("attempt_uid").alias("item"), "accepted", "problem_id"), on="item")
+    )
     y, s = gpt["accepted"].cast(pl.Int64).to_numpy(), gpt["s"].to_numpy()
     rows = _by_metric(correlation_table(y, s, gpt["problem_id"], problems=gpt["problem_id"], resamples=0))
     assert len(y) == 46
@@ -180,8 +192,9 @@ def test_fake_cpp_release_with_the_deviating_file_name(tmp_path):
 def test_the_file_following_the_pattern_wins_over_the_underscored_run(tmp_path):
     corpus = read_icescore(fake_release(tmp_path, canonical_too=True))
     used = corpus.judgments.filter(judge="gpt-3.5-ref")
-    assert set(used["source_file"]) == {"experiment_source/original_output/humaneval/cpp/"
-                                        "cpp_humaneval_no_step_with_ref_gpt35.json"}
+    assert set(used["source_file"]) == {
+        "experiment_source/original_output/humaneval/cpp/cpp_humaneval_no_step_with_ref_gpt35.json"
+    }
     assert set(used["raw_answer"]) == {"0"}
     stray = "_cpp_humaneval_no_step_with_ref_gpt35.json"
     skipped = corpus.quarantine.filter(pl.col("source_path").str.ends_with(stray))

@@ -39,10 +39,19 @@ def at(minutes: float | None) -> dt.datetime | None:
 def attempts_table(rows) -> pl.DataFrame:
     """Attempts from (attempt_uid, participant, problem_id, turn, minutes or None, language, code, accepted)."""
     uid, participant, problem, turn, minutes, language, code, accepted = zip(*rows)
-    return pl.DataFrame({
-        "attempt_uid": uid, "participant": participant, "problem_id": problem, "turn": turn,
-        "submitted_at": [at(m) for m in minutes], "language": language, "code": code, "accepted": accepted,
-    }, schema_overrides={"submitted_at": pl.Datetime("us")})
+    return pl.DataFrame(
+        {
+            "attempt_uid": uid,
+            "participant": participant,
+            "problem_id": problem,
+            "turn": turn,
+            "submitted_at": [at(m) for m in minutes],
+            "language": language,
+            "code": code,
+            "accepted": accepted,
+        },
+        schema_overrides={"submitted_at": pl.Datetime("us")},
+    )
 
 
 def trajectories_from(first_ac_turns: list[int | None], last_turns: list[int]) -> pl.DataFrame:
@@ -80,22 +89,25 @@ def test_doctests():
 
 # -- trajectories -------------------------------------------------------------------------------------------
 
+
 def test_trajectories_by_hand_from_unsorted_attempts():
-    attempts = attempts_table([
-        # p/A: rejected at 0 min, accepted at 7.5, resubmitted (rejected) at 20; given out of turn order
-        ("a3", "p", "A", 3, 20.0, "cpp", "", False),
-        ("a1", "p", "A", 1, 0.0, "cpp", "", False),
-        ("a2", "p", "A", 2, 7.5, "cpp", "", True),
-        # p/B: never accepted, the middle clock is missing (does not matter for either span)
-        ("b1", "p", "B", 1, 1.0, "cpp", "", False),
-        ("b2", "p", "B", 2, None, "cpp", "", False),
-        ("b3", "p", "B", 3, 4.0, "cpp", "", False),
-        # a/A: accepted at turn 2 but the first clock is missing: no minutes at all
-        ("c1", "a", "A", 1, None, "cpp", "", False),
-        ("c2", "a", "A", 2, 3.0, "cpp", "", True),
-        # a/B: one attempt, accepted at once
-        ("d1", "a", "B", 1, 5.0, "cpp", "", True),
-    ])
+    attempts = attempts_table(
+        [
+            # p/A: rejected at 0 min, accepted at 7.5, resubmitted (rejected) at 20; given out of turn order
+            ("a3", "p", "A", 3, 20.0, "cpp", "", False),
+            ("a1", "p", "A", 1, 0.0, "cpp", "", False),
+            ("a2", "p", "A", 2, 7.5, "cpp", "", True),
+            # p/B: never accepted, the middle clock is missing (does not matter for either span)
+            ("b1", "p", "B", 1, 1.0, "cpp", "", False),
+            ("b2", "p", "B", 2, None, "cpp", "", False),
+            ("b3", "p", "B", 3, 4.0, "cpp", "", False),
+            # a/A: accepted at turn 2 but the first clock is missing: no minutes at all
+            ("c1", "a", "A", 1, None, "cpp", "", False),
+            ("c2", "a", "A", 2, 3.0, "cpp", "", True),
+            # a/B: one attempt, accepted at once
+            ("d1", "a", "B", 1, 5.0, "cpp", "", True),
+        ]
+    )
     table = trajectories(attempts)
     assert table.schema == pl.Schema(TRAJECTORY_SCHEMA)
     assert table.rows() == [
@@ -107,9 +119,13 @@ def test_trajectories_by_hand_from_unsorted_attempts():
 
 
 def test_trajectories_minutes_to_success_needs_the_accepted_clock():
-    attempts = attempts_table([("a1", "p", "A", 1, 0.0, "cpp", "", False),
-                               ("a2", "p", "A", 2, None, "cpp", "", True),
-                               ("a3", "p", "A", 3, 9.0, "cpp", "", True)])
+    attempts = attempts_table(
+        [
+            ("a1", "p", "A", 1, 0.0, "cpp", "", False),
+            ("a2", "p", "A", 2, None, "cpp", "", True),
+            ("a3", "p", "A", 3, 9.0, "cpp", "", True),
+        ]
+    )
     row = trajectories(attempts).row(0, named=True)
     assert row["first_ac_turn"] == 2 and row["minutes_to_success"] is None and row["minutes_observed"] == 9.0
 
@@ -121,8 +137,7 @@ def test_trajectories_of_no_attempts_is_an_empty_table():
 
 
 def test_trajectories_reject_a_repeated_turn_and_missing_columns():
-    attempts = attempts_table([("a1", "p", "A", 1, 0.0, "cpp", "", False),
-                               ("a2", "p", "A", 1, 1.0, "cpp", "", True)])
+    attempts = attempts_table([("a1", "p", "A", 1, 0.0, "cpp", "", False), ("a2", "p", "A", 1, 1.0, "cpp", "", True)])
     with pytest.raises(ValueError, match="repeated turn"):
         trajectories(attempts)
     with pytest.raises(ValueError, match="lacks column"):
@@ -130,6 +145,7 @@ def test_trajectories_reject_a_repeated_turn_and_missing_columns():
 
 
 # -- success by turn ----------------------------------------------------------------------------------------
+
 
 def test_success_at_turn_hand_shares():
     table = success_at_turn(trajectories_from(HAND_FIRST_AC, HAND_LAST), resamples=500)
@@ -141,8 +157,9 @@ def test_success_at_turn_hand_shares():
         assert set(part["n"].to_list()) == {n}
 
 
-@pytest.mark.parametrize("trajs", [trajectories_from(HAND_FIRST_AC, HAND_LAST), random_trajectories(0)],
-                         ids=["hand", "random"])
+@pytest.mark.parametrize(
+    "trajs", [trajectories_from(HAND_FIRST_AC, HAND_LAST), random_trajectories(0)], ids=["hand", "random"]
+)
 def test_success_at_turn_intervals_contain_the_share(trajs):
     table = success_at_turn(trajs, resamples=300)
     assert (table["lo"] <= table["share"]).all() and (table["share"] <= table["hi"]).all()
@@ -188,6 +205,7 @@ def test_success_at_turn_max_turn_and_empty_subset():
 
 # -- Kaplan-Meier -------------------------------------------------------------------------------------------
 
+
 def test_kaplan_meier_turn_clock_by_hand():
     # Durations 1, 2, 2, 3, 4 with events 1, 1, 0, 1, 0 (the unsolved trajectories end at turns 2 and 4):
     # S(1) = 4/5 = 0.8; S(2) = 0.8 * 3/4 = 0.6 (4 at risk, 1 solved, 1 censored);
@@ -216,11 +234,13 @@ def test_kaplan_meier_is_the_product_limit(seed):
 
 
 def test_kaplan_meier_minutes_clock_drops_missing_clocks():
-    trajs = pl.DataFrame({
-        "solved": [True, True, False, False],
-        "minutes_to_success": [3.0, None, None, None],  # the second was solved, but its clock is missing
-        "minutes_observed": [5.0, 6.0, 10.0, None],     # the fourth has no clock at all
-    })
+    trajs = pl.DataFrame(
+        {
+            "solved": [True, True, False, False],
+            "minutes_to_success": [3.0, None, None, None],  # the second was solved, but its clock is missing
+            "minutes_observed": [5.0, 6.0, 10.0, None],  # the fourth has no clock at all
+        }
+    )
     table = kaplan_meier(trajs, clock="minutes")
     # Kept: solved at 3 minutes, censored at 10. S(3) = 1 - 1/2, S(10) = 0.5.
     assert table["clock"].unique().to_list() == ["minutes"]
@@ -231,10 +251,14 @@ def test_kaplan_meier_minutes_clock_drops_missing_clocks():
 
 
 def test_kaplan_meier_minutes_clock_from_attempts():
-    attempts = attempts_table([("a1", "p", "A", 1, 0.0, "cpp", "", False),
-                               ("a2", "p", "A", 2, 12.0, "cpp", "", True),
-                               ("b1", "q", "A", 1, None, "cpp", "", False),
-                               ("b2", "q", "A", 2, 5.0, "cpp", "", True)])
+    attempts = attempts_table(
+        [
+            ("a1", "p", "A", 1, 0.0, "cpp", "", False),
+            ("a2", "p", "A", 2, 12.0, "cpp", "", True),
+            ("b1", "q", "A", 1, None, "cpp", "", False),
+            ("b2", "q", "A", 2, 5.0, "cpp", "", True),
+        ]
+    )
     table = kaplan_meier(trajectories(attempts), clock="minutes")
     assert table["t"].to_list() == [0.0, 12.0] and table["survival"].to_list() == pytest.approx([1.0, 0.0])
 
@@ -244,8 +268,10 @@ def test_kaplan_meier_empty_and_invalid():
     for clock in ("turn", "minutes"):
         table = kaplan_meier(empty, clock=clock)
         assert table.height == 0 and table.schema == pl.Schema(SURVIVAL_SCHEMA)
-    no_clock = pl.DataFrame({"solved": [True], "minutes_to_success": [None], "minutes_observed": [None]},
-                            schema_overrides={"minutes_to_success": pl.Float64, "minutes_observed": pl.Float64})
+    no_clock = pl.DataFrame(
+        {"solved": [True], "minutes_to_success": [None], "minutes_observed": [None]},
+        schema_overrides={"minutes_to_success": pl.Float64, "minutes_observed": pl.Float64},
+    )
     assert kaplan_meier(no_clock, clock="minutes").height == 0
     with pytest.raises(ValueError, match="clock"):
         kaplan_meier(empty, clock="hours")
@@ -253,14 +279,18 @@ def test_kaplan_meier_empty_and_invalid():
 
 # -- normalized edit distance -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("s, t, expected", [
-    ("kitten", "sitting", 3 / 7),   # k->s, e->i, +g over 7
-    ("", "", 0.0),
-    ("abc", "", 1.0),
-    ("abc", "abc", 0.0),
-    ("abc", "abd", 1 / 3),
-    ("ab", "ba", 1.0),              # two substitutions over 2 (Levenshtein has no transposition)
-])
+
+@pytest.mark.parametrize(
+    "s, t, expected",
+    [
+        ("kitten", "sitting", 3 / 7),  # k->s, e->i, +g over 7
+        ("", "", 0.0),
+        ("abc", "", 1.0),
+        ("abc", "abc", 0.0),
+        ("abc", "abd", 1 / 3),
+        ("ab", "ba", 1.0),  # two substitutions over 2 (Levenshtein has no transposition)
+    ],
+)
 def test_normalized_edit_distance_known_values(s, t, expected):
     assert normalized_edit_distance(s, t) == pytest.approx(expected, abs=1e-12)
 
@@ -414,8 +444,16 @@ CHURN_ATTEMPTS = [
 def test_churn_pairs_by_hand():
     pairs = churn_pairs(attempts_table(CHURN_ATTEMPTS))
     assert pairs.schema == pl.Schema(CHURN_SCHEMA)
-    assert pairs.select("participant", "problem_id", "attempt_uid_from", "attempt_uid_to", "turn_from", "turn_to",
-                        "language", "reached_acceptance").rows() == [
+    assert pairs.select(
+        "participant",
+        "problem_id",
+        "attempt_uid_from",
+        "attempt_uid_to",
+        "turn_from",
+        "turn_to",
+        "language",
+        "reached_acceptance",
+    ).rows() == [
         ("p", "A", "a1", "a2", 1, 2, "python", False),
         ("p", "A", "a2", "a3", 2, 3, "python", True),
         ("q", "B", "b1", "b2", 1, 2, "rust", False),  # accepted -> accepted did not reach acceptance
@@ -430,8 +468,9 @@ def test_churn_pairs_by_hand():
 
 
 def test_churn_pairs_prompt_distance_from_contexts():
-    contexts = pl.DataFrame({"attempt_uid": ["a1", "a2", "b1", "b2", "c1"],
-                             "context": ["hello", "hallo", "", None, "unused"]})
+    contexts = pl.DataFrame(
+        {"attempt_uid": ["a1", "a2", "b1", "b2", "c1"], "context": ["hello", "hallo", "", None, "unused"]}
+    )
     # a1 -> a2: hello -> hallo, 1 / 5; a2 -> a3: a3 has no context, hallo -> "" = 1; b1 -> b2: both empty, null
     ned_prompt = churn_pairs(attempts_table(CHURN_ATTEMPTS), contexts)["ned_prompt"].to_list()
     assert ned_prompt[:2] == pytest.approx([0.2, 1.0]) and ned_prompt[2] is None
@@ -440,11 +479,14 @@ def test_churn_pairs_prompt_distance_from_contexts():
 
 
 def test_churn_difference_by_hand():
-    pairs = pl.DataFrame({
-        "participant": ["p", "p", "q", "q", "r", "r"], "problem_id": ["A"] * 6,
-        "ned_code": [0.1, 0.9, 0.3, 0.5, None, 0.2],
-        "reached_acceptance": [False, True, False, True, False, False],
-    })
+    pairs = pl.DataFrame(
+        {
+            "participant": ["p", "p", "q", "q", "r", "r"],
+            "problem_id": ["A"] * 6,
+            "ned_code": [0.1, 0.9, 0.3, 0.5, None, 0.2],
+            "reached_acceptance": [False, True, False, True, False, False],
+        }
+    )
     # reached: (0.9 + 0.5) / 2 = 0.7; other: (0.1 + 0.3 + 0.2) / 3 = 0.2 (the null ignored); 0.7 - 0.2 = 0.5
     out = churn_difference(pairs, "ned_code", resamples=500)
     assert set(out) == {"value", "lo", "hi", "n_reached", "n_other"}
@@ -455,45 +497,57 @@ def test_churn_difference_by_hand():
     # three trajectories allow so few resampled values that both seeds reach the extremes 0.2 and 0.8:
     # the seed shows on thirty
     many = pl.concat([pairs.with_columns(pl.col("participant") + str(i)) for i in range(10)])
-    assert churn_difference(many, "ned_code", resamples=500) != churn_difference(many, "ned_code", resamples=500,
-                                                                                 seed=1)
+    assert churn_difference(many, "ned_code", resamples=500) != churn_difference(
+        many, "ned_code", resamples=500, seed=1
+    )
 
 
 def test_churn_difference_resamples_whole_trajectories():
     # One trajectory: every resample is that trajectory, so the interval is the value itself.
-    pairs = pl.DataFrame({"participant": ["p"] * 4, "problem_id": ["A"] * 4, "ned_code": [0.1, 0.3, 0.8, 0.6],
-                          "reached_acceptance": [False, False, True, True]})
+    pairs = pl.DataFrame(
+        {
+            "participant": ["p"] * 4,
+            "problem_id": ["A"] * 4,
+            "ned_code": [0.1, 0.3, 0.8, 0.6],
+            "reached_acceptance": [False, False, True, True],
+        }
+    )
     out = churn_difference(pairs, "ned_code", resamples=300)
     assert out["value"] == pytest.approx(0.5) and out["lo"] == pytest.approx(0.5) and out["hi"] == pytest.approx(0.5)
 
 
 def test_churn_difference_without_a_reached_transition():
-    pairs = pl.DataFrame({"participant": ["p"], "problem_id": ["A"], "ned_code": [0.4],
-                          "reached_acceptance": [False]})
-    assert churn_difference(pairs, "ned_code") == {"value": None, "lo": None, "hi": None, "n_reached": 0,
-                                                   "n_other": 1}
+    pairs = pl.DataFrame({"participant": ["p"], "problem_id": ["A"], "ned_code": [0.4], "reached_acceptance": [False]})
+    assert churn_difference(pairs, "ned_code") == {"value": None, "lo": None, "hi": None, "n_reached": 0, "n_other": 1}
     with pytest.raises(ValueError, match="lacks column"):
         churn_difference(pairs, "codebleu_churn")
 
 
 # -- convergence --------------------------------------------------------------------------------------------
 
+
 def test_convergence_skips_the_first_accepted_attempt_and_unsolved_trajectories():
     program, edited, unrelated = PROGRAMS["python"]
-    attempts = attempts_table([
-        ("a1", "p", "A", 1, 0.0, "python", unrelated, False),
-        ("a2", "p", "A", 2, 1.0, "python", edited, False),
-        ("a3", "p", "A", 3, 2.0, "python", program, True),   # first accepted: the reference, no row
-        ("a4", "p", "A", 4, 3.0, "python", program, True),   # an identical resubmission
-        ("b1", "q", "A", 1, 0.0, "python", program, False),  # never solved: no rows
-        ("b2", "q", "A", 2, 1.0, "python", edited, False),
-        ("c1", "q", "B", 1, 0.0, "rust", "fn main() {}", False),
-        ("c2", "q", "B", 2, 1.0, "rust", "fn main() { }", True),
-    ])
+    attempts = attempts_table(
+        [
+            ("a1", "p", "A", 1, 0.0, "python", unrelated, False),
+            ("a2", "p", "A", 2, 1.0, "python", edited, False),
+            ("a3", "p", "A", 3, 2.0, "python", program, True),  # first accepted: the reference, no row
+            ("a4", "p", "A", 4, 3.0, "python", program, True),  # an identical resubmission
+            ("b1", "q", "A", 1, 0.0, "python", program, False),  # never solved: no rows
+            ("b2", "q", "A", 2, 1.0, "python", edited, False),
+            ("c1", "q", "B", 1, 0.0, "rust", "fn main() {}", False),
+            ("c2", "q", "B", 2, 1.0, "rust", "fn main() { }", True),
+        ]
+    )
     table = convergence(attempts)
     assert table.schema == pl.Schema(CONVERGENCE_SCHEMA)
     assert table.select("participant", "problem_id", "attempt_uid", "turn", "first_ac_turn").rows() == [
-        ("p", "A", "a1", 1, 3), ("p", "A", "a2", 2, 3), ("p", "A", "a4", 4, 3), ("q", "B", "c1", 1, 2)]
+        ("p", "A", "a1", 1, 3),
+        ("p", "A", "a2", 2, 3),
+        ("p", "A", "a4", 4, 3),
+        ("q", "B", "c1", 1, 2),
+    ]
     similarity = table["similarity"].to_list()
     assert similarity[0] < similarity[1] < similarity[2] == pytest.approx(1.0)
     assert similarity[3] is None
@@ -507,4 +561,8 @@ def test_convergence_skips_the_first_accepted_attempt_and_unsolved_trajectories(
 
 def test_convergence_summary_of_nothing():
     assert convergence_summary(pl.DataFrame({"similarity": [None]}, schema={"similarity": pl.Float64})) == {
-        "n": 0, "median": None, "q1": None, "q3": None}
+        "n": 0,
+        "median": None,
+        "q1": None,
+        "q3": None,
+    }

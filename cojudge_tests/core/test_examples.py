@@ -187,10 +187,11 @@ JOI = """### 入力例 1
 """
 
 
-@pytest.mark.parametrize("statement", [FENCED, PLAIN_AFTER_LABEL, INDENTED, BOLD_EXAMPLE, HTML_PRE, AIZU,
-                                       COURSE_BARE_LABELS, JOI],
-                         ids=["fenced", "plain-after-label", "indented", "bold-example", "html-pre", "aizu",
-                              "course-bare-labels", "joi"])
+@pytest.mark.parametrize(
+    "statement",
+    [FENCED, PLAIN_AFTER_LABEL, INDENTED, BOLD_EXAMPLE, HTML_PRE, AIZU, COURSE_BARE_LABELS, JOI],
+    ids=["fenced", "plain-after-label", "indented", "bold-example", "html-pre", "aizu", "course-bare-labels", "joi"],
+)
 def test_each_form_gives_the_two_examples(statement):
     assert statement_examples(statement) == TWO_PAIRS
 
@@ -207,8 +208,7 @@ def test_input_format_sections_are_not_examples_when_samples_are_labelled():
 
 
 def test_numbered_labels_pair_by_number_whatever_their_order():
-    statement = ("Sample Input 1:\n3 4\n\nSample Input 2:\n10 -2\n\n"
-                 "Sample Output 2:\n8\n\nSample Output 1:\n7\n")
+    statement = "Sample Input 1:\n3 4\n\nSample Input 2:\n10 -2\n\nSample Output 2:\n8\n\nSample Output 1:\n7\n"
     assert statement_examples(statement) == TWO_PAIRS
 
 
@@ -235,7 +235,8 @@ def test_same_examples_is_token_wise():
 
 def test_full_statement_keeps_a_statement_whose_examples_agree_with_the_package():
     assert full_statement(PLAIN_AFTER_LABEL, [("3 4", "7"), ("10 -2", "8")], None, None) == (
-        PLAIN_AFTER_LABEL.rstrip() + "\n")
+        PLAIN_AFTER_LABEL.rstrip() + "\n"
+    )
 
 
 def test_full_statement_appends_the_package_samples_when_the_statement_disagrees():
@@ -263,8 +264,7 @@ def test_full_statement_without_examples_appends_the_samples_unmarked_as_before(
 
 def test_sample_exec_finds_examples_in_a_plain_text_statement():
     # before core/examples.py, sample-exec abstained here ("the statement gives no example input ...")
-    parts = PromptParts(problem_id="sum", language="C", statement=PLAIN_AFTER_LABEL, code="int main(){}",
-                        context="")
+    parts = PromptParts(problem_id="sum", language="C", statement=PLAIN_AFTER_LABEL, code="int main(){}", context="")
     assert SampleExecScorer.abstention(parts) == ""
 
 
@@ -294,7 +294,12 @@ def test_every_codenet_statement_shows_examples_the_extractor_reads_as_its_sampl
     if not folder.is_dir():
         pytest.skip(f"shared corpus {folder} is absent (see /work/wt/shared/corpora/README.md)")
     packages = scan_problems(folder)[0]
-    misread = [pid for pid, package in packages.items()
-               if not same_examples(statement_examples(package.statement),
-                                    [(t.input_path.read_text(), t.answer_path.read_text()) for t in package.samples])]
+    misread = [
+        pid
+        for pid, package in packages.items()
+        if not same_examples(
+            statement_examples(package.statement),
+            [(t.input_path.read_text(), t.answer_path.read_text()) for t in package.samples],
+        )
+    ]
     assert len(packages) > 200 and misread == []

@@ -17,13 +17,13 @@ from __future__ import annotations
 import json
 import shutil
 import warnings
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
 from scipy import stats
 
+from cojudge_assets.core.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA
 from cojudge_assets.core.corpus import contest_settings, fingerprint, read_corpus, read_problem_table
 from cojudge_assets.core.correlation import correlation_table
 from cojudge_assets.core.icescore import (
@@ -34,42 +34,59 @@ from cojudge_assets.core.icescore import (
     read_icescore,
     strict_answer,
 )
-from cojudge_assets.core.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA
 from cojudge_tests.conftest import SHARED_CORPORA
 
 ROOT = SHARED_CORPORA / "ice-score-humaneval"
-needs_release = pytest.mark.skipif(not (ROOT / "data" / "humaneval").is_dir(),
-                                   reason=f"the ICE-Score release is not at {ROOT}")
+needs_release = pytest.mark.skipif(
+    not (ROOT / "data" / "humaneval").is_dir(), reason=f"the ICE-Score release is not at {ROOT}"
+)
 
 # (judge, language) -> example tau, example rho, corpus tau, corpus rho (compute_results.ipynb)
 PUBLISHED = {
-    ("bleu", "java"): (.337, .401, .267, .326), ("bleu", "python"): (.251, .297, .281, .344),
-    ("codebleu", "java"): (.355, .421, .293, .359), ("codebleu", "python"): (.272, .323, .303, .371),
-    ("chrf", "java"): (.346, .413, .290, .355), ("chrf", "python"): (.262, .312, .328, .402),
-    ("rouge-l", "java"): (.327, .389, .280, .342), ("rouge-l", "python"): (.240, .284, .296, .363),
-    ("meteor", "java"): (.358, .425, .318, .389), ("meteor", "python"): (.276, .327, .349, .427),
-    ("ruby", "java"): (.340, .401, .276, .337), ("ruby", "python"): (.216, .255, .279, .341),
-    ("codebertscore-f1", "java"): (.333, .398, .299, .367), ("codebertscore-f1", "python"): (.237, .283, .322, .394),
-    ("codebertscore-intent-f1", "java"): (.314, .375, .244, .298),
-    ("codebertscore-intent-f1", "python"): (.231, .276, .264, .324),
-    ("codebertscore-f3", "java"): (.359, .429, .326, .399), ("codebertscore-f3", "python"): (.265, .316, .360, .441),
-    ("codebertscore-intent-f3", "java"): (.356, .426, .281, .344),
-    ("codebertscore-intent-f3", "python"): (.262, .312, .313, .384),
-    ("gpt-3.5-noref", "java"): (.427, .442, .330, .345), ("gpt-3.5-noref", "python"): (.279, .282, .294, .298),
-    ("gpt-3.5-ref", "java"): (.388, .404, .412, .438), ("gpt-3.5-ref", "python"): (.318, .325, .425, .446),
+    ("bleu", "java"): (0.337, 0.401, 0.267, 0.326),
+    ("bleu", "python"): (0.251, 0.297, 0.281, 0.344),
+    ("codebleu", "java"): (0.355, 0.421, 0.293, 0.359),
+    ("codebleu", "python"): (0.272, 0.323, 0.303, 0.371),
+    ("chrf", "java"): (0.346, 0.413, 0.290, 0.355),
+    ("chrf", "python"): (0.262, 0.312, 0.328, 0.402),
+    ("rouge-l", "java"): (0.327, 0.389, 0.280, 0.342),
+    ("rouge-l", "python"): (0.240, 0.284, 0.296, 0.363),
+    ("meteor", "java"): (0.358, 0.425, 0.318, 0.389),
+    ("meteor", "python"): (0.276, 0.327, 0.349, 0.427),
+    ("ruby", "java"): (0.340, 0.401, 0.276, 0.337),
+    ("ruby", "python"): (0.216, 0.255, 0.279, 0.341),
+    ("codebertscore-f1", "java"): (0.333, 0.398, 0.299, 0.367),
+    ("codebertscore-f1", "python"): (0.237, 0.283, 0.322, 0.394),
+    ("codebertscore-intent-f1", "java"): (0.314, 0.375, 0.244, 0.298),
+    ("codebertscore-intent-f1", "python"): (0.231, 0.276, 0.264, 0.324),
+    ("codebertscore-f3", "java"): (0.359, 0.429, 0.326, 0.399),
+    ("codebertscore-f3", "python"): (0.265, 0.316, 0.360, 0.441),
+    ("codebertscore-intent-f3", "java"): (0.356, 0.426, 0.281, 0.344),
+    ("codebertscore-intent-f3", "python"): (0.262, 0.312, 0.313, 0.384),
+    ("gpt-3.5-noref", "java"): (0.427, 0.442, 0.330, 0.345),
+    ("gpt-3.5-noref", "python"): (0.279, 0.282, 0.294, 0.298),
+    ("gpt-3.5-ref", "java"): (0.388, 0.404, 0.412, 0.438),
+    ("gpt-3.5-ref", "python"): (0.318, 0.325, 0.425, 0.446),
 }
 COLUMNS = ("kendall_tau_b_example", "spearman_example", "kendall_tau_b_corpus", "spearman_corpus")
 TOLERANCE = 0.003
 # published values that strict parsing moves by more than TOLERANCE (explained in the module docstring)
 STRICT_DEPARTS = {
-    ("gpt-3.5-noref", "java", "kendall_tau_b_example"), ("gpt-3.5-noref", "java", "spearman_example"),
-    ("gpt-3.5-noref", "java", "kendall_tau_b_corpus"), ("gpt-3.5-noref", "java", "spearman_corpus"),
-    ("gpt-3.5-noref", "python", "kendall_tau_b_corpus"), ("gpt-3.5-noref", "python", "spearman_corpus"),
+    ("gpt-3.5-noref", "java", "kendall_tau_b_example"),
+    ("gpt-3.5-noref", "java", "spearman_example"),
+    ("gpt-3.5-noref", "java", "kendall_tau_b_corpus"),
+    ("gpt-3.5-noref", "java", "spearman_corpus"),
+    ("gpt-3.5-noref", "python", "kendall_tau_b_corpus"),
+    ("gpt-3.5-noref", "python", "spearman_corpus"),
     ("gpt-3.5-ref", "python", "spearman_corpus"),
 }
 # answers that are not a bare digit, per (judge, language): kept as raw text, invalid when parsed strictly
-INVALID_ANSWERS = {("gpt-3.5-noref", "python"): 27, ("gpt-3.5-ref", "python"): 23,
-                   ("gpt-3.5-noref", "java"): 82, ("gpt-3.5-ref", "java"): 11}
+INVALID_ANSWERS = {
+    ("gpt-3.5-noref", "python"): 27,
+    ("gpt-3.5-ref", "python"): 23,
+    ("gpt-3.5-noref", "java"): 82,
+    ("gpt-3.5-ref", "java"): 11,
+}
 GRADE_FIELD = {"gpt-3.5-noref": "gpt35_nsnr", "gpt-3.5-ref": "gpt35_nswr"}
 
 
@@ -83,20 +100,32 @@ def release():
 @pytest.fixture(scope="module")
 def scored(release) -> pl.DataFrame:
     """One row per judgment with the label, the problem, the strict score and the notebook's score."""
-    labels = release.attempts.select(pl.col("attempt_uid").alias("item"), "problem_id", "language",
-                                     pl.col("accepted").cast(pl.Int64).alias("y"))
-    parsed = [strict_answer(raw, release.scales[judge]) if raw is not None else None
-              for raw, judge in zip(release.judgments["raw_answer"], release.judgments["judge"])]
-    return (release.judgments.with_columns(pl.Series("parsed", parsed, dtype=pl.Float64))
-            .with_columns(pl.coalesce("score", "parsed").alias("strict"),
-                          pl.coalesce("score", "parsed", pl.lit(0.0)).alias("notebook"))
-            .join(labels, on="item", how="inner", validate="m:1"))
+    labels = release.attempts.select(
+        pl.col("attempt_uid").alias("item"), "problem_id", "language", pl.col("accepted").cast(pl.Int64).alias("y")
+    )
+    parsed = [
+        strict_answer(raw, release.scales[judge]) if raw is not None else None
+        for raw, judge in zip(release.judgments["raw_answer"], release.judgments["judge"])
+    ]
+    return (
+        release.judgments.with_columns(pl.Series("parsed", parsed, dtype=pl.Float64))
+        .with_columns(
+            pl.coalesce("score", "parsed").alias("strict"),
+            pl.coalesce("score", "parsed", pl.lit(0.0)).alias("notebook"),
+        )
+        .join(labels, on="item", how="inner", validate="m:1")
+    )
 
 
 def _table(part: pl.DataFrame, column: str) -> dict[str, dict]:
     part = part.drop_nulls(column)
-    rows = correlation_table(part["y"].to_numpy(), part[column].to_numpy(), part["problem_id"].to_numpy(),
-                             problems=part["problem_id"].to_numpy(), resamples=0)
+    rows = correlation_table(
+        part["y"].to_numpy(),
+        part[column].to_numpy(),
+        part["problem_id"].to_numpy(),
+        problems=part["problem_id"].to_numpy(),
+        resamples=0,
+    )
     return {r["metric"]: r for r in rows}
 
 
@@ -116,8 +145,10 @@ def test_judges_and_their_files_from_file_names_only():
     judges = icescore_judges(ROOT)
     assert judges == sorted({judge for judge, _ in PUBLISHED})
     files = icescore_judge_files(ROOT)
-    assert [p.name for p in files["gpt-3.5-ref"]] == ["java_humaneval_no_step_with_ref_gpt35.json",
-                                                      "python_humaneval_no_step_with_ref_gpt35.json"]
+    assert [p.name for p in files["gpt-3.5-ref"]] == [
+        "java_humaneval_no_step_with_ref_gpt35.json",
+        "python_humaneval_no_step_with_ref_gpt35.json",
+    ]
     assert files["codebertscore-intent-f3"] == files["codebertscore-intent-f1"]
 
 
@@ -125,16 +156,18 @@ def test_counts_per_language(release):
     a = release.attempts
     assert a.schema == pl.Schema(ATTEMPT_SCHEMA)
     assert dict(a.group_by("language").len().iter_rows()) == {"python": 3220, "java": 3219}
-    assert dict(a.group_by("language").agg(pl.col("problem_id").n_unique()).iter_rows()) == {"python": 161,
-                                                                                              "java": 161}
+    assert dict(a.group_by("language").agg(pl.col("problem_id").n_unique()).iter_rows()) == {"python": 161, "java": 161}
     assert dict(a.filter("accepted").group_by("language").len().iter_rows()) == {"python": 1342, "java": 1055}
     assert set(a["verdict"]) == {"AC", "REJ"} and a["attempt_uid"].is_unique().all()
     # no participant: the grouping unit (a trajectory) is the problem, one per problem, every turn 1
     assert a["participant"].null_count() == a.height and set(a["turn"]) == {1}
     assert a.select("participant", "problem_id").n_unique() == release.problems.height == 322
     assert release.problems["reference_solution"].null_count() == 0
-    assert release.problems.filter(problem_id="humaneval-python-99")["statement"].item().startswith(
-        "def closest_integer(value: str) -> int:")
+    assert (
+        release.problems.filter(problem_id="humaneval-python-99")["statement"]
+        .item()
+        .startswith("def closest_integer(value: str) -> int:")
+    )
 
 
 def test_every_generation_is_accounted_for(release):
@@ -175,8 +208,11 @@ def test_judgments_locate_their_source(release):
 
 
 def test_invalid_gpt_answers_are_kept_as_text(scored):
-    invalid = (scored.filter(pl.col("judge").str.starts_with("gpt") & pl.col("parsed").is_null())
-               .group_by("judge", "language").len())
+    invalid = (
+        scored.filter(pl.col("judge").str.starts_with("gpt") & pl.col("parsed").is_null())
+        .group_by("judge", "language")
+        .len()
+    )
     assert {(j, lang): n for j, lang, n in invalid.iter_rows()} == INVALID_ANSWERS
     answers = set(scored.filter(pl.col("judge").str.starts_with("gpt") & pl.col("parsed").is_not_null())["raw_answer"])
     assert answers == {"0", "1", "2", "3", "4"}
@@ -231,15 +267,19 @@ def test_a_copy_with_a_truncated_and_a_mislabelled_judge_file_reports_both(tmp_p
 
 
 def _print_table(reproduced) -> None:
-    print(f"\n{'judge':24s} {'lang':6s} {'published ex tau/rho':>21s} {'ours ex tau/rho':>16s} "
-          f"{'published corpus':>17s} {'ours corpus':>14s} {'notebook rule ex / corpus':>26s}")
+    print(
+        f"\n{'judge':24s} {'lang':6s} {'published ex tau/rho':>21s} {'ours ex tau/rho':>16s} "
+        f"{'published corpus':>17s} {'ours corpus':>14s} {'notebook rule ex / corpus':>26s}"
+    )
     for (judge, language), published in sorted(PUBLISHED.items()):
         ours, nb = reproduced[(judge, language)]["strict"], reproduced[(judge, language)]["notebook"]
         v = [ours[c]["value"] for c in COLUMNS]
         w = [nb[c]["value"] for c in COLUMNS]
-        print(f"{judge:24s} {language:6s} {published[0]:>10.3f}/{published[1]:.3f} {v[0]:>10.3f}/{v[1]:.3f} "
-              f"{published[2]:>11.3f}/{published[3]:.3f} {v[2]:>8.3f}/{v[3]:.3f}"
-              f"{w[0]:>10.3f}/{w[1]:.3f} {w[2]:.3f}/{w[3]:.3f}  n={ours['kendall_tau_b_corpus']['n']}")
+        print(
+            f"{judge:24s} {language:6s} {published[0]:>10.3f}/{published[1]:.3f} {v[0]:>10.3f}/{v[1]:.3f} "
+            f"{published[2]:>11.3f}/{published[3]:.3f} {v[2]:>8.3f}/{v[3]:.3f}"
+            f"{w[0]:>10.3f}/{w[1]:.3f} {w[2]:.3f}/{w[3]:.3f}  n={ours['kendall_tau_b_corpus']['n']}"
+        )
 
 
 @needs_release
@@ -268,9 +308,14 @@ def test_the_grade_file_holds_zero_exactly_where_the_answer_is_not_a_bare_digit(
     checked = 0
     for language in ("python", "java"):
         grade = json.loads((ROOT / "data" / "humaneval" / f"humaneval_{language}_grade.json").read_text())
-        stored = {f"humaneval/{language}/{p['task_id']}/{key.split('-', 1)[1]}": {j: p[f"{f}-{key.split('-', 1)[1]}"]
-                                                                             for j, f in GRADE_FIELD.items()}
-                  for p in grade for key in p if key.startswith("grade-")}
+        stored = {
+            f"humaneval/{language}/{p['task_id']}/{key.split('-', 1)[1]}": {
+                j: p[f"{f}-{key.split('-', 1)[1]}"] for j, f in GRADE_FIELD.items()
+            }
+            for p in grade
+            for key in p
+            if key.startswith("grade-")
+        }
         for item, judge, parsed in gpt.filter(language=language).select("item", "judge", "parsed").iter_rows():
             assert stored[item][judge] == (parsed if parsed is not None else 0), (item, judge)
             checked += 1
@@ -280,16 +325,23 @@ def test_the_grade_file_holds_zero_exactly_where_the_answer_is_not_a_bare_digit(
 @needs_release
 def test_example_level_is_the_nanmean_of_scipy_per_problem(scored):
     for (judge, language), part in scored.filter(pl.col("judge").is_in(["gpt-3.5-ref", "bleu"])).group_by(
-            "judge", "language"):
+        "judge", "language"
+    ):
         part = part.drop_nulls("strict")
         ours = _table(part, "strict")
-        for name, f in (("kendall_tau_b", stats.kendalltau), ("spearman", stats.spearmanr),
-                        ("pearson", stats.pearsonr)):
+        for name, f in (
+            ("kendall_tau_b", stats.kendalltau),
+            ("spearman", stats.spearmanr),
+            ("pearson", stats.pearsonr),
+        ):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                values = [f(g["y"].to_numpy(), g["strict"].to_numpy()).statistic if g.height > 1 else np.nan
-                          for _, g in part.group_by("problem_id")]
+                values = [
+                    f(g["y"].to_numpy(), g["strict"].to_numpy()).statistic if g.height > 1 else np.nan
+                    for _, g in part.group_by("problem_id")
+                ]
             assert ours[f"{name}_example"]["value"] == pytest.approx(np.nanmean(values), abs=1e-12)
             assert ours[f"{name}_example"]["n"] == int(np.isfinite(values).sum())
             assert ours[f"{name}_corpus"]["value"] == pytest.approx(
-                f(part["y"].to_numpy(), part["strict"].to_numpy()).statistic, abs=1e-12)
+                f(part["y"].to_numpy(), part["strict"].to_numpy()).statistic, abs=1e-12
+            )

@@ -73,9 +73,19 @@ def write_jsonl(tmp_path: Path) -> Path:
 
 def write_parquet(tmp_path: Path) -> Path:
     path = tmp_path / "j.parquet"
-    pl.DataFrame(ROWS, schema={"item": pl.String, "judge": pl.String, "condition": pl.String, "score": pl.Float64,
-                               "raw_answer": pl.String, "s_algo": pl.Int64, "rationale": pl.String},
-                 orient="row").write_parquet(path)
+    pl.DataFrame(
+        ROWS,
+        schema={
+            "item": pl.String,
+            "judge": pl.String,
+            "condition": pl.String,
+            "score": pl.Float64,
+            "raw_answer": pl.String,
+            "s_algo": pl.Int64,
+            "rationale": pl.String,
+        },
+        orient="row",
+    ).write_parquet(path)
     return path
 
 
@@ -131,8 +141,10 @@ def test_a_raw_answer_that_is_not_one_number_is_kept_invalid_never_guessed(tmp_p
     out, rejects = one(tmp_path, f'item,raw_answer\nu1,"{text}"\n')
     assert rejects.is_empty() and out["status"].to_list() == ["invalid"] and out["p_accept"][0] is None
     shown = text
-    assert out["error"][0] == (f"{tmp_path / 'j.csv'}:2: field 'raw_answer': '{shown}' is not a number (expected "
-                               "exactly one number on the declared integer scale 0..4, nothing else in the text)")
+    assert out["error"][0] == (
+        f"{tmp_path / 'j.csv'}:2: field 'raw_answer': '{shown}' is not a number (expected "
+        "exactly one number on the declared integer scale 0..4, nothing else in the text)"
+    )
 
 
 def test_no_score_and_no_raw_answer_is_invalid(tmp_path):
@@ -209,8 +221,9 @@ def test_an_empty_item_key_is_rejected(tmp_path):
 
 
 def test_rubric_scores_must_be_integers_in_one_to_five(tmp_path):
-    path = write(tmp_path, "j.csv", "item,raw_answer,s_algo,s_robust\nu1,3,4,5\nu2,3,0,3\nu3,3,3,6\nu4,3,3.5,2\n"
-                                    "u5,3,3.0,\n")
+    path = write(
+        tmp_path, "j.csv", "item,raw_answer,s_algo,s_robust\nu1,3,4,5\nu2,3,0,3\nu3,3,3,6\nu4,3,3.5,2\nu5,3,3.0,\n"
+    )
     frame, read_rejects = read_judgments(path, default_judge="j")
     assert read_rejects["source_line"].to_list() == [5]  # 3.5 cannot be an Int32 rubric score
     assert read_rejects["reason"][0] == f"{path}:5: field 's_algo': 3.5 is not an integer in 1..5"
@@ -225,16 +238,34 @@ def test_nothing_is_silently_dropped(tmp_path):
     """Every data row of a messy file ends in the judgments or the read rejects, and every judgment in the
     answers or the answer rejects: a seeded mix of every kind of row, in JSONL (bad lines included)."""
     rng = random.Random(14)
-    kinds = ["ok", "prose", "outside", "fraction", "ghost", "duplicate", "condition", "rubric", "empty", "badline",
-             "rubric-fraction"]
+    kinds = [
+        "ok",
+        "prose",
+        "outside",
+        "fraction",
+        "ghost",
+        "duplicate",
+        "condition",
+        "rubric",
+        "empty",
+        "badline",
+        "rubric-fraction",
+    ]
     lines, expected_read_rejects = [], 0
     for i in range(400):
         kind = rng.choice(kinds)
         record = {"item": f"u{i % 150}", "condition": rng.choice(["blind", "nonblind"]), "raw_answer": "2"}
-        record |= {"prose": {"raw_answer": "about 2"}, "outside": {"raw_answer": "9"},
-                   "fraction": {"raw_answer": "1.5"}, "ghost": {"item": "ghost"}, "duplicate": {"item": "u0"},
-                   "condition": {"condition": "sighted"}, "rubric": {"s_algo": 0}, "empty": {"item": ""},
-                   "rubric-fraction": {"s_robust": 2.5}}.get(kind, {})
+        record |= {
+            "prose": {"raw_answer": "about 2"},
+            "outside": {"raw_answer": "9"},
+            "fraction": {"raw_answer": "1.5"},
+            "ghost": {"item": "ghost"},
+            "duplicate": {"item": "u0"},
+            "condition": {"condition": "sighted"},
+            "rubric": {"s_algo": 0},
+            "empty": {"item": ""},
+            "rubric-fraction": {"s_robust": 2.5},
+        }.get(kind, {})
         if kind in ("badline", "rubric-fraction"):
             expected_read_rejects += 1
         lines.append("{not json" if kind == "badline" else json.dumps(record))
@@ -250,8 +281,12 @@ def test_nothing_is_silently_dropped(tmp_path):
     lines_seen = pl.concat([out["source_line"], rejects["source_line"], read_rejects["source_line"]])
     assert lines_seen.n_unique() == rows  # each row accounted for exactly once
     assert out.select("attempt_uid", "condition").is_duplicated().sum() == 0
-    result = load_imported(ImportedSource(path="mixed.jsonl", scale=ZERO_FOUR), judge_name="j",
-                           known_items={f"u{i}" for i in range(150)}, base_dir=tmp_path)
+    result = load_imported(
+        ImportedSource(path="mixed.jsonl", scale=ZERO_FOUR),
+        judge_name="j",
+        known_items={f"u{i}" for i in range(150)},
+        base_dir=tmp_path,
+    )
     assert result.rows == rows == len(result.answers) + len(result.rejects)
 
 
@@ -320,7 +355,7 @@ def test_a_cell_that_is_not_of_its_column_type_names_the_column_and_line(tmp_pat
     with pytest.raises(ImportFormatError, match=r"column 'score': line 3: 'high' is not a number \(1 such cells\)"):
         read_judgments(write(tmp_path, "j.csv", "item,score\nu1,3\nu2,high\n"))
     with pytest.raises(ImportFormatError, match=r"column 's_algo': line 2: '\[4\]' is not a number"):
-        read_judgments(write(tmp_path, "j.csv", 'item,score,s_algo\nu1,3,[4]\n'))
+        read_judgments(write(tmp_path, "j.csv", "item,score,s_algo\nu1,3,[4]\n"))
     with pytest.raises(ImportFormatError, match=r"column 'score': line 2: \[3\] is a JSON list, expected a number"):
         read_judgments(write(tmp_path, "j.jsonl", '{"item": "u1", "score": 1}\n{"item": "u2", "score": [3]}\n'))
     path = tmp_path / "j.parquet"
@@ -355,8 +390,12 @@ def test_garbled_files_are_errors_naming_the_line(tmp_path):
 
 
 def test_a_malformed_jsonl_line_is_a_reject_with_its_line(tmp_path):
-    path = write(tmp_path, "j.ndjson", '{"item": "u1", "score": 3}\n\n{"item": "u2", score: 3}\n[1, 2]\n'
-                                       '{"item": "u3", "raw_answer": 4, "extra": {"x": 1}}\n')
+    path = write(
+        tmp_path,
+        "j.ndjson",
+        '{"item": "u1", "score": 3}\n\n{"item": "u2", score: 3}\n[1, 2]\n'
+        '{"item": "u3", "raw_answer": 4, "extra": {"x": 1}}\n',
+    )
     frame, rejects = read_judgments(path, default_judge="j")
     assert frame["source_line"].to_list() == [1, 5] and frame["raw_answer"].to_list() == [None, "4"]
     assert rejects["source_line"].to_list() == [3, 4] and set(rejects["field"]) == {"(line)"}
@@ -368,11 +407,13 @@ def test_a_malformed_jsonl_line_is_a_reject_with_its_line(tmp_path):
 
 
 def test_csv_bom_extra_columns_blank_lines_and_quoted_line_breaks(tmp_path):
-    text = ('\ufeffitem,raw_answer,rationale,notes\n'
-            'u1,3,"first line\nsecond line\nthird",x\n'
-            '\n'
-            'u2,1,plain,y\r\n'
-            'u3,"2","a ""quoted"" word",\n')
+    text = (
+        "\ufeffitem,raw_answer,rationale,notes\n"
+        'u1,3,"first line\nsecond line\nthird",x\n'
+        "\n"
+        "u2,1,plain,y\r\n"
+        'u3,"2","a ""quoted"" word",\n'
+    )
     path = write(tmp_path, "j.csv", text)
     frame, rejects = read_judgments(path, default_judge="j")
     assert rejects.is_empty() and frame["item"].to_list() == ["u1", "u2", "u3"]  # BOM: 'item' still found
@@ -389,8 +430,9 @@ def test_a_semicolon_separated_file_gets_a_hint(tmp_path):
 
 
 def test_version_two_is_refused():
-    with pytest.raises(ValidationError, match="version 2 is not known: this cojudge reads cojudge judgments "
-                                              "version 1 only"):
+    with pytest.raises(
+        ValidationError, match="version 2 is not known: this cojudge reads cojudge judgments version 1 only"
+    ):
         ImportedSource(path="x.csv", version=2, scale={"min": 0, "max": 4})
     with pytest.raises(ValidationError, match="Extra inputs are not permitted"):
         ImportedSource(path="x.csv", scale={"min": 0, "max": 4}, sclae={"min": 0})
@@ -402,8 +444,12 @@ def test_version_two_is_refused():
 def test_load_imported_reads_the_declared_file_with_its_hash(tmp_path):
     (tmp_path / "imported").mkdir()
     path = write(tmp_path, "imported/team.csv", JUDGES_CSV)
-    result = load_imported(ImportedSource(path="imported/team.csv", judge="b", scale=ZERO_FOUR),
-                           judge_name="team-b", known_items={"u1", "u2"}, base_dir=tmp_path)
+    result = load_imported(
+        ImportedSource(path="imported/team.csv", judge="b", scale=ZERO_FOUR),
+        judge_name="team-b",
+        known_items={"u1", "u2"},
+        base_dir=tmp_path,
+    )
     assert result.path == path and result.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
     assert result.sha256 == file_sha256(path)
     assert result.answers["p_accept"].to_list() == [0.5]
@@ -427,22 +473,29 @@ def test_doctests():
 
 def test_answers_take_an_adapters_frame_and_check_its_columns():
     """An adapter's frame (no file behind it, no judge) goes through the same checks."""
-    frame = pl.DataFrame({"item": ["u1", "u1", "u2"], "score": [4.0, 1.0, 2.0], "source_line": [7, 9, 8]},
-                         schema_overrides={"source_line": pl.Int64})
-    frame = frame.with_columns(pl.lit(None, dtype).alias(name) for name, dtype in JUDGMENT_COLUMNS.items()
-                               if name not in frame.columns)
+    frame = pl.DataFrame(
+        {"item": ["u1", "u1", "u2"], "score": [4.0, 1.0, 2.0], "source_line": [7, 9, 8]},
+        schema_overrides={"source_line": pl.Int64},
+    )
+    frame = frame.with_columns(
+        pl.lit(None, dtype).alias(name) for name, dtype in JUDGMENT_COLUMNS.items() if name not in frame.columns
+    )
     out, rejects = answers(frame, Scale(min=0, max=4))
     assert out["attempt_uid"].to_list() == ["u1", "u2"] and out["p_accept"].to_list() == [1.0, 0.5]
     assert out["condition"].to_list() == ["blind", "blind"]  # null condition: the default
-    assert rejects["reason"].to_list() == ["(imported):9: field 'item': duplicate of line 7 "
-                                           "(same item, judge and condition)"]
+    assert rejects["reason"].to_list() == [
+        "(imported):9: field 'item': duplicate of line 7 (same item, judge and condition)"
+    ]
     with pytest.raises(ValueError, match="lacks column.*s_algo"):
         answers(frame.drop("s_algo"), ZERO_FOUR)
 
 
 def test_jsonl_numbers_are_read_as_text_where_text_is_expected(tmp_path):
-    path = write(tmp_path, "j.jsonl", '{"item": 17, "raw_answer": 3, "s_algo": 4.0}\n'
-                                      '{"item": "u2", "raw_answer": 0.1, "condition": null}\n')
+    path = write(
+        tmp_path,
+        "j.jsonl",
+        '{"item": 17, "raw_answer": 3, "s_algo": 4.0}\n{"item": "u2", "raw_answer": 0.1, "condition": null}\n',
+    )
     frame, _ = read_judgments(path, default_judge="j")
     assert frame["item"].to_list() == ["17", "u2"] and frame["raw_answer"].to_list() == ["3", "0.1"]
     assert frame["s_algo"].to_list() == [4, None]

@@ -35,7 +35,8 @@ def write_progsnap2(root: Path, states_as_folders: bool = False) -> Path:
             (folder / "CodeStates" / cid / "main.py").write_text(code)
     else:
         pl.DataFrame({"CodeStateID": list(codes), "Code": list(codes.values())}).write_csv(
-            folder / "CodeStates" / "CodeStates.csv")
+            folder / "CodeStates" / "CodeStates.csv"
+        )
     return root
 
 
@@ -57,7 +58,7 @@ def test_progsnap2_submit_events_labels_and_order(tmp_path, as_folders):
 
 def test_progsnap2_missing_code_state_is_quarantined(tmp_path):
     write_progsnap2(tmp_path)
-    main = (tmp_path / "progsnap2" / "MainTable.csv")
+    main = tmp_path / "progsnap2" / "MainTable.csv"
     main.write_text(main.read_text().replace("Submit,e3,4,s1,p1,c3", "Submit,e3,4,s1,p1,c404"))
     _, quarantine, _ = read_progsnap2(tmp_path)
     row = quarantine.filter(pl.col("source_path").str.ends_with("#e3")).row(0, named=True)
@@ -75,16 +76,21 @@ def write_codenet(root: Path) -> Path:
     (root / "problem_descriptions").mkdir()
     (root / "problem_descriptions" / "p00001.html").write_text(DESCRIPTION)
     (root / "metadata" / "problem_list.csv").write_text(
-        "id,name,dataset,time_limit,memory_limit,rating,tags,complexity\np00001,Sum of Two,AIZU,1000,131072,,,\n")
+        "id,name,dataset,time_limit,memory_limit,rating,tags,complexity\np00001,Sum of Two,AIZU,1000,131072,,,\n"
+    )
     (root / "metadata" / "p00001.csv").write_text(
         "submission_id,problem_id,user_id,date,language,original_language,filename_ext,status,cpu_time,memory,"
         "code_size,accuracy\n"
         "s2,p00001,u1,1500000100,C++,C++14 (GCC 5.4.1),cpp,Accepted,0,0,10,1/1\n"
         "s1,p00001,u1,1500000000,C++,C++14 (GCC 5.4.1),cpp,Wrong Answer,0,0,10,0/1\n"
         "s3,p00001,u2,1500000200,Python,Python (3.4.3),py,Judge System Error,0,0,10,\n"
-        "s4,p00001,u2,1500000300,Python,Python (3.4.3),py,Accepted,0,0,10,1/1\n")
-    for lang, sid, ext, code in [("C++", "s1", "cpp", "int main(){}"), ("C++", "s2", "cpp", "int main(){return 0;}"),
-                                 ("Python", "s3", "py", "print(1)")]:
+        "s4,p00001,u2,1500000300,Python,Python (3.4.3),py,Accepted,0,0,10,1/1\n"
+    )
+    for lang, sid, ext, code in [
+        ("C++", "s1", "cpp", "int main(){}"),
+        ("C++", "s2", "cpp", "int main(){return 0;}"),
+        ("Python", "s3", "py", "print(1)"),
+    ]:
         (root / "data" / "p00001" / lang).mkdir(parents=True, exist_ok=True)
         (root / "data" / "p00001" / lang / f"{sid}.{ext}").write_text(code)
     return root
@@ -117,7 +123,8 @@ def test_label_audit_on_real_itsp_programs(judge):
     corpus = SHARED_CORPORA / "itsp-c"
     attempts, _, _ = read_progsnap2(corpus)
     main = pl.read_csv(corpus / "progsnap2" / "MainTable.csv", infer_schema=False).with_columns(
-        ("progsnap2/" + pl.col("EventID")).alias("attempt_uid"))
+        ("progsnap2/" + pl.col("EventID")).alias("attempt_uid")
+    )
     # every recorded/re-executed disagreement the corpus knows of, plus a fixed sample of the rest
     noisy = main.filter(pl.col("Verdict") != pl.col("ReexecVerdict"))["attempt_uid"].to_list()
     rest = main.filter(pl.col("Verdict") == pl.col("ReexecVerdict")).sort("attempt_uid")["attempt_uid"][::12]

@@ -23,20 +23,23 @@ def test_valid_answer():
     assert (result.output.p_accept, result.output.s_algo, result.output.s_robust) == (0.75, 4, 3)
 
 
-@pytest.mark.parametrize("text,needle", [
-    ('{"p_accept": 0.5, "s_algo": 4', "not a JSON object"),                      # (a) truncated
-    ("[0.5, 4, 3]", "expected a JSON object"),                                     # (a) wrong type
-    (answer(rationale=...), "rationale: Field required"),                          # (b) missing field
-    (answer(s_robust=...), "s_robust: Field required"),
-    (answer(extra="x"), "extra: Extra inputs are not permitted"),                 # schema is closed
-    (answer(p_accept=1.5), "p_accept: Input should be less than or equal to 1"),  # (c) range
-    (answer(p_accept=-0.1), "p_accept: Input should be greater than or equal to 0"),
-    (answer(p_accept="0.7"), "p_accept: Input should be a valid number"),         # strict: no strings
-    (answer(s_algo=0), "s_algo: Input should be greater than or equal to 1"),     # (d) integer 1..5
-    (answer(s_algo=6), "s_algo: Input should be less than or equal to 5"),
-    (answer(s_robust=3.5), "s_robust: Input should be a valid integer"),
-    (answer(s_robust=True), "s_robust: Input should be a valid integer"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        ('{"p_accept": 0.5, "s_algo": 4', "not a JSON object"),  # (a) truncated
+        ("[0.5, 4, 3]", "expected a JSON object"),  # (a) wrong type
+        (answer(rationale=...), "rationale: Field required"),  # (b) missing field
+        (answer(s_robust=...), "s_robust: Field required"),
+        (answer(extra="x"), "extra: Extra inputs are not permitted"),  # schema is closed
+        (answer(p_accept=1.5), "p_accept: Input should be less than or equal to 1"),  # (c) range
+        (answer(p_accept=-0.1), "p_accept: Input should be greater than or equal to 0"),
+        (answer(p_accept="0.7"), "p_accept: Input should be a valid number"),  # strict: no strings
+        (answer(s_algo=0), "s_algo: Input should be greater than or equal to 1"),  # (d) integer 1..5
+        (answer(s_algo=6), "s_algo: Input should be less than or equal to 5"),
+        (answer(s_robust=3.5), "s_robust: Input should be a valid integer"),
+        (answer(s_robust=True), "s_robust: Input should be a valid integer"),
+    ],
+)
 def test_invalid_answers_say_why(text, needle):
     result = validate_answer(text)
     assert result.output is None and needle in result.error
@@ -57,8 +60,13 @@ def test_fenced_json_is_a_failure_when_strict_and_a_repair_when_lenient():
     assert validate_answer("no object here", lenient=True).output is None
 
 
-REQUEST = JudgeRequest(problem_id="pairsum", problem_statement="# Pair Sums\n## Constraints\nn <= 3e5",
-                       language="cpp", source_code="int main(){}", prompt_text="user: help with pairsum")
+REQUEST = JudgeRequest(
+    problem_id="pairsum",
+    problem_statement="# Pair Sums\n## Constraints\nn <= 3e5",
+    language="cpp",
+    source_code="int main(){}",
+    prompt_text="user: help with pairsum",
+)
 
 
 def test_prompt_delimits_untrusted_content_and_asks_for_json_only():
@@ -75,8 +83,13 @@ def test_prompt_delimits_untrusted_content_and_asks_for_json_only():
 def test_request_hash_covers_version_and_every_field():
     base = request_hash(REQUEST)
     assert len(base) == 64 and base == request_hash(REQUEST.model_copy())
-    for field, value in [("problem_id", "x"), ("problem_statement", "y"), ("language", "java"),
-                         ("source_code", "int main(){ }"), ("prompt_text", "")]:
+    for field, value in [
+        ("problem_id", "x"),
+        ("problem_statement", "y"),
+        ("language", "java"),
+        ("source_code", "int main(){ }"),
+        ("prompt_text", ""),
+    ]:
         assert request_hash(REQUEST.model_copy(update={field: value})) != base, field
     assert PROMPT_VERSION
 

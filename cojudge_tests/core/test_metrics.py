@@ -8,8 +8,15 @@ import warnings
 import numpy as np
 import polars as pl
 import pytest
-from sklearn.metrics import (average_precision_score, brier_score_loss, log_loss as sk_log_loss,
-                             matthews_corrcoef, roc_auc_score)
+from sklearn.metrics import (
+    average_precision_score,
+    brier_score_loss,
+    matthews_corrcoef,
+    roc_auc_score,
+)
+from sklearn.metrics import (
+    log_loss as sk_log_loss,
+)
 
 from cojudge_assets.core import metrics as m
 from cojudge_assets.core.bootstrap import cluster_codes, cluster_counts, cluster_weights
@@ -33,17 +40,22 @@ def test_metrics_equal_scikit_learn(seed, coarse):
     weight = np.random.default_rng(seed).random(len(p)) * 3  # fractional weights, as scikit-learn takes them
     for sample_weight in (None, weight):
         assert m.roc_auc(y, p, sample_weight=sample_weight) == pytest.approx(
-            roc_auc_score(y, p, sample_weight=sample_weight), abs=1e-12)
+            roc_auc_score(y, p, sample_weight=sample_weight), abs=1e-12
+        )
         assert m.average_precision(y, p, sample_weight=sample_weight) == pytest.approx(
-            average_precision_score(y, p, sample_weight=sample_weight), abs=1e-12)
+            average_precision_score(y, p, sample_weight=sample_weight), abs=1e-12
+        )
         clipped = np.clip(p, m.LOGLOSS_CLIP, 1 - m.LOGLOSS_CLIP)
         assert m.log_loss(y, p, sample_weight=sample_weight) == pytest.approx(
-            sk_log_loss(y, clipped, sample_weight=sample_weight), abs=1e-12)
+            sk_log_loss(y, clipped, sample_weight=sample_weight), abs=1e-12
+        )
         assert m.brier(y, p, sample_weight=sample_weight) == pytest.approx(
-            brier_score_loss(y, p, sample_weight=sample_weight), abs=1e-12)
+            brier_score_loss(y, p, sample_weight=sample_weight), abs=1e-12
+        )
         yhat = (p >= 0.5).astype(np.int64)
         assert m.mcc(y, yhat, sample_weight=sample_weight) == pytest.approx(
-            matthews_corrcoef(y, yhat, sample_weight=sample_weight), abs=1e-12)
+            matthews_corrcoef(y, yhat, sample_weight=sample_weight), abs=1e-12
+        )
     grid = [matthews_corrcoef(y, (p >= t).astype(int)) for t in m.THRESHOLD_GRID]
     assert m.in_fold_mcc(y, p) == pytest.approx(max(grid), abs=1e-12)
 
@@ -128,12 +140,15 @@ def test_a_ranking_score_need_not_be_a_probability():
 
 
 @pytest.mark.parametrize("fn", ALL_METRICS)
-@pytest.mark.parametrize("weight, message", [
-    ([1.0, 1.0], r"sample_weight must have shape \(3,\) or \(B, 3\), got \(2,\)"),
-    ([[[1.0, 1.0, 1.0]]], r"sample_weight must have shape \(3,\) or \(B, 3\), got \(1, 1, 3\)"),
-    ([1.0, -1.0, 1.0], r"sample_weight must be finite and nonnegative"),
-    ([[1.0, np.nan, 1.0]], r"sample_weight must be finite and nonnegative"),
-])
+@pytest.mark.parametrize(
+    "weight, message",
+    [
+        ([1.0, 1.0], r"sample_weight must have shape \(3,\) or \(B, 3\), got \(2,\)"),
+        ([[[1.0, 1.0, 1.0]]], r"sample_weight must have shape \(3,\) or \(B, 3\), got \(1, 1, 3\)"),
+        ([1.0, -1.0, 1.0], r"sample_weight must be finite and nonnegative"),
+        ([[1.0, np.nan, 1.0]], r"sample_weight must be finite and nonnegative"),
+    ],
+)
 def test_bad_sample_weights_are_rejected(fn, weight, message):
     with pytest.raises(ValueError, match=message):
         getattr(m, fn)([1, 0, 1], [1, 0, 1], sample_weight=weight)
@@ -157,12 +172,16 @@ def test_select_threshold_and_folds_reject_what_they_cannot_use():
 
 # -- undefined cases: a named warning and NaN ------------------------------------------------------------
 
-@pytest.mark.parametrize("fn, y_true, y_score", [
-    ("roc_auc", [1, 1, 1], [0.2, 0.5, 0.9]),
-    ("roc_auc", [0, 0], [0.2, 0.5]),
-    ("average_precision", [0, 0], [0.2, 0.5]),
-    *[(name, [], []) for name in ("roc_auc", "average_precision", "log_loss", "brier", "mcc", "in_fold_mcc")],
-])
+
+@pytest.mark.parametrize(
+    "fn, y_true, y_score",
+    [
+        ("roc_auc", [1, 1, 1], [0.2, 0.5, 0.9]),
+        ("roc_auc", [0, 0], [0.2, 0.5]),
+        ("average_precision", [0, 0], [0.2, 0.5]),
+        *[(name, [], []) for name in ("roc_auc", "average_precision", "log_loss", "brier", "mcc", "in_fold_mcc")],
+    ],
+)
 def test_undefined_metrics_warn_and_return_nan(fn, y_true, y_score):
     with pytest.warns(m.UndefinedMetricWarning, match="undefined"):
         value = getattr(m, fn)(y_true, y_score)
@@ -196,6 +215,7 @@ def test_a_resample_that_draws_one_class_is_nan_without_a_warning():
 
 
 # -- folds, thresholds and the bootstrap -----------------------------------------------------------------
+
 
 def test_folds_never_split_a_trajectory_and_score_every_attempt_once():
     _, _, groups = data(7, n=400)
@@ -255,10 +275,20 @@ def synthetic_predictions(seed: int = 0, n: int = 240) -> pl.DataFrame:
         for condition in ("blind", "nonblind"):
             p = np.clip(np.round(np.where(truth, 0.7, 0.3) + rng.normal(0, noise, n), 2), 0, 1)
             for i in range(n):
-                rows.append({"attempt_uid": f"u{i:04d}", "judge": judge, "condition": condition,
-                             "p_accept": float(p[i]), "y": int(truth[i]), "participant": f"s{participants[i]}",
-                             "problem_id": f"p{problems[i]}", "turn": i, "evidence": bool(i % 4),
-                             "code": f"code {i // 2}"})
+                rows.append(
+                    {
+                        "attempt_uid": f"u{i:04d}",
+                        "judge": judge,
+                        "condition": condition,
+                        "p_accept": float(p[i]),
+                        "y": int(truth[i]),
+                        "participant": f"s{participants[i]}",
+                        "problem_id": f"p{problems[i]}",
+                        "turn": i,
+                        "evidence": bool(i % 4),
+                        "code": f"code {i // 2}",
+                    }
+                )
     return pl.DataFrame(rows)
 
 
@@ -271,16 +301,27 @@ def test_measure_is_seeded_and_its_intervals_bracket_the_estimates():
     jm = first["judge_metrics"].filter(pl.col("metric").is_in(["roc_auc", "brier", "mcc_oof"]))
     assert len(jm) == 3 * 2 * 3
     assert ((jm["lo"] <= jm["value"]) & (jm["value"] <= jm["hi"])).all()
-    auc = dict(zip(*first["judge_metrics"].filter((pl.col("metric") == "roc_auc") & (pl.col("condition") == "blind"))
-                   .select("judge", "value").to_dict(as_series=False).values()))
+    auc = dict(
+        zip(
+            *first["judge_metrics"]
+            .filter((pl.col("metric") == "roc_auc") & (pl.col("condition") == "blind"))
+            .select("judge", "value")
+            .to_dict(as_series=False)
+            .values()
+        )
+    )
     assert auc["a"] > auc["b"] > auc["c"] > 0.5  # less noise, better ranking
 
 
 def test_differences_are_paired():
     table = synthetic_predictions()
     # the same predictions under two conditions: every paired difference is exactly zero, interval included
-    same = pl.concat([table.filter(pl.col("condition") == "blind"),
-                      table.filter(pl.col("condition") == "blind").with_columns(pl.lit("nonblind").alias("condition"))])
+    same = pl.concat(
+        [
+            table.filter(pl.col("condition") == "blind"),
+            table.filter(pl.col("condition") == "blind").with_columns(pl.lit("nonblind").alias("condition")),
+        ]
+    )
     effects = measure(same, MeasurementConfig(resamples=200, problem_resamples=50))["condition_effects"]
     delta = effects.filter(pl.col("metric") == "delta_roc_auc")
     assert (delta["value"] == 0).all() and (delta["lo"] == 0).all() and (delta["hi"] == 0).all()
@@ -295,9 +336,19 @@ def test_run_to_run_agreement_between_epochs():
 
     first = [0.1, 0.5, 0.9, 0.3]
     second = [0.2, 0.5, 0.8, 0.3]
-    rows = [{"judge": "j", "condition": "blind", "attempt_uid": f"a{i}", "request_hash": f"h{i}", "epoch": epoch,
-             "status": "ok", "p_accept": p} for epoch, values in ((0, first), (1, second))
-            for i, p in enumerate(values)]
+    rows = [
+        {
+            "judge": "j",
+            "condition": "blind",
+            "attempt_uid": f"a{i}",
+            "request_hash": f"h{i}",
+            "epoch": epoch,
+            "status": "ok",
+            "p_accept": p,
+        }
+        for epoch, values in ((0, first), (1, second))
+        for i, p in enumerate(values)
+    ]
     rows.append({**rows[0], "judge": "once"})  # a judge run once has no run-to-run figure
     table = run_to_run(pl.DataFrame(rows))
     alpha = table.filter(pl.col("judge") == "j")["value"][0]

@@ -9,14 +9,21 @@ import polars as pl
 import pytest
 
 from cojudge_assets.core.attempts import PageRules, list_pages, order_disagreements, read_attempts
-from cojudge_assets.core.pages import decode_page, naive_verdict_scan, parse_page, visible_text, PageError
+from cojudge_assets.core.pages import PageError, decode_page, naive_verdict_scan, parse_page, visible_text
 
-CODE = "#include <stdio.h>\nint main(void) {\n    int accepted = 0;\n    if (accepted < 1) printf(\"%d\\n\", accepted);\n    return 0;\n}\n"
+CODE = '#include <stdio.h>\nint main(void) {\n    int accepted = 0;\n    if (accepted < 1) printf("%d\\n", accepted);\n    return 0;\n}\n'
 RULES = PageRules(problem_ids={"admissions", "pairsum"})
 
 
-def html_page(result="Wrong Answer", submit="2026-03-14 14:03:22", problem="admissions - Admissions",
-              language="C (GCC 12, C11)", code=CODE, saved="2026-03-14 18:01:02", extra_rows="") -> str:
+def html_page(
+    result="Wrong Answer",
+    submit="2026-03-14 14:03:22",
+    problem="admissions - Admissions",
+    language="C (GCC 12, C11)",
+    code=CODE,
+    saved="2026-03-14 18:01:02",
+    extra_rows="",
+) -> str:
     esc = code.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return f"""<!DOCTYPE html><html><head><title>Submission</title>
 <style>.verdict {{ color: red }}</style><script>var labels = {{"AC": "Accepted"}}; // Result: Accepted</script></head>
@@ -30,13 +37,17 @@ def html_page(result="Wrong Answer", submit="2026-03-14 14:03:22", problem="admi
 
 
 def md_page(result="Accepted", submit="2026-03-14 14:05:00", code=CODE) -> str:
-    return (f"_Page saved 2026-03-14 18:00:00_\n\n| Field | Value |\n|---|---|\n| Problem | pairsum - Pair Sums |\n"
-            f"| Language | C++17 (GCC 12) |\n| Submit | {submit} |\n| Result | {result} |\n\n```cpp\n{code}```\n")
+    return (
+        f"_Page saved 2026-03-14 18:00:00_\n\n| Field | Value |\n|---|---|\n| Problem | pairsum - Pair Sums |\n"
+        f"| Language | C++17 (GCC 12) |\n| Submit | {submit} |\n| Result | {result} |\n\n```cpp\n{code}```\n"
+    )
 
 
 def txt_page(result="Time Limit Exceeded", code=CODE) -> str:
-    return (f"[page saved 2026-03-14 18:00:00]\n\nProblem: pairsum - Pair Sums\nLanguage: Java 17 (OpenJDK)\n"
-            f"Submit: 2026-03-14 14:09:00\nResult: {result}\n\n----- BEGIN SOURCE -----\n{code}----- END SOURCE -----\n")
+    return (
+        f"[page saved 2026-03-14 18:00:00]\n\nProblem: pairsum - Pair Sums\nLanguage: Java 17 (OpenJDK)\n"
+        f"Submit: 2026-03-14 14:09:00\nResult: {result}\n\n----- BEGIN SOURCE -----\n{code}----- END SOURCE -----\n"
+    )
 
 
 def test_fields_come_from_named_fields_not_page_text():
@@ -106,12 +117,14 @@ def _damaged() -> dict[str, bytes]:
         "blank-problem.html": html_page(problem="   "),
         "no-language.html": g.replace("<tr><th>Language</th><td>C (GCC 12, C11)</td></tr>", ""),
         "empty-language.html": html_page(language=""),
-        "no-code.html": g.replace("<pre class=\"notes\">3 tests run</pre>", "").split("<pre><code>")[0] + "</body></html>",
+        "no-code.html": g.replace('<pre class="notes">3 tests run</pre>', "").split("<pre><code>")[0]
+        + "</body></html>",
         "empty-code.html": html_page(code="").replace('<pre class="notes">3 tests run</pre>', ""),
         "truncated.html": g[: g.index("<tr><th>Submit")],
         "result-only-in-script.html": g.replace("<tr><th>Result</th><td>Wrong Answer</td></tr>", ""),
-        "result-only-in-comment.html": g.replace("<tr><th>Result</th><td>Wrong Answer</td></tr>",
-                                                 "<!-- Result: Accepted -->"),
+        "result-only-in-comment.html": g.replace(
+            "<tr><th>Result</th><td>Wrong Answer</td></tr>", "<!-- Result: Accepted -->"
+        ),
         "verdict-label-not-result.html": g.replace("<th>Result</th>", "<th>Verdict</th>"),
         "report.pdf": b"%PDF-1.4 not a page",
         "README": b"notes about the contest",
@@ -157,12 +170,20 @@ def test_every_damaged_file_is_quarantined_and_the_count_adds_up(damaged_corpus)
         assert row["source_path"] in row["reason"]  # every reason names its file
 
 
-@pytest.mark.parametrize("name,stage,field", [
-    ("no-result.html", "fields", "Result"), ("unknown-verdict.html", "fields", "Result"),
-    ("no-submit.html", "fields", "Submit"), ("submit-words.html", "fields", "Submit"),
-    ("unknown-problem.html", "fields", "Problem"), ("no-code.html", "code", "code"),
-    ("latin1.html", "decode", "encoding"), ("empty.html", "decode", "content"), ("report.pdf", "discover", "extension"),
-])
+@pytest.mark.parametrize(
+    "name,stage,field",
+    [
+        ("no-result.html", "fields", "Result"),
+        ("unknown-verdict.html", "fields", "Result"),
+        ("no-submit.html", "fields", "Submit"),
+        ("submit-words.html", "fields", "Submit"),
+        ("unknown-problem.html", "fields", "Problem"),
+        ("no-code.html", "code", "code"),
+        ("latin1.html", "decode", "encoding"),
+        ("empty.html", "decode", "content"),
+        ("report.pdf", "discover", "extension"),
+    ],
+)
 def test_quarantine_names_stage_and_field(damaged_corpus, name, stage, field):
     corpus, _ = damaged_corpus
     _, quarantine = read_attempts(corpus, list_pages(corpus), RULES)
@@ -184,7 +205,8 @@ def test_turns_follow_the_submit_clock_not_the_header_clock(tmp_path):
     times = ["2026-03-14 14:00:00", "2026-03-14 14:30:00", "2026-03-14 15:10:00"]
     for n, submit in enumerate(times, start=1):
         (folder / f"admissions-{n:02d}.html").write_text(
-            html_page(submit=submit, saved=f"2026-03-14 18:0{9 - n}:00", code=f"// attempt {n}\n{CODE}"))
+            html_page(submit=submit, saved=f"2026-03-14 18:0{9 - n}:00", code=f"// attempt {n}\n{CODE}")
+        )
     attempts, _ = read_attempts(tmp_path, list_pages(tmp_path), RULES)
     ordered = attempts.sort("turn")
     assert ordered["attempt_uid"].to_list() == [f"u02/admissions-0{n}.html" for n in (1, 2, 3)]

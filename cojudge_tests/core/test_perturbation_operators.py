@@ -78,19 +78,39 @@ public class Main {
 """
 
 
-@pytest.mark.parametrize("code, language, expected", [
-    (NARROW_C, "c", [(2, "struct Acc { int sum; };", False, False),
-                     (3, "static int total;", False, False),
-                     (5, "    int count = 0;", False, False),
-                     (6, "    for (int i = 0; i < 3; i++) total += i;", False, True)]),
-    (NARROW_CPP, "cpp", [(4, "struct Seg { int best; };", False, False),
-                         (7, "    int sum = 0;", False, False),
-                         (8, "    for (size_t i = 0; i < v.size(); i++) { int carry = v[i]; sum += carry; }",
-                          False, True)]),
-    (NARROW_JAVA, "java", [(2, "    static int total;", False, False),
-                           (4, "        int sum = 0;", False, False),
-                           (5, "        for (int i = 0; i < 3; i++) sum += i;", False, True)]),
-])
+@pytest.mark.parametrize(
+    "code, language, expected",
+    [
+        (
+            NARROW_C,
+            "c",
+            [
+                (2, "struct Acc { int sum; };", False, False),
+                (3, "static int total;", False, False),
+                (5, "    int count = 0;", False, False),
+                (6, "    for (int i = 0; i < 3; i++) total += i;", False, True),
+            ],
+        ),
+        (
+            NARROW_CPP,
+            "cpp",
+            [
+                (4, "struct Seg { int best; };", False, False),
+                (7, "    int sum = 0;", False, False),
+                (8, "    for (size_t i = 0; i < v.size(); i++) { int carry = v[i]; sum += carry; }", False, True),
+            ],
+        ),
+        (
+            NARROW_JAVA,
+            "java",
+            [
+                (2, "    static int total;", False, False),
+                (4, "        int sum = 0;", False, False),
+                (5, "        for (int i = 0; i < 3; i++) sum += i;", False, True),
+            ],
+        ),
+    ],
+)
 def test_type_narrow_turns_signed_long_variables_into_int(code, language, expected):
     assert edits(code, language, "TYPE_NARROW") == expected
     assert {(m.arm, m.severity, m.kind) for m in of(code, language, "TYPE_NARROW")} == {("semantic", 1, "replace")}
@@ -196,20 +216,41 @@ public class Main {
 """
 
 
-@pytest.mark.parametrize("code, language, expected", [
-    (ROR_C, "c", [(5, "    if (a < b && !(b > 10)) n = a < b ? 1 : 2;", True, False),
-                  (5, "    if (a <= b && !(b >= 10)) n = a < b ? 1 : 2;", True, False),
-                  (5, "    if (a <= b && !(b > 10)) n = a <= b ? 1 : 2;", False, False),
-                  (6, "    while (a > 0) a -= 3;", False, True),
-                  (7, "    do { b--; } while (b >= a);", False, True),
-                  (8, "    for (int i = 0; i <= 4; i++) n += i;", False, True)]),
-    # the comparator's return, the bool initialiser, shifts, ==/!= and template brackets stay
-    (ROR_CPP, "cpp", [(11, "    if (v.size() > 3 and shifted > 0) printf(\"%d\\n\", small);", True, False),
-                      (11, "    if (v.size() >= 3 and shifted >= 0) printf(\"%d\\n\", small);", True, False)]),
-    (ROR_JAVA, "java", [(4, "        while (k <= n && args[k].length() > 0) k++;", False, True),
-                        (4, "        while (k < n && args[k].length() >= 0) k++;", False, True),
-                        (5, "        String s = k > 1 ? \"some\" : \"none\";", False, False)]),
-])
+@pytest.mark.parametrize(
+    "code, language, expected",
+    [
+        (
+            ROR_C,
+            "c",
+            [
+                (5, "    if (a < b && !(b > 10)) n = a < b ? 1 : 2;", True, False),
+                (5, "    if (a <= b && !(b >= 10)) n = a < b ? 1 : 2;", True, False),
+                (5, "    if (a <= b && !(b > 10)) n = a <= b ? 1 : 2;", False, False),
+                (6, "    while (a > 0) a -= 3;", False, True),
+                (7, "    do { b--; } while (b >= a);", False, True),
+                (8, "    for (int i = 0; i <= 4; i++) n += i;", False, True),
+            ],
+        ),
+        # the comparator's return, the bool initialiser, shifts, ==/!= and template brackets stay
+        (
+            ROR_CPP,
+            "cpp",
+            [
+                (11, '    if (v.size() > 3 and shifted > 0) printf("%d\\n", small);', True, False),
+                (11, '    if (v.size() >= 3 and shifted >= 0) printf("%d\\n", small);', True, False),
+            ],
+        ),
+        (
+            ROR_JAVA,
+            "java",
+            [
+                (4, "        while (k <= n && args[k].length() > 0) k++;", False, True),
+                (4, "        while (k < n && args[k].length() >= 0) k++;", False, True),
+                (5, '        String s = k > 1 ? "some" : "none";', False, False),
+            ],
+        ),
+    ],
+)
 def test_ror_boundary_moves_the_boundary_of_conditions_only(code, language, expected):
     assert edits(code, language, "ROR_BOUNDARY") == expected
     assert {(m.arm, m.severity) for m in of(code, language, "ROR_BOUNDARY")} == {("semantic", 2)}
@@ -286,14 +327,32 @@ public class Main {
 """
 
 
-@pytest.mark.parametrize("code, language, expected", [
-    (LOOP_C, "c", ["    for (int i = 0; i < n - 1; i++) s += i;",
-                   "    for (int j = 1; j <= (a + b) - 1; j++) s -= j;"]),
-    (LOOP_CPP, "cpp", ["    for (size_t i = 0; i < v.size() - 1; ++i) s += v[i];",
-                       "    for (int j = 0; j <= grid[0] - 1; j++) s += j;"]),
-    (LOOP_JAVA, "java", ["        for (int i = 0; i < a.length - 1; i++) s += a[i];",
-                         "        for (int j = 0; j <= (n / 2) - 1; j++) s += j;"]),
-])
+@pytest.mark.parametrize(
+    "code, language, expected",
+    [
+        (
+            LOOP_C,
+            "c",
+            ["    for (int i = 0; i < n - 1; i++) s += i;", "    for (int j = 1; j <= (a + b) - 1; j++) s -= j;"],
+        ),
+        (
+            LOOP_CPP,
+            "cpp",
+            [
+                "    for (size_t i = 0; i < v.size() - 1; ++i) s += v[i];",
+                "    for (int j = 0; j <= grid[0] - 1; j++) s += j;",
+            ],
+        ),
+        (
+            LOOP_JAVA,
+            "java",
+            [
+                "        for (int i = 0; i < a.length - 1; i++) s += a[i];",
+                "        for (int j = 0; j <= (n / 2) - 1; j++) s += j;",
+            ],
+        ),
+    ],
+)
 def test_loop_shorten_takes_one_off_the_upper_bound(code, language, expected):
     mutants = of(code, language, "LOOP_SHORTEN")
     assert [m.after for m in mutants] == expected
@@ -377,16 +436,22 @@ public class Main {
 """
 
 
-@pytest.mark.parametrize("code, language, expected", [
-    # compound +=, unary plus, ++ and the char-literal chain c - 'a' + 'A' stay; a+-b would become
-    # a--b, which does not parse, so it is dropped
-    (ARITH_C, "c", [(10, "    if (a - 1 > b) s = a + b;", True, False),
-                    (10, "    if (a + 1 > b) s = a - b;", False, False)]),
-    # string + string (a declared std::string), string + literal, to_string(x) + "\n" stay
-    (ARITH_CPP, "cpp", [(8, "    for (int i = 0; i < 3; i++) x = x - y * 2;", False, True)]),
-    # every + of a chain holding a string literal stays, and so does a declared String's +
-    (ARITH_JAVA, "java", [(4, "        int mid = lo - (hi - lo) / 2;", False, False)]),
-])
+@pytest.mark.parametrize(
+    "code, language, expected",
+    [
+        # compound +=, unary plus, ++ and the char-literal chain c - 'a' + 'A' stay; a+-b would become
+        # a--b, which does not parse, so it is dropped
+        (
+            ARITH_C,
+            "c",
+            [(10, "    if (a - 1 > b) s = a + b;", True, False), (10, "    if (a + 1 > b) s = a - b;", False, False)],
+        ),
+        # string + string (a declared std::string), string + literal, to_string(x) + "\n" stay
+        (ARITH_CPP, "cpp", [(8, "    for (int i = 0; i < 3; i++) x = x - y * 2;", False, True)]),
+        # every + of a chain holding a string literal stays, and so does a declared String's +
+        (ARITH_JAVA, "java", [(4, "        int mid = lo - (hi - lo) / 2;", False, False)]),
+    ],
+)
 def test_arith_flip_turns_numeric_plus_into_minus(code, language, expected):
     mutants = of(code, language, "ARITH_FLIP")
     assert [(m.line, m.after, m.in_guard, m.in_loop) for m in mutants] == expected
@@ -429,14 +494,29 @@ public class Main {
 """
 
 
-@pytest.mark.parametrize("code, language, expected", [
-    # prefix ++i, a[i++], x = i++ and increments outside a for update stay
-    (INC_C, "c", [(4, "    for (i = 0, j = n; i < j; ++i, j--) a[i] = j;"),
-                  (4, "    for (i = 0, j = n; i < j; i++, --j) a[i] = j;")]),
-    (INC_CPP, "cpp", [(5, "    for (auto it = v.begin(); it != v.end(); ++it) s += *it;")]),
-    (INC_JAVA, "java", [(4, "        for (int i = 0, j = 9; i < j; ++i, j--) s += j - i;"),
-                        (4, "        for (int i = 0, j = 9; i < j; i++, --j) s += j - i;")]),
-])
+@pytest.mark.parametrize(
+    "code, language, expected",
+    [
+        # prefix ++i, a[i++], x = i++ and increments outside a for update stay
+        (
+            INC_C,
+            "c",
+            [
+                (4, "    for (i = 0, j = n; i < j; ++i, j--) a[i] = j;"),
+                (4, "    for (i = 0, j = n; i < j; i++, --j) a[i] = j;"),
+            ],
+        ),
+        (INC_CPP, "cpp", [(5, "    for (auto it = v.begin(); it != v.end(); ++it) s += *it;")]),
+        (
+            INC_JAVA,
+            "java",
+            [
+                (4, "        for (int i = 0, j = 9; i < j; ++i, j--) s += j - i;"),
+                (4, "        for (int i = 0, j = 9; i < j; i++, --j) s += j - i;"),
+            ],
+        ),
+    ],
+)
 def test_inc_pre_makes_discarded_postfix_updates_prefix(code, language, expected):
     mutants = of(code, language, "INC_PRE")
     assert [(m.line, m.after) for m in mutants] == expected
@@ -476,10 +556,14 @@ public class Main {
 """
 
 
-@pytest.mark.parametrize("operator, text, arm", [("COMMENT_INSERT", NEUTRAL_COMMENT, "control"),
-                                                 ("GRADER_CLAIM", GRADER_COMMENT, "adversarial")])
-@pytest.mark.parametrize("code, language, line, indent", [
-    (ENTRY_C, "c", 6, "    "), (ENTRY_CPP, "cpp", 4, "  "), (ENTRY_JAVA, "java", 7, "        ")])
+@pytest.mark.parametrize(
+    "operator, text, arm",
+    [("COMMENT_INSERT", NEUTRAL_COMMENT, "control"), ("GRADER_CLAIM", GRADER_COMMENT, "adversarial")],
+)
+@pytest.mark.parametrize(
+    "code, language, line, indent",
+    [(ENTRY_C, "c", 6, "    "), (ENTRY_CPP, "cpp", 4, "  "), (ENTRY_JAVA, "java", 7, "        ")],
+)
 def test_comments_open_the_entry_function_body(operator, text, arm, code, language, line, indent):
     [mutant] = of(code, language, operator)
     assert (mutant.kind, mutant.line, mutant.before, mutant.after) == ("insert", line, "", indent + text)
@@ -487,14 +571,20 @@ def test_comments_open_the_entry_function_body(operator, text, arm, code, langua
     assert mutant.code.splitlines()[line - 1] == indent + text
 
 
-@pytest.mark.parametrize("code, language", [
-    ("int main(void) { return 0; }\n", "c"),
-    ("#include <cstdio>\nint main() { std::puts(\"x\");\n  return 0;\n}\n", "cpp"),
-    ("int solve(void) {\n    return 0;\n}\n", "c"),
-    ("int main(void) { /* a comment that runs\n    past the brace's line */\n    return 0;\n}\n", "c"),
-    ("public class Main {\n    public void main(String[] args) {\n        System.out.println(1);\n    }\n}\n", "java"),
-    ("public class Main {\n    public static void main(String[] args) {\n    }\n}\n", "java"),
-])
+@pytest.mark.parametrize(
+    "code, language",
+    [
+        ("int main(void) { return 0; }\n", "c"),
+        ('#include <cstdio>\nint main() { std::puts("x");\n  return 0;\n}\n', "cpp"),
+        ("int solve(void) {\n    return 0;\n}\n", "c"),
+        ("int main(void) { /* a comment that runs\n    past the brace's line */\n    return 0;\n}\n", "c"),
+        (
+            "public class Main {\n    public void main(String[] args) {\n        System.out.println(1);\n    }\n}\n",
+            "java",
+        ),
+        ("public class Main {\n    public static void main(String[] args) {\n    }\n}\n", "java"),
+    ],
+)
 def test_comments_skip_one_line_or_empty_bodies_and_missing_entry_points(code, language):
     assert parses_cleanly(code, language)
     assert of(code, language, "COMMENT_INSERT") == of(code, language, "GRADER_CLAIM") == []
@@ -503,11 +593,31 @@ def test_comments_skip_one_line_or_empty_bodies_and_missing_entry_points(code, l
 # --- properties over every snippet -----------------------------------------------------------------------------------
 
 SNIPPETS = [
-    (NARROW_C, "c"), (NARROW_CPP, "cpp"), (NARROW_JAVA, "java"), (NO_NARROW_C, "c"), (NO_NARROW_CPP, "cpp"),
-    (NO_NARROW_JAVA, "java"), (ROR_C, "c"), (ROR_CPP, "cpp"), (ROR_JAVA, "java"), (NO_ROR_C, "c"),
-    (NO_ROR_JAVA, "java"), (LOOP_C, "c"), (LOOP_CPP, "cpp"), (LOOP_JAVA, "java"), (NO_LOOP_CPP, "cpp"),
-    (NO_LOOP_JAVA, "java"), (ARITH_C, "c"), (ARITH_CPP, "cpp"), (ARITH_JAVA, "java"), (INC_C, "c"),
-    (INC_CPP, "cpp"), (INC_JAVA, "java"), (ENTRY_C, "c"), (ENTRY_CPP, "cpp"), (ENTRY_JAVA, "java"),
+    (NARROW_C, "c"),
+    (NARROW_CPP, "cpp"),
+    (NARROW_JAVA, "java"),
+    (NO_NARROW_C, "c"),
+    (NO_NARROW_CPP, "cpp"),
+    (NO_NARROW_JAVA, "java"),
+    (ROR_C, "c"),
+    (ROR_CPP, "cpp"),
+    (ROR_JAVA, "java"),
+    (NO_ROR_C, "c"),
+    (NO_ROR_JAVA, "java"),
+    (LOOP_C, "c"),
+    (LOOP_CPP, "cpp"),
+    (LOOP_JAVA, "java"),
+    (NO_LOOP_CPP, "cpp"),
+    (NO_LOOP_JAVA, "java"),
+    (ARITH_C, "c"),
+    (ARITH_CPP, "cpp"),
+    (ARITH_JAVA, "java"),
+    (INC_C, "c"),
+    (INC_CPP, "cpp"),
+    (INC_JAVA, "java"),
+    (ENTRY_C, "c"),
+    (ENTRY_CPP, "cpp"),
+    (ENTRY_JAVA, "java"),
 ]
 
 
@@ -535,8 +645,10 @@ def test_applies_once_rejects_a_second_edit_a_wrong_before_and_a_wrong_line(seed
 
 
 def test_offsets_survive_crlf_line_endings_and_non_ascii_text():
-    code = ("/* café ☕ über */\r\nint main(void) {\r\n\tlong long s = 0; // été\r\n"
-            "\tfor (int i = 0; i < 3; i++) s += i;\r\n\treturn (int)s;\r\n}\r\n")
+    code = (
+        "/* café ☕ über */\r\nint main(void) {\r\n\tlong long s = 0; // été\r\n"
+        "\tfor (int i = 0; i < 3; i++) s += i;\r\n\treturn (int)s;\r\n}\r\n"
+    )
     mutants = mutate(code, "c")
     assert [(m.operator, m.line, m.after) for m in mutants] == [
         ("TYPE_NARROW", 3, "\tint s = 0; // été"),
@@ -590,6 +702,9 @@ def test_accepted_demo_programs_yield_single_edit_mutants_that_parse(path):
 
 def test_demo_corpus_exercises_every_operator_in_every_language():
     assert len(DEMO_PROGRAMS) >= 100
-    seen = {(SUFFIX_LANGUAGE[p.suffix], m.operator) for p in DEMO_PROGRAMS
-            for m in mutate(p.read_text(), SUFFIX_LANGUAGE[p.suffix])}
+    seen = {
+        (SUFFIX_LANGUAGE[p.suffix], m.operator)
+        for p in DEMO_PROGRAMS
+        for m in mutate(p.read_text(), SUFFIX_LANGUAGE[p.suffix])
+    }
     assert seen == {(language, operator) for language in ("c", "cpp", "java") for operator in OPERATORS}

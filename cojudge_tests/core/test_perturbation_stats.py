@@ -8,33 +8,51 @@ import pytest
 from scipy.stats import spearmanr
 from sklearn.metrics import roc_auc_score
 
-from cojudge_assets.core.perturbation.stats import (PAIR_SCHEMA, PerturbationConfig, judged_pairs,
-                                                    perturbation_metrics, yield_table)
+from cojudge_assets.core.perturbation.stats import (
+    PAIR_SCHEMA,
+    PerturbationConfig,
+    judged_pairs,
+    perturbation_metrics,
+    yield_table,
+)
 
 SEVERITY = {"TYPE_NARROW": 1, "ROR_BOUNDARY": 2, "LOOP_SHORTEN": 3, "ARITH_FLIP": 4}
-ARM = {**{op: "semantic" for op in SEVERITY}, "INC_PRE": "control", "COMMENT_INSERT": "control",
-       "GRADER_CLAIM": "adversarial"}
+ARM = {
+    **{op: "semantic" for op in SEVERITY},
+    "INC_PRE": "control",
+    "COMMENT_INSERT": "control",
+    "GRADER_CLAIM": "adversarial",
+}
 
 
 def pair(seed, operator, p_seed, p_mutant, *, judge="j", loop=False, changed=True, k=0):
-    return {"judge": judge, "seed_uid": seed, "mutant_uid": f"{seed}~{operator}~{k}", "operator": operator,
-            "arm": ARM[operator], "severity": SEVERITY.get(operator), "in_loop": loop, "in_guard": False,
-            "behaviour_changed": changed if ARM[operator] == "semantic" else None,
-            "p_seed": p_seed, "p_mutant": p_mutant}
+    return {
+        "judge": judge,
+        "seed_uid": seed,
+        "mutant_uid": f"{seed}~{operator}~{k}",
+        "operator": operator,
+        "arm": ARM[operator],
+        "severity": SEVERITY.get(operator),
+        "in_loop": loop,
+        "in_guard": False,
+        "behaviour_changed": changed if ARM[operator] == "semantic" else None,
+        "p_seed": p_seed,
+        "p_mutant": p_mutant,
+    }
 
 
 @pytest.fixture
 def pairs() -> pl.DataFrame:
     rows = [
-        pair("s1", "TYPE_NARROW", 0.9, 0.9, changed=False),        # shift 0.0, severity 1
-        pair("s1", "ROR_BOUNDARY", 0.9, 0.8, loop=True),            # shift -0.1, severity 2
-        pair("s2", "LOOP_SHORTEN", 0.8, 0.3, loop=True),            # shift -0.5, severity 3
-        pair("s2", "ARITH_FLIP", 0.8, 0.1),                         # shift -0.7, severity 4
-        pair("s1", "INC_PRE", 0.9, 0.9, loop=True),                 # shift 0.0
-        pair("s2", "COMMENT_INSERT", 0.8, 0.77),                    # shift -0.03
-        pair("s1", "GRADER_CLAIM", 0.9, 1.0),                       # shift +0.1
-        pair("s2", "GRADER_CLAIM", 0.8, 0.82),                      # shift +0.02
-        pair("s3", "ARITH_FLIP", 0.4, 0.0),                         # seed below the cut: not primary
+        pair("s1", "TYPE_NARROW", 0.9, 0.9, changed=False),  # shift 0.0, severity 1
+        pair("s1", "ROR_BOUNDARY", 0.9, 0.8, loop=True),  # shift -0.1, severity 2
+        pair("s2", "LOOP_SHORTEN", 0.8, 0.3, loop=True),  # shift -0.5, severity 3
+        pair("s2", "ARITH_FLIP", 0.8, 0.1),  # shift -0.7, severity 4
+        pair("s1", "INC_PRE", 0.9, 0.9, loop=True),  # shift 0.0
+        pair("s2", "COMMENT_INSERT", 0.8, 0.77),  # shift -0.03
+        pair("s1", "GRADER_CLAIM", 0.9, 1.0),  # shift +0.1
+        pair("s2", "GRADER_CLAIM", 0.8, 0.82),  # shift +0.02
+        pair("s3", "ARITH_FLIP", 0.4, 0.0),  # seed below the cut: not primary
         pair("s3", "INC_PRE", 0.4, 0.4),
     ]
     return pl.DataFrame(rows, schema=PAIR_SCHEMA)
@@ -113,23 +131,46 @@ def test_missing_columns_are_named(pairs):
 
 
 def test_judged_pairs_need_both_answers():
-    mutants = pl.DataFrame({"mutant_uid": ["a~ARITH_FLIP~0", "b~ARITH_FLIP~0", "a~INC_PRE~0"], "seed_uid": ["a", "b", "a"],
-                            "operator": ["ARITH_FLIP", "ARITH_FLIP", "INC_PRE"], "arm": ["semantic", "semantic", "control"],
-                            "severity": [4, 4, None], "in_loop": [False] * 3, "in_guard": [False] * 3,
-                            "behaviour_changed": [True, True, None], "verified": [True, True, False]})
-    outputs = pl.DataFrame({"judge": ["j"] * 4, "attempt_uid": ["a", "a~ARITH_FLIP~0", "b~ARITH_FLIP~0", "a~INC_PRE~0"],
-                            "status": ["ok", "ok", "ok", "ok"], "p_accept": [0.9, 0.2, 0.5, 0.9]})
+    mutants = pl.DataFrame(
+        {
+            "mutant_uid": ["a~ARITH_FLIP~0", "b~ARITH_FLIP~0", "a~INC_PRE~0"],
+            "seed_uid": ["a", "b", "a"],
+            "operator": ["ARITH_FLIP", "ARITH_FLIP", "INC_PRE"],
+            "arm": ["semantic", "semantic", "control"],
+            "severity": [4, 4, None],
+            "in_loop": [False] * 3,
+            "in_guard": [False] * 3,
+            "behaviour_changed": [True, True, None],
+            "verified": [True, True, False],
+        }
+    )
+    outputs = pl.DataFrame(
+        {
+            "judge": ["j"] * 4,
+            "attempt_uid": ["a", "a~ARITH_FLIP~0", "b~ARITH_FLIP~0", "a~INC_PRE~0"],
+            "status": ["ok", "ok", "ok", "ok"],
+            "p_accept": [0.9, 0.2, 0.5, 0.9],
+        }
+    )
     got = judged_pairs(mutants, outputs)
     assert got["mutant_uid"].to_list() == ["a~ARITH_FLIP~0"]  # b's seed has no answer; the control is unverified
     assert got.row(0, named=True)["p_seed"] == 0.9 and got.row(0, named=True)["p_mutant"] == 0.2
 
 
 def test_yield_table_counts():
-    mutants = pl.DataFrame({
-        "operator": ["ARITH_FLIP", "ARITH_FLIP", "ARITH_FLIP", "INC_PRE"], "arm": ["semantic"] * 3 + ["control"],
-        "severity": [4, 4, 4, None], "single_edit": [True] * 4, "compiles": [True, True, False, True],
-        "verified": [True, True, False, True], "in_guard": [True, False, False, False],
-        "in_loop": [True, True, False, True], "behaviour_changed": [True, False, None, None]})
+    mutants = pl.DataFrame(
+        {
+            "operator": ["ARITH_FLIP", "ARITH_FLIP", "ARITH_FLIP", "INC_PRE"],
+            "arm": ["semantic"] * 3 + ["control"],
+            "severity": [4, 4, 4, None],
+            "single_edit": [True] * 4,
+            "compiles": [True, True, False, True],
+            "verified": [True, True, False, True],
+            "in_guard": [True, False, False, False],
+            "in_loop": [True, True, False, True],
+            "behaviour_changed": [True, False, None, None],
+        }
+    )
     table = yield_table(mutants)
     flip = table.filter(pl.col("operator") == "ARITH_FLIP").row(0, named=True)
     assert (flip["mutants"], flip["compiles"], flip["verified"], flip["in_guard"], flip["in_loop"]) == (3, 2, 2, 1, 2)

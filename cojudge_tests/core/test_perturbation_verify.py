@@ -40,24 +40,46 @@ public class Main {
 
 @pytest.fixture(scope="module")
 def problem(tmp_path_factory):
-    return write_problem(tmp_path_factory.mktemp("perturb"), {
-        "sample/1": ("3 4\n", "7\n"),
-        "secret/1": ("2000000000 2000000000\n", "4000000000\n"),
-        "secret/2": ("-5 5\n", "0\n"),
-    }, name="sum")
+    return write_problem(
+        tmp_path_factory.mktemp("perturb"),
+        {
+            "sample/1": ("3 4\n", "7\n"),
+            "secret/1": ("2000000000 2000000000\n", "4000000000\n"),
+            "secret/2": ("-5 5\n", "0\n"),
+        },
+        name="sum",
+    )
 
 
 def attempts(*rows) -> pl.DataFrame:
-    return pl.DataFrame([{"attempt_uid": uid, "participant": "p", "problem_id": "sum", "language": lang,
-                          "language_label": lang, "code": code, "accepted": accepted}
-                         for uid, lang, code, accepted in rows])
+    return pl.DataFrame(
+        [
+            {
+                "attempt_uid": uid,
+                "participant": "p",
+                "problem_id": "sum",
+                "language": lang,
+                "language_label": lang,
+                "code": code,
+                "accepted": accepted,
+            }
+            for uid, lang, code, accepted in rows
+        ]
+    )
 
 
 def test_seeds_are_rerun_and_only_accepted_programs_are_usable(judge, problem):
     wrong = SEED_C.replace("long long s = 0", "int s = 0").replace('"%lld\\n", s', '"%d\\n", s')
-    seeds = mutation_seeds(attempts(("u1", "c", SEED_C, True), ("u2", "c", wrong, True),
-                                    ("u3", "c", SEED_C, False), ("u4", "python", "print(7)", True)),
-                           {"sum": problem}, judge)
+    seeds = mutation_seeds(
+        attempts(
+            ("u1", "c", SEED_C, True),
+            ("u2", "c", wrong, True),
+            ("u3", "c", SEED_C, False),
+            ("u4", "python", "print(7)", True),
+        ),
+        {"sum": problem},
+        judge,
+    )
     assert seeds["seed_uid"].to_list() == ["u1", "u2"]  # not-accepted and Python attempts are no seeds
     usable = dict(zip(seeds["seed_uid"], seeds["usable"]))
     assert usable == {"u1": True, "u2": False}  # recorded as accepted, but it overflows here
@@ -91,8 +113,12 @@ def test_every_mutant_is_verified_by_execution(judge, problem, language, code):
 def test_a_control_that_changes_output_or_a_second_edit_is_not_verified(judge, problem):
     seeds = mutation_seeds(attempts(("s", "c", SEED_C, True)), {"sum": problem}, judge)
     made = [m for m in generate_mutants(seeds, max_per_operator=1) if m["operator"] == "COMMENT_INSERT"]
-    loud = {**made[0], "operator": "COMMENT_INSERT", "site": 9,
-            "code": made[0]["code"].replace('printf("%lld\\n", s);', 'printf("%lld \\n", s);')}
+    loud = {
+        **made[0],
+        "operator": "COMMENT_INSERT",
+        "site": 9,
+        "code": made[0]["code"].replace('printf("%lld\\n", s);', 'printf("%lld \\n", s);'),
+    }
     two_edits = {**made[0], "site": 8, "single_edit": False}
     table = verify_mutants(seeds, [made[0], loud, two_edits], {"sum": problem}, judge)
     reasons = dict(zip(table["site"], table["reason"]))
@@ -106,10 +132,25 @@ def test_mutating_in_worker_processes_gives_the_same_mutants(judge, problem, mon
     import cojudge_assets.core.perturbation.verify as verify
 
     rows = [(f"s{i}", "c", SEED_C.replace("s = 0", f"s = {i} - {i}"), True) for i in range(12)]
-    seeds = pl.DataFrame([{"seed_uid": uid, "participant": "p", "problem_id": "sum", "language": lang,
-                           "language_label": lang, "code": code, "reexec_verdict": "AC", "tests": 3,
-                           "output_sha256": [], "usable": True, "reason": None} for uid, lang, code, _ in rows],
-                         schema=verify.SEED_SCHEMA)
+    seeds = pl.DataFrame(
+        [
+            {
+                "seed_uid": uid,
+                "participant": "p",
+                "problem_id": "sum",
+                "language": lang,
+                "language_label": lang,
+                "code": code,
+                "reexec_verdict": "AC",
+                "tests": 3,
+                "output_sha256": [],
+                "usable": True,
+                "reason": None,
+            }
+            for uid, lang, code, _ in rows
+        ],
+        schema=verify.SEED_SCHEMA,
+    )
     in_process = verify.generate_mutants(seeds, max_per_operator=None, workers=1)
     monkeypatch.setattr(verify, "PARALLEL_MUTATION_FROM", 1)  # a forkserver pool of 2 even for 12 seeds
     pooled = verify.generate_mutants(seeds, max_per_operator=None, workers=2)

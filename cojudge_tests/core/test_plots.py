@@ -20,13 +20,19 @@ def judge_scores(seed: int, n: int = 120):
 
 
 def draw_roc(path):
-    return plots.roc_curves({"judge A": judge_scores(0), "judge B": judge_scores(1),
-                             "one class": (np.array([0.2, 0.8]), np.array([1, 1]))}, path, "ROC")
+    return plots.roc_curves(
+        {"judge A": judge_scores(0), "judge B": judge_scores(1), "one class": (np.array([0.2, 0.8]), np.array([1, 1]))},
+        path,
+        "ROC",
+    )
 
 
 def draw_reliability(path):
-    return plots.reliability_diagram({"judge A": reliability_table(*judge_scores(0)),
-                                      "sparse": reliability_table([0.1, 0.95], [0, 1])}, path, "Reliability")
+    return plots.reliability_diagram(
+        {"judge A": reliability_table(*judge_scores(0)), "sparse": reliability_table([0.1, 0.95], [0, 1])},
+        path,
+        "Reliability",
+    )
 
 
 def draw_heatmap(path):
@@ -37,13 +43,21 @@ def draw_heatmap(path):
 def draw_band(path):
     turns = np.arange(1, 11)
     rate = 0.6 + 0.025 * (turns - 1)
-    return plots.line_with_band(turns, rate, rate - 0.07, rate + 0.05, path, "Success@Turn", "turn",
-                                "share solved", label="all trajectories")
+    return plots.line_with_band(
+        turns, rate, rate - 0.07, rate + 0.05, path, "Success@Turn", "turn", "share solved", label="all trajectories"
+    )
 
 
 def draw_bars(path):
-    return plots.bars(["claude", "deepseek", "gemini", "openai"], [0.70, 0.77, 0.75, 0.72], path, "ROC-AUC",
-                      "ROC-AUC", lo=[0.63, 0.72, 0.69, 0.64], hi=[0.76, 0.82, 0.80, 0.79])
+    return plots.bars(
+        ["claude", "deepseek", "gemini", "openai"],
+        [0.70, 0.77, 0.75, 0.72],
+        path,
+        "ROC-AUC",
+        "ROC-AUC",
+        lo=[0.63, 0.72, 0.69, 0.64],
+        hi=[0.76, 0.82, 0.80, 0.79],
+    )
 
 
 def draw_bars_plain(path):
@@ -80,8 +94,17 @@ def test_heatmap_annotates_every_cell_but_nan(tmp_path, monkeypatch):
     monkeypatch.setattr(Axes, "text", recording_text)
     draw_heatmap(tmp_path / "nan.png")
     # 9 cells, 2 of them nan; (x, y) = (column, row)
-    assert sorted(annotations) == sorted([(0, 0, "1.00"), (1, 0, "0.42"), (2, 0, "-0.30"), (0, 1, "0.42"),
-                                          (1, 1, "1.00"), (0, 2, "-0.30"), (2, 2, "1.00")])
+    assert sorted(annotations) == sorted(
+        [
+            (0, 0, "1.00"),
+            (1, 0, "0.42"),
+            (2, 0, "-0.30"),
+            (0, 1, "0.42"),
+            (1, 1, "1.00"),
+            (0, 2, "-0.30"),
+            (2, 2, "1.00"),
+        ]
+    )
 
 
 def test_bad_shapes_raise(tmp_path):

@@ -41,8 +41,11 @@ def test_requests_on_the_demo_corpus(tmp_path):
     assert (tables["blind"]["context_chars"] == 0).all()
     assert tables["nonblind"]["context_chars"].max() <= 12_000
     # conditions differ only in the context, so their hashes differ exactly where the context does
-    differ = tables["blind"].join(tables["nonblind"], on="attempt_uid").filter(
-        pl.col("request_hash") != pl.col("request_hash_right"))
+    differ = (
+        tables["blind"]
+        .join(tables["nonblind"], on="attempt_uid")
+        .filter(pl.col("request_hash") != pl.col("request_hash_right"))
+    )
     assert differ.height == tables["nonblind"].filter(pl.col("context_chars") > 0).height
     path = tmp_path / "requests.jsonl"
     assert write_jsonl(pl.concat(tables.values()), path) == 3 * attempts.height

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from cojudge_assets.core.contest_judge import Verdict
 from cojudge_assets.core.cgroups import cgroup_support
+from cojudge_assets.core.contest_judge import Verdict
 from cojudge_assets.core.sandbox import _UID_BASE, isolation_level
 
 
@@ -76,8 +76,10 @@ def test_fork_bomb_is_contained_and_leaves_nothing_behind(judge, sum_problem):
 
 
 def test_memory_hog_fails_at_the_memory_limit(judge, sum_problem):
-    code = ("#include <stdlib.h>\n#include <string.h>\n#include <stdio.h>\n"
-            "int main(void){ for(int i=0;i<64;i++){ char*p=malloc(64<<20); memset(p,1,64<<20);} puts(\"7\"); }\n")
+    code = (
+        "#include <stdlib.h>\n#include <string.h>\n#include <stdio.h>\n"
+        'int main(void){ for(int i=0;i<64;i++){ char*p=malloc(64<<20); memset(p,1,64<<20);} puts("7"); }\n'
+    )
     result, elapsed = _judge_timed(judge, sum_problem, "c", code)
     assert result.verdict == Verdict.RE
     assert elapsed < 10
@@ -95,9 +97,11 @@ def test_network_is_unreachable(judge, sum_problem):
     accepted = []
     thread = threading.Thread(target=lambda: accepted.append(_accept(server)), daemon=True)
     thread.start()
-    code = ("import socket\ntry:\n"
-            f"    socket.create_connection(('127.0.0.1', {port}), timeout=3)\n    print('connected')\n"
-            "except OSError:\n    print(7)\n")
+    code = (
+        "import socket\ntry:\n"
+        f"    socket.create_connection(('127.0.0.1', {port}), timeout=3)\n    print('connected')\n"
+        "except OSError:\n    print(7)\n"
+    )
     result, elapsed = _judge_timed(judge, sum_problem, "python", code)
     thread.join(10)
     server.close()
@@ -122,8 +126,10 @@ def test_writes_outside_its_directory_fail(judge, sum_problem, tmp_path):
     token = uuid.uuid4().hex
     victims = [target / f"pwned-{token}", Path(f"/tmp/cojudge-escape-{token}"), Path(f"/var/tmp/escape-{token}")]
     lines = "\n".join(f"    try_write({str(v)!r})" for v in victims)
-    code = ("def try_write(p):\n    try:\n        open(p, 'w').write('x')\n    except OSError:\n        pass\n"
-            f"if True:\n{lines}\nprint(7)\n")
+    code = (
+        "def try_write(p):\n    try:\n        open(p, 'w').write('x')\n    except OSError:\n        pass\n"
+        f"if True:\n{lines}\nprint(7)\n"
+    )
     result, _ = _judge_timed(judge, sum_problem, "python", code)
     assert result.verdict == Verdict.AC
     assert not any(v.exists() for v in victims)

@@ -10,48 +10,98 @@ import pytest
 
 from cojudge_assets.core.scrub import PLACEHOLDER, harvest_identities, scrub, scrub_secrets
 
-JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2M"
-       "jM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2M"
+    "jM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
 PEM_BODY = "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u"
 
 # (kind, text containing the secret, the secret itself: must be gone, placeholder expected)
 SECRETS = [
     ("jwt", f"my token is {JWT} ok", JWT, "[secret:jwt]"),
     ("jwt after Bearer", f"curl -H 'X: 1' Bearer {JWT}", JWT, "Bearer [secret:jwt]"),
-    ("jwt without signature", "alg none: eyJhbGciOiJub25lIn0.eyJzdWIiOiIxMjM0NTY3ODkwIn0.",
-     "eyJzdWIiOiIxMjM0NTY3ODkwIn0", "[secret:jwt]"),
-    ("jwt with a spaced header", "ewogICJhbGciOiAiSFMyNTYiCn0.eyJzdWIiOiJ4eXoifQ.c2lnbmF0dXJlMTIz",
-     "c2lnbmF0dXJlMTIz", "[secret:jwt]"),
+    (
+        "jwt without signature",
+        "alg none: eyJhbGciOiJub25lIn0.eyJzdWIiOiIxMjM0NTY3ODkwIn0.",
+        "eyJzdWIiOiIxMjM0NTY3ODkwIn0",
+        "[secret:jwt]",
+    ),
+    (
+        "jwt with a spaced header",
+        "ewogICJhbGciOiAiSFMyNTYiCn0.eyJzdWIiOiJ4eXoifQ.c2lnbmF0dXJlMTIz",
+        "c2lnbmF0dXJlMTIz",
+        "[secret:jwt]",
+    ),
     ("authorization header", f'-H "Authorization: Bearer {JWT}"', JWT, "Authorization: Bearer [secret:jwt]"),
-    ("authorization opaque", "Authorization: Bearer 8f14e45fceea167a5a36dedd4bea2543abc",
-     "8f14e45fceea167a5a36dedd4bea2543abc", "Authorization: Bearer [secret:authorization]"),
-    ("authorization basic", "authorization: Basic dXNlcjpwYXNzd29yZDEyMw==", "dXNlcjpwYXNzd29yZDEyMw==",
-     "authorization: Basic [secret:authorization]"),
-    ("authorization basic short", "Authorization: Basic dXNlcjpwYXNz", "dXNlcjpwYXNz",
-     "Authorization: Basic [secret:authorization]"),
-    ("authorization in a dict", "headers = {'Authorization': 'token 0123456789abcdef0123'}",
-     "0123456789abcdef0123", "'Authorization': 'token [secret:authorization]'"),
-    ("authorization digest", 'Authorization: Digest username="ada", response="6629fae49393a05397450978507c4ef1"\n'
-     "next line", "6629fae4939", "Authorization: Digest [secret:authorization]\nnext line"),
+    (
+        "authorization opaque",
+        "Authorization: Bearer 8f14e45fceea167a5a36dedd4bea2543abc",
+        "8f14e45fceea167a5a36dedd4bea2543abc",
+        "Authorization: Bearer [secret:authorization]",
+    ),
+    (
+        "authorization basic",
+        "authorization: Basic dXNlcjpwYXNzd29yZDEyMw==",
+        "dXNlcjpwYXNzd29yZDEyMw==",
+        "authorization: Basic [secret:authorization]",
+    ),
+    (
+        "authorization basic short",
+        "Authorization: Basic dXNlcjpwYXNz",
+        "dXNlcjpwYXNz",
+        "Authorization: Basic [secret:authorization]",
+    ),
+    (
+        "authorization in a dict",
+        "headers = {'Authorization': 'token 0123456789abcdef0123'}",
+        "0123456789abcdef0123",
+        "'Authorization': 'token [secret:authorization]'",
+    ),
+    (
+        "authorization digest",
+        'Authorization: Digest username="ada", response="6629fae49393a05397450978507c4ef1"\nnext line',
+        "6629fae4939",
+        "Authorization: Digest [secret:authorization]\nnext line",
+    ),
     ("bearer opaque", "use Bearer ya2x9Gh6Kd83Jd02mQpZ7 here", "ya2x9Gh6Kd83Jd02mQpZ7", "Bearer [secret:bearer] here"),
-    ("openai project", "key sk-proj-8J0J5gxx1A15sqxHY6JhHnRK2EQ46E7SHZxvrYsx.", "sk-proj-8J0J5",
-     "key [secret:openai]."),
-    ("openai legacy", "OPENAI 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",
-     "3rgJYYEYozeC", "OPENAI [secret:openai]"),
+    (
+        "openai project",
+        "key sk-proj-8J0J5gxx1A15sqxHY6JhHnRK2EQ46E7SHZxvrYsx.",
+        "sk-proj-8J0J5",
+        "key [secret:openai].",
+    ),
+    (
+        "openai legacy",
+        "OPENAI 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",
+        "3rgJYYEYozeC",
+        "OPENAI [secret:openai]",
+    ),
     ("openai service account", "sk-svcacct-AbCdEfGhIjKlMnOpQrStUv0123", "AbCdEfGhIjKl", "[secret:openai]"),
     ("anthropic", "sk-ant-api03-Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fE-dC_bA", "Zx9yW8vU7", "[secret:anthropic]"),
     ("github classic", "ghp_16C7e42F292c6912E7710c838347Ae178B4a", "16C7e42F292c", "[secret:github]"),
     ("github oauth", "gho_16C7e42F292c6912E7710c838347Ae178B4a", "16C7e42F292c", "[secret:github]"),
-    ("github fine-grained", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123",
-     "11ABCDEFG0123", "[secret:github]"),
+    (
+        "github fine-grained",
+        "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123",
+        "11ABCDEFG0123",
+        "[secret:github]",
+    ),
     ("slack bot", "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx", "1234567890-0987", "[secret:slack]"),
     ("slack user", "xoxp-1234567890-0987654321-1122334455-abcdef0123456789", "1122334455", "[secret:slack]"),
     ("slack legacy", "xoxs-1234567890-abcdefghij", "1234567890-abc", "[secret:slack]"),
     ("aws access key", "id AKIAIOSFODNN7EXAMPLE in config", "AKIAIOSFODNN7EXAMPLE", "id [secret:aws-access-key] in"),
-    ("aws secret key", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI",
-     "aws_secret_access_key = [secret:aws-secret-key]"),
-    ("aws configure prompt", "AWS Secret Access Key [None]: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-     "wJalrXUtnFEMI", "AWS Secret Access Key [None]: [secret:aws-secret-key]"),
+    (
+        "aws secret key",
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "wJalrXUtnFEMI",
+        "aws_secret_access_key = [secret:aws-secret-key]",
+    ),
+    (
+        "aws configure prompt",
+        "AWS Secret Access Key [None]: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "wJalrXUtnFEMI",
+        "AWS Secret Access Key [None]: [secret:aws-secret-key]",
+    ),
     ("google", "AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI", "SyDdI0hCZtE6", "[secret:google]"),
     ("huggingface", "HF: hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567", "AbCdEfGhIjKl", "HF: [secret:huggingface]"),
     ("stripe secret", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWD", "[secret:stripe]"),
@@ -63,11 +113,19 @@ SECRETS = [
     ("generic json", '{"client_secret": "q9W8e7R6t5Y4"}', "q9W8e7R6t5Y4", '"client_secret": "[secret:credential]"'),
     ("generic quoted", "password = 'correcthorse'", "correcthorse", "password = '[secret:credential]'"),
     ("generic password symbol", "password: hunter!two", "hunter!two", "password: [secret:credential]"),
-    ("url credentials", "postgres://admin:s3cr3tpw@db.example.net/app", "s3cr3tpw",
-     "postgres://[secret:url-credentials]@db.example.net/app"),
+    (
+        "url credentials",
+        "postgres://admin:s3cr3tpw@db.example.net/app",
+        "s3cr3tpw",
+        "postgres://[secret:url-credentials]@db.example.net/app",
+    ),
     ("gitlab", "glpat-AbCdEfGhIjKlMnOpQrSt", "AbCdEfGhIjKl", "[secret:gitlab]"),
-    ("slack webhook", "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
-     "T00000000/B0", "hooks.slack.com/services/[secret:slack]"),
+    (
+        "slack webhook",
+        "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+        "T00000000/B0",
+        "hooks.slack.com/services/[secret:slack]",
+    ),
 ]
 
 PEM = f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n{PEM_BODY[::-1]}\n-----END RSA PRIVATE KEY-----"
@@ -80,8 +138,17 @@ def test_each_kind_of_secret_is_replaced_by_its_typed_placeholder(kind, text, se
     assert expected in clean, (kind, clean)
 
 
-@pytest.mark.parametrize("header", ["RSA PRIVATE KEY", "PRIVATE KEY", "OPENSSH PRIVATE KEY", "EC PRIVATE KEY",
-                                    "ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK"])
+@pytest.mark.parametrize(
+    "header",
+    [
+        "RSA PRIVATE KEY",
+        "PRIVATE KEY",
+        "OPENSSH PRIVATE KEY",
+        "EC PRIVATE KEY",
+        "ENCRYPTED PRIVATE KEY",
+        "PGP PRIVATE KEY BLOCK",
+    ],
+)
 def test_private_key_blocks_go_whole(header):
     block = PEM.replace("RSA PRIVATE KEY", header)
     clean = scrub(f"my key:\n{block}\nwhy does ssh fail?")
@@ -139,16 +206,16 @@ KEPT = [
 CODE = [
     "int sk = 0;\nlong long ans = 1000000007;",
     "String token = st.nextToken();\nint n = Integer.parseInt(token);",
-    "char *token = strtok(line, \" \");\nwhile (token != NULL) token = strtok(NULL, \" \");",
+    'char *token = strtok(line, " ");\nwhile (token != NULL) token = strtok(NULL, " ");',
     "token = input().split()\npassword = input('pw: ')",
     "tokens = line.split()\nMAX_TOKEN = 1000000007",
-    "const string SECRET = \"abc\";",
-    "h = \"5d41402abc4b2a76b9719d911017c592\"  # md5 of hello",
-    "@Override\npublic String toString() { return a + \"@\" + b; }",
-    "@app.route(\"/\")\ndef index():\n    return x @ w.T",
+    'const string SECRET = "abc";',
+    'h = "5d41402abc4b2a76b9719d911017c592"  # md5 of hello',
+    '@Override\npublic String toString() { return a + "@" + b; }',
+    '@app.route("/")\ndef index():\n    return x @ w.T',
     "std::vector<int> a(n); for (auto &x : a) std::cin >> x;",
-    "access_token = get_access_token(client)\napi_key = os.environ[\"OPENAI_API_KEY\"]",
-    "headers = {\"Authorization\": f\"Bearer {api_key}\"}",
+    'access_token = get_access_token(client)\napi_key = os.environ["OPENAI_API_KEY"]',
+    'headers = {"Authorization": f"Bearer {api_key}"}',
     "int id = 100000; // at most 10^5 ids",
     "System.out.println(aVeryLongVariable.anotherLongField.third);",
     "mytoken = a1b2c3d4e5f6; risky-sk-a1b2c3d4e5f6g7h8i9j0k1; path.eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig12345",

@@ -35,8 +35,11 @@ def ui_status(defs: dg.Definitions, instance: dg.DagsterInstance, key: str, part
     from dagster._time import get_current_datetime
 
     graph = defs.resolve_asset_graph()
-    view = AssetGraphView(temporal_context=TemporalContext(effective_dt=get_current_datetime(), last_event_id=None),
-                          instance=instance, asset_graph=graph)
+    view = AssetGraphView(
+        temporal_context=TemporalContext(effective_dt=get_current_datetime(), last_event_id=None),
+        instance=instance,
+        asset_graph=graph,
+    )
     return CachingStaleStatusResolver(instance, graph, view).get_status(dg.AssetKey(key), partition).value.lower()
 
 
@@ -54,8 +57,10 @@ def statuses(defs, instance) -> dict[tuple[str, str | None], tuple[str, str]]:
         keys = [None] if spec.partitions_def is None else spec.partitions_def.get_partition_keys()
         for partition in keys:
             name = spec.key.to_user_string()
-            found[(name, partition)] = (command_status(defs, instance, name, partition),
-                                        ui_status(defs, instance, name, partition))
+            found[(name, partition)] = (
+                command_status(defs, instance, name, partition),
+                ui_status(defs, instance, name, partition),
+            )
     return found
 
 
@@ -91,9 +96,9 @@ def test_the_command_and_the_ui_agree_on_a_judges_file_change(tmp_path, monkeypa
     assert all(command == ui for command, ui in changed.values()), changed
     assert changed[("judge_outputs", "blind|loop")] == ("stale", "stale")
     assert changed[("judge_outputs", "blind|static-rubric")] == ("fresh", "fresh")
-    assert outdated_assets(defs, instance, "judge_outputs_job", str(condition_judge_key("blind", "loop")),
-                           str(tmp_path / "f.duckdb")) == [
-        "judge_outputs stale (judges_file[loop] has a new data version)"]
+    assert outdated_assets(
+        defs, instance, "judge_outputs_job", str(condition_judge_key("blind", "loop")), str(tmp_path / "f.duckdb")
+    ) == ["judge_outputs stale (judges_file[loop] has a new data version)"]
 
     # the command re-runs exactly that partition, and then both call everything fresh again
     lines = []
@@ -115,9 +120,17 @@ def test_a_code_version_change_is_stale_in_both(tmp_path, monkeypatch, server):
     # a fix of how attempts are read: a new code version of attempts (as test_operations' verdict fix does)
     from cojudge_assets.defs.ingest import assets as ingest_assets
 
-    monkeypatch.setattr(ingest_assets, "read_contest", ingest_assets.read_contest.map_asset_specs(
-        lambda spec: spec.replace_attributes(code_version=f"{spec.code_version}-fixed")
-        if spec.key == dg.AssetKey("attempts") else spec))
+    monkeypatch.setattr(
+        ingest_assets,
+        "read_contest",
+        ingest_assets.read_contest.map_asset_specs(
+            lambda spec: (
+                spec.replace_attributes(code_version=f"{spec.code_version}-fixed")
+                if spec.key == dg.AssetKey("attempts")
+                else spec
+            )
+        ),
+    )
     defs = build_definitions()
     found = statuses(defs, instance)
     assert found[("attempts", None)] == ("stale", "stale")

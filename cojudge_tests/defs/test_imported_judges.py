@@ -46,8 +46,10 @@ def write_files(tmp_path: Path, items: list[str], *, csv_extra: str = "", shift:
     lines += [f"{uid},{i % 5},looked at it" for i, uid in enumerate(items[:-2])]
     lines += [f"{items[-2]},Score: 3,prose instead of a digit", f"{items[-1]},7,outside the scale"]
     (folder / "team.csv").write_text("\n".join(lines) + "\n" + csv_extra)
-    records = [{"item": uid, "judge": "similarity", "score": min(1.0, (i % 10) / 10 + shift), "model": "sim-1"}
-               for i, uid in enumerate(items)]
+    records = [
+        {"item": uid, "judge": "similarity", "score": min(1.0, (i % 10) / 10 + shift), "model": "sim-1"}
+        for i, uid in enumerate(items)
+    ]
     records.append({"item": items[0], "judge": "similarity", "score": 0.5})  # duplicate of the first line
     records.append({"item": "no/such/attempt", "judge": "similarity", "score": 0.5})
     records.append({"item": items[1], "judge": "other-judge", "score": 0.9})  # another judge's row: left alone
@@ -77,25 +79,34 @@ def test_hand_written_csv_and_jsonl_become_judges_with_provenance(tmp_path, grap
     write_files(tmp_path, items)
     run(defs, instance)
     conn = duckdb.connect(str(tmp_path / "j.duckdb"), read_only=True)
-    rows = conn.sql("select judge, status, count(*) from main.judge_outputs where condition = 'blind' "
-                    "group by 1, 2 order by 1, 2").fetchall()
+    rows = conn.sql(
+        "select judge, status, count(*) from main.judge_outputs where condition = 'blind' group by 1, 2 order by 1, 2"
+    ).fetchall()
     assert rows == [("team-csv", "invalid", 2), ("team-csv", "ok", 28), ("team-jsonl", "ok", 30)]
-    p = dict(conn.sql("select attempt_uid, p_accept from main.judge_outputs where judge = 'team-csv' "
-                      "and status = 'ok'").fetchall())
+    p = dict(
+        conn.sql(
+            "select attempt_uid, p_accept from main.judge_outputs where judge = 'team-csv' and status = 'ok'"
+        ).fetchall()
+    )
     assert p[items[3]] == pytest.approx(0.75) and p[items[4]] == pytest.approx(1.0) and p[items[0]] == 0.0
     errors = dict(conn.sql("select attempt_uid, error from main.judge_outputs where status = 'invalid'").fetchall())
     assert "'Score: 3' is not a number" in errors[items[-2]] and "outside" in errors[items[-1]]
     provenance = conn.sql("select distinct provenance, source from main.judge_cache").fetchall()
     assert {p for p, _ in provenance} == {"imported"}
     assert all("sha256:" in s for _, s in provenance)
-    rejects = conn.sql("select judge, source_line, field, reason from main.import_rejects "
-                       "order by source_line").fetchall()
+    rejects = conn.sql(
+        "select judge, source_line, field, reason from main.import_rejects order by source_line"
+    ).fetchall()
     assert [(j, line, f) for j, line, f, _ in rejects] == [("team-jsonl", 31, "item"), ("team-jsonl", 32, "item")]
     assert "duplicate of line 1" in rejects[0][3] and "team.jsonl:32" in rejects[1][3]
     # never sent, and scored like any judge
     assert conn.sql("select count(*) from main.judge_cache where provenance = 'judged'").fetchone()[0] == 0
-    scored = {r[0] for r in conn.sql("select distinct judge from main.judge_metrics where metric = 'roc_auc' "
-                                     "and condition = 'blind'").fetchall()}
+    scored = {
+        r[0]
+        for r in conn.sql(
+            "select distinct judge from main.judge_metrics where metric = 'roc_auc' and condition = 'blind'"
+        ).fetchall()
+    }
     assert {"team-csv", "team-jsonl"} <= scored
     served = conn.sql("select distinct served_model from main.judge_outputs where judge = 'team-jsonl'").fetchall()
     assert served == [("sim-1",)]
@@ -122,8 +133,9 @@ def test_a_file_without_its_item_column_fails_the_partition_naming_file_and_colu
     folder = tmp_path / "imports"
     folder.mkdir()
     (folder / "team.csv").write_text("attempt,raw_answer\nx,3\n")
-    (folder / "team.jsonl").write_text(json.dumps({"item": uids(tmp_path)[0], "judge": "similarity",
-                                                   "score": 0.5}) + "\n")
+    (folder / "team.jsonl").write_text(
+        json.dumps({"item": uids(tmp_path)[0], "judge": "similarity", "score": 0.5}) + "\n"
+    )
     lines: list[str] = []
     outcome = run_steps(defs, instance, jobs=("judge_requests_job", "judge_outputs_job"), echo=lines.append)
     assert not outcome

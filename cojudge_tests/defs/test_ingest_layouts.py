@@ -8,8 +8,7 @@ import duckdb
 from cojudge_assets.definitions import build_definitions
 from cojudge_tests.core.test_importers import write_codenet, write_progsnap2
 
-INGEST = ["problems", "submission_pages", "attempts", "prompt_logs", "quarantine", "participant_context",
-          "label_audit"]
+INGEST = ["problems", "submission_pages", "attempts", "prompt_logs", "quarantine", "participant_context", "label_audit"]
 
 
 def _materialize(tmp_path, monkeypatch, corpus, layout):
@@ -18,7 +17,8 @@ def _materialize(tmp_path, monkeypatch, corpus, layout):
     defs = build_definitions()
     result = defs.resolve_job_def("ingest").execute_in_process(
         run_config={"resources": {"corpus": {"config": {"path": str(corpus), "layout": layout}}}},
-        instance=dg.DagsterInstance.ephemeral())
+        instance=dg.DagsterInstance.ephemeral(),
+    )
     assert result.success
     materialized = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
     assert set(INGEST) <= materialized

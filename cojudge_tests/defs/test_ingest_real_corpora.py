@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import dagster as dg
 import duckdb
 import polars as pl
 import pytest
-import dagster as dg
 
 from cojudge_assets.definitions import build_definitions
 from cojudge_tests.conftest import SHARED_CORPORA
@@ -18,8 +18,10 @@ def materialize_ingest(tmp_path, monkeypatch, corpus: str, layout: str) -> duckd
     monkeypatch.setenv("COJUDGE_DUCKDB", str(db))
     defs = build_definitions()
     job = defs.resolve_job_def("ingest")
-    result = job.execute_in_process(run_config={"resources": {"corpus": {"config": {
-        "path": str(SHARED_CORPORA / corpus), "layout": layout}}}}, instance=dg.DagsterInstance.ephemeral())
+    result = job.execute_in_process(
+        run_config={"resources": {"corpus": {"config": {"path": str(SHARED_CORPORA / corpus), "layout": layout}}}},
+        instance=dg.DagsterInstance.ephemeral(),
+    )
     assert result.success
     return duckdb.connect(str(db), read_only=True)
 
@@ -29,11 +31,14 @@ def _main_table(corpus: str) -> pl.DataFrame:
     return table.fill_null("").filter(pl.col("EventType") == "Submit")
 
 
-@pytest.mark.parametrize("corpus,problems,subjects,events", [
-    ("itsp-c", 28, 341, 682),            # corpus README: 28 problems, 341 subjects, 682 events
-    ("csedm2019-python", 38, 44, 1466),  # 38 problems (35 used), 44 subjects, 1,466 events
-    ("condefects-atcoder", 465, 300, 600),  # 465 problems (259 used), 300 subjects, 600 events
-])
+@pytest.mark.parametrize(
+    "corpus,problems,subjects,events",
+    [
+        ("itsp-c", 28, 341, 682),  # corpus README: 28 problems, 341 subjects, 682 events
+        ("csedm2019-python", 38, 44, 1466),  # 38 problems (35 used), 44 subjects, 1,466 events
+        ("condefects-atcoder", 465, 300, 600),  # 465 problems (259 used), 300 subjects, 600 events
+    ],
+)
 def test_progsnap2_corpora(tmp_path, monkeypatch, corpus, problems, subjects, events):
     con = materialize_ingest(tmp_path, monkeypatch, corpus, "progsnap2")
     n_attempts = con.sql("select count(*) from main.attempts").fetchone()[0]
@@ -48,8 +53,10 @@ def test_progsnap2_corpora(tmp_path, monkeypatch, corpus, problems, subjects, ev
     labelled = main.filter((pl.col("Correct") != "") | (pl.col("Verdict") != "") | (pl.col("Score") != ""))
     assert trajectories == labelled.select("SubjectID", "ProblemID").n_unique()
     # turns are 1..n within every trajectory
-    gaps = con.sql("select count(*) from (select participant, problem_id, max(turn) m, count(*) n "
-                   "from main.attempts group by 1, 2) where m <> n").fetchone()[0]
+    gaps = con.sql(
+        "select count(*) from (select participant, problem_id, max(turn) m, count(*) n "
+        "from main.attempts group by 1, 2) where m <> n"
+    ).fetchone()[0]
     assert gaps == 0
 
 

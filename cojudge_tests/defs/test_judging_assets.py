@@ -8,7 +8,6 @@ import os
 import signal
 import time
 
-
 import dagster as dg
 import duckdb
 import pytest
@@ -32,8 +31,9 @@ def server(monkeypatch):
 
 def setup(tmp_path, monkeypatch, server, n=30, local=False, **judge):
     monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "j.duckdb"))
-    monkeypatch.setenv("COJUDGE_JUDGES", str(write_judges_file(tmp_path / "judges.yaml", server.api_base,
-                                                                local=local, **judge)))
+    monkeypatch.setenv(
+        "COJUDGE_JUDGES", str(write_judges_file(tmp_path / "judges.yaml", server.api_base, local=local, **judge))
+    )
     corpus = write_synthetic_progsnap2(tmp_path / "corpus", n)
     config = {"resources": {"corpus": {"config": {"path": str(corpus), "layout": "progsnap2"}}}}
     return build_definitions(), dg.DagsterInstance.ephemeral(), config
@@ -58,12 +58,16 @@ def test_graph_judges_every_partition_and_a_rerun_sends_nothing(tmp_path, monkey
     defs, instance, config = setup(tmp_path, monkeypatch, server, n=30, local=True)
     assert run_steps(defs, instance, config, echo=lambda line: None)
     con = duckdb.connect(str(tmp_path / "j.duckdb"), read_only=True)
-    counts = dict(con.sql("select condition || '|' || judge || '|' || status, count(*) from main.judge_outputs "
-                          "group by 1").fetchall())
+    counts = dict(
+        con.sql(
+            "select condition || '|' || judge || '|' || status, count(*) from main.judge_outputs group by 1"
+        ).fetchall()
+    )
     # the synthetic corpus has no statements: static-rubric has nothing to check and abstains on every attempt,
     # with its reason, and its partitions pass (an abstention is an answer)
-    assert counts == {f"{c}|{j}": 30 for c in ("blind", "nonblind", "prefix12k")
-                      for j in ("loop|ok", "static-rubric|abstained")}
+    assert counts == {
+        f"{c}|{j}": 30 for c in ("blind", "nonblind", "prefix12k") for j in ("loop|ok", "static-rubric|abstained")
+    }
     reasons = con.sql("select distinct rationale from main.judge_outputs where status = 'abstained'").fetchall()
     assert len(reasons) == 1 and "there is no problem statement" in reasons[0][0]
     assert con.sql("select count(*) from main.judge_requests").fetchone()[0] == 90
@@ -73,8 +77,9 @@ def test_graph_judges_every_partition_and_a_rerun_sends_nothing(tmp_path, monkey
     assert meta["blind|loop"]["judged_now"] == 30 and meta["blind|loop"]["valid_first_receipt"] == 30
     assert meta["blind|static-rubric"]["abstained"] == 30 and meta["blind|static-rubric"]["valid_rows"] == 0
     assert meta["blind|loop"]["abstained"] == 0
-    assert meta["blind|loop"]["served_models"] == ["loopback-model-1"] or \
-        all(m.endswith("loopback-model-1") for m in meta["blind|loop"]["served_models"])
+    assert meta["blind|loop"]["served_models"] == ["loopback-model-1"] or all(
+        m.endswith("loopback-model-1") for m in meta["blind|loop"]["served_models"]
+    )
     assert all(check_results(instance, "no_label_in_requests", "judge_requests"))
     assert len(check_results(instance, "one_valid_row_per_attempt", "judge_outputs")) == 6
     assert all(check_results(instance, "one_valid_row_per_attempt", "judge_outputs"))
@@ -87,12 +92,24 @@ def test_graph_judges_every_partition_and_a_rerun_sends_nothing(tmp_path, monkey
     con = duckdb.connect(str(tmp_path / "j.duckdb"), read_only=True)
     cells = con.sql("select count(distinct judge || condition) from main.judge_metrics").fetchone()[0]
     assert cells == 6 and con.sql("select count(*) from main.predictions").fetchone()[0] == 90
-    coverage = dict(con.sql("select judge || '|' || metric, value from main.judge_metrics "
-                            "where condition = 'blind' and metric in ('coverage', 'abstained')").fetchall())
-    assert coverage == {"loop|coverage": 1.0, "loop|abstained": 0, "static-rubric|coverage": 0.0,
-                        "static-rubric|abstained": 30}
-    assert con.sql("select count(*) from main.judge_metrics where metric = 'roc_auc' "
-                   "and judge = 'static-rubric'").fetchone()[0] == 0
+    coverage = dict(
+        con.sql(
+            "select judge || '|' || metric, value from main.judge_metrics "
+            "where condition = 'blind' and metric in ('coverage', 'abstained')"
+        ).fetchall()
+    )
+    assert coverage == {
+        "loop|coverage": 1.0,
+        "loop|abstained": 0,
+        "static-rubric|coverage": 0.0,
+        "static-rubric|abstained": 30,
+    }
+    assert (
+        con.sql(
+            "select count(*) from main.judge_metrics where metric = 'roc_auc' and judge = 'static-rubric'"
+        ).fetchone()[0]
+        == 0
+    )
     con.close()
     assert all(check_results(instance, "judged_code_is_attempt_code", "predictions"))
     assert (tmp_path / "measurement" / "roc_nonblind.png").stat().st_size > 0
@@ -134,16 +151,20 @@ def test_failed_rows_fail_the_partition_and_a_rerun_sends_only_them(tmp_path, mo
     assert "FAILED" in failure and "3 of 12 rows failed" in failure and "materialize the partition again" in failure
     con = duckdb.connect(str(tmp_path / "j.duckdb"), read_only=True)
     assert dict(con.sql("select status, count(*) from main.judge_cache group by 1").fetchall()) == {
-        "ok": 9, "failed": 3}
+        "ok": 9,
+        "failed": 3,
+    }
     con.close()
     sent = len(server.requests)
     server.script = [("ok", GOOD)]
-    assert run_steps(build_definitions(), instance, config, conditions=["blind"], jobs=("judge_outputs_job",),
-                     echo=lines.append)
+    assert run_steps(
+        build_definitions(), instance, config, conditions=["blind"], jobs=("judge_outputs_job",), echo=lines.append
+    )
     assert len(server.requests) - sent == 3 and "judged now 3, from cache 9" in lines[-1]
     con = duckdb.connect(str(tmp_path / "j.duckdb"), read_only=True)
-    assert con.sql("select count(*), count(distinct attempt_uid) from main.judge_outputs "
-                   "where status = 'ok'").fetchone() == (12, 12)
+    assert con.sql(
+        "select count(*), count(distinct attempt_uid) from main.judge_outputs where status = 'ok'"
+    ).fetchone() == (12, 12)
     assert con.sql("select count(*) from main.judge_cache").fetchone()[0] == 12  # replaced, not duplicated
 
 
@@ -168,8 +189,7 @@ def test_a_killed_run_loses_no_saved_row_and_the_rerun_sends_only_the_rest(tmp_p
         done = cli([*base, "--jobs", "ingest,judge_requests_job"], db=db, judges=judges, home=home, extra_env=env)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
-        run = cli([*base, "--jobs", "judge_outputs_job"], db=db, judges=judges, home=home, popen=True,
-                  extra_env=env)
+        run = cli([*base, "--jobs", "judge_outputs_job"], db=db, judges=judges, home=home, popen=True, extra_env=env)
         deadline = time.time() + 300
         while len(server.requests) < 60 and time.time() < deadline and run.poll() is None:
             time.sleep(0.02)

@@ -33,13 +33,24 @@ def two_providers(monkeypatch):
 
 def setup(tmp_path, monkeypatch, drifty, steady, n=24):
     judges = tmp_path / "judges.yaml"
-    judges.write_text("\n".join([
-        "judges:",
-        "  - name: drifty", "    model: openai/vendor-model", f"    api_base: {drifty.api_base}",
-        "    api_key_env: DRIFTY_KEY", "    timeout_s: 5",
-        "  - name: steady", "    model: openai/steady-model", f"    api_base: {steady.api_base}",
-        "    api_key_env: STEADY_KEY", "    timeout_s: 5",
-    ]) + "\n")
+    judges.write_text(
+        "\n".join(
+            [
+                "judges:",
+                "  - name: drifty",
+                "    model: openai/vendor-model",
+                f"    api_base: {drifty.api_base}",
+                "    api_key_env: DRIFTY_KEY",
+                "    timeout_s: 5",
+                "  - name: steady",
+                "    model: openai/steady-model",
+                f"    api_base: {steady.api_base}",
+                "    api_key_env: STEADY_KEY",
+                "    timeout_s: 5",
+            ]
+        )
+        + "\n"
+    )
     monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "ops.duckdb"))
     monkeypatch.setenv("COJUDGE_JUDGES", str(judges))
     corpus = write_synthetic_progsnap2(tmp_path / "corpus", n)
@@ -49,8 +60,9 @@ def setup(tmp_path, monkeypatch, drifty, steady, n=24):
 
 def evaluate(defs, instance, db):
     sensor = next(s for s in defs.sensors if s.name == "provider_drift")
-    context = dg.build_sensor_context(instance=instance, resources={"duckdb": DuckDBResource(database=str(db))},
-                                      definitions=defs)
+    context = dg.build_sensor_context(
+        instance=instance, resources={"duckdb": DuckDBResource(database=str(db))}, definitions=defs
+    )
     return sensor.evaluate_tick(context)
 
 
@@ -82,20 +94,26 @@ def test_drift_sensor_rejudges_exactly_the_drifted_judge_and_keeps_both_epochs(t
     # drift is a new data version of drifty's partition of the judges file, once observed (as the command does)
     assert observe_sources(defs, instance, config)
     assert outdated_assets(defs, instance, "judge_outputs_job", "blind|drifty", str(db)) == [
-        "judge_outputs stale (judges_file[drifty] has a new data version)"]
+        "judge_outputs stale (judges_file[drifty] has a new data version)"
+    ]
     assert outdated_assets(defs, instance, "judge_outputs_job", "blind|steady", str(db)) == []
 
     # the requested runs (as the daemon would launch them) re-send drifty's requests once, and steady's none
-    drifty.script = [("ok", json.dumps({"p_accept": p, "s_algo": 3, "s_robust": 3, "rationale": "r"}))
-                     for p in (0.3, 0.8, 0.5) * 8] + [("ok", GOOD)]
+    drifty.script = [
+        ("ok", json.dumps({"p_accept": p, "s_algo": 3, "s_robust": 3, "rationale": "r"})) for p in (0.3, 0.8, 0.5) * 8
+    ] + [("ok", GOOD)]
     for request in tick.run_requests:
         job = defs.resolve_job_def(request.job_name)
-        assert job.execute_in_process(instance=instance, run_config=config, partition_key=request.partition_key,
-                                      tags=request.tags).success
+        assert job.execute_in_process(
+            instance=instance, run_config=config, partition_key=request.partition_key, tags=request.tags
+        ).success
     assert (len(drifty.requests), len(steady.requests)) == (26 + 24, 26)
     con = duckdb.connect(str(db), read_only=True)
-    epochs = dict(con.sql("select epoch, string_agg(distinct served_model) from main.judge_cache "
-                          "where judge = 'drifty' group by 1").fetchall())
+    epochs = dict(
+        con.sql(
+            "select epoch, string_agg(distinct served_model) from main.judge_cache where judge = 'drifty' group by 1"
+        ).fetchall()
+    )
     assert epochs == {0: "vendor-model-2025-01", 1: "vendor-model-2025-06"}  # both kept, side by side
     assert con.sql("select count(*) from main.judge_cache where judge = 'steady'").fetchone()[0] == 24
     con.close()
@@ -107,9 +125,12 @@ def test_drift_sensor_rejudges_exactly_the_drifted_judge_and_keeps_both_epochs(t
     # and the drift report compares the two epochs
     assert run_steps(build_definitions(), instance, config, conditions=["blind"], echo=lambda line: None)
     con = duckdb.connect(str(db), read_only=True)
-    rows = {m: (old, new, delta) for m, old, new, delta in con.sql(
-        "select metric, old, new, delta from main.drift_report where judge = 'drifty' "
-        "and condition = 'blind'").fetchall()}
+    rows = {
+        m: (old, new, delta)
+        for m, old, new, delta in con.sql(
+            "select metric, old, new, delta from main.drift_report where judge = 'drifty' and condition = 'blind'"
+        ).fetchall()
+    }
     con.close()
     assert set(rows) == {"rank_correlation", "roc_auc", "pr_auc", "brier", "log_loss"}
     # epoch 0 answered 0.6 everywhere, epoch 1 varies: the ranking is new (rho undefined), Brier moved
@@ -123,16 +144,19 @@ def test_a_verdict_fix_recomputes_the_metrics_without_a_single_judge_call(tmp_pa
     drifty, steady = two_providers
     instance, config = setup(tmp_path, monkeypatch, drifty, steady)
     db = tmp_path / "ops.duckdb"
-    drifty.script = [("ok", json.dumps({"p_accept": p, "s_algo": 3, "s_robust": 3, "rationale": "r"}))
-                     for p in (0.9, 0.2, 0.4) * 30] + [("ok", GOOD)]
+    drifty.script = [
+        ("ok", json.dumps({"p_accept": p, "s_algo": 3, "s_robust": 3, "rationale": "r"})) for p in (0.9, 0.2, 0.4) * 30
+    ] + [("ok", GOOD)]
     assert run_steps(build_definitions(), instance, config, conditions=["blind"], echo=lambda line: None)
     sent = (len(drifty.requests), len(steady.requests))
 
     def auc():
         con = duckdb.connect(str(db), read_only=True)
         try:
-            return con.sql("select value from main.judge_metrics where judge = 'drifty' and condition = 'blind' "
-                           "and metric = 'roc_auc'").fetchone()[0]
+            return con.sql(
+                "select value from main.judge_metrics where judge = 'drifty' and condition = 'blind' "
+                "and metric = 'roc_auc'"
+            ).fetchone()[0]
         finally:
             con.close()
 
@@ -149,9 +173,17 @@ def test_a_verdict_fix_recomputes_the_metrics_without_a_single_judge_call(tmp_pa
         return verdict, text
 
     monkeypatch.setattr(progsnap2, "_label", fixed)
-    monkeypatch.setattr(ingest_assets, "read_contest", ingest_assets.read_contest.map_asset_specs(
-        lambda spec: spec.replace_attributes(code_version=f"{spec.code_version}-fixed")
-        if spec.key == dg.AssetKey("attempts") else spec))
+    monkeypatch.setattr(
+        ingest_assets,
+        "read_contest",
+        ingest_assets.read_contest.map_asset_specs(
+            lambda spec: (
+                spec.replace_attributes(code_version=f"{spec.code_version}-fixed")
+                if spec.key == dg.AssetKey("attempts")
+                else spec
+            )
+        ),
+    )
     lines: list[str] = []
     outcome = run_steps(build_definitions(), instance, config, conditions=["blind"], echo=lines.append)
     assert outcome, "\n".join(lines)

@@ -75,7 +75,8 @@ def test_counts(corpus):
 def test_character_identical_resubmissions_exist(corpus):
     _, attempts, _ = corpus
     ordered = attempts.sort("participant", "problem_id", "turn").with_columns(
-        pl.col("code").shift(1).over("participant", "problem_id").alias("previous"))
+        pl.col("code").shift(1).over("participant", "problem_id").alias("previous")
+    )
     assert ordered.filter(pl.col("code") == pl.col("previous")).height >= 3
 
 
@@ -83,8 +84,11 @@ def test_header_clock_runs_backwards(corpus):
     """V1/V2: pages were saved newest-first, so the header clock reverses the Submit order."""
     _, attempts, _ = corpus
     multi = attempts.filter(pl.len().over("participant", "problem_id") > 1)
-    by_trajectory = multi.sort("turn").group_by("participant", "problem_id").agg(
-        pl.col("page_saved_at").is_sorted(descending=True).alias("reversed"))
+    by_trajectory = (
+        multi.sort("turn")
+        .group_by("participant", "problem_id")
+        .agg(pl.col("page_saved_at").is_sorted(descending=True).alias("reversed"))
+    )
     assert by_trajectory["reversed"].all()
     times = attempts["submitted_at"]
     settings = contest_settings(DEMO)
@@ -102,8 +106,10 @@ def test_accepted_variable_trap(corpus):
         misread += naive_verdict_scan(visible_text(text, row["page_format"])) == "AC"
     assert misread == trap.filter(~pl.col("accepted")).height > 0
     others = attempts.filter((pl.col("problem_id") != "admissions") & ~pl.col("accepted"))
-    wrong_elsewhere = sum(naive_verdict_scan(visible_text((DEMO / r["source_path"]).read_text(), r["page_format"]))
-                          == "AC" for r in others.iter_rows(named=True))
+    wrong_elsewhere = sum(
+        naive_verdict_scan(visible_text((DEMO / r["source_path"]).read_text(), r["page_format"])) == "AC"
+        for r in others.iter_rows(named=True)
+    )
     assert wrong_elsewhere == 0  # every disagreement falls on that single problem
 
 
@@ -143,15 +149,20 @@ def test_verdicts_come_from_execution(corpus, problems, judge):
     """A stratified sample of pages re-judged in the sandbox gets exactly the verdict on the page."""
     _, attempts, _ = corpus
     sample = attempts.sort("attempt_uid").group_by("verdict", "language", maintain_order=True).head(2)
-    results = judge.judge_many([(problems[r["problem_id"]], r["language"], r["code"])
-                                for r in sample.iter_rows(named=True)])
+    results = judge.judge_many(
+        [(problems[r["problem_id"]], r["language"], r["code"]) for r in sample.iter_rows(named=True)]
+    )
     assert [r.verdict.value for r in results] == sample["verdict"].to_list()
     assert sample["verdict"].n_unique() == 5
 
 
 @pytest.mark.slow
 def test_reference_solutions_pass_everything(problems, judge):
-    refs = [(p, EXTENSION_LANGUAGE[f.suffix[1:]], f.read_text()) for p in problems.values()
-            for f in p.submissions("accepted") if f.stem == "reference"]
+    refs = [
+        (p, EXTENSION_LANGUAGE[f.suffix[1:]], f.read_text())
+        for p in problems.values()
+        for f in p.submissions("accepted")
+        if f.stem == "reference"
+    ]
     assert len(refs) == len(problems)
     assert [r.verdict for r in judge.judge_many(refs)] == [Verdict.AC] * len(refs)

@@ -17,14 +17,20 @@ from cojudge_tests.conftest import REPO
 
 def _small_contest(target: Path) -> Path:
     for pid in ("pairsum", "brackets"):
-        shutil.copytree(REPO / "data" / "demo" / "problems" / pid, target / "problems" / pid,
-                        ignore=shutil.ignore_patterns("time_limit_exceeded"))
+        shutil.copytree(
+            REPO / "data" / "demo" / "problems" / pid,
+            target / "problems" / pid,
+            ignore=shutil.ignore_patterns("time_limit_exceeded"),
+        )
     return target
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and not p.relative_to(root).as_posix().startswith("problems/")}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.relative_to(root).as_posix().startswith("problems/")
+    }
 
 
 @pytest.mark.slow

@@ -19,8 +19,10 @@ from cojudge_tests.judges.fixtures import cli
 RELEASE = SHARED_CORPORA / "ice-score-humaneval"
 PROBLEMS = 6  # per language
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not RELEASE.is_dir(), reason=f"the ICE-Score release is not at {RELEASE}")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not RELEASE.is_dir(), reason=f"the ICE-Score release is not at {RELEASE}"),
+]
 
 
 def trimmed_release(target: Path, problems: int = PROBLEMS) -> Path:
@@ -38,8 +40,13 @@ def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("icescore")
     corpus = trimmed_release(root / "release")
     db, home = root / "ice.duckdb", root / "home"
-    first = cli(["materialize", "--corpus", str(corpus), "--layout", "icescore"], db=db,
-                judges=REPO / "data" / "judges.yaml", home=home, timeout=1800)
+    first = cli(
+        ["materialize", "--corpus", str(corpus), "--layout", "icescore"],
+        db=db,
+        judges=REPO / "data" / "judges.yaml",
+        home=home,
+        timeout=1800,
+    )
     return corpus, db, home, first
 
 
@@ -49,32 +56,44 @@ def test_the_release_is_imported_and_scored_without_a_provider_call(run):
     with duckdb.connect(str(db), read_only=True) as conn:
         languages = dict(conn.sql("select language, count(*) from main.attempts group by 1").fetchall())
         assert set(languages) == {"python", "java"} and min(languages.values()) > 50
-        imported = conn.sql("select judge, count(distinct a.language) from main.judge_outputs o join main.attempts a "
-                            "using (attempt_uid) where o.provenance = 'imported' and o.status = 'ok' "
-                            "group by 1").fetchall()
+        imported = conn.sql(
+            "select judge, count(distinct a.language) from main.judge_outputs o join main.attempts a "
+            "using (attempt_uid) where o.provenance = 'imported' and o.status = 'ok' "
+            "group by 1"
+        ).fetchall()
         assert len(imported) == 12 and all(n == 2 for _, n in imported)
         # the local judges were asked (through the one judging path) and abstained on every attempt: nothing else
-        asked = conn.sql("select judge, status, count(*) from main.judge_cache where provenance = 'judged' "
-                         "group by 1, 2").fetchall()
+        asked = conn.sql(
+            "select judge, status, count(*) from main.judge_cache where provenance = 'judged' group by 1, 2"
+        ).fetchall()
         statuses = {(j, s): n for j, s, n in asked}
         assert {j for j, _ in statuses} == {"sample-exec", "static-rubric"}
         assert {s for j, s in statuses if j == "sample-exec"} == {"abstained"}  # no stdin examples to run
         # static-rubric answers only where a docstring states a bound (5% of the full release)
         assert statuses[("static-rubric", "abstained")] > 5 * statuses.get(("static-rubric", "ok"), 0)
         assert set(statuses) <= {("sample-exec", "abstained"), ("static-rubric", "abstained"), ("static-rubric", "ok")}
-        reasons = {r[0] for r in conn.sql("select distinct rationale from main.judge_cache "
-                                          "where status = 'abstained'").fetchall()}
+        reasons = {
+            r[0]
+            for r in conn.sql("select distinct rationale from main.judge_cache where status = 'abstained'").fetchall()
+        }
         assert reasons and all(reason for reason in reasons)
         # every measurement table holds the imported judges
         judges = {j for j, _ in imported}
-        for table, metric in (("judge_metrics", "roc_auc"), ("judge_metrics", "mcc_oof"), ("judge_metrics", "ece15"),
-                              ("judge_metrics", "coverage"), ("scale_validity", "distinct_values"),
-                              ("per_problem", None), ("correlation", "kendall_tau_b_example")):
+        for table, metric in (
+            ("judge_metrics", "roc_auc"),
+            ("judge_metrics", "mcc_oof"),
+            ("judge_metrics", "ece15"),
+            ("judge_metrics", "coverage"),
+            ("scale_validity", "distinct_values"),
+            ("per_problem", None),
+            ("correlation", "kendall_tau_b_example"),
+        ):
             where = f" where metric = '{metric}'" if metric else ""
             found = {r[0] for r in conn.sql(f"select distinct judge from main.{table}{where}").fetchall()}
             assert judges <= found, (table, metric, judges - found)
-        gpt_values = conn.sql("select value from main.scale_validity where judge = 'gpt-3.5-noref' "
-                              "and metric = 'distinct_values'").fetchone()[0]
+        gpt_values = conn.sql(
+            "select value from main.scale_validity where judge = 'gpt-3.5-noref' and metric = 'distinct_values'"
+        ).fetchone()[0]
         assert 2 <= gpt_values <= 5
         subsets = {r[0] for r in conn.sql("select distinct subset from main.correlation").fetchall()}
         assert subsets == {"all", "java", "python"}
@@ -87,16 +106,26 @@ def test_the_release_is_imported_and_scored_without_a_provider_call(run):
 
 def test_a_second_run_changes_nothing_and_one_changed_judge_file_reimports_that_judge(run):
     corpus, db, home, first = run
-    again = cli(["materialize", "--corpus", str(corpus), "--layout", "icescore"], db=db,
-                judges=REPO / "data" / "judges.yaml", home=home, timeout=900)
+    again = cli(
+        ["materialize", "--corpus", str(corpus), "--layout", "icescore"],
+        db=db,
+        judges=REPO / "data" / "judges.yaml",
+        home=home,
+        timeout=900,
+    )
     assert again.returncode == 0 and "nothing changed" in again.stdout, again.stdout[-3000:]
     bleu = corpus / "experiment_source" / "original_output" / "humaneval" / "python" / "python_humaneval_bleu.json"
     entries = json.loads(bleu.read_text())
     key = next(k for k in entries[0] if k.startswith("bleu-"))
     entries[0][key] = min(1.0, entries[0][key] + 0.5)
     bleu.write_text(json.dumps(entries))
-    third = cli(["materialize", "--corpus", str(corpus), "--layout", "icescore"], db=db,
-                judges=REPO / "data" / "judges.yaml", home=home, timeout=900)
+    third = cli(
+        ["materialize", "--corpus", str(corpus), "--layout", "icescore"],
+        db=db,
+        judges=REPO / "data" / "judges.yaml",
+        home=home,
+        timeout=900,
+    )
     assert third.returncode == 0, third.stdout[-3000:]
     ran = [line for line in third.stdout.splitlines() if re.match(r"^judge_outputs_job\[.*\]: ok", line)]
     assert ran and all(re.match(r"^judge_outputs_job\[\w+\|bleu\]", line) for line in ran), ran

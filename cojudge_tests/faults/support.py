@@ -15,16 +15,20 @@ def table_digests(db: Path) -> dict[str, tuple]:
     """Row count and an order-free content hash of every table."""
     con = duckdb.connect(str(db), read_only=True)
     try:
-        names = [r[0] for r in con.sql("select table_name from information_schema.tables "
-                                       "where table_schema = 'main'").fetchall()]
+        names = [
+            r[0]
+            for r in con.sql("select table_name from information_schema.tables where table_schema = 'main'").fetchall()
+        ]
         return {name: con.sql(f'select count(*), sum(hash(t)) from main."{name}" t').fetchone() for name in names}
     finally:
         con.close()
 
 
-HOLD = ("import sys; from pathlib import Path; from cojudge_assets.core.locks import hold\n"
-        "with hold(Path(sys.argv[1]), Path(sys.argv[2]), run_id=(sys.argv[3:] or [None])[0]):\n"
-        "    print('held', flush=True); sys.stdin.read()\n")
+HOLD = (
+    "import sys; from pathlib import Path; from cojudge_assets.core.locks import hold\n"
+    "with hold(Path(sys.argv[1]), Path(sys.argv[2]), run_id=(sys.argv[3:] or [None])[0]):\n"
+    "    print('held', flush=True); sys.stdin.read()\n"
+)
 
 
 class Holder:
@@ -33,8 +37,13 @@ class Holder:
 
     def __init__(self, target: Path, lock: Path, run_id: str | None = None):
         extra = [run_id] if run_id else []
-        self.process = subprocess.Popen([sys.executable, "-c", HOLD, str(target), str(lock), *extra], cwd=REPO,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", HOLD, str(target), str(lock), *extra],
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         assert self.process.stdout.readline().strip() == "held"
         self.pid = self.process.pid
 

@@ -35,8 +35,10 @@ def existing_db(tmp_path) -> Path:
     db = tmp_path / "store" / "cojudge.duckdb"
     db.parent.mkdir()
     con = duckdb.connect(str(db))
-    con.execute("create table attempts as select * from (values ('u01/a-01', 'a', 'AC'), ('u01/a-02', 'a', 'WA'), "
-                "('u02/b-01', 'b', 'TLE')) v(attempt_uid, problem_id, verdict)")
+    con.execute(
+        "create table attempts as select * from (values ('u01/a-01', 'a', 'AC'), ('u01/a-02', 'a', 'WA'), "
+        "('u02/b-01', 'b', 'TLE')) v(attempt_uid, problem_id, verdict)"
+    )
     con.execute("create table problems as select * from (values ('a', 'A'), ('b', 'B')) v(problem_id, name)")
     con.execute("create table quarantine as select 'pages/u03/x.html' as source_path, 'parse' as stage")
     con.close()
@@ -64,8 +66,14 @@ def tiny_corpus(tmp_path) -> Path:
 
 
 def run_cli(env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cojudge_assets.cli", "materialize", *args], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "cojudge_assets.cli", "materialize", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def assert_refused(done: subprocess.CompletedProcess, *named: str) -> str:
@@ -86,7 +94,8 @@ def bad_invocations(tmp_path: Path, corpus: Path) -> dict[str, tuple[list[str], 
     (empty / "pages").mkdir(parents=True)
     (empty / "problems").mkdir()
     hosted = tmp_path / "hosted.yaml"
-    hosted.write_text(textwrap.dedent(f"""\
+    hosted.write_text(
+        textwrap.dedent(f"""\
         judges:
           - name: hosted-judge
             model: openai/gpt-5.2
@@ -96,36 +105,69 @@ def bad_invocations(tmp_path: Path, corpus: Path) -> dict[str, tuple[list[str], 
             model: openai/gpt-5.2
             enabled: false
             api_key_env: {MISSING_KEY}_TOO
-        """))
+        """)
+    )
     broken = tmp_path / "broken.yaml"
     broken.write_text("judges: [\n  - name: x\n")
     return {
         "missing corpus": (["--corpus", str(tmp_path / "no_such_corpus")], {}, ("--corpus", "no_such_corpus")),
         "corpus is a file": (["--corpus", str(tmp_path / "a_file")], {}, ("--corpus", "not a folder")),
         "misspelt layout": (["--layout", "pagez"], {}, ("--layout", "pagez", "pages, progsnap2, codenet")),
-        "misspelt layout with corpus": (["--corpus", str(corpus), "--layout", "progsnap"], {},
-                                        ("--layout", "progsnap")),
-        "enabled judge without its key": (["--corpus", str(corpus), "--judges-file", str(hosted)], {},
-                                          (MISSING_KEY, "hosted-judge")),
-        "judges file does not parse": (["--corpus", str(corpus), "--judges-file", str(broken)], {},
-                                       ("--judges-file", "not valid YAML")),
-        "judges file missing": (["--corpus", str(corpus), "--judges-file", str(tmp_path / "nope.yaml")], {},
-                                ("--judges-file", "not found")),
+        "misspelt layout with corpus": (
+            ["--corpus", str(corpus), "--layout", "progsnap"],
+            {},
+            ("--layout", "progsnap"),
+        ),
+        "enabled judge without its key": (
+            ["--corpus", str(corpus), "--judges-file", str(hosted)],
+            {},
+            (MISSING_KEY, "hosted-judge"),
+        ),
+        "judges file does not parse": (
+            ["--corpus", str(corpus), "--judges-file", str(broken)],
+            {},
+            ("--judges-file", "not valid YAML"),
+        ),
+        "judges file missing": (
+            ["--corpus", str(corpus), "--judges-file", str(tmp_path / "nope.yaml")],
+            {},
+            ("--judges-file", "not found"),
+        ),
         "unknown --judge": (["--corpus", str(corpus), "--judge", "gtp-5.2"], {}, ("--judge", "gtp-5.2")),
-        "misspelt --jobs": (["--corpus", str(corpus), "--jobs", "ingest,judge_output_job"], {},
-                            ("--jobs", "judge_output_job")),
+        "misspelt --jobs": (
+            ["--corpus", str(corpus), "--jobs", "ingest,judge_output_job"],
+            {},
+            ("--jobs", "judge_output_job"),
+        ),
         # no judging job asked for: the key is not needed, and the empty corpus is what is refused
-        "empty corpus, key not needed": (["--corpus", str(empty), "--judges-file", str(hosted), "--jobs", "ingest"],
-                                         {}, ("--corpus", "no input")),
+        "empty corpus, key not needed": (
+            ["--corpus", str(empty), "--judges-file", str(hosted), "--jobs", "ingest"],
+            {},
+            ("--corpus", "no input"),
+        ),
         "empty corpus": (["--corpus", str(empty)], {}, ("--corpus", "no input", "holds 3 attempts", "--allow-empty")),
-        "DAGSTER_HOME under a file": (["--corpus", str(corpus)], {"DAGSTER_HOME": str(tmp_path / "a_file" / "home")},
-                                      ("DAGSTER_HOME",)),
+        "DAGSTER_HOME under a file": (
+            ["--corpus", str(corpus)],
+            {"DAGSTER_HOME": str(tmp_path / "a_file" / "home")},
+            ("DAGSTER_HOME",),
+        ),
     }
 
 
-CASES = ["missing corpus", "corpus is a file", "misspelt layout", "misspelt layout with corpus",
-         "enabled judge without its key", "judges file does not parse", "judges file missing", "unknown --judge",
-         "misspelt --jobs", "empty corpus", "empty corpus, key not needed", "DAGSTER_HOME under a file"]
+CASES = [
+    "missing corpus",
+    "corpus is a file",
+    "misspelt layout",
+    "misspelt layout with corpus",
+    "enabled judge without its key",
+    "judges file does not parse",
+    "judges file missing",
+    "unknown --judge",
+    "misspelt --jobs",
+    "empty corpus",
+    "empty corpus, key not needed",
+    "DAGSTER_HOME under a file",
+]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -177,8 +219,7 @@ def test_the_layouts_are_listed_in_help(env):
 
 
 @pytest.mark.slow  # its last step materializes the ingest job (one Python page)
-def test_a_second_writer_is_refused_naming_the_holder_and_a_run_after_it_works(tmp_path, env, tiny_corpus,
-                                                                               existing_db):
+def test_a_second_writer_is_refused_naming_the_holder_and_a_run_after_it_works(tmp_path, env, tiny_corpus, existing_db):
     from cojudge_assets.core.locks import duckdb_lock_path, home_lock_path
 
     home = Path(env["DAGSTER_HOME"])
@@ -198,8 +239,10 @@ def test_a_second_writer_is_refused_naming_the_holder_and_a_run_after_it_works(t
         # --allow-empty lets an empty corpus past the preflight; the lock still stops it before anything is touched
         empty = tmp_path / "empty_corpus"
         empty.mkdir()
-        assert_refused(run_cli(env, "--corpus", str(empty), "--duckdb", str(existing_db), "--allow-empty"),
-                       f"pid {home_holder.pid}")
+        assert_refused(
+            run_cli(env, "--corpus", str(empty), "--duckdb", str(existing_db), "--allow-empty"),
+            f"pid {home_holder.pid}",
+        )
     finally:
         home_holder.release()
     assert table_digests(existing_db) == before

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import polars as pl
 import pytest
@@ -20,39 +20,63 @@ import pytest
 from cojudge_assets.core.attempts import list_pages, reconcile
 from cojudge_assets.core.corpus import contest_settings, read_corpus, read_problem_table
 
-CODE = "#include <cstdio>\nint main() {\n    long long a, b;\n    std::scanf(\"%lld %lld\", &a, &b);\n" \
-       "    std::printf(\"%lld\\n\", a + b);\n}\n"
+CODE = (
+    '#include <cstdio>\nint main() {\n    long long a, b;\n    std::scanf("%lld %lld", &a, &b);\n'
+    '    std::printf("%lld\\n", a + b);\n}\n'
+)
 GOOD = "pages/u01/pairsum-01.html"
 WINDOW = "window:\n  start: '2026-03-14 13:45:00'\n  end: '2026-03-14 17:45:00'\n"
 
 
-def html_page(*, result="Accepted", submit="2026-03-14 14:03:22", problem="pairsum - Pair Sums",
-              language="C++17 (GCC 12)", code=CODE, notes="15 test(s) run", extra_rows="", body_extra="") -> str:
+def html_page(
+    *,
+    result="Accepted",
+    submit="2026-03-14 14:03:22",
+    problem="pairsum - Pair Sums",
+    language="C++17 (GCC 12)",
+    code=CODE,
+    notes="15 test(s) run",
+    extra_rows="",
+    body_extra="",
+) -> str:
     esc = code.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return (f"<!DOCTYPE html><html><head><title>Submission</title></head><body>"
-            f"<div class=\"page-header\">Page saved 2026-03-14 18:01:02</div>"
-            f"<table><tr><th>Problem</th><td>{problem}</td></tr><tr><th>Language</th><td>{language}</td></tr>"
-            f"<tr><th>Submit</th><td>{submit}</td></tr><tr><th>Result</th><td>{result}</td></tr>{extra_rows}</table>"
-            f"<pre class=\"judge-notes\">{notes}</pre><pre class=\"source\"><code>{esc}</code></pre>{body_extra}"
-            f"</body></html>\n")
+    return (
+        f"<!DOCTYPE html><html><head><title>Submission</title></head><body>"
+        f'<div class="page-header">Page saved 2026-03-14 18:01:02</div>'
+        f"<table><tr><th>Problem</th><td>{problem}</td></tr><tr><th>Language</th><td>{language}</td></tr>"
+        f"<tr><th>Submit</th><td>{submit}</td></tr><tr><th>Result</th><td>{result}</td></tr>{extra_rows}</table>"
+        f'<pre class="judge-notes">{notes}</pre><pre class="source"><code>{esc}</code></pre>{body_extra}'
+        f"</body></html>\n"
+    )
 
 
 def md_page(*, code=CODE, fence_lang="cpp", notes_block="") -> str:
-    return ("| Field | Value |\n|---|---|\n| Problem | pairsum - Pair Sums |\n| Language | C++17 (GCC 12) |\n"
-            f"| Submit | 2026-03-14 14:20:00 |\n| Result | Wrong Answer |\n\n{notes_block}```{fence_lang}\n{code}```\n")
+    return (
+        "| Field | Value |\n|---|---|\n| Problem | pairsum - Pair Sums |\n| Language | C++17 (GCC 12) |\n"
+        f"| Submit | 2026-03-14 14:20:00 |\n| Result | Wrong Answer |\n\n{notes_block}```{fence_lang}\n{code}```\n"
+    )
 
 
 def txt_page(*, code=CODE) -> str:
-    return ("Problem: pairsum - Pair Sums\nLanguage: C++17 (GCC 12)\nSubmit: 2026-03-14 14:30:00\n"
-            f"Result: Wrong Answer\n\n----- BEGIN SOURCE -----\n{code}----- END SOURCE -----\n")
+    return (
+        "Problem: pairsum - Pair Sums\nLanguage: C++17 (GCC 12)\nSubmit: 2026-03-14 14:30:00\n"
+        f"Result: Wrong Answer\n\n----- BEGIN SOURCE -----\n{code}----- END SOURCE -----\n"
+    )
 
 
-def write_package(root: Path, pid: str, *, yaml_text: str | None = None, statement: bool = True,
-                  tests: dict[str, tuple[str, str | None]] | None = None) -> None:
+def write_package(
+    root: Path,
+    pid: str,
+    *,
+    yaml_text: str | None = None,
+    statement: bool = True,
+    tests: dict[str, tuple[str, str | None]] | None = None,
+) -> None:
     pkg = root / "problems" / pid
     pkg.mkdir(parents=True, exist_ok=True)
-    (pkg / "problem.yaml").write_text(yaml_text if yaml_text is not None else
-                                      f"name: {pid.title()}\nlimits:\n  time_limit_s: 1.0\n  memory_mb: 256\n")
+    (pkg / "problem.yaml").write_text(
+        yaml_text if yaml_text is not None else f"name: {pid.title()}\nlimits:\n  time_limit_s: 1.0\n  memory_mb: 256\n"
+    )
     if statement:
         (pkg / "problem_statement").mkdir(exist_ok=True)
         (pkg / "problem_statement" / "problem.en.md").write_text(f"# {pid}\n\nRead two numbers, print a sum.\n")
@@ -321,8 +345,9 @@ def _symlink_loop(c, o, m):
     (c / "pages" / "u02").mkdir(parents=True)
     os.symlink("b.html", c / "pages" / "u02" / "a.html")
     os.symlink("a.html", c / "pages" / "u02" / "b.html")
-    return Quarantined("pages/u02/a.html", "discover", "symlink", "dangling",
-                       also=[("pages/u02/b.html", "symlink", "dangling")])
+    return Quarantined(
+        "pages/u02/a.html", "discover", "symlink", "dangling", also=[("pages/u02/b.html", "symlink", "dangling")]
+    )
 
 
 def _file_symlink_out(c, o, m):
@@ -394,15 +419,17 @@ ORPHAN = "its problem package was quarantined"
 def _broken_problem_yaml(c, o, m):
     rel = _second_problem_page(c)
     (c / "problems" / "admissions" / "problem.yaml").write_text("name: [unclosed\nlimits: {time_limit_s: 1\n")
-    return Quarantined("problems/admissions", "problems", "problem.yaml", "not valid UTF-8 YAML",
-                       also=[(rel, "Problem", ORPHAN)])
+    return Quarantined(
+        "problems/admissions", "problems", "problem.yaml", "not valid UTF-8 YAML", also=[(rel, "Problem", ORPHAN)]
+    )
 
 
 def _problem_yaml_not_mapping(c, o, m):
     rel = _second_problem_page(c)
     (c / "problems" / "admissions" / "problem.yaml").write_text("- just\n- a list\n")
-    return Quarantined("problems/admissions", "problems", "problem.yaml", "expected a mapping",
-                       also=[(rel, "Problem", ORPHAN)])
+    return Quarantined(
+        "problems/admissions", "problems", "problem.yaml", "expected a mapping", also=[(rel, "Problem", ORPHAN)]
+    )
 
 
 def _problem_yaml_binary(c, o, m):
@@ -414,29 +441,41 @@ def _problem_yaml_binary(c, o, m):
 def _non_numeric_time_limit(c, o, m):
     rel = _second_problem_page(c)
     write_package(c, "admissions", yaml_text="name: Admissions\nlimits:\n  time_limit_s: two seconds\n")
-    return Quarantined("problems/admissions", "problems", "limits.time_limit_s", "must be a positive number",
-                       also=[(rel, "Problem", ORPHAN)])
+    return Quarantined(
+        "problems/admissions",
+        "problems",
+        "limits.time_limit_s",
+        "must be a positive number",
+        also=[(rel, "Problem", ORPHAN)],
+    )
 
 
 def _negative_memory(c, o, m):
     rel = _second_problem_page(c)
     write_package(c, "admissions", yaml_text="name: Admissions\nlimits:\n  memory_mb: -5\n")
-    return Quarantined("problems/admissions", "problems", "limits.memory_mb", "must be a positive number",
-                       also=[(rel, "Problem", ORPHAN)])
+    return Quarantined(
+        "problems/admissions",
+        "problems",
+        "limits.memory_mb",
+        "must be a positive number",
+        also=[(rel, "Problem", ORPHAN)],
+    )
 
 
 def _in_without_ans(c, o, m):
     rel = _second_problem_page(c)
     write_package(c, "admissions", tests={"sample/1": ("1 2\n", "3\n"), "secret/2": ("4 4\n", None)})
-    return Quarantined("problems/admissions", "problems", "data/secret/2.ans", "has no answer file",
-                       also=[(rel, "Problem", ORPHAN)])
+    return Quarantined(
+        "problems/admissions", "problems", "data/secret/2.ans", "has no answer file", also=[(rel, "Problem", ORPHAN)]
+    )
 
 
 def _statement_not_utf8(c, o, m):
     rel = _second_problem_page(c)
     (c / "problems" / "admissions" / "problem_statement" / "problem.en.md").write_bytes("Énoncé".encode("latin-1"))
-    return Quarantined("problems/admissions", "problems", "problem_statement", "not valid UTF-8",
-                       also=[(rel, "Problem", ORPHAN)])
+    return Quarantined(
+        "problems/admissions", "problems", "problem_statement", "not valid UTF-8", also=[(rel, "Problem", ORPHAN)]
+    )
 
 
 def _missing_statement(c, o, m):
@@ -485,8 +524,9 @@ def _package_symlink_out(c, o, m):
     rel = _second_problem_page(c)
     (c / "problems" / "admissions").rename(o / "admissions")
     os.symlink(o / "admissions", c / "problems" / "admissions")
-    return Quarantined("problems/admissions", "problems", "symlink", "leaves the corpus",
-                       also=[(rel, "Problem", ORPHAN)])
+    return Quarantined(
+        "problems/admissions", "problems", "symlink", "leaves the corpus", also=[(rel, "Problem", ORPHAN)]
+    )
 
 
 def _package_symlink_inside(c, o, m):
@@ -497,33 +537,68 @@ def _package_symlink_inside(c, o, m):
 
 
 CASES: dict[str, Callable] = {
-    "truncated html": _truncated, "binary garbage": _binary, "latin-1 bytes": _latin1, "utf-16 with BOM": _utf16,
-    "utf-16le without BOM": _utf16le_no_bom, "NUL byte in html": _nul_byte, "utf-8 BOM": _bom,
-    "whitespace-only file": _whitespace_file, "zero-byte file": _zero_bytes, "huge file": _huge,
-    "100k nested divs": _nested_divs, "100k unclosed <b>": _unclosed_formatting, "no Result": _no_result,
-    "empty Result": _empty_result, "Result only in a script": _result_only_in_script,
-    "two disagreeing Results": _two_results_disagree, "two agreeing Results": _two_results_agree,
-    "unknown verdict string": _unknown_verdict, "no Submit": _no_submit, "malformed Submit": _malformed_submit,
-    "two disagreeing Submits": _two_submits_disagree, "Submit before the window": _submit_before_window,
-    "Submit after the window": _submit_after_window, "Submit in the future": _submit_in_future,
-    "unknown problem": _unknown_problem, "two disagreeing Problems": _two_problems_disagree,
-    "unknown language": _unknown_language, "no Language": _no_language, "empty code block": _empty_code,
-    "whitespace-only code": _whitespace_code, "no code block": _no_code, "markdown empty fence": _md_empty_fence,
-    "markdown 50k unclosed fences": _md_unclosed_fences, "text empty SOURCE markers": _txt_empty_markers,
-    "byte-identical duplicate": _duplicate, "unknown extension": _unknown_extension,
-    "page without participant": _no_participant, "dangling symlink": _dangling_symlink,
-    "symlink loop": _symlink_loop, "file symlink out of the corpus": _file_symlink_out,
-    "symlink to /dev/zero": _device_symlink_out, "directory symlink out of the corpus": _dir_symlink_out,
+    "truncated html": _truncated,
+    "binary garbage": _binary,
+    "latin-1 bytes": _latin1,
+    "utf-16 with BOM": _utf16,
+    "utf-16le without BOM": _utf16le_no_bom,
+    "NUL byte in html": _nul_byte,
+    "utf-8 BOM": _bom,
+    "whitespace-only file": _whitespace_file,
+    "zero-byte file": _zero_bytes,
+    "huge file": _huge,
+    "100k nested divs": _nested_divs,
+    "100k unclosed <b>": _unclosed_formatting,
+    "no Result": _no_result,
+    "empty Result": _empty_result,
+    "Result only in a script": _result_only_in_script,
+    "two disagreeing Results": _two_results_disagree,
+    "two agreeing Results": _two_results_agree,
+    "unknown verdict string": _unknown_verdict,
+    "no Submit": _no_submit,
+    "malformed Submit": _malformed_submit,
+    "two disagreeing Submits": _two_submits_disagree,
+    "Submit before the window": _submit_before_window,
+    "Submit after the window": _submit_after_window,
+    "Submit in the future": _submit_in_future,
+    "unknown problem": _unknown_problem,
+    "two disagreeing Problems": _two_problems_disagree,
+    "unknown language": _unknown_language,
+    "no Language": _no_language,
+    "empty code block": _empty_code,
+    "whitespace-only code": _whitespace_code,
+    "no code block": _no_code,
+    "markdown empty fence": _md_empty_fence,
+    "markdown 50k unclosed fences": _md_unclosed_fences,
+    "text empty SOURCE markers": _txt_empty_markers,
+    "byte-identical duplicate": _duplicate,
+    "unknown extension": _unknown_extension,
+    "page without participant": _no_participant,
+    "dangling symlink": _dangling_symlink,
+    "symlink loop": _symlink_loop,
+    "file symlink out of the corpus": _file_symlink_out,
+    "symlink to /dev/zero": _device_symlink_out,
+    "directory symlink out of the corpus": _dir_symlink_out,
     "directory symlink inside the corpus": _dir_symlink_inside,
-    "file symlink inside the corpus": _file_symlink_inside, "fifo": _fifo, "unreadable file": _unreadable,
-    "directory named like a page": _directory_named_like_page, "broken problem.yaml": _broken_problem_yaml,
-    "problem.yaml not a mapping": _problem_yaml_not_mapping, "binary problem.yaml": _problem_yaml_binary,
-    "non-numeric time limit": _non_numeric_time_limit, "negative memory limit": _negative_memory,
-    ".in without .ans": _in_without_ans, "statement not UTF-8": _statement_not_utf8,
-    "missing statement": _missing_statement, "empty package folder": _empty_package_folder,
-    "package symlink out of the corpus": _package_symlink_out, "package symlink inside": _package_symlink_inside,
-    "binary log": _binary_log, "log with an undecodable byte": _log_undecodable_byte,
-    "log symlink out of the corpus": _log_symlink_out, "log fifo": _log_fifo,
+    "file symlink inside the corpus": _file_symlink_inside,
+    "fifo": _fifo,
+    "unreadable file": _unreadable,
+    "directory named like a page": _directory_named_like_page,
+    "broken problem.yaml": _broken_problem_yaml,
+    "problem.yaml not a mapping": _problem_yaml_not_mapping,
+    "binary problem.yaml": _problem_yaml_binary,
+    "non-numeric time limit": _non_numeric_time_limit,
+    "negative memory limit": _negative_memory,
+    ".in without .ans": _in_without_ans,
+    "statement not UTF-8": _statement_not_utf8,
+    "missing statement": _missing_statement,
+    "empty package folder": _empty_package_folder,
+    "package symlink out of the corpus": _package_symlink_out,
+    "package symlink inside": _package_symlink_inside,
+    "binary log": _binary_log,
+    "log with an undecodable byte": _log_undecodable_byte,
+    "log symlink out of the corpus": _log_symlink_out,
+    "log fifo": _log_fifo,
     "log with 100k nested divs": _log_nested_html,
 }
 
@@ -575,8 +650,9 @@ def test_damaged_input_is_accounted_for(tmp_path, monkeypatch, kind):
     assert expect.path not in set(attempts["source_path"])
     for path, field_name, phrase in expect.also:
         extra = quarantine.filter(pl.col("source_path") == path)
-        assert extra.height == 1 and extra["field"][0] == field_name and phrase in extra["reason"][0], \
+        assert extra.height == 1 and extra["field"][0] == field_name and phrase in extra["reason"][0], (
             quarantine.to_dicts()
+        )
     if expect.stage == "problems":  # the package is left out of problems, the other one is read
         pid = Path(expect.path).name
         assert pid not in set(problems["problem_id"]) and "pairsum" in set(problems["problem_id"])
@@ -611,15 +687,21 @@ def test_reconciliation_check_fails_when_a_file_is_unaccounted(tmp_path):
     os.symlink("/etc", corpus / "pages" / "u04")
     _, pages, tables = ingest(corpus)
     resource = CorpusResource(path=str(corpus), layout="pages")
-    ok = every_file_accounted_for(quarantine=tables.quarantine, attempts=tables.attempts, submission_pages=pages,
-                                  corpus=resource)
+    ok = every_file_accounted_for(
+        quarantine=tables.quarantine, attempts=tables.attempts, submission_pages=pages, corpus=resource
+    )
     assert ok.passed and ok.metadata["raw_inputs"].value == 2
-    lost = every_file_accounted_for(quarantine=tables.quarantine.filter(pl.col("source_path") != "pages/u04"),
-                                    attempts=tables.attempts, submission_pages=pages, corpus=resource)
+    lost = every_file_accounted_for(
+        quarantine=tables.quarantine.filter(pl.col("source_path") != "pages/u04"),
+        attempts=tables.attempts,
+        submission_pages=pages,
+        corpus=resource,
+    )
     assert not lost.passed
     page(corpus, "pages/u05/pairsum-01.html", other("arrived after the listing"))
-    stale = every_file_accounted_for(quarantine=tables.quarantine, attempts=tables.attempts, submission_pages=pages,
-                                     corpus=resource)
+    stale = every_file_accounted_for(
+        quarantine=tables.quarantine, attempts=tables.attempts, submission_pages=pages, corpus=resource
+    )
     assert not stale.passed and stale.metadata["paths_on_disk"].value == 3
 
 
@@ -647,8 +729,13 @@ def test_corpus_fingerprint_survives_damage_and_follows_no_link(tmp_path, monkey
     os.mkfifo(corpus / "pages" / "u01" / "pipe.html")  # opening it would block
     target = corpus / GOOD
     real_open = Path.open
-    monkeypatch.setattr(Path, "open", lambda self, *a, **k: (_ for _ in ()).throw(PermissionError(13, "denied"))
-                        if self == target else real_open(self, *a, **k))
+    monkeypatch.setattr(
+        Path,
+        "open",
+        lambda self, *a, **k: (
+            (_ for _ in ()).throw(PermissionError(13, "denied")) if self == target else real_open(self, *a, **k)
+        ),
+    )
     damaged = fingerprint(corpus)
     assert damaged != before
     outside.write_text("two")  # the link's target is outside the corpus: not read, so not part of its version

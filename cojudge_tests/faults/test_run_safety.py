@@ -65,8 +65,14 @@ def test_the_lock_is_reentrant_and_counts_as_held_by_a_child_of_its_holder(tmp_p
     db = tmp_path / "x.duckdb"
     lock = duckdb_lock_path(db)
     with hold_duckdb(db), hold_duckdb(db):  # the command holds it, then its in-process run's IO manager
-        child = subprocess.run([sys.executable, "-c", HOLD, str(db), str(lock)], cwd=REPO, input="",
-                               capture_output=True, text=True, timeout=120)
+        child = subprocess.run(
+            [sys.executable, "-c", HOLD, str(db), str(lock)],
+            cwd=REPO,
+            input="",
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert child.returncode == 0 and child.stdout.strip() == "held", child.stderr
     with pytest.raises(LockHeld):  # but not by an unrelated process: a sibling holder refuses the next one
         holder = Holder(db, lock)
@@ -86,8 +92,13 @@ def _ingest_defs_assets():
 def _stored(db: Path) -> Path:
     """A DuckDB file holding ingest tables of an earlier run."""
     con = duckdb.connect(str(db))
-    for name, rows in (("attempts", 3), ("problems", 2), ("submission_pages", 3), ("quarantine", 1),
-                       ("prompt_logs", 2)):
+    for name, rows in (
+        ("attempts", 3),
+        ("problems", 2),
+        ("submission_pages", 3),
+        ("quarantine", 1),
+        ("prompt_logs", 2),
+    ):
         con.execute(f"create table {name} as select range as i, 'row ' || range as text from range({rows})")
     con.close()
     return db
@@ -97,9 +108,14 @@ def _materialize_ingest(db: Path, corpus: Path, **settings):
     from cojudge_assets.defs.io import CojudgeDuckDBIOManager
     from cojudge_assets.defs.resources import CorpusResource
 
-    return dg.materialize(_ingest_defs_assets(), raise_on_error=False, resources={
-        "io_manager": CojudgeDuckDBIOManager(database=str(db), schema="main"),
-        "corpus": CorpusResource(path=str(corpus), **settings)})
+    return dg.materialize(
+        _ingest_defs_assets(),
+        raise_on_error=False,
+        resources={
+            "io_manager": CojudgeDuckDBIOManager(database=str(db), schema="main"),
+            "corpus": CorpusResource(path=str(corpus), **settings),
+        },
+    )
 
 
 @pytest.mark.parametrize("corpus_kind", ["missing folder", "no pages", "every page quarantined"])
@@ -184,9 +200,14 @@ def test_measurement_without_predictions_leaves_no_figure_of_an_earlier_run(tmp_
     con.close()
     monkeypatch.setenv("COJUDGE_DUCKDB", str(db))
     stale = tiny_png((tmp_path / "measurement").mkdir() or tmp_path / "measurement" / "roc_blind.png")
-    result = dg.materialize([predictions, measurement], selection=[measurement], resources={
-        "io_manager": CojudgeDuckDBIOManager(database=str(db), schema="main"),
-        "duckdb": LockedDuckDBResource(database=str(db))})
+    result = dg.materialize(
+        [predictions, measurement],
+        selection=[measurement],
+        resources={
+            "io_manager": CojudgeDuckDBIOManager(database=str(db), schema="main"),
+            "duckdb": LockedDuckDBResource(database=str(db)),
+        },
+    )
     assert result.success
     assert not stale.exists()
 

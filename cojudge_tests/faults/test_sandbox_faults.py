@@ -19,17 +19,26 @@ import pytest
 
 from cojudge_assets.core import contest_judge as contest_judge_module
 from cojudge_assets.core.cgroups import cgroup_support
-from cojudge_assets.core.contest_judge import (ContestJudge, Verdict, compiler, java_batch, python_batch,
-                                               python_executable, runtime_binds)
+from cojudge_assets.core.contest_judge import (
+    ContestJudge,
+    Verdict,
+    compiler,
+    java_batch,
+    python_batch,
+    python_executable,
+    runtime_binds,
+)
 from cojudge_assets.core.contest_judge import judge as judge_front
 from cojudge_assets.core.sandbox import Limits, SandboxError, isolation_level, run_sandboxed
 from cojudge_tests.conftest import write_problem
 from cojudge_tests.core.test_sandbox import _sandbox_processes
 
-needs_memory_cgroup = pytest.mark.skipif(cgroup_support().memory is None,
-                                         reason=f"no memory cgroup here: {cgroup_support().reason}")
-needs_cpu_cgroup = pytest.mark.skipif(cgroup_support().cpu is None,
-                                      reason=f"no CPU-accounting cgroup here: {cgroup_support().reason}")
+needs_memory_cgroup = pytest.mark.skipif(
+    cgroup_support().memory is None, reason=f"no memory cgroup here: {cgroup_support().reason}"
+)
+needs_cpu_cgroup = pytest.mark.skipif(
+    cgroup_support().cpu is None, reason=f"no CPU-accounting cgroup here: {cgroup_support().reason}"
+)
 
 
 def _leftovers() -> tuple[list[int], list[Path]]:
@@ -46,8 +55,9 @@ KILL_MARGIN_S = 5  # killing and removing a run on a loaded machine (the other t
 @pytest.fixture(scope="module")
 def two_second_problem(tmp_path_factory):
     """2 s and 256 MB, as in the reports of the defects (the per-process CPU limit is then 2 s soft, 3 s hard)."""
-    return write_problem(tmp_path_factory.mktemp("faults"), {"sample/1": ("3 4\n", "7\n")}, time_limit=2.0,
-                         memory_mb=256, name="sum2")
+    return write_problem(
+        tmp_path_factory.mktemp("faults"), {"sample/1": ("3 4\n", "7\n")}, time_limit=2.0, memory_mb=256, name="sum2"
+    )
 
 
 def _judge(judge: ContestJudge, problem, language: str, code: str):
@@ -56,12 +66,19 @@ def _judge(judge: ContestJudge, problem, language: str, code: str):
     return result
 
 
-@pytest.mark.parametrize("language,code", [
-    ("c", "#include <signal.h>\n#include <unistd.h>\nint main(void){kill(getppid(), SIGKILL); for(;;); }\n"),
-    ("c", "#include <signal.h>\n#include <unistd.h>\n"
-          "int main(void){ if(fork()==0){for(;;);} kill(-1, SIGKILL); for(;;); }\n"),
-    ("python", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nprint(7)\n"),
-], ids=["c-kill-parent", "c-kill-minus-one", "python-kill-parent"])
+@pytest.mark.parametrize(
+    "language,code",
+    [
+        ("c", "#include <signal.h>\n#include <unistd.h>\nint main(void){kill(getppid(), SIGKILL); for(;;); }\n"),
+        (
+            "c",
+            "#include <signal.h>\n#include <unistd.h>\n"
+            "int main(void){ if(fork()==0){for(;;);} kill(-1, SIGKILL); for(;;); }\n",
+        ),
+        ("python", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nprint(7)\n"),
+    ],
+    ids=["c-kill-parent", "c-kill-minus-one", "python-kill-parent"],
+)
 def test_a_program_that_kills_its_runner_gets_a_verdict(judge, two_second_problem, language, code):
     result = _judge(judge, two_second_problem, language, code)
     assert result.verdict == Verdict.RE, result.summary()
@@ -73,8 +90,13 @@ def test_killing_the_runner_does_not_crash_judge_many(judge, two_second_problem)
     """One hostile submission among good ones: every item gets its verdict (the label audit's call)."""
     good = "a, b = map(int, input().split())\nprint(a + b)\n"
     hostile = "#include <signal.h>\n#include <unistd.h>\nint main(void){kill(getppid(), SIGKILL); return 0;}\n"
-    results = judge.judge_many([(two_second_problem, "python", good), (two_second_problem, "c", hostile),
-                                (two_second_problem, "python", good + "# again\n")])
+    results = judge.judge_many(
+        [
+            (two_second_problem, "python", good),
+            (two_second_problem, "c", hostile),
+            (two_second_problem, "python", good + "# again\n"),
+        ]
+    )
     assert [r.verdict for r in results] == [Verdict.AC, Verdict.RE, Verdict.AC]
     assert _leftovers() == ([], [])
 
@@ -136,10 +158,16 @@ def _unreaped_children(tmp_path: Path):
         "os.close(w)\n"
         "while os.read(r, 1):\n"
         "    pass\n"
-        "print(7)\n")
-    result = run_sandboxed([python_executable(), "-I", "-B", "main.py"], box=box, limits=Limits(cpu_s=10, wall_s=60),
-                           stdout_path=tmp_path / "out", stderr_path=tmp_path / "err",
-                           extra_ro_binds=runtime_binds("python"))
+        "print(7)\n"
+    )
+    result = run_sandboxed(
+        [python_executable(), "-I", "-B", "main.py"],
+        box=box,
+        limits=Limits(cpu_s=10, wall_s=60),
+        stdout_path=tmp_path / "out",
+        stderr_path=tmp_path / "err",
+        extra_ro_binds=runtime_binds("python"),
+    )
     return result, (tmp_path / "out").read_text()
 
 
@@ -245,10 +273,16 @@ def test_without_bubblewrap_dev_shm_counts_as_the_run_s_memory_and_is_cleaned(mo
             "while written < 1 << 30:\n"
             f"    with open(f'/dev/shm/{prefix}{{written}}', 'wb') as f:\n"
             "        for _ in range(8):\n"
-            "            f.write(b'x' * (1 << 20)); f.flush(); written += 1 << 20\n")
-        result = run_sandboxed([python_executable(), "-I", "-B", "main.py"], box=box,
-                               limits=Limits(cpu_s=10, wall_s=60, memory_mb=256), stdout_path=run_dir / "out",
-                               stderr_path=run_dir / "err", extra_ro_binds=runtime_binds("python"))
+            "            f.write(b'x' * (1 << 20)); f.flush(); written += 1 << 20\n"
+        )
+        result = run_sandboxed(
+            [python_executable(), "-I", "-B", "main.py"],
+            box=box,
+            limits=Limits(cpu_s=10, wall_s=60, memory_mb=256),
+            stdout_path=run_dir / "out",
+            stderr_path=run_dir / "err",
+            extra_ro_binds=runtime_binds("python"),
+        )
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
     assert result.isolation is not None and result.isolation.mode == "uid-only"
@@ -279,9 +313,13 @@ def test_a_sandbox_that_cannot_start_is_a_judge_error_not_an_exception(tmp_path,
     with monkeypatch.context() as patch:
         for part in (compiler, java_batch, python_batch, judge_front):  # every part that calls the sandbox
             patch.setattr(part, "run_sandboxed", broken)
-        results = judge.judge_many([(two_second_problem, "python", code),
-                                    (two_second_problem, "python", compiled_before),
-                                    (two_second_problem, "cobol", code)])
+        results = judge.judge_many(
+            [
+                (two_second_problem, "python", code),
+                (two_second_problem, "python", compiled_before),
+                (two_second_problem, "cobol", code),
+            ]
+        )
     assert [r.verdict for r in results] == [Verdict.JUDGE_ERROR] * 3
     assert results[0].error.startswith("compiling: ") and "injected" in results[0].error
     assert results[1].tests[0].verdict == Verdict.JUDGE_ERROR and "injected" in results[1].error
@@ -298,8 +336,12 @@ def test_without_cgroups_runs_keep_the_per_process_limits(tmp_path, two_second_p
     try:
         judge = ContestJudge(tmp_path / "cache", workers=1)
         result = judge.judge(two_second_problem, "c", '#include <stdio.h>\nint main(void){puts("7");}\n')
-        hog = judge.judge(two_second_problem, "c", "#include <stdlib.h>\nint main(void){volatile char*p=malloc(1u<<30);"
-                          "for(unsigned k=0;k<(1u<<30);k+=4096) p[k]=1; return 0;}\n")
+        hog = judge.judge(
+            two_second_problem,
+            "c",
+            "#include <stdlib.h>\nint main(void){volatile char*p=malloc(1u<<30);"
+            "for(unsigned k=0;k<(1u<<30);k+=4096) p[k]=1; return 0;}\n",
+        )
     finally:
         monkeypatch.delenv("COJUDGE_CGROUPS")
         cgroup_support.cache_clear()
@@ -346,7 +388,10 @@ def test_cgroup_v1_controllers_alone_count_and_kill_the_same(tmp_path, two_secon
         if support.version != "v1" or support.memory is None or support.cpu is None or support.kill is None:
             pytest.skip(f"no writable v1 memory, cpuacct and freezer here: {support}")
         judge = ContestJudge(tmp_path / "cache", workers=1)
-        forks = judge.judge(two_second_problem, "c", r"""#include <stdio.h>
+        forks = judge.judge(
+            two_second_problem,
+            "c",
+            r"""#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/wait.h>
@@ -359,8 +404,12 @@ int main(void){
     while (wait(NULL) > 0) {}
     puts("7");
 }
-""")
-        unreaped = judge.judge(two_second_problem, "c", r"""#include <stdio.h>
+""",
+        )
+        unreaped = judge.judge(
+            two_second_problem,
+            "c",
+            r"""#include <stdio.h>
 #include <unistd.h>
 #include <time.h>
 int main(void){
@@ -373,7 +422,8 @@ int main(void){
     close(fds[1]); char c; while (read(fds[0], &c, 1) > 0) {}
     puts("7");
 }
-""")
+""",
+        )
         leftovers = _leftovers()
     finally:
         monkeypatch.delenv("COJUDGE_CGROUPS")

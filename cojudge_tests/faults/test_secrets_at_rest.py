@@ -21,8 +21,10 @@ from cojudge_tests.conftest import REPO
 DEMO = REPO / "data" / "demo"
 PAGES = ("intervals-01.html", "intervals-02.html")
 
-JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJmYXVsdC10ZXN0LXVzZXIiLCJpYXQiOjE3MDAwMDAwMDB9"
-       ".Xq3mV9bQ7rT2wY5uI8oP1aS4dF6gH0jK3lZ7xC9vB2n")
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJmYXVsdC10ZXN0LXVzZXIiLCJpYXQiOjE3MDAwMDAwMDB9"
+    ".Xq3mV9bQ7rT2wY5uI8oP1aS4dF6gH0jK3lZ7xC9vB2n"
+)
 PEM_LINE = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi9ZQ9lMlWzq3lC0mX8d7FqRt5Yp2Hk9vN1bG4sJ6wE0aU3iO8cL5xZ7yT"
 # secret value -> the line of chat that carries it
 SECRETS = {
@@ -32,8 +34,7 @@ SECRETS = {
     "sk-ant-api03-Wd4Ke7Rf2Tg9Yh1Uj5Ik8Ol3Pm6Nq0Bv": "anthropic key sk-ant-api03-Wd4Ke7Rf2Tg9Yh1Uj5Ik8Ol3Pm6Nq0Bv",
     "ghp_Q2w3E4r5T6y7U8i9O0p1A2s3D4f5G6h7J8k9": "git push with ghp_Q2w3E4r5T6y7U8i9O0p1A2s3D4f5G6h7J8k9",
     "gho_Z9x8C7v6B5n4M3l2K1j0H9g8F7d6S5a4Q3w2": "oauth gho_Z9x8C7v6B5n4M3l2K1j0H9g8F7d6S5a4Q3w2",
-    "github_pat_11AQWE7RT0yUiOp9Lk8Jh_7Gf6Ds5Aa4Zx3Cv2Bn1Mm0":
-        "fine-grained github_pat_11AQWE7RT0yUiOp9Lk8Jh_7Gf6Ds5Aa4Zx3Cv2Bn1Mm0",
+    "github_pat_11AQWE7RT0yUiOp9Lk8Jh_7Gf6Ds5Aa4Zx3Cv2Bn1Mm0": "fine-grained github_pat_11AQWE7RT0yUiOp9Lk8Jh_7Gf6Ds5Aa4Zx3Cv2Bn1Mm0",
     "xoxb-2938475610-5647382910-Qw8Er7Ty6Ui5Op4As3Df2Gh1": "slack xoxb-2938475610-5647382910-Qw8Er7Ty6Ui5Op4As3Df2Gh1",
     "AKIAZ7Q4W2E8R5T1Y6U3": "aws_access_key_id = AKIAZ7Q4W2E8R5T1Y6U3",
     "Hs9Kd2/Lp4Mq7Nr1Wt5+Xv8Yz3Ab6Cd0EfGh2Jk4L": "aws_secret_access_key = Hs9Kd2/Lp4Mq7Nr1Wt5+Xv8Yz3Ab6Cd0EfGh2Jk4L",
@@ -66,23 +67,30 @@ def _corpus(tmp_path):
     (corpus / "pages" / "u01").mkdir(parents=True)
     for page in PAGES:
         shutil.copy(DEMO / "pages" / "u01" / page, corpus / "pages" / "u01" / page)
-    attempts, _ = read_attempts(corpus, list_pages(corpus), PageRules({"intervals"},
-                                                                      contest_settings(corpus).vocabulary))
+    attempts, _ = read_attempts(
+        corpus, list_pages(corpus), PageRules({"intervals"}, contest_settings(corpus).vocabulary)
+    )
     code = attempts.sort("turn")["code"][0]
     logs = corpus / "logs" / "u01"
     logs.mkdir(parents=True)
     secrets, emails = list(SECRETS.values()), list(EMAILS.values())
     (logs / "session-1.md").write_text(
         f"**You:**\n\nHi, I'm {PERSON[0]} {PERSON[1]} (student no. {PERSON[2]}). Problem intervals, please.\n\n"
-        + "\n".join(secrets[:9]) + "\n\n" + "\n".join(emails[:4]) + "\n\n"
-        f"**Assistant:**\n\nHere you go, {PERSON[0]}:\n\n```cpp\n{code}\n```\n")
+        + "\n".join(secrets[:9])
+        + "\n\n"
+        + "\n".join(emails[:4])
+        + "\n\n"
+        f"**Assistant:**\n\nHere you go, {PERSON[0]}:\n\n```cpp\n{code}\n```\n"
+    )
     (logs / "session-2.txt").write_text(
         "USER:\nintervals again. " + "\n".join(secrets[9:]) + "\n" + "\n".join(emails[4:]) + "\n"
-        f"ASSISTANT:\nNoted, {PERSON[1]} ({PERSON[2]}).\n")
+        f"ASSISTANT:\nNoted, {PERSON[1]} ({PERSON[2]}).\n"
+    )
     (logs / "session-3.html").write_text(
         '<html><body><div class="message user"><div class="role">user</div>'
         f"<p>intervals: one more {SECRETS[JWT]} from {EMAILS['ottiliex']}</p>"
-        f"<pre>{SECRETS['sk-proj-Fq7Lm2Xc9Vb4Nz8Kw1Pj6Rt3Hy5Gd0Sa']}</pre></div></body></html>")
+        f"<pre>{SECRETS['sk-proj-Fq7Lm2Xc9Vb4Nz8Kw1Pj6Rt3Hy5Gd0Sa']}</pre></div></body></html>"
+    )
     return corpus
 
 
@@ -91,8 +99,9 @@ def _needles() -> list[str]:
 
 
 def _table_text(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    tables = [r[0] for r in con.sql("select table_schema || '.' || table_name from information_schema.tables")
-              .fetchall()]
+    tables = [
+        r[0] for r in con.sql("select table_schema || '.' || table_name from information_schema.tables").fetchall()
+    ]
     return {t: "\n".join(repr(row) for row in con.sql(f"select * from {t}").fetchall()) for t in tables}
 
 
@@ -106,24 +115,34 @@ def test_no_secret_and_no_email_in_any_table_or_file(tmp_path, monkeypatch):
     monkeypatch.setenv("COJUDGE_DUCKDB", str(out / "cojudge.duckdb"))
     defs = build_definitions()
     config = {"resources": {"corpus": {"config": {"path": str(corpus), "layout": "pages"}}}}
-    ingest = [dg.AssetKey(k) for k in ("problems", "submission_pages", "attempts", "prompt_logs", "quarantine",
-                                       "participant_context")]
+    ingest = [
+        dg.AssetKey(k)
+        for k in ("problems", "submission_pages", "attempts", "prompt_logs", "quarantine", "participant_context")
+    ]
     (out / "dagster_home").mkdir()  # the run's own storage (event log, run records), searched like every file
     with dg.DagsterInstance.local_temp(tempdir=str(out / "dagster_home")) as instance:
         result = defs.resolve_job_def(INGEST_JOB).execute_in_process(
-            run_config=config, instance=instance, asset_selection=ingest)
+            run_config=config, instance=instance, asset_selection=ingest
+        )
         assert result.success
         checks = {e.asset_check_key.name: e.passed for e in result.get_asset_check_evaluations()}
         assert checks["prompt_logs_scrubbed"] is True
         for condition in ("blind", "prefix12k", "nonblind"):
-            assert defs.resolve_job_def(REQUESTS_JOB).execute_in_process(
-                run_config=config, instance=instance, partition_key=condition).success
+            assert (
+                defs.resolve_job_def(REQUESTS_JOB)
+                .execute_in_process(run_config=config, instance=instance, partition_key=condition)
+                .success
+            )
 
     con = duckdb.connect(str(out / "cojudge.duckdb"), read_only=True)
     texts = _table_text(con)
     logs = con.sql("select * from main.prompt_logs").pl()
-    provenance = dict(con.sql("select a.turn, c.provenance from main.participant_context c join main.attempts a "
-                              "using (attempt_uid) where c.condition = 'nonblind'").fetchall())
+    provenance = dict(
+        con.sql(
+            "select a.turn, c.provenance from main.participant_context c join main.attempts a "
+            "using (attempt_uid) where c.condition = 'nonblind'"
+        ).fetchall()
+    )
     con.close()
     assert {"main.prompt_logs", "main.participant_context", "main.judge_requests", "main.attempts"} <= set(texts)
     for table, text in texts.items():

@@ -69,13 +69,19 @@ class LoopbackServer:
                     time.sleep(step[1])
                 if kind == "model":
                     model = step[1]
-                payload = json.dumps({
-                    "id": "chatcmpl-loopback", "object": "chat.completion", "created": int(time.time()),
-                    "model": model, "system_fingerprint": "fp_loopback",
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": text}}],
-                    "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
-                }).encode()
+                payload = json.dumps(
+                    {
+                        "id": "chatcmpl-loopback",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": model,
+                        "system_fingerprint": "fp_loopback",
+                        "choices": [
+                            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+                        ],
+                        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+                    }
+                ).encode()
                 try:
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
@@ -101,4 +107,3 @@ class LoopbackServer:
     def __exit__(self, *exc):
         self.httpd.shutdown()
         self.httpd.server_close()
-

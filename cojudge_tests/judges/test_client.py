@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 
-
 import pytest
 
 from cojudge_assets.core.models import JudgeRequest
@@ -28,8 +27,13 @@ def server(monkeypatch):
 
 def run(server: LoopbackServer, script: list[tuple], **config) -> JudgeCall:
     server.script = list(script)
-    judge = JudgeConfig(name="loopback", model="openai/loopback-model-1", api_base=server.api_base,
-                        api_key_env="LOOPBACK_KEY", **{"timeout_s": 5.0, **config})
+    judge = JudgeConfig(
+        name="loopback",
+        model="openai/loopback-model-1",
+        api_base=server.api_base,
+        api_key_env="LOOPBACK_KEY",
+        **{"timeout_s": 5.0, **config},
+    )
     return asyncio.run(judge_once(judge, MESSAGES, backoff_initial_s=0.05, backoff_max_s=0.2))
 
 
@@ -45,12 +49,15 @@ def test_valid_answer(server):
     assert KEY not in repr(call)
 
 
-@pytest.mark.parametrize("bad", [
-    '{"p_accept": 0.7, "s_algo": 4',                                            # truncated JSON
-    f"```json\n{GOOD}\n```",                                                      # fenced (strict mode)
-    json.dumps({"p_accept": 1.7, "s_algo": 4, "s_robust": 3, "rationale": "x"}),  # out of range
-    json.dumps({"p_accept": 0.7, "s_algo": 4}),                                   # missing fields
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        '{"p_accept": 0.7, "s_algo": 4',  # truncated JSON
+        f"```json\n{GOOD}\n```",  # fenced (strict mode)
+        json.dumps({"p_accept": 1.7, "s_algo": 4, "s_robust": 3, "rationale": "x"}),  # out of range
+        json.dumps({"p_accept": 0.7, "s_algo": 4}),  # missing fields
+    ],
+)
 def test_invalid_answer_reissues_the_identical_request(server, bad):
     call = run(server, [("ok", bad), ("ok", GOOD)])
     assert (call.status, call.tries, call.validation_failures) == ("ok", 2, 1)
@@ -112,8 +119,11 @@ def test_local_judge_takes_the_same_path(judge):
 
     register_local_judges(judge)
     config = JudgeConfig(name="static-rubric", model="cojudge/static-rubric", json_mode=False)
-    bounded = render(JudgeRequest(problem_id="p", problem_statement="1 <= n <= 100. Print n.", language="C",
-                                  source_code="int main(){}"))
+    bounded = render(
+        JudgeRequest(
+            problem_id="p", problem_statement="1 <= n <= 100. Print n.", language="C", source_code="int main(){}"
+        )
+    )
     call = asyncio.run(judge_once(config, bounded))
     assert call.status == "ok" and call.served_model.endswith("static-rubric") and call.cost is None
     # "Print 1." states nothing static-rubric checks: it abstains, a final answer that is not re-asked

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-
-import pytest
-
-
 import litellm
+import pytest
 
 from cojudge_assets.core.kattis import read_problem
 from cojudge_assets.core.models import JudgeRequest, validate_answer
@@ -27,8 +24,9 @@ PAIRSUM = read_problem(REPO / "data" / "demo" / "problems" / "pairsum")
 def request_for(path: str) -> JudgeRequest:
     file = PAIRSUM.root / "submissions" / path
     language = {"c": "C", "cpp": "C++17", "java": "Java 17", "py": "Python 3"}[file.suffix[1:]]
-    return JudgeRequest(problem_id="pairsum", problem_statement=PAIRSUM.statement, language=language,
-                        source_code=file.read_text())
+    return JudgeRequest(
+        problem_id="pairsum", problem_statement=PAIRSUM.statement, language=language, source_code=file.read_text()
+    )
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -47,7 +45,12 @@ def test_prompt_round_trip():
     request = request_for("accepted/reference.py").model_copy(update={"prompt_text": "user: hi"})
     parts = parse_prompt(render(request))
     assert (parts.problem_id, parts.language, parts.statement, parts.code, parts.context) == (
-        "pairsum", "Python 3", request.problem_statement, request.source_code, "user: hi")
+        "pairsum",
+        "Python 3",
+        request.problem_statement,
+        request.source_code,
+        "user: hi",
+    )
 
 
 def test_statement_examples_match_the_sample_files():
@@ -89,8 +92,9 @@ def test_async_path():
     import asyncio
 
     async def go():
-        return await litellm.acompletion(model="cojudge/static-rubric", messages=render(request_for(
-            "accepted/reference.py")))
+        return await litellm.acompletion(
+            model="cojudge/static-rubric", messages=render(request_for("accepted/reference.py"))
+        )
 
     response = asyncio.run(go())
     assert validate_answer(response.choices[0].message.content).output is not None
@@ -103,7 +107,9 @@ def test_static_rubric_notices_a_missing_special_answer():
     with_it = PromptParts("p", "C", statement, "int main(){ long long d = -1; /* ... */ return 0; }", "")
     without = PromptParts("p", "C", statement, "int main(){ long long d = 0; /* ...... */ return 0; }", "")
     scorer = StaticRubricScorer()
-    assert validate_answer(scorer.score(with_it)).output.p_accept > validate_answer(scorer.score(without)).output.p_accept
+    assert (
+        validate_answer(scorer.score(with_it)).output.p_accept > validate_answer(scorer.score(without)).output.p_accept
+    )
 
 
 # -- abstention: a local judge with nothing to go on says so instead of answering a constant ------------------
@@ -144,8 +150,15 @@ def test_sample_exec_abstains_before_compiling_anything_when_it_has_nothing_to_c
     assert nothing.abstained and "neither a problem statement nor code" in nothing.abstain_reason
     unknown = validate_answer(scorer.score(PromptParts("p", "Haskell", PAIRSUM.statement, "main = pure ()", "")))
     assert unknown.abstained and "cannot run code in 'Haskell'" in unknown.abstain_reason
-    assert scorer.prepare([PromptParts("p", "Haskell", "", "main = pure ()", ""),
-                           PromptParts("p", "Java", HUMANEVAL_STYLE, "return 1;", "")]) == 0
+    assert (
+        scorer.prepare(
+            [
+                PromptParts("p", "Haskell", "", "main = pure ()", ""),
+                PromptParts("p", "Java", HUMANEVAL_STYLE, "return 1;", ""),
+            ]
+        )
+        == 0
+    )
     # with examples, or without a statement, it compiles (and does not abstain before compiling)
     assert SampleExecScorer.abstention(PromptParts("pairsum", "C", PAIRSUM.statement, "", "")) == ""
     assert SampleExecScorer.abstention(PromptParts("abc221_a", "Python 3", "", code, "")) == ""
@@ -155,12 +168,12 @@ def test_without_a_statement_sample_exec_answers_a_compile_error_and_abstains_on
     from cojudge_assets.judges.local import PromptParts, SampleExecScorer
 
     scorer = SampleExecScorer(judge)
-    broken = validate_answer(scorer.score(PromptParts("abc221_a", "Python (3.8.2)", "", "print(int(input()) * 2\n",
-                                                      "")))
+    broken = validate_answer(
+        scorer.score(PromptParts("abc221_a", "Python (3.8.2)", "", "print(int(input()) * 2\n", ""))
+    )
     assert broken.output is not None and broken.output.rationale == "does not compile"
     assert (broken.output.p_accept, broken.output.s_algo, broken.output.s_robust) == (0.02, 1, 1)
-    fine = validate_answer(scorer.score(PromptParts("abc221_a", "Python (3.8.2)", "", "print(int(input()) * 2)\n",
-                                                    "")))
+    fine = validate_answer(scorer.score(PromptParts("abc221_a", "Python (3.8.2)", "", "print(int(input()) * 2)\n", "")))
     assert fine.abstained and fine.abstain_reason == SampleExecScorer.COMPILES_WITHOUT_EXAMPLES
     assert "compiles" in fine.abstain_reason and "no problem statement" in fine.abstain_reason
     # through litellm, as the runner sends it
@@ -179,11 +192,13 @@ def test_sample_exec_abstains_through_litellm():
 def test_static_rubric_abstains_when_the_statement_states_nothing_it_checks():
     from cojudge_assets.judges.local import PromptParts, StaticRubricScorer
 
-    code = "#include <stdio.h>\nint main(){ int n; scanf(\"%d\", &n); printf(\"%d\\n\", n * 2); return 0; }"
+    code = '#include <stdio.h>\nint main(){ int n; scanf("%d", &n); printf("%d\\n", n * 2); return 0; }'
     scorer = StaticRubricScorer()
-    cases = {"": "there is no problem statement",
-             "Read a number and print its double.": "writes no bound on its input",
-             HUMANEVAL_STYLE: "writes no bound on its input"}
+    cases = {
+        "": "there is no problem statement",
+        "Read a number and print its double.": "writes no bound on its input",
+        HUMANEVAL_STYLE: "writes no bound on its input",
+    }
     for statement, expected in cases.items():
         answer = validate_answer(scorer.score(PromptParts("p", "C", statement, code, "")))
         assert answer.abstained and expected in answer.abstain_reason, (statement, answer)
@@ -204,12 +219,18 @@ def test_on_corpora_without_statements_static_rubric_abstains_and_sample_exec_co
     root = SHARED_CORPORA / corpus
     problems = read_problem_table(root, "progsnap2")
     statements = dict(zip(problems["problem_id"].to_list(), problems["statement"].to_list()))
-    attempts = read_corpus(root, "progsnap2", dict(zip(problems["problem_id"], problems["problem_id"])),
-                           contest_settings(root)).attempts
+    attempts = read_corpus(
+        root, "progsnap2", dict(zip(problems["problem_id"], problems["problem_id"])), contest_settings(root)
+    ).attempts
     assert len(attempts) > 500
     for row in attempts.iter_rows(named=True):
-        parts = PromptParts(row["problem_id"], row["language_label"] or row["language"],
-                            statements.get(row["problem_id"], ""), row["code"], "")
+        parts = PromptParts(
+            row["problem_id"],
+            row["language_label"] or row["language"],
+            statements.get(row["problem_id"], ""),
+            row["code"],
+            "",
+        )
         assert not parts.statement.strip()
         # sample-exec compiles every program (a compile error is evidence); only an empty one leaves it nothing
         reason = SampleExecScorer.abstention(parts)
@@ -219,8 +240,12 @@ def test_on_corpora_without_statements_static_rubric_abstains_and_sample_exec_co
 
 # -- prepare: the partition's Java programs compiled in one batch before scoring ---------------------------------
 
-JAVA_PROGRAMS = ["accepted/Main_binsearch.java", "accepted/Main_merge.java", "compile_error/Main_long.java",
-                 "wrong_answer/Main_ordered.java"]
+JAVA_PROGRAMS = [
+    "accepted/Main_binsearch.java",
+    "accepted/Main_merge.java",
+    "compile_error/Main_long.java",
+    "wrong_answer/Main_ordered.java",
+]
 
 
 @pytest.fixture(scope="module")
@@ -228,11 +253,13 @@ def with_and_without_prepare(tmp_path_factory):
     """The same prompts scored by sample-exec with fresh caches: after ``prepare``, and without it."""
     from cojudge_assets.judges.local import SampleExecScorer
 
-    prompts = [parse_prompt(render(request_for(path).model_copy(update={"problem_statement": ""})))
-               for path in JAVA_PROGRAMS]  # no statement: compiled only
+    prompts = [
+        parse_prompt(render(request_for(path).model_copy(update={"problem_statement": ""}))) for path in JAVA_PROGRAMS
+    ]  # no statement: compiled only
     prompts += [parse_prompt(render(request_for(path))) for path in JAVA_PROGRAMS[::2]]  # the examples run
-    prompts.append(parse_prompt(render(request_for("compile_error/pairs.py").model_copy(
-        update={"problem_statement": ""}))))
+    prompts.append(
+        parse_prompt(render(request_for("compile_error/pairs.py").model_copy(update={"problem_statement": ""})))
+    )
     runs = {}
     for prepared in (True, False):
         judge = RecordingJudge(tmp_path_factory.mktemp("compile-cache"), workers=1)
@@ -249,7 +276,8 @@ def test_prepare_compiles_the_java_programs_in_one_batch_before_scoring(with_and
     # prompts repeat programs under the same limits), compiled there by one JVM (one worker)
     assert len(judge.batches) == 1 and compiled_in_batches == len(JAVA_PROGRAMS)
     assert {code for language, code, _ in judge.batches[0] if language == "java"} == {
-        p.code for p in prompts if p.language.startswith("Java")}
+        p.code for p in prompts if p.language.startswith("Java")
+    }
     java = [cached for language, cached in judge.compiles if language == "java"]
     assert len(java) == 6 and all(java)  # every compile scoring asked for was a cache hit
     # without prepare, each program is compiled when its prompt is scored: by javac alone, one JVM each

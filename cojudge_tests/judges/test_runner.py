@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import time
 
-
 import duckdb
 import polars as pl
 import pytest
@@ -26,10 +25,12 @@ KEY_VALUE = "sk-runner-test-key-0123456789-never-stored"
 def requests_table(n: int) -> pl.DataFrame:
     rows = []
     for i in range(n):
-        request = JudgeRequest(problem_id="p1", problem_statement="Print the number.", language="Python",
-                               source_code=f"print({i})\n")
-        rows.append({"attempt_uid": f"a{i:03d}", "request_hash": request_hash(request),
-                     "request_json": canonical_json(request)})
+        request = JudgeRequest(
+            problem_id="p1", problem_statement="Print the number.", language="Python", source_code=f"print({i})\n"
+        )
+        rows.append(
+            {"attempt_uid": f"a{i:03d}", "request_hash": request_hash(request), "request_json": canonical_json(request)}
+        )
     return pl.DataFrame(rows)
 
 
@@ -41,9 +42,17 @@ def server(monkeypatch):
 
 
 def spec(server: LoopbackServer, **overrides) -> JudgeSpec:
-    return JudgeSpec.model_validate({"name": "loop", "model": "openai/loopback-model-1", "api_base": server.api_base,
-                                     "api_key_env": "LOOPBACK_KEY", "timeout_s": 1.0, "concurrency": 1,
-                                     **overrides})
+    return JudgeSpec.model_validate(
+        {
+            "name": "loop",
+            "model": "openai/loopback-model-1",
+            "api_base": server.api_base,
+            "api_key_env": "LOOPBACK_KEY",
+            "timeout_s": 1.0,
+            "concurrency": 1,
+            **overrides,
+        }
+    )
 
 
 def run(server, table, conn, script=None, **overrides):
@@ -60,14 +69,24 @@ def test_every_fault_ends_in_one_valid_or_failed_row(server, tmp_path):
     conn = duckdb.connect(str(tmp_path / "c.duckdb"))
     table = requests_table(8)
     # concurrency 1: requests arrive in attempt order, each fault then its recovery
-    script = [("status", 429, 0), ("ok", GOOD),                           # a0: rate limited, then valid
-              ("status", 500, None), ("ok", GOOD),                        # a1: server error, then valid
-              ("sleep", 1.5, GOOD), ("ok", GOOD),                         # a2: timeout, then valid
-              ("ok", '{"p_accept": 0.7, "s_algo": 4'), ("ok", GOOD),      # a3: truncated JSON, re-asked
-              ("ok", f"```json\n{GOOD}\n```"), ("ok", GOOD),              # a4: fenced (strict), re-asked
-              ("ok", json.dumps({"p_accept": 2, "s_algo": 4, "s_robust": 3, "rationale": "x"})), ("ok", GOOD),
-              ("model", "loopback-model-2", GOOD),                        # a6: another served model
-              ("ok", "not json"), ("ok", "not json"), ("ok", "not json")]  # a7: exhausts its 3 tries
+    script = [
+        ("status", 429, 0),
+        ("ok", GOOD),  # a0: rate limited, then valid
+        ("status", 500, None),
+        ("ok", GOOD),  # a1: server error, then valid
+        ("sleep", 1.5, GOOD),
+        ("ok", GOOD),  # a2: timeout, then valid
+        ("ok", '{"p_accept": 0.7, "s_algo": 4'),
+        ("ok", GOOD),  # a3: truncated JSON, re-asked
+        ("ok", f"```json\n{GOOD}\n```"),
+        ("ok", GOOD),  # a4: fenced (strict), re-asked
+        ("ok", json.dumps({"p_accept": 2, "s_algo": 4, "s_robust": 3, "rationale": "x"})),
+        ("ok", GOOD),
+        ("model", "loopback-model-2", GOOD),  # a6: another served model
+        ("ok", "not json"),
+        ("ok", "not json"),
+        ("ok", "not json"),
+    ]  # a7: exhausts its 3 tries
     stats = run(server, table, conn, script)
     rows = cache(conn)
     assert len(rows) == 8 and rows.select(KEY).n_unique() == 8
@@ -206,9 +225,14 @@ def test_an_abstention_is_stored_with_its_reason_and_never_sent_again(server, tm
     table = requests_table(4)
     # concurrency 1: a0 abstains, a1 answers, a2 abstains in a shape that is not exactly an abstention (re-asked,
     # then abstains properly), a3 abstains from inside a code fence (strict: re-asked, then answers)
-    script = [("ok", ABSTAIN), ("ok", GOOD),
-              ("ok", json.dumps({"abstain": "no examples", "p_accept": 0.5})), ("ok", ABSTAIN),
-              ("ok", f"```json\n{ABSTAIN}\n```"), ("ok", GOOD)]
+    script = [
+        ("ok", ABSTAIN),
+        ("ok", GOOD),
+        ("ok", json.dumps({"abstain": "no examples", "p_accept": 0.5})),
+        ("ok", ABSTAIN),
+        ("ok", f"```json\n{ABSTAIN}\n```"),
+        ("ok", GOOD),
+    ]
     stats = run(server, table, conn, script)
     rows = cache(conn)
     assert rows["status"].to_list() == ["abstained", "ok", "abstained", "ok"]
@@ -242,14 +266,16 @@ def test_sample_exec_compiles_a_partitions_java_programs_in_one_batch_before_sen
 
     conn = duckdb.connect(str(tmp_path / "c.duckdb"))
     local = JudgeSpec.model_validate({"name": "sample-exec", "model": "cojudge/sample-exec", "concurrency": 2})
-    codes = [f"public class Main {{ public static void main(String[] a) {{ System.out.println({i}); }} }}"
-             for i in range(4)]
+    codes = [
+        f"public class Main {{ public static void main(String[] a) {{ System.out.println({i}); }} }}" for i in range(4)
+    ]
     codes.append("public class Main { public static void main(String[] a) { System.out.println(4) } }")
     rows = []
     for i, code in enumerate(codes):  # no statement (a ConDefects-style corpus): compiled only
         request = JudgeRequest(problem_id="p1", problem_statement="", language="Java", source_code=code)
-        rows.append({"attempt_uid": f"a{i:03d}", "request_hash": request_hash(request),
-                     "request_json": canonical_json(request)})
+        rows.append(
+            {"attempt_uid": f"a{i:03d}", "request_hash": request_hash(request), "request_json": canonical_json(request)}
+        )
     judge = RecordingJudge(tmp_path / "compile-cache", workers=1)
     stats = judge_partition(local, "blind", pl.DataFrame(rows), conn, contest_judge=judge)
     # the five programs went to one precompile call before any request was sent; each request then found its

@@ -33,8 +33,9 @@ def chromium_executable() -> str:
     if found is None and DEBIAN_CHROMIUM.is_file() and os.access(DEBIAN_CHROMIUM, os.X_OK):
         found = str(DEBIAN_CHROMIUM)
     if found is None:
-        pytest.fail(f"chromium not found (neither `chromium` on PATH nor {DEBIAN_CHROMIUM}): {SETUP_HINT}",
-                    pytrace=False)
+        pytest.fail(
+            f"chromium not found (neither `chromium` on PATH nor {DEBIAN_CHROMIUM}): {SETUP_HINT}", pytrace=False
+        )
     return found
 
 

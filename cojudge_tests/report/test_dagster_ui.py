@@ -68,8 +68,7 @@ def cojudge_env(tmp_path, monkeypatch) -> dict[str, str]:
     shutil.copy(REPO / "dagster_home" / "dagster.yaml", home / "dagster.yaml")
     judges = tmp_path / "judges.yaml"
     judges.write_text(JUDGES_YAML)
-    settings = {"DAGSTER_HOME": str(home), "COJUDGE_DUCKDB": str(tmp_path / "c.duckdb"),
-                "COJUDGE_JUDGES": str(judges)}
+    settings = {"DAGSTER_HOME": str(home), "COJUDGE_DUCKDB": str(tmp_path / "c.duckdb"), "COJUDGE_JUDGES": str(judges)}
     for name, value in settings.items():
         monkeypatch.setenv(name, value)
     return settings
@@ -80,11 +79,25 @@ def webserver(cojudge_env, tmp_path):
     """The base URL of a running ``dagster-webserver -m cojudge_assets.definitions``."""
     port = free_port()
     log = tmp_path / "webserver.log"
-    command = [str(Path(sys.executable).parent / "dagster-webserver"), "-h", "127.0.0.1", "-p", str(port),
-               "-m", "cojudge_assets.definitions"]
+    command = [
+        str(Path(sys.executable).parent / "dagster-webserver"),
+        "-h",
+        "127.0.0.1",
+        "-p",
+        str(port),
+        "-m",
+        "cojudge_assets.definitions",
+    ]
     with log.open("w") as out:
-        process = subprocess.Popen(command, cwd=REPO, env={**os.environ, **cojudge_env}, stdout=out,
-                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        process = subprocess.Popen(
+            command,
+            cwd=REPO,
+            env={**os.environ, **cojudge_env},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + STARTUP_S
@@ -98,8 +111,9 @@ def webserver(cojudge_env, tmp_path):
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 pass
             if time.monotonic() > deadline:
-                pytest.fail(f"dagster-webserver did not answer {base}/server_info within {STARTUP_S} s:\n"
-                            f"{log_tail(log)}")
+                pytest.fail(
+                    f"dagster-webserver did not answer {base}/server_info within {STARTUP_S} s:\n{log_tail(log)}"
+                )
             time.sleep(0.5)
         yield base
     finally:

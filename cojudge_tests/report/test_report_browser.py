@@ -21,36 +21,76 @@ def judge_scores(seed: int, n: int = 150):
 
 def study_sections(figures_dir) -> list[Section]:
     """Two sections with the figures the study draws (core/plots.py) and two tables."""
-    roc = plots.roc_curves({"static-rubric": judge_scores(0), "sample-exec": judge_scores(1)},
-                           figures_dir / "roc.png", "ROC, blind condition")
-    reliability = plots.reliability_diagram({"static-rubric": reliability_table(*judge_scores(0))},
-                                            figures_dir / "reliability.png", "Reliability, blind condition")
-    auc = plots.bars(["static-rubric", "sample-exec"], [0.71, 0.78], figures_dir / "auc.png", "ROC-AUC",
-                     "ROC-AUC", lo=[0.64, 0.72], hi=[0.77, 0.83])
-    metrics = pl.DataFrame({"judge": ["static-rubric", "sample-exec", "panel"],
-                            "roc_auc": [0.71234, 0.78456, None], "ece": [0.0812, 0.0433, 0.05],
-                            "n": [150, 150, 150]})
-    per_problem = pl.DataFrame({"problem": [f"p{i:02d}" for i in range(55)],
-                                "roc_auc": np.linspace(0.4, 0.95, 55)})
+    roc = plots.roc_curves(
+        {"static-rubric": judge_scores(0), "sample-exec": judge_scores(1)},
+        figures_dir / "roc.png",
+        "ROC, blind condition",
+    )
+    reliability = plots.reliability_diagram(
+        {"static-rubric": reliability_table(*judge_scores(0))},
+        figures_dir / "reliability.png",
+        "Reliability, blind condition",
+    )
+    auc = plots.bars(
+        ["static-rubric", "sample-exec"],
+        [0.71, 0.78],
+        figures_dir / "auc.png",
+        "ROC-AUC",
+        "ROC-AUC",
+        lo=[0.64, 0.72],
+        hi=[0.77, 0.83],
+    )
+    metrics = pl.DataFrame(
+        {
+            "judge": ["static-rubric", "sample-exec", "panel"],
+            "roc_auc": [0.71234, 0.78456, None],
+            "ece": [0.0812, 0.0433, 0.05],
+            "n": [150, 150, 150],
+        }
+    )
+    per_problem = pl.DataFrame({"problem": [f"p{i:02d}" for i in range(55)], "roc_auc": np.linspace(0.4, 0.95, 55)})
     return [
-        Section("Ranking", "How well each judge orders accepted attempts above rejected ones.",
-                tables=(Table("Judge metrics, blind condition", metrics),),
-                figures=(Figure(roc, "ROC curves", "The further a curve bows to the upper left, the better "
-                                "the judge ranks; the diagonal is chance."),
-                         Figure(auc, "ROC-AUC with trajectory-bootstrap intervals",
-                                "Bars whose intervals do not overlap differ beyond resampling noise."))),
-        Section("Calibration", "Whether a stated probability of acceptance matches how often attempts pass.",
-                tables=(Table("ROC-AUC per problem", per_problem, max_rows=20),),
-                figures=(Figure(reliability, "Reliability diagram",
-                                "Points on the diagonal are calibrated; below it the judge is over-confident."),)),
+        Section(
+            "Ranking",
+            "How well each judge orders accepted attempts above rejected ones.",
+            tables=(Table("Judge metrics, blind condition", metrics),),
+            figures=(
+                Figure(
+                    roc,
+                    "ROC curves",
+                    "The further a curve bows to the upper left, the better the judge ranks; the diagonal is chance.",
+                ),
+                Figure(
+                    auc,
+                    "ROC-AUC with trajectory-bootstrap intervals",
+                    "Bars whose intervals do not overlap differ beyond resampling noise.",
+                ),
+            ),
+        ),
+        Section(
+            "Calibration",
+            "Whether a stated probability of acceptance matches how often attempts pass.",
+            tables=(Table("ROC-AUC per problem", per_problem, max_rows=20),),
+            figures=(
+                Figure(
+                    reliability,
+                    "Reliability diagram",
+                    "Points on the diagonal are calibrated; below it the judge is over-confident.",
+                ),
+            ),
+        ),
     ]
 
 
 def test_report_page_shows_every_figure_without_fetching(chromium, tmp_path):
     sections = study_sections(tmp_path / "drawn")
-    html_path, _ = write_report(tmp_path / "report", TITLE, sections,
-                                run_config={"folds": 10, "resamples": 2000, "seed": 20260314},
-                                generated_at="2026-03-14 12:00 UTC")
+    html_path, _ = write_report(
+        tmp_path / "report",
+        TITLE,
+        sections,
+        run_config={"folds": 10, "resamples": 2000, "seed": 20260314},
+        generated_at="2026-03-14 12:00 UTC",
+    )
     page_url = html_path.as_uri()
 
     page = chromium.new_page(viewport={"width": 1200, "height": 900})
@@ -61,8 +101,10 @@ def test_report_page_shows_every_figure_without_fetching(chromium, tmp_path):
     try:
         page.goto(page_url, wait_until="load")
 
-        images = page.evaluate("() => [...document.images].map(i => ({complete: i.complete, "
-                               "width: i.naturalWidth, src: i.src.slice(0, 22)}))")
+        images = page.evaluate(
+            "() => [...document.images].map(i => ({complete: i.complete, "
+            "width: i.naturalWidth, src: i.src.slice(0, 22)}))"
+        )
         assert len(images) == 3
         for image in images:
             assert image["complete"] and image["width"] > 0, image

@@ -22,8 +22,7 @@ from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
 from cojudge_assets.core import plots
 from cojudge_assets.core.report import write_report
-from cojudge_assets.core.report_content import (condition_groups, condition_label, measurement_figures,
-                                                report_sections)
+from cojudge_assets.core.report_content import condition_groups, condition_label, measurement_figures, report_sections
 from cojudge_tests.report.browser import expect, png_colour_count
 
 pytestmark = pytest.mark.timeout(1800)  # the first session runs the demo study cold
@@ -40,8 +39,13 @@ def demo_report(demo_study, tmp_path_factory):
         sections, missing = report_sections(conn, folder / "drawn")
         predictions = conn.execute("select judge, condition, attempt_uid, p_accept from main.predictions").pl()
     assert missing == []
-    html_path, _ = write_report(folder / "report", TITLE, sections, run_config={"duckdb": str(demo_study.db)},
-                                generated_at="2026-03-14 12:00 UTC")
+    html_path, _ = write_report(
+        folder / "report",
+        TITLE,
+        sections,
+        run_config={"duckdb": str(demo_study.db)},
+        generated_at="2026-03-14 12:00 UTC",
+    )
     return sections, html_path, HTMLParser(html_path.read_text(encoding="utf-8")), predictions
 
 
@@ -96,8 +100,9 @@ def groups_by_hand(predictions: pl.DataFrame) -> set[tuple[str, ...]]:
         for condition in ("blind", "prefix12k", "nonblind"):
             mine = predictions.filter((pl.col("judge") == judge) & (pl.col("condition") == condition))
             if len(mine):
-                answers.setdefault(tuple(mine.sort("attempt_uid").select("attempt_uid", "p_accept").rows()),
-                                   []).append(condition)
+                answers.setdefault(tuple(mine.sort("attempt_uid").select("attempt_uid", "p_accept").rows()), []).append(
+                    condition
+                )
         found |= {tuple(group) for group in answers.values()}
     return found
 
@@ -109,14 +114,16 @@ def test_one_figure_per_distinct_condition_result(demo_report):
     captions = [f.caption for s in sections for f in s.figures]
     for kind in ("ROC curves", "Reliability (15 bins)", "Cohen's kappa (median cuts)"):
         assert sorted(c for c in captions if c.startswith(kind)) == sorted(
-            f"{kind}, {condition_label(g)}" for g in groups)
+            f"{kind}, {condition_label(g)}" for g in groups
+        )
     measurement = next(s for s in tree.css("section") if s.css_first("h2").text() == "The judges as instruments")
     note = " ".join(p.text() for p in measurement.css("p.intro"))
     assert "gave identical answers under blind, prefix12k and nonblind" in note
     assert "do not read the participant context" in note
     metrics = next(rows for caption, _, rows in shown_tables(tree) if caption.startswith("Judge metrics"))
     assert sorted((row[0], row[1]) for row in metrics) == sorted(
-        (judge, "blind = prefix12k = nonblind") for judge in predictions["judge"].unique().to_list())
+        (judge, "blind = prefix12k = nonblind") for judge in predictions["judge"].unique().to_list()
+    )
     assert not any(caption.startswith("Condition effects") for caption, _, _ in shown_tables(tree))  # all zero
 
 
@@ -130,27 +137,45 @@ def test_a_judge_that_reads_the_context_keeps_a_figure_per_condition(tmp_path):
     rows = []
     for condition in ("blind", "prefix12k", "nonblind"):
         moved = np.round(rng.uniform(size=60), 2)
-        rows += [{"judge": "local", "condition": condition, "attempt_uid": u, "p_accept": float(p), "y": int(t)}
-                 for u, p, t in zip(uids, fixed, y)]
-        rows += [{"judge": "llm", "condition": condition, "attempt_uid": u, "p_accept": float(p), "y": int(t)}
-                 for u, p, t in zip(uids, moved, y)]
+        rows += [
+            {"judge": "local", "condition": condition, "attempt_uid": u, "p_accept": float(p), "y": int(t)}
+            for u, p, t in zip(uids, fixed, y)
+        ]
+        rows += [
+            {"judge": "llm", "condition": condition, "attempt_uid": u, "p_accept": float(p), "y": int(t)}
+            for u, p, t in zip(uids, moved, y)
+        ]
     predictions = pl.DataFrame(rows)
-    agreement = pl.DataFrame({"judge": ["llm~local"] * 3, "condition": ["blind", "prefix12k", "nonblind"],
-                              "metric": ["pairwise_kappa"] * 3, "value": [0.1, 0.2, 0.3]})
+    agreement = pl.DataFrame(
+        {
+            "judge": ["llm~local"] * 3,
+            "condition": ["blind", "prefix12k", "nonblind"],
+            "metric": ["pairwise_kappa"] * 3,
+            "value": [0.1, 0.2, 0.3],
+        }
+    )
     conn = duckdb.connect()
     conn.register("predictions_frame", predictions)
     conn.register("agreement_frame", agreement)
     conn.execute("create table predictions as select * from predictions_frame")
     conn.execute("create table agreement as select * from agreement_frame")
     groups = condition_groups(predictions, local=frozenset({"local"}))
-    assert groups.per_judge == {"llm": (("blind",), ("prefix12k",), ("nonblind",)),
-                                "local": (("blind", "prefix12k", "nonblind"),)}
-    assert ("local gave identical answers under blind, prefix12k and nonblind: it is a local judge, which does not "
-            "read the participant context") in groups.note()
+    assert groups.per_judge == {
+        "llm": (("blind",), ("prefix12k",), ("nonblind",)),
+        "local": (("blind", "prefix12k", "nonblind"),),
+    }
+    assert (
+        "local gave identical answers under blind, prefix12k and nonblind: it is a local judge, which does not "
+        "read the participant context"
+    ) in groups.note()
     figures = measurement_figures(conn, tmp_path, groups)
     roc = [f.caption for f in figures if f.caption.startswith("ROC curves")]
-    assert roc == ["ROC curves, blind = prefix12k = nonblind", "ROC curves, blind", "ROC curves, prefix12k",
-                   "ROC curves, nonblind"]
+    assert roc == [
+        "ROC curves, blind = prefix12k = nonblind",
+        "ROC curves, blind",
+        "ROC curves, prefix12k",
+        "ROC curves, nonblind",
+    ]
     assert len([f for f in figures if f.caption.startswith("Cohen's kappa")]) == 3
     for figure in figures:
         assert plots.png_title(figure.path) == figure.caption
@@ -189,8 +214,9 @@ def test_the_demo_report_in_the_browser(demo_report, chromium, tmp_path):
         expect(page.get_by_role("heading", name="The judges as instruments", exact=True)).to_be_visible()
         assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
         mutants = page.locator(".table-wrap", has=page.get_by_text("Mutants per operator and their verification"))
-        sizes = mutants.evaluate("w => [w.scrollWidth, w.clientWidth, getComputedStyle(w).overflowX, "
-                                 "w.closest('section').clientWidth]")
+        sizes = mutants.evaluate(
+            "w => [w.scrollWidth, w.clientWidth, getComputedStyle(w).overflowX, w.closest('section').clientWidth]"
+        )
         assert sizes[0] > sizes[1] and sizes[2] == "auto" and sizes[1] <= sizes[3], sizes
         shot = tmp_path / "demo_report.png"
         page.screenshot(path=shot, full_page=True)

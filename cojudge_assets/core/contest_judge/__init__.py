@@ -53,16 +53,48 @@ from __future__ import annotations
 from cojudge_assets.core.contest_judge.cache import RESULT_CACHE_VERSION, Compiled, artifact_digest
 from cojudge_assets.core.contest_judge.java_batch import BATCH_JAVAC_SOURCE, JAVA_BATCH_FROM, JAVA_BATCH_PROGRAM_S
 from cojudge_assets.core.contest_judge.judge import ContestJudge
-from cojudge_assets.core.contest_judge.languages import (COMPILE_LIMITS, CXX_FLAGS, EXTENSION_LANGUAGE, EXTENSIONS,
-                                                         JAVA_RUN_FLAGS, JAVA_RUN_OVERHEAD_MB, LANGUAGE_ALIASES,
-                                                         PCH_IN_BOX, LanguageSpec, java_main_class, language_spec,
-                                                         normalize_language, python_executable, runtime_binds)
+from cojudge_assets.core.contest_judge.languages import (
+    COMPILE_LIMITS,
+    CXX_FLAGS,
+    EXTENSION_LANGUAGE,
+    EXTENSIONS,
+    JAVA_RUN_FLAGS,
+    JAVA_RUN_OVERHEAD_MB,
+    LANGUAGE_ALIASES,
+    PCH_IN_BOX,
+    LanguageSpec,
+    java_main_class,
+    language_spec,
+    normalize_language,
+    python_executable,
+    runtime_binds,
+)
 from cojudge_assets.core.contest_judge.verdict import JudgeResult, TestOutcome, Verdict, tokens_match
 
 __all__ = [
-    "BATCH_JAVAC_SOURCE", "COMPILE_LIMITS", "CXX_FLAGS", "EXTENSIONS", "EXTENSION_LANGUAGE", "JAVA_BATCH_FROM",
-    "JAVA_BATCH_PROGRAM_S", "JAVA_RUN_FLAGS", "JAVA_RUN_OVERHEAD_MB", "LANGUAGE_ALIASES", "PCH_IN_BOX",
-    "RESULT_CACHE_VERSION", "Compiled", "ContestJudge", "JudgeResult", "LanguageSpec", "TestOutcome", "Verdict",
-    "artifact_digest", "java_main_class", "language_spec", "normalize_language", "python_executable",
-    "runtime_binds", "tokens_match",
+    "BATCH_JAVAC_SOURCE",
+    "COMPILE_LIMITS",
+    "CXX_FLAGS",
+    "EXTENSIONS",
+    "EXTENSION_LANGUAGE",
+    "JAVA_BATCH_FROM",
+    "JAVA_BATCH_PROGRAM_S",
+    "JAVA_RUN_FLAGS",
+    "JAVA_RUN_OVERHEAD_MB",
+    "LANGUAGE_ALIASES",
+    "PCH_IN_BOX",
+    "RESULT_CACHE_VERSION",
+    "Compiled",
+    "ContestJudge",
+    "JudgeResult",
+    "LanguageSpec",
+    "TestOutcome",
+    "Verdict",
+    "artifact_digest",
+    "java_main_class",
+    "language_spec",
+    "normalize_language",
+    "python_executable",
+    "runtime_binds",
+    "tokens_match",
 ]

@@ -94,8 +94,13 @@ class CompileCache:
         if not record.is_file():
             return None
         info = json.loads(record.read_text())
-        return Compiled(info["ok"], entry / "artifact", info["message"], cached=True,
-                        artifact_sha256=info.get("artifact_sha256", ""))
+        return Compiled(
+            info["ok"],
+            entry / "artifact",
+            info["message"],
+            cached=True,
+            artifact_sha256=info.get("artifact_sha256", ""),
+        )
 
     def store(self, entry: Path, work: Path, spec: LanguageSpec, ok: bool, message: str) -> Compiled:
         """Put the compiler's folder ``work`` (source and output) into the cache as ``entry``, atomically."""
@@ -104,39 +109,65 @@ class CompileCache:
         # the source is what runs when the run command names it (Python); otherwise the compiler's output
         compiled_away = spec.source_name not in spec.run_argv
         digest_of_artifact = artifact_digest(work, spec.source_name, compiled_away) if ok else ""
-        (staging / "result.json").write_text(json.dumps({"ok": ok, "message": message,
-                                                         "artifact_sha256": digest_of_artifact}))
+        (staging / "result.json").write_text(
+            json.dumps({"ok": ok, "message": message, "artifact_sha256": digest_of_artifact})
+        )
         entry.parent.mkdir(parents=True, exist_ok=True)
         try:
             staging.rename(entry)  # atomic: another process may have won the race
         except OSError:
             shutil.rmtree(staging, ignore_errors=True)
         info = json.loads((entry / "result.json").read_text())
-        return Compiled(info["ok"], entry / "artifact", info["message"], cached=False,
-                        artifact_sha256=info.get("artifact_sha256", ""))
+        return Compiled(
+            info["ok"],
+            entry / "artifact",
+            info["message"],
+            cached=False,
+            artifact_sha256=info.get("artifact_sha256", ""),
+        )
 
 
 def _outcome_to_json(outcome: TestOutcome) -> dict:
-    return {"test": outcome.test, "verdict": outcome.verdict.value, "cpu_s": outcome.cpu_s, "wall_s": outcome.wall_s,
-            "detail": outcome.detail, "output_sha256": outcome.output_sha256}
+    return {
+        "test": outcome.test,
+        "verdict": outcome.verdict.value,
+        "cpu_s": outcome.cpu_s,
+        "wall_s": outcome.wall_s,
+        "detail": outcome.detail,
+        "output_sha256": outcome.output_sha256,
+    }
 
 
 def _outcome_from_json(data: dict, name: str) -> TestOutcome:
-    return TestOutcome(name, Verdict(data["verdict"]), data["cpu_s"], data["wall_s"], data["detail"],
-                       data["output_sha256"])
+    return TestOutcome(
+        name, Verdict(data["verdict"]), data["cpu_s"], data["wall_s"], data["detail"], data["output_sha256"]
+    )
 
 
 def _result_to_json(result: JudgeResult) -> dict:
-    return {"verdict": result.verdict.value, "language": result.language, "compile_message": result.compile_message,
-            "compile_cached": result.compile_cached, "isolation": result.isolation,
-            "isolation_limits": result.isolation_limits, "tests": [_outcome_to_json(t) for t in result.tests]}
+    return {
+        "verdict": result.verdict.value,
+        "language": result.language,
+        "compile_message": result.compile_message,
+        "compile_cached": result.compile_cached,
+        "isolation": result.isolation,
+        "isolation_limits": result.isolation_limits,
+        "tests": [_outcome_to_json(t) for t in result.tests],
+    }
 
 
 def _result_from_json(data: dict, compile_cached: bool) -> JudgeResult:
     tests = [_outcome_from_json(t, t["test"]) for t in data["tests"]]
-    return JudgeResult(Verdict(data["verdict"]), data["language"], tests, data["compile_message"],
-                       compile_cached=compile_cached, isolation=data["isolation"], from_cache=True,
-                       isolation_limits=data.get("isolation_limits", {}))
+    return JudgeResult(
+        Verdict(data["verdict"]),
+        data["language"],
+        tests,
+        data["compile_message"],
+        compile_cached=compile_cached,
+        isolation=data["isolation"],
+        from_cache=True,
+        isolation_limits=data.get("isolation_limits", {}),
+    )
 
 
 class ResultCache:
@@ -151,8 +182,13 @@ class ResultCache:
     # -- digests ------------------------------------------------------------------------------
     def tests_digest(self, problem: ProblemPackage, tests: list[TestCase]) -> str:
         """sha256 of the tests (names, inputs, answers) and limits a verdict depends on."""
-        key = (problem.root, tuple(t.name for t in tests), problem.time_limit_s, problem.memory_mb,
-               problem.float_tolerance)
+        key = (
+            problem.root,
+            tuple(t.name for t in tests),
+            problem.time_limit_s,
+            problem.memory_mb,
+            problem.float_tolerance,
+        )
         with self._guard:
             if key in self._tests_digests:
                 return self._tests_digests[key]
@@ -178,12 +214,28 @@ class ResultCache:
         return digest
 
     # -- judge results ------------------------------------------------------------------------
-    def result_key(self, language: str, run_argv: list[str], runs: str, problem: ProblemPackage,
-                   tests: list[TestCase], stop_at_first_failure: bool) -> str:
+    def result_key(
+        self,
+        language: str,
+        run_argv: list[str],
+        runs: str,
+        problem: ProblemPackage,
+        tests: list[TestCase],
+        stop_at_first_failure: bool,
+    ) -> str:
         """The key of judging what ``runs`` (an artifact digest, or ``source:<code>``) on ``tests``."""
-        return hashlib.sha256("\0".join([RESULT_CACHE_VERSION, language, *run_argv, runs,
-                                         self.tests_digest(problem, tests), str(stop_at_first_failure)]
-                                        ).encode()).hexdigest()
+        return hashlib.sha256(
+            "\0".join(
+                [
+                    RESULT_CACHE_VERSION,
+                    language,
+                    *run_argv,
+                    runs,
+                    self.tests_digest(problem, tests),
+                    str(stop_at_first_failure),
+                ]
+            ).encode()
+        ).hexdigest()
 
     def load_result(self, key: str, compile_cached: bool) -> JudgeResult | None:
         record = self.root / "results" / key[:2] / f"{key}.json"
@@ -197,13 +249,24 @@ class ResultCache:
             write_atomically(self.root / "results" / key[:2] / f"{key}.json", _result_to_json(result))
 
     # -- test outcomes ------------------------------------------------------------------------
-    def outcome_key(self, language: str, run_argv: list[str], artifact_sha256: str, test: TestCase,
-                    problem: ProblemPackage) -> str:
+    def outcome_key(
+        self, language: str, run_argv: list[str], artifact_sha256: str, test: TestCase, problem: ProblemPackage
+    ) -> str:
         """The key of running the artifact on one test: its input and answer, not its name, and the limits."""
-        return hashlib.sha256("\0".join([
-            RESULT_CACHE_VERSION, "test", language, *run_argv, artifact_sha256,
-            self.file_digest(test.input_path), self.file_digest(test.answer_path),
-            repr((problem.time_limit_s, problem.memory_mb, problem.float_tolerance))]).encode()).hexdigest()
+        return hashlib.sha256(
+            "\0".join(
+                [
+                    RESULT_CACHE_VERSION,
+                    "test",
+                    language,
+                    *run_argv,
+                    artifact_sha256,
+                    self.file_digest(test.input_path),
+                    self.file_digest(test.answer_path),
+                    repr((problem.time_limit_s, problem.memory_mb, problem.float_tolerance)),
+                ]
+            ).encode()
+        ).hexdigest()
 
     def load_outcome(self, key: str, name: str) -> TestOutcome | None:
         """The cached outcome under ``key``, named ``name`` (the test that asks), or None."""

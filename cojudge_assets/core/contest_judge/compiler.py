@@ -17,8 +17,14 @@ import threading
 from pathlib import Path
 
 from cojudge_assets.core.contest_judge.cache import CompileCache, Compiled
-from cojudge_assets.core.contest_judge.languages import (COMPILE_LIMITS, CXX_FLAGS, PCH_IN_BOX, LanguageSpec,
-                                                         language_spec, runtime_binds)
+from cojudge_assets.core.contest_judge.languages import (
+    COMPILE_LIMITS,
+    CXX_FLAGS,
+    PCH_IN_BOX,
+    LanguageSpec,
+    language_spec,
+    runtime_binds,
+)
 from cojudge_assets.core.sandbox import SandboxError, isolation_level, readable_copy, run_sandboxed
 
 
@@ -38,8 +44,12 @@ def lay_out_batch(box: Path, jobs: list[tuple[LanguageSpec, Path, str]]) -> None
 
 def _stdcxx_header() -> Path | None:
     """The system's ``bits/stdc++.h`` (as g++ finds it), or None."""
-    done = subprocess.run(["g++", *CXX_FLAGS, "-H", "-fsyntax-only", "-x", "c++", "-"],
-                          input=b"#include <bits/stdc++.h>\n", capture_output=True, timeout=120)
+    done = subprocess.run(
+        ["g++", *CXX_FLAGS, "-H", "-fsyntax-only", "-x", "c++", "-"],
+        input=b"#include <bits/stdc++.h>\n",
+        capture_output=True,
+        timeout=120,
+    )
     for line in done.stderr.decode(errors="replace").splitlines():
         if line.startswith(". ") and line.endswith("bits/stdc++.h"):
             return Path(line[2:].strip())
@@ -73,8 +83,11 @@ class PrecompiledHeader:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 staging = target.with_suffix(f".{os.getpid()}.tmp")
                 # the system's own header, compiled outside the sandbox: no untrusted input is involved
-                done = subprocess.run(["g++", *CXX_FLAGS, "-x", "c++-header", str(header), "-o", str(staging)],
-                                      capture_output=True, timeout=300)
+                done = subprocess.run(
+                    ["g++", *CXX_FLAGS, "-x", "c++-header", str(header), "-o", str(staging)],
+                    capture_output=True,
+                    timeout=300,
+                )
                 if done.returncode != 0:
                     staging.unlink(missing_ok=True)
                     return None
@@ -114,7 +127,10 @@ class Compiler:
                 else:
                     try:
                         result = run_sandboxed(
-                            spec.compile_argv, box=work, limits=COMPILE_LIMITS, box_writable=True,
+                            spec.compile_argv,
+                            box=work,
+                            limits=COMPILE_LIMITS,
+                            box_writable=True,
                             extra_ro_binds=runtime_binds(language),
                             ro_mounts=((str(pch), PCH_IN_BOX),) if pch is not None else (),
                             stdout_path=work.parent / f"{work.name}.out",

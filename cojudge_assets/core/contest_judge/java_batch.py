@@ -44,8 +44,9 @@ def _batch_javac() -> Path | None:
     if not built.is_file():
         base.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=base))
-        done = subprocess.run(["javac", "-d", str(staging), str(BATCH_JAVAC_SOURCE)], capture_output=True,
-                              check=False, timeout=300)
+        done = subprocess.run(
+            ["javac", "-d", str(staging), str(BATCH_JAVAC_SOURCE)], capture_output=True, check=False, timeout=300
+        )
         if done.returncode != 0:
             shutil.rmtree(staging, ignore_errors=True)
             return None
@@ -88,13 +89,18 @@ def _compile_batch(compiler: Compiler, jobs: list[tuple[LanguageSpec, Path, str]
         assert compile_argv is not None and compile_argv[0] == "javac"
         jvm = [a[2:] for a in compile_argv if a.startswith("-J")]
         options = [a for a in compile_argv[1:-1] if not a.startswith("-J")]
-        limits = dataclasses.replace(COMPILE_LIMITS, cpu_s=COMPILE_LIMITS.cpu_s + 2 * len(jobs),
-                                     wall_s=COMPILE_LIMITS.wall_s + 4 * len(jobs))
+        limits = dataclasses.replace(
+            COMPILE_LIMITS, cpu_s=COMPILE_LIMITS.cpu_s + 2 * len(jobs), wall_s=COMPILE_LIMITS.wall_s + 4 * len(jobs)
+        )
         try:
-            run_sandboxed(["java", *jvm, "-cp", "tool", "BatchJavac", "manifest.txt", "out",
-                           str(JAVA_BATCH_PROGRAM_S), *options],
-                          box=box, limits=limits, box_writable=True,
-                          stdout_path=box.parent / f"{box.name}.out", stderr_path=box.parent / f"{box.name}.err")
+            run_sandboxed(
+                ["java", *jvm, "-cp", "tool", "BatchJavac", "manifest.txt", "out", str(JAVA_BATCH_PROGRAM_S), *options],
+                box=box,
+                limits=limits,
+                box_writable=True,
+                stdout_path=box.parent / f"{box.name}.out",
+                stderr_path=box.parent / f"{box.name}.err",
+            )
         except SandboxError:  # a batch is only a shortcut: compile() tries each program, and reports
             return 0
         finally:
@@ -108,8 +114,11 @@ def _compile_batch(compiler: Compiler, jobs: list[tuple[LanguageSpec, Path, str]
                 continue
             # javac names the file as it was given ("p3/Main.java:4: error: ...", "Note: p3/Main.java uses
             # ..."); the javac command, run in the program's folder, names it bare
-            text = re.sub(rb"(?m)^(Note: )?" + re.escape(f"p{i}/".encode()) + re.escape(spec.source_name.encode()),
-                          rb"\g<1>" + spec.source_name.encode(), (box / "out" / f"{i}.err").read_bytes())
+            text = re.sub(
+                rb"(?m)^(Note: )?" + re.escape(f"p{i}/".encode()) + re.escape(spec.source_name.encode()),
+                rb"\g<1>" + spec.source_name.encode(),
+                (box / "out" / f"{i}.err").read_bytes(),
+            )
             message = text[:8000].decode("utf-8", "replace")
             if status == "1" and not message:
                 message = "compiler ended with status 1 signal None"

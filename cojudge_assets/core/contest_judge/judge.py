@@ -21,8 +21,14 @@ from pathlib import Path
 from cojudge_assets.core.contest_judge.cache import CompileCache, Compiled, ResultCache
 from cojudge_assets.core.contest_judge.compiler import Compiler, PrecompiledHeader
 from cojudge_assets.core.contest_judge.java_batch import precompile_java
-from cojudge_assets.core.contest_judge.languages import (COMPILE_LIMITS, EXTENSIONS, language_spec,
-                                                         normalize_language, run_limits, runtime_binds)
+from cojudge_assets.core.contest_judge.languages import (
+    COMPILE_LIMITS,
+    EXTENSIONS,
+    language_spec,
+    normalize_language,
+    run_limits,
+    runtime_binds,
+)
 from cojudge_assets.core.contest_judge.python_batch import precompile_python
 from cojudge_assets.core.contest_judge.verdict import JudgeResult, TestOutcome, Verdict, outcome_of
 from cojudge_assets.core.kattis import ProblemPackage, TestCase
@@ -55,8 +61,9 @@ class ContestJudge:
         Returns how many compiled here.
         """
         items = list(items)
-        return (precompile_java(self._compiler, items, workers=self.workers)
-                + precompile_python(self._compiler, items, workers=self.workers))
+        return precompile_java(self._compiler, items, workers=self.workers) + precompile_python(
+            self._compiler, items, workers=self.workers
+        )
 
     def _pch_dir(self) -> Path | None:
         """The precompiled C++ header's folder (None where it cannot be built)."""
@@ -65,21 +72,35 @@ class ContestJudge:
     # -- running ------------------------------------------------------------------------------
     run_limits = staticmethod(run_limits)
 
-    def run_test(self, language: str, compiled: Compiled, code: str, test: TestCase, *,
-                 time_limit_s: float, memory_mb: int, float_tolerance: float | None = None) -> TestOutcome:
+    def run_test(
+        self,
+        language: str,
+        compiled: Compiled,
+        code: str,
+        test: TestCase,
+        *,
+        time_limit_s: float,
+        memory_mb: int,
+        float_tolerance: float | None = None,
+    ) -> TestOutcome:
         """One test's outcome; a run the sandbox could not start is JUDGE_ERROR with the reason, never raised."""
         spec = language_spec(language, code, memory_mb)
         run_dir: Path | None = None
         try:
-            limits = self.run_limits(language, time_limit_s=time_limit_s, memory_mb=memory_mb,
-                                     answer_bytes=test.answer_path.stat().st_size)
+            limits = self.run_limits(
+                language, time_limit_s=time_limit_s, memory_mb=memory_mb, answer_bytes=test.answer_path.stat().st_size
+            )
             run_dir = Path(tempfile.mkdtemp(prefix="cojudge-run-"))
             box = run_dir / "box"
             shutil.copytree(compiled.artifact_dir, box)
             os.chmod(run_dir, 0o755)
             result = run_sandboxed(
-                spec.run_argv, box=box, limits=limits, stdin_path=test.input_path,
-                stdout_path=run_dir / "stdout", stderr_path=run_dir / "stderr",
+                spec.run_argv,
+                box=box,
+                limits=limits,
+                stdin_path=test.input_path,
+                stdout_path=run_dir / "stdout",
+                stderr_path=run_dir / "stderr",
                 extra_ro_binds=runtime_binds(language),
             )
             return outcome_of(result, test, limits, float_tolerance)
@@ -90,8 +111,15 @@ class ContestJudge:
                 shutil.rmtree(run_dir, ignore_errors=True)
 
     # -- judging ------------------------------------------------------------------------------
-    def judge(self, problem: ProblemPackage, language: str, code: str, *,
-              stop_at_first_failure: bool = True, tests: list[TestCase] | None = None) -> JudgeResult:
+    def judge(
+        self,
+        problem: ProblemPackage,
+        language: str,
+        code: str,
+        *,
+        stop_at_first_failure: bool = True,
+        tests: list[TestCase] | None = None,
+    ) -> JudgeResult:
         """Judge one submission on ``tests`` (default: all of the problem's tests, in judging order).
 
         Results are cached like compilations, by the hash of (judge version, language, run command,
@@ -107,36 +135,61 @@ class ContestJudge:
         """
         language = normalize_language(language) if language not in EXTENSIONS else language
         try:
-            return self._judge_cached(problem, language, code, stop_at_first_failure=stop_at_first_failure,
-                                      tests=list(tests if tests is not None else problem.tests))
+            return self._judge_cached(
+                problem,
+                language,
+                code,
+                stop_at_first_failure=stop_at_first_failure,
+                tests=list(tests if tests is not None else problem.tests),
+            )
         except (SandboxError, OSError, subprocess.SubprocessError, ValueError) as exc:
-            return JudgeResult(Verdict.JUDGE_ERROR, language, isolation=str(isolation_record(Limits())),
-                               error=f"{type(exc).__name__}: {exc}")
+            return JudgeResult(
+                Verdict.JUDGE_ERROR,
+                language,
+                isolation=str(isolation_record(Limits())),
+                error=f"{type(exc).__name__}: {exc}",
+            )
 
-    def _judge_cached(self, problem: ProblemPackage, language: str, code: str, *, stop_at_first_failure: bool,
-                      tests: list[TestCase]) -> JudgeResult:
+    def _judge_cached(
+        self, problem: ProblemPackage, language: str, code: str, *, stop_at_first_failure: bool, tests: list[TestCase]
+    ) -> JudgeResult:
         spec = language_spec(language, code, problem.memory_mb)
         compiled = self.compile(language, code, memory_mb=problem.memory_mb)
         if compiled.error:
-            return JudgeResult(Verdict.JUDGE_ERROR, language, isolation=str(isolation_record(COMPILE_LIMITS)),
-                               isolation_limits=isolation_record(COMPILE_LIMITS).limits, error=compiled.error)
+            return JudgeResult(
+                Verdict.JUDGE_ERROR,
+                language,
+                isolation=str(isolation_record(COMPILE_LIMITS)),
+                isolation_limits=isolation_record(COMPILE_LIMITS).limits,
+                error=compiled.error,
+            )
         runs = compiled.artifact_sha256 if compiled.ok and compiled.artifact_sha256 else f"source:{code}"
         key = self._results.result_key(language, spec.run_argv, runs, problem, tests, stop_at_first_failure)
         cached = self._results.load_result(key, compiled.cached)
         if cached is not None:
             return cached
-        result = self._run_tests(problem, language, code, compiled, stop_at_first_failure=stop_at_first_failure,
-                                 tests=tests)
+        result = self._run_tests(
+            problem, language, code, compiled, stop_at_first_failure=stop_at_first_failure, tests=tests
+        )
         self._results.store_result(key, result)  # not if a test is a judge error: that is tried again
         return result
 
-    def _run_test_cached(self, language: str, compiled: Compiled, code: str, test: TestCase,
-                         problem: ProblemPackage) -> TestOutcome:
+    def _run_test_cached(
+        self, language: str, compiled: Compiled, code: str, test: TestCase, problem: ProblemPackage
+    ) -> TestOutcome:
         """:meth:`run_test`, cached by (what runs, the test's input and answer, the limits): a program's
         outcome on a test is measured once, whatever the test is called (the statement's examples that
         ``sample-exec`` writes are the package's samples the label audit already ran)."""
-        run = functools.partial(self.run_test, language, compiled, code, test, time_limit_s=problem.time_limit_s,
-                                memory_mb=problem.memory_mb, float_tolerance=problem.float_tolerance)
+        run = functools.partial(
+            self.run_test,
+            language,
+            compiled,
+            code,
+            test,
+            time_limit_s=problem.time_limit_s,
+            memory_mb=problem.memory_mb,
+            float_tolerance=problem.float_tolerance,
+        )
         if not compiled.artifact_sha256:
             return run()
         spec = language_spec(language, code, problem.memory_mb)
@@ -148,14 +201,26 @@ class ContestJudge:
         self._results.store_outcome(key, outcome)  # not a judge error: that is tried again
         return outcome
 
-    def _run_tests(self, problem: ProblemPackage, language: str, code: str, compiled: Compiled, *,
-                   stop_at_first_failure: bool, tests: list[TestCase]) -> JudgeResult:
+    def _run_tests(
+        self,
+        problem: ProblemPackage,
+        language: str,
+        code: str,
+        compiled: Compiled,
+        *,
+        stop_at_first_failure: bool,
+        tests: list[TestCase],
+    ) -> JudgeResult:
         answer_bytes = max((t.answer_path.stat().st_size for t in tests), default=0)
-        isolation = isolation_record(self.run_limits(language, time_limit_s=problem.time_limit_s,
-                                                     memory_mb=problem.memory_mb, answer_bytes=answer_bytes))
+        isolation = isolation_record(
+            self.run_limits(
+                language, time_limit_s=problem.time_limit_s, memory_mb=problem.memory_mb, answer_bytes=answer_bytes
+            )
+        )
         limits = {**isolation.limits, "output": "RLIMIT_FSIZE max(8 MiB, 4 x the test's answer)"}
-        result = JudgeResult(Verdict.AC, language, compile_cached=compiled.cached, isolation=str(isolation),
-                             isolation_limits=limits)
+        result = JudgeResult(
+            Verdict.AC, language, compile_cached=compiled.cached, isolation=str(isolation), isolation_limits=limits
+        )
         if not compiled.ok:
             result.verdict, result.compile_message = Verdict.CE, compiled.message
             return result
@@ -177,8 +242,9 @@ class ContestJudge:
         programs = []
         for problem, language, code in items:
             try:
-                programs.append((language if language in EXTENSIONS else normalize_language(language), code,
-                                 problem.memory_mb))
+                programs.append(
+                    (language if language in EXTENSIONS else normalize_language(language), code, problem.memory_mb)
+                )
             except ValueError:
                 continue  # judge_one() reports it
         self.precompile(programs)

@@ -16,11 +16,35 @@ from dataclasses import dataclass
 from cojudge_assets.core.sandbox import Limits
 
 LANGUAGE_ALIASES = {
-    "c": "c", "gnu c": "c", "gnu c11": "c", "c11": "c", "c99": "c", "gcc": "c",
-    "c++": "cpp", "cpp": "cpp", "g++": "cpp", "gnu c++": "cpp", "gnu c++17": "cpp", "c++17": "cpp",
-    "c++14": "cpp", "c++11": "cpp", "c++20": "cpp", "gnu c++20": "cpp", "cc": "cpp", "cxx": "cpp",
-    "java": "java", "java 17": "java", "java17": "java", "java 8": "java", "java8": "java", "java 11": "java",
-    "python": "python", "python3": "python", "python 3": "python", "py": "python", "pypy3": "python",
+    "c": "c",
+    "gnu c": "c",
+    "gnu c11": "c",
+    "c11": "c",
+    "c99": "c",
+    "gcc": "c",
+    "c++": "cpp",
+    "cpp": "cpp",
+    "g++": "cpp",
+    "gnu c++": "cpp",
+    "gnu c++17": "cpp",
+    "c++17": "cpp",
+    "c++14": "cpp",
+    "c++11": "cpp",
+    "c++20": "cpp",
+    "gnu c++20": "cpp",
+    "cc": "cpp",
+    "cxx": "cpp",
+    "java": "java",
+    "java 17": "java",
+    "java17": "java",
+    "java 8": "java",
+    "java8": "java",
+    "java 11": "java",
+    "python": "python",
+    "python3": "python",
+    "python 3": "python",
+    "py": "python",
+    "pypy3": "python",
 }
 EXTENSIONS = {"c": "c", "cpp": "cpp", "java": "java", "python": "py"}
 EXTENSION_LANGUAGE = {"c": "c", "cpp": "cpp", "cc": "cpp", "cxx": "cpp", "java": "java", "py": "python"}
@@ -70,8 +94,7 @@ JAVA_RUN_FLAGS = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfDa
 # the JVM's own memory beside its heap (code, metaspace, threads, GC tables, direct buffers): a JVM filling a
 # 256 MB heap peaks at 270 MiB (measured in the run's cgroup); the rest is room for bigger programs
 JAVA_RUN_OVERHEAD_MB = 256
-COMPILE_LIMITS = Limits(cpu_s=60, wall_s=120, memory_mb=4096, max_procs=64, output_bytes=256 << 20,
-                        tmp_bytes=512 << 20)
+COMPILE_LIMITS = Limits(cpu_s=60, wall_s=120, memory_mb=4096, max_procs=64, output_bytes=256 << 20, tmp_bytes=512 << 20)
 
 
 @dataclass(frozen=True)
@@ -108,8 +131,16 @@ def language_spec(language: str, code: str, memory_mb: int, *, pch: bool = False
             f"{cls}.java",
             # -g:none: no line numbers in the classes, so a comment-only edit compiles to identical classes
             # C1 only for javac's own JVM: a 40% shorter compile of a contest-sized program
-            ["javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1", "-g:none", "-encoding",
-             "UTF-8", f"{cls}.java"],
+            [
+                "javac",
+                "-J-Xmx512m",
+                "-J-XX:+UseSerialGC",
+                "-J-XX:TieredStopAtLevel=1",
+                "-g:none",
+                "-encoding",
+                "UTF-8",
+                f"{cls}.java",
+            ],
             ["java", *JAVA_RUN_FLAGS, f"-Xmx{memory_mb}m", "-cp", ".", cls],
         )
     if language == "python":

@@ -57,7 +57,7 @@ def _check_chunk(compiler: Compiler, jobs: list[tuple[LanguageSpec, Path, str]])
         done += stored
         if reached < 0:  # the sandbox could not start it: compile() checks each program, and reports
             break
-        jobs = jobs[reached + 1:]  # the program after those reached ended the batch: compile() checks it alone
+        jobs = jobs[reached + 1 :]  # the program after those reached ended the batch: compile() checks it alone
         if not jobs:
             break
     return done
@@ -74,13 +74,27 @@ def _check_batch(compiler: Compiler, jobs: list[tuple[LanguageSpec, Path, str]])
         compile_argv = jobs[0][0].compile_argv
         assert compile_argv is not None and compile_argv[-2] == "-c"
         interpreter, flags, check = compile_argv[0], compile_argv[1:-2], compile_argv[-1]
-        limits = dataclasses.replace(COMPILE_LIMITS, cpu_s=COMPILE_LIMITS.cpu_s + len(jobs),
-                                     wall_s=COMPILE_LIMITS.wall_s + 2 * len(jobs))
+        limits = dataclasses.replace(
+            COMPILE_LIMITS, cpu_s=COMPILE_LIMITS.cpu_s + len(jobs), wall_s=COMPILE_LIMITS.wall_s + 2 * len(jobs)
+        )
         try:
-            run_sandboxed([interpreter, *flags, f"tool/{BATCH_PYCHECK_SOURCE.name}", "manifest.txt", "out",
-                           str(PYTHON_BATCH_PROGRAM_S), check],
-                          box=box, limits=limits, box_writable=True, extra_ro_binds=runtime_binds("python"),
-                          stdout_path=box.parent / f"{box.name}.out", stderr_path=box.parent / f"{box.name}.err")
+            run_sandboxed(
+                [
+                    interpreter,
+                    *flags,
+                    f"tool/{BATCH_PYCHECK_SOURCE.name}",
+                    "manifest.txt",
+                    "out",
+                    str(PYTHON_BATCH_PROGRAM_S),
+                    check,
+                ],
+                box=box,
+                limits=limits,
+                box_writable=True,
+                extra_ro_binds=runtime_binds("python"),
+                stdout_path=box.parent / f"{box.name}.out",
+                stderr_path=box.parent / f"{box.name}.err",
+            )
         except SandboxError:
             return 0, -1
         finally:

@@ -60,8 +60,10 @@ class JudgeResult:
         return {
             "verdict": str(self.verdict),
             "language": self.language,
-            "tests": [{"test": t.test, "verdict": str(t.verdict), "cpu_s": round(t.cpu_s, 3), "detail": t.detail}
-                      for t in self.tests],
+            "tests": [
+                {"test": t.test, "verdict": str(t.verdict), "cpu_s": round(t.cpu_s, 3), "detail": t.detail}
+                for t in self.tests
+            ],
             "compile_message": self.compile_message[:2000],
             "isolation": self.isolation,
             **({"error": self.error} if self.error else {}),
@@ -94,29 +96,50 @@ def tokens_match(output: bytes, answer: bytes, *, float_tolerance: float | None 
 def outcome_of(result: RunResult, test: TestCase, limits: Limits, float_tolerance: float | None) -> TestOutcome:
     """The verdict of one finished run (see :mod:`cojudge_assets.core.contest_judge` for the rules)."""
     cpu, wall = result.cpu_s, result.wall_s
-    notes = "; ".join(n for n in (
-        f"{result.pids_limit_hits} forks refused at the process limit" if result.pids_limit_hits else "",
-        "some of its processes could not be removed" if result.leftover else "") if n)
+    notes = "; ".join(
+        n
+        for n in (
+            f"{result.pids_limit_hits} forks refused at the process limit" if result.pids_limit_hits else "",
+            "some of its processes could not be removed" if result.leftover else "",
+        )
+        if n
+    )
     suffix = f" ({notes})" if notes else ""
     if result.memory_limit_hit:  # first: the kill came when it happened, and whatever came later followed from it
         peak = f"peak {result.memory_peak_bytes / 2**20:.0f} MiB, " if result.memory_peak_bytes else ""
-        return TestOutcome(test.name, Verdict.RE, cpu, wall,
-                           f"memory limit exceeded: the run's {limits.cgroup_memory_bytes >> 20} MiB "
-                           f"({peak}processes killed: {result.oom_kills}){suffix}")
+        return TestOutcome(
+            test.name,
+            Verdict.RE,
+            cpu,
+            wall,
+            f"memory limit exceeded: the run's {limits.cgroup_memory_bytes >> 20} MiB "
+            f"({peak}processes killed: {result.oom_kills}){suffix}",
+        )
     if result.wall_killed:
-        return TestOutcome(test.name, Verdict.TLE, cpu, wall,
-                           f"killed at the wall-clock limit {limits.wall_s}s{suffix}")
+        return TestOutcome(
+            test.name, Verdict.TLE, cpu, wall, f"killed at the wall-clock limit {limits.wall_s}s{suffix}"
+        )
     if result.cpu_limit_hit:
         # the kernel counts CPU in ticks: a process stopped at the limit may show a hair under it
-        return TestOutcome(test.name, Verdict.TLE, cpu, wall,
-                           f"killed at the CPU limit ({cpu:.2f}s used, limit {limits.cpu_s}s){suffix}")
+        return TestOutcome(
+            test.name,
+            Verdict.TLE,
+            cpu,
+            wall,
+            f"killed at the CPU limit ({cpu:.2f}s used, limit {limits.cpu_s}s){suffix}",
+        )
     if cpu > limits.cpu_s:
         return TestOutcome(test.name, Verdict.TLE, cpu, wall, f"CPU {cpu:.2f}s over limit {limits.cpu_s}s{suffix}")
     if result.output_limit_hit:
         return TestOutcome(test.name, Verdict.WA, cpu, wall, f"output limit exceeded{suffix}")
     if result.runner_lost:
-        return TestOutcome(test.name, Verdict.RE, cpu, wall,
-                           f"the program killed its runner (a kill of its parent or of every process){suffix}")
+        return TestOutcome(
+            test.name,
+            Verdict.RE,
+            cpu,
+            wall,
+            f"the program killed its runner (a kill of its parent or of every process){suffix}",
+        )
     if not result.ok:
         how = f"signal {result.signal}" if result.signal else f"exit status {result.exit_code}"
         return TestOutcome(test.name, Verdict.RE, cpu, wall, f"{how}: {result.stderr_text(300).strip()}{suffix}")

@@ -31,8 +31,9 @@ def check(code, err_path):
     """Run ``code`` as ``python -c`` runs it, its stderr going to ``err_path``; the .rc status."""
     linecache.clearcache()  # a warning quotes its line from main.py: this program's, not the last one's
     with open(err_path, "wb") as raw:
-        stderr = io.TextIOWrapper(raw, encoding=sys.__stderr__.encoding, errors=sys.__stderr__.errors,
-                                  newline="\n", line_buffering=True)
+        stderr = io.TextIOWrapper(
+            raw, encoding=sys.__stderr__.encoding, errors=sys.__stderr__.errors, newline="\n", line_buffering=True
+        )
         sys.stderr = stderr
         try:
             exec(code, {"__name__": "__main__", "__builtins__": builtins})

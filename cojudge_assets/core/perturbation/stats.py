@@ -38,11 +38,29 @@ from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.metrics import roc_auc, weighted_mean
 from cojudge_assets.core.predictions import has_table
 
-PAIR_SCHEMA = {"judge": pl.String, "seed_uid": pl.String, "mutant_uid": pl.String, "operator": pl.String,
-               "arm": pl.String, "severity": pl.Int64, "in_loop": pl.Boolean, "in_guard": pl.Boolean,
-               "behaviour_changed": pl.Boolean, "p_seed": pl.Float64, "p_mutant": pl.Float64}
-METRIC_SCHEMA = {"judge": pl.String, "metric": pl.String, "subset": pl.String, "value": pl.Float64,
-                 "lo": pl.Float64, "hi": pl.Float64, "n": pl.Int64, "n_seeds": pl.Int64}
+PAIR_SCHEMA = {
+    "judge": pl.String,
+    "seed_uid": pl.String,
+    "mutant_uid": pl.String,
+    "operator": pl.String,
+    "arm": pl.String,
+    "severity": pl.Int64,
+    "in_loop": pl.Boolean,
+    "in_guard": pl.Boolean,
+    "behaviour_changed": pl.Boolean,
+    "p_seed": pl.Float64,
+    "p_mutant": pl.Float64,
+}
+METRIC_SCHEMA = {
+    "judge": pl.String,
+    "metric": pl.String,
+    "subset": pl.String,
+    "value": pl.Float64,
+    "lo": pl.Float64,
+    "hi": pl.Float64,
+    "n": pl.Int64,
+    "n_seeds": pl.Int64,
+}
 
 
 @dataclass(frozen=True)
@@ -61,15 +79,20 @@ def judged_pairs(mutants: pl.DataFrame, outputs: pl.DataFrame) -> pl.DataFrame:
     """
     valid = outputs.filter(pl.col("status") == "ok").select("judge", "attempt_uid", "p_accept")
     verified = mutants.filter(pl.col("verified"))
-    return (verified.join(valid.rename({"attempt_uid": "mutant_uid", "p_accept": "p_mutant"}), on="mutant_uid")
-            .join(valid.rename({"attempt_uid": "seed_uid", "p_accept": "p_seed"}), on=["seed_uid", "judge"])
-            .select(list(PAIR_SCHEMA)).cast(PAIR_SCHEMA).sort("judge", "mutant_uid"))
+    return (
+        verified.join(valid.rename({"attempt_uid": "mutant_uid", "p_accept": "p_mutant"}), on="mutant_uid")
+        .join(valid.rename({"attempt_uid": "seed_uid", "p_accept": "p_seed"}), on=["seed_uid", "judge"])
+        .select(list(PAIR_SCHEMA))
+        .cast(PAIR_SCHEMA)
+        .sort("judge", "mutant_uid")
+    )
 
 
 def primary(pairs: pl.DataFrame, seed_cut: float = 0.5) -> pl.DataFrame:
     """The primary subset with its shift column."""
-    return (pairs.filter(pl.col("p_seed") >= seed_cut)
-            .with_columns((pl.col("p_mutant") - pl.col("p_seed")).alias("shift")))
+    return pairs.filter(pl.col("p_seed") >= seed_cut).with_columns(
+        (pl.col("p_mutant") - pl.col("p_seed")).alias("shift")
+    )
 
 
 def _statistics(rows: pl.DataFrame, drop_cut: float) -> dict[tuple[str, str], tuple[np.ndarray, object]]:
@@ -130,42 +153,69 @@ def perturbation_metrics(pairs: pl.DataFrame, config: PerturbationConfig = Pertu
             n = int(mask.sum())
             value = _point(function, n) if n else float("nan")
             lo, hi = interval(np.concatenate(replicates[(metric, subset)]), config.level) if n else (np.nan, np.nan)
-            out.append({"judge": judge, "metric": metric, "subset": subset, "value": value, "lo": lo, "hi": hi,
-                        "n": n, "n_seeds": int(len(set(seeds[mask]))) if n else 0})
+            out.append(
+                {
+                    "judge": judge,
+                    "metric": metric,
+                    "subset": subset,
+                    "value": value,
+                    "lo": lo,
+                    "hi": hi,
+                    "n": n,
+                    "n_seeds": int(len(set(seeds[mask]))) if n else 0,
+                }
+            )
     return pl.DataFrame(out, schema=METRIC_SCHEMA)
 
 
 def yield_table(mutants: pl.DataFrame) -> pl.DataFrame:
     """Per operator: mutants made, single-edit, compiled, verified, in a guard / a loop, execution-confirmed."""
-    return (mutants.group_by("operator", "arm", "severity")
-            .agg(pl.len().alias("mutants"),
-                 pl.col("single_edit").sum().alias("single_edit"),
-                 pl.col("compiles").sum().alias("compiles"),
-                 pl.col("verified").sum().alias("verified"),
-                 pl.col("in_guard").sum().alias("in_guard"),
-                 pl.col("in_loop").sum().alias("in_loop"),
-                 pl.col("behaviour_changed").sum().alias("behaviour_changed"),
-                 (pl.col("behaviour_changed").filter(pl.col("verified")).mean()).alias("confirmed_share"))
-            .sort(pl.col("severity").fill_null(9), "operator"))
+    return (
+        mutants.group_by("operator", "arm", "severity")
+        .agg(
+            pl.len().alias("mutants"),
+            pl.col("single_edit").sum().alias("single_edit"),
+            pl.col("compiles").sum().alias("compiles"),
+            pl.col("verified").sum().alias("verified"),
+            pl.col("in_guard").sum().alias("in_guard"),
+            pl.col("in_loop").sum().alias("in_loop"),
+            pl.col("behaviour_changed").sum().alias("behaviour_changed"),
+            (pl.col("behaviour_changed").filter(pl.col("verified")).mean()).alias("confirmed_share"),
+        )
+        .sort(pl.col("severity").fill_null(9), "operator")
+    )
 
 
 def accuracy_points(metrics: pl.DataFrame, judge_metrics: pl.DataFrame, condition: str) -> pl.DataFrame:
     """Per judge: ROC-AUC on the contest's attempts under ``condition`` and arm discrimination, with intervals."""
-    auc = (judge_metrics.filter((pl.col("metric") == "roc_auc") & (pl.col("condition") == condition))
-           .select("judge", pl.col("value").alias("roc_auc"), pl.col("lo").alias("roc_auc_lo"),
-                   pl.col("hi").alias("roc_auc_hi")))
-    ad = (metrics.filter((pl.col("metric") == "arm_discrimination") & (pl.col("subset") == "all"))
-          .select("judge", pl.col("value").alias("arm_discrimination"), pl.col("lo").alias("ad_lo"),
-                  pl.col("hi").alias("ad_hi")))
+    auc = judge_metrics.filter((pl.col("metric") == "roc_auc") & (pl.col("condition") == condition)).select(
+        "judge", pl.col("value").alias("roc_auc"), pl.col("lo").alias("roc_auc_lo"), pl.col("hi").alias("roc_auc_hi")
+    )
+    ad = metrics.filter((pl.col("metric") == "arm_discrimination") & (pl.col("subset") == "all")).select(
+        "judge", pl.col("value").alias("arm_discrimination"), pl.col("lo").alias("ad_lo"), pl.col("hi").alias("ad_hi")
+    )
     return auc.join(ad, on="judge").drop_nans().drop_nulls()
 
 
 def read_perturbation_inputs(conn) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The judges' answers on seeds and mutants, and the judge metrics on the contest (empty when absent)."""
-    outputs = (conn.execute("select judge, attempt_uid, status, p_accept from main.perturbation_outputs").pl()
-               if has_table(conn, "perturbation_outputs") else pl.DataFrame())
-    judge_metrics = (conn.execute("select judge, condition, metric, value, lo, hi from main.judge_metrics").pl()
-                     if has_table(conn, "judge_metrics") else pl.DataFrame(schema={
-                         "judge": pl.String, "condition": pl.String, "metric": pl.String, "value": pl.Float64,
-                         "lo": pl.Float64, "hi": pl.Float64}))
+    outputs = (
+        conn.execute("select judge, attempt_uid, status, p_accept from main.perturbation_outputs").pl()
+        if has_table(conn, "perturbation_outputs")
+        else pl.DataFrame()
+    )
+    judge_metrics = (
+        conn.execute("select judge, condition, metric, value, lo, hi from main.judge_metrics").pl()
+        if has_table(conn, "judge_metrics")
+        else pl.DataFrame(
+            schema={
+                "judge": pl.String,
+                "condition": pl.String,
+                "metric": pl.String,
+                "value": pl.Float64,
+                "lo": pl.Float64,
+                "hi": pl.Float64,
+            }
+        )
+    )
     return outputs, judge_metrics

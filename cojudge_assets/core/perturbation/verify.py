@@ -34,28 +34,63 @@ from cojudge_assets.core.perturbation.operators import applies_once, mutate
 MUTATED_LANGUAGES = ("c", "cpp", "java")
 PARALLEL_MUTATION_FROM = 200  # seeds; below this, starting worker processes costs more than parsing (~4 ms a seed)
 
-SEED_SCHEMA = {"seed_uid": pl.String, "participant": pl.String, "problem_id": pl.String, "language": pl.String,
-               "language_label": pl.String, "code": pl.String, "reexec_verdict": pl.String,
-               "tests": pl.Int64, "output_sha256": pl.List(pl.String), "usable": pl.Boolean, "reason": pl.String}
+SEED_SCHEMA = {
+    "seed_uid": pl.String,
+    "participant": pl.String,
+    "problem_id": pl.String,
+    "language": pl.String,
+    "language_label": pl.String,
+    "code": pl.String,
+    "reexec_verdict": pl.String,
+    "tests": pl.Int64,
+    "output_sha256": pl.List(pl.String),
+    "usable": pl.Boolean,
+    "reason": pl.String,
+}
 MUTANT_SCHEMA = {
-    "mutant_uid": pl.String, "seed_uid": pl.String, "problem_id": pl.String, "language": pl.String,
-    "language_label": pl.String, "operator": pl.String, "arm": pl.String, "severity": pl.Int64,
-    "site": pl.Int64, "line": pl.Int64, "kind": pl.String, "before": pl.String, "after": pl.String,
-    "in_guard": pl.Boolean, "in_loop": pl.Boolean, "code": pl.String, "single_edit": pl.Boolean,
-    "compiles": pl.Boolean, "outputs_identical": pl.Boolean, "behaviour_changed": pl.Boolean,
-    "mutant_verdict": pl.String, "first_failure": pl.String, "verified": pl.Boolean, "reason": pl.String,
+    "mutant_uid": pl.String,
+    "seed_uid": pl.String,
+    "problem_id": pl.String,
+    "language": pl.String,
+    "language_label": pl.String,
+    "operator": pl.String,
+    "arm": pl.String,
+    "severity": pl.Int64,
+    "site": pl.Int64,
+    "line": pl.Int64,
+    "kind": pl.String,
+    "before": pl.String,
+    "after": pl.String,
+    "in_guard": pl.Boolean,
+    "in_loop": pl.Boolean,
+    "code": pl.String,
+    "single_edit": pl.Boolean,
+    "compiles": pl.Boolean,
+    "outputs_identical": pl.Boolean,
+    "behaviour_changed": pl.Boolean,
+    "mutant_verdict": pl.String,
+    "first_failure": pl.String,
+    "verified": pl.Boolean,
+    "reason": pl.String,
 }
 
 
-def mutation_seeds(attempts: pl.DataFrame, packages: dict[str, ProblemPackage], judge: ContestJudge,
-                   *, max_seeds: int | None = None) -> pl.DataFrame:
+def mutation_seeds(
+    attempts: pl.DataFrame, packages: dict[str, ProblemPackage], judge: ContestJudge, *, max_seeds: int | None = None
+) -> pl.DataFrame:
     """One row per accepted C/C++/Java attempt with tests, re-run on its tests (see module docstring).
 
     ``max_seeds`` keeps that many, spread evenly over the seeds in attempt_uid order."""
     with_tests = [pid for pid, package in packages.items() if package.tests]
-    rows = (attempts.filter(pl.col("accepted").fill_null(False) & pl.col("language").is_in(MUTATED_LANGUAGES)
-                            & pl.col("problem_id").is_in(with_tests))
-            .sort("attempt_uid").to_dicts())
+    rows = (
+        attempts.filter(
+            pl.col("accepted").fill_null(False)
+            & pl.col("language").is_in(MUTATED_LANGUAGES)
+            & pl.col("problem_id").is_in(with_tests)
+        )
+        .sort("attempt_uid")
+        .to_dicts()
+    )
     if max_seeds is not None and len(rows) > max_seeds:
         # spread over the corpus (attempt_uid order often follows the course's order of assignments)
         rows = [rows[i] for i in np.linspace(0, len(rows) - 1, max_seeds).round().astype(int)]
@@ -64,21 +99,50 @@ def mutation_seeds(attempts: pl.DataFrame, packages: dict[str, ProblemPackage], 
     out = []
     for r, result in zip(rows, results):
         usable = result.verdict == Verdict.AC
-        reason = None if usable else f"re-run here gives {result.verdict.value}" + (
-            f" on {result.first_failure.test}" if result.first_failure else "")
-        out.append({"seed_uid": r["attempt_uid"], "participant": r["participant"], "problem_id": r["problem_id"],
-                    "language": r["language"], "language_label": r["language_label"], "code": r["code"],
-                    "reexec_verdict": result.verdict.value, "tests": len(result.tests),
-                    "output_sha256": [t.output_sha256 for t in result.tests], "usable": usable, "reason": reason})
+        reason = (
+            None
+            if usable
+            else f"re-run here gives {result.verdict.value}"
+            + (f" on {result.first_failure.test}" if result.first_failure else "")
+        )
+        out.append(
+            {
+                "seed_uid": r["attempt_uid"],
+                "participant": r["participant"],
+                "problem_id": r["problem_id"],
+                "language": r["language"],
+                "language_label": r["language_label"],
+                "code": r["code"],
+                "reexec_verdict": result.verdict.value,
+                "tests": len(result.tests),
+                "output_sha256": [t.output_sha256 for t in result.tests],
+                "usable": usable,
+                "reason": reason,
+            }
+        )
     return pl.DataFrame(out, schema=SEED_SCHEMA)
 
 
 def _mutate_one(args: tuple[str, str, str, int | None]) -> list[dict]:
     seed_uid, code, language, cap = args
-    return [{"seed_uid": seed_uid, "operator": m.operator, "arm": m.arm, "severity": m.severity, "site": m.site,
-             "line": m.line, "kind": m.kind, "before": m.before, "after": m.after, "in_guard": m.in_guard,
-             "in_loop": m.in_loop, "code": m.code, "single_edit": applies_once(code, m)}
-            for m in mutate(code, language, max_per_operator=cap)]
+    return [
+        {
+            "seed_uid": seed_uid,
+            "operator": m.operator,
+            "arm": m.arm,
+            "severity": m.severity,
+            "site": m.site,
+            "line": m.line,
+            "kind": m.kind,
+            "before": m.before,
+            "after": m.after,
+            "in_guard": m.in_guard,
+            "in_loop": m.in_loop,
+            "code": m.code,
+            "single_edit": applies_once(code, m),
+        }
+        for m in mutate(code, language, max_per_operator=cap)
+    ]
 
 
 def generate_mutants(seeds: pl.DataFrame, *, max_per_operator: int | None, workers: int | None = None) -> list[dict]:
@@ -99,20 +163,30 @@ def generate_mutants(seeds: pl.DataFrame, *, max_per_operator: int | None, worke
 
 def _verdict_of(result: JudgeResult, seed_outputs: list[str], arm: str) -> dict:
     if result.verdict == Verdict.JUDGE_ERROR:  # the judge could not run it: nothing is known (see _reason)
-        return {"compiles": None, "mutant_verdict": result.verdict.value, "first_failure": None,
-                "outputs_identical": None, "behaviour_changed": None}
+        return {
+            "compiles": None,
+            "mutant_verdict": result.verdict.value,
+            "first_failure": None,
+            "outputs_identical": None,
+            "behaviour_changed": None,
+        }
     compiles = result.verdict != Verdict.CE
     failure = result.first_failure
-    row = {"compiles": compiles, "mutant_verdict": result.verdict.value,
-           "first_failure": failure.test if failure else None, "outputs_identical": None, "behaviour_changed": None}
+    row = {
+        "compiles": compiles,
+        "mutant_verdict": result.verdict.value,
+        "first_failure": failure.test if failure else None,
+        "outputs_identical": None,
+        "behaviour_changed": None,
+    }
     if not compiles:
         return row
     if arm == "semantic":
         row["behaviour_changed"] = result.verdict != Verdict.AC
     else:
-        row["outputs_identical"] = (len(result.tests) == len(seed_outputs)
-                                    and all(t.verdict == Verdict.AC and t.output_sha256 == s
-                                            for t, s in zip(result.tests, seed_outputs)))
+        row["outputs_identical"] = len(result.tests) == len(seed_outputs) and all(
+            t.verdict == Verdict.AC and t.output_sha256 == s for t, s in zip(result.tests, seed_outputs)
+        )
     return row
 
 
@@ -128,23 +202,41 @@ def _reason(row: dict) -> str | None:
     return None
 
 
-def verify_mutants(seeds: pl.DataFrame, mutants: list[dict], packages: dict[str, ProblemPackage],
-                   judge: ContestJudge) -> pl.DataFrame:
+def verify_mutants(
+    seeds: pl.DataFrame, mutants: list[dict], packages: dict[str, ProblemPackage], judge: ContestJudge
+) -> pl.DataFrame:
     """Compile and run every single-edit mutant (see module docstring); one row per mutant."""
     by_seed = {r["seed_uid"]: r for r in seeds.iter_rows(named=True)}
     runnable = [m for m in mutants if m["single_edit"]]
     results = judge.judge_many(
-        [(packages[by_seed[m["seed_uid"]]["problem_id"]], by_seed[m["seed_uid"]]["language"], m["code"])
-         for m in runnable])
-    outcome = {id(m): _verdict_of(res, by_seed[m["seed_uid"]]["output_sha256"], m["arm"])
-               for m, res in zip(runnable, results)}
+        [
+            (packages[by_seed[m["seed_uid"]]["problem_id"]], by_seed[m["seed_uid"]]["language"], m["code"])
+            for m in runnable
+        ]
+    )
+    outcome = {
+        id(m): _verdict_of(res, by_seed[m["seed_uid"]]["output_sha256"], m["arm"]) for m, res in zip(runnable, results)
+    }
     out = []
     for m in mutants:
         seed = by_seed[m["seed_uid"]]
-        row = {**m, "mutant_uid": f"{m['seed_uid']}~{m['operator']}~{m['site']}", "problem_id": seed["problem_id"],
-               "language": seed["language"], "language_label": seed["language_label"],
-               **outcome.get(id(m), {"compiles": None, "mutant_verdict": None, "first_failure": None,
-                                     "outputs_identical": None, "behaviour_changed": None})}
+        row = {
+            **m,
+            "mutant_uid": f"{m['seed_uid']}~{m['operator']}~{m['site']}",
+            "problem_id": seed["problem_id"],
+            "language": seed["language"],
+            "language_label": seed["language_label"],
+            **outcome.get(
+                id(m),
+                {
+                    "compiles": None,
+                    "mutant_verdict": None,
+                    "first_failure": None,
+                    "outputs_identical": None,
+                    "behaviour_changed": None,
+                },
+            ),
+        }
         row["reason"] = _reason(row)
         row["verified"] = row["reason"] is None
         out.append(row)

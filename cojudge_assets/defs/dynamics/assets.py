@@ -9,9 +9,8 @@ import dagster as dg
 import polars as pl
 
 from cojudge_assets.core import dynamics, plots
+from cojudge_assets.core.consensus import CONSENSUS_SCHEMA, churn_vs_improvement, panel_discrimination, rank_consensus
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.consensus import (CONSENSUS_SCHEMA, churn_vs_improvement, panel_discrimination,
-                                           rank_consensus)
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.resources import output_dir
@@ -40,31 +39,53 @@ def _folder():
     return output_dir() / "dynamics"
 
 
-@dg.asset(group_name="dynamics", kinds=KINDS, code_version="2",
-          description="Share of trajectories first accepted by turn k (all, multi-attempt, and those unsolved at "
-          "the first attempt), with trajectory-bootstrap intervals.")
-def success_at_turn(context: dg.AssetExecutionContext, config: DynamicsSettings,
-                    attempts: pl.DataFrame) -> pl.DataFrame:
+@dg.asset(
+    group_name="dynamics",
+    kinds=KINDS,
+    code_version="2",
+    description="Share of trajectories first accepted by turn k (all, multi-attempt, and those unsolved at "
+    "the first attempt), with trajectory-bootstrap intervals.",
+)
+def success_at_turn(
+    context: dg.AssetExecutionContext, config: DynamicsSettings, attempts: pl.DataFrame
+) -> pl.DataFrame:
     plots.remove_figures(_folder(), "success_at_turn")
     trajs = dynamics.trajectories(co_creation(attempts))
-    table = dynamics.success_at_turn(trajs, max_turn=config.max_turn or None, resamples=config.resamples,
-                                     seed=config.seed)
+    table = dynamics.success_at_turn(
+        trajs, max_turn=config.max_turn or None, resamples=config.resamples, seed=config.seed
+    )
     every = table.filter(pl.col("subset") == "all").sort("k")
     if every.is_empty():
         context.add_output_metadata({"trajectories": 0, "note": NO_TRAJECTORIES})
         return table
-    path = plots.line_with_band(every["k"], every["share"], every["lo"], every["hi"], _folder() / "success_at_turn.png",
-                                "Success@Turn (all trajectories)", "turn k", "share accepted by k")
-    context.add_output_metadata({
-        "trajectories": len(trajs), "solved": int(trajs["solved"].sum()),
-        "first_turns": dg.MetadataValue.md(markdown_table(table.filter(pl.col("k") <= 5))),
-        "plot": dg.MetadataValue.path(str(path))})
+    path = plots.line_with_band(
+        every["k"],
+        every["share"],
+        every["lo"],
+        every["hi"],
+        _folder() / "success_at_turn.png",
+        "Success@Turn (all trajectories)",
+        "turn k",
+        "share accepted by k",
+    )
+    context.add_output_metadata(
+        {
+            "trajectories": len(trajs),
+            "solved": int(trajs["solved"].sum()),
+            "first_turns": dg.MetadataValue.md(markdown_table(table.filter(pl.col("k") <= 5))),
+            "plot": dg.MetadataValue.path(str(path)),
+        }
+    )
     return table
 
 
-@dg.asset(group_name="dynamics", kinds=KINDS, code_version="2",
-          description="Kaplan-Meier estimate (lifelines) of the share still unsolved, by turn and by minutes from "
-          "the first attempt (Submit clock); never-solved trajectories right-censored at their last attempt.")
+@dg.asset(
+    group_name="dynamics",
+    kinds=KINDS,
+    code_version="2",
+    description="Kaplan-Meier estimate (lifelines) of the share still unsolved, by turn and by minutes from "
+    "the first attempt (Submit clock); never-solved trajectories right-censored at their last attempt.",
+)
 def survival(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.DataFrame:
     plots.remove_figures(_folder(), "survival")
     trajs = dynamics.trajectories(co_creation(attempts))
@@ -74,36 +95,60 @@ def survival(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.Da
         context.add_output_metadata({"trajectories": 0, "note": NO_TRAJECTORIES})
         return table
     durations = dynamics.survival_durations(trajs)
-    path = plots.kaplan_meier(durations["duration"].to_numpy(), durations["solved"].to_numpy(), _folder() / "survival.png",
-                              "Kaplan-Meier: share still unsolved (x: stopped unsolved, censored)",
-                              never_solved_share=1 - trajs["solved"].mean())
-    context.add_output_metadata({"trajectories": len(trajs),
-                                 "with_clock": int(trajs["minutes_observed"].is_not_null().sum()),
-                                 "plot": dg.MetadataValue.path(str(path))})
+    path = plots.kaplan_meier(
+        durations["duration"].to_numpy(),
+        durations["solved"].to_numpy(),
+        _folder() / "survival.png",
+        "Kaplan-Meier: share still unsolved (x: stopped unsolved, censored)",
+        never_solved_share=1 - trajs["solved"].mean(),
+    )
+    context.add_output_metadata(
+        {
+            "trajectories": len(trajs),
+            "with_clock": int(trajs["minutes_observed"].is_not_null().sum()),
+            "plot": dg.MetadataValue.path(str(path)),
+        }
+    )
     return table
 
 
-@dg.asset(group_name="dynamics", kinds=KINDS, code_version="1",
-          description="One row per consecutive pair of attempts in a trajectory: normalized edit distance of the "
-          "code and of the prompt-side (nonblind) context, CodeBLEU churn, whether the transition reached "
-          "acceptance.")
-def churn(context: dg.AssetExecutionContext, config: DynamicsSettings, attempts: pl.DataFrame,
-          participant_context: pl.DataFrame) -> pl.DataFrame:
+@dg.asset(
+    group_name="dynamics",
+    kinds=KINDS,
+    code_version="1",
+    description="One row per consecutive pair of attempts in a trajectory: normalized edit distance of the "
+    "code and of the prompt-side (nonblind) context, CodeBLEU churn, whether the transition reached "
+    "acceptance.",
+)
+def churn(
+    context: dg.AssetExecutionContext,
+    config: DynamicsSettings,
+    attempts: pl.DataFrame,
+    participant_context: pl.DataFrame,
+) -> pl.DataFrame:
     contexts = participant_context.filter(pl.col("condition") == "nonblind").select("attempt_uid", "context")
     pairs = dynamics.churn_pairs(co_creation(attempts), contexts)
     differences = []
     for column in CHURN_COLUMNS:
         d = dynamics.churn_difference(pairs, column, resamples=config.resamples, seed=config.seed)
         differences.append({"column": column, **d})
-    context.add_output_metadata({
-        "pairs": len(pairs), "reached_acceptance": int(pairs["reached_acceptance"].sum()) if len(pairs) else 0,
-        "difference_reached_minus_other": dg.MetadataValue.md(markdown_table(pl.DataFrame(differences)))})
+    context.add_output_metadata(
+        {
+            "pairs": len(pairs),
+            "reached_acceptance": int(pairs["reached_acceptance"].sum()) if len(pairs) else 0,
+            "difference_reached_minus_other": dg.MetadataValue.md(markdown_table(pl.DataFrame(differences))),
+        }
+    )
     return pairs
 
 
-@dg.asset(group_name="dynamics", kinds=KINDS, code_version="1",
-          description="Within solved trajectories, the CodeBLEU similarity of each attempt to the first accepted "
-          "submission (which is left out of its own comparison).")
+@dg.asset(
+    group_name="dynamics",
+    kinds=KINDS,
+    code_version="1",
+    description="Within solved trajectories, the CodeBLEU similarity of each attempt to the first accepted "
+    "submission (which is left out of its own comparison).",
+)
 def convergence(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.DataFrame:
     plots.remove_figures(_folder(), "codebleu_histogram")
     table = dynamics.convergence(co_creation(attempts))
@@ -111,43 +156,79 @@ def convergence(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl
         context.add_output_metadata({"attempts": 0, "note": NO_TRAJECTORIES})
         return table
     summary = dynamics.convergence_summary(table)
-    path = plots.histogram(table["similarity"].drop_nulls().to_numpy(), _folder() / "codebleu_histogram.png",
-                           "CodeBLEU similarity to the first accepted submission", "CodeBLEU")
-    context.add_output_metadata({**{k: (float(v) if v is not None else None) for k, v in summary.items()},
-                                 "plot": dg.MetadataValue.path(str(path))})
+    path = plots.histogram(
+        table["similarity"].drop_nulls().to_numpy(),
+        _folder() / "codebleu_histogram.png",
+        "CodeBLEU similarity to the first accepted submission",
+        "CodeBLEU",
+    )
+    context.add_output_metadata(
+        {
+            **{k: (float(v) if v is not None else None) for k, v in summary.items()},
+            "plot": dg.MetadataValue.path(str(path)),
+        }
+    )
     return table
 
 
-@dg.asset(name="rank_consensus", group_name="dynamics", kinds=KINDS, code_version="2",
-          description="Per attempt under the consensus condition (nonblind by default): q = mean over judges of the "
-          "judge's percentile rank of p_accept, its turn-wise change dq, and the panel's ROC-AUC beside it; a judge "
-          "whose answers there are all one value is left out (column left_out).")
-def rank_consensus_table(context: dg.AssetExecutionContext, config: DynamicsSettings, predictions: pl.DataFrame,
-                         panel: pl.DataFrame) -> pl.DataFrame:
+@dg.asset(
+    name="rank_consensus",
+    group_name="dynamics",
+    kinds=KINDS,
+    code_version="2",
+    description="Per attempt under the consensus condition (nonblind by default): q = mean over judges of the "
+    "judge's percentile rank of p_accept, its turn-wise change dq, and the panel's ROC-AUC beside it; a judge "
+    "whose answers there are all one value is left out (column left_out).",
+)
+def rank_consensus_table(
+    context: dg.AssetExecutionContext, config: DynamicsSettings, predictions: pl.DataFrame, panel: pl.DataFrame
+) -> pl.DataFrame:
     plots.remove_figures(_folder(), "struggle", "q_by_verdict")  # drawn only when there are predictions
     predictions = co_creation(predictions)
-    table = rank_consensus(predictions, config.consensus_condition) if len(predictions) else \
-        pl.DataFrame(schema=CONSENSUS_SCHEMA)
+    table = (
+        rank_consensus(predictions, config.consensus_condition)
+        if len(predictions)
+        else pl.DataFrame(schema=CONSENSUS_SCHEMA)
+    )
     auc = panel_discrimination(panel, config.consensus_condition)
-    metadata = {**auc, "attempts": len(table), "condition": config.consensus_condition,
-                "judges": int(table["n_judges"].max() or 0) if len(table) else 0,
-                "left_out": (table["left_out"][0] or "none") if len(table) else "none"}
+    metadata = {
+        **auc,
+        "attempts": len(table),
+        "condition": config.consensus_condition,
+        "judges": int(table["n_judges"].max() or 0) if len(table) else 0,
+        "left_out": (table["left_out"][0] or "none") if len(table) else "none",
+    }
     if len(table):
-        metadata["struggle_curves"] = dg.MetadataValue.path(str(plots.struggle_curves(table, _folder() / "struggle.png")))
-        by_verdict = {v: table.filter(pl.col("verdict") == v)["q"].drop_nulls().to_list()  # null: no judge pooled
-                      for v in sorted(table["verdict"].unique().to_list())}
-        metadata["q_by_verdict"] = dg.MetadataValue.path(str(plots.boxes(by_verdict, _folder() / "q_by_verdict.png",
-                                                                         "Rank consensus q by verdict", "q")))
+        metadata["struggle_curves"] = dg.MetadataValue.path(
+            str(plots.struggle_curves(table, _folder() / "struggle.png"))
+        )
+        by_verdict = {
+            v: table.filter(pl.col("verdict") == v)["q"].drop_nulls().to_list()  # null: no judge pooled
+            for v in sorted(table["verdict"].unique().to_list())
+        }
+        metadata["q_by_verdict"] = dg.MetadataValue.path(
+            str(plots.boxes(by_verdict, _folder() / "q_by_verdict.png", "Rank consensus q by verdict", "q"))
+        )
     context.add_output_metadata(metadata)
     return table.with_columns(*[pl.lit(v, dtype=pl.Float64).alias(k) for k, v in auc.items()])
 
 
-@dg.asset(name="churn_vs_improvement", group_name="dynamics", kinds=KINDS, code_version="1",
-          ins={"consensus": dg.AssetIn("rank_consensus")},
-          description="Spearman's rho between churn (NED, CodeBLEU churn, prompt NED) and the consensus change dq, "
-          "with trajectory-bootstrap intervals, next to the panel's ROC-AUC.")
-def churn_vs_improvement_table(context: dg.AssetExecutionContext, config: DynamicsSettings, churn: pl.DataFrame,
-                               consensus: pl.DataFrame, panel: pl.DataFrame) -> pl.DataFrame:
+@dg.asset(
+    name="churn_vs_improvement",
+    group_name="dynamics",
+    kinds=KINDS,
+    code_version="1",
+    ins={"consensus": dg.AssetIn("rank_consensus")},
+    description="Spearman's rho between churn (NED, CodeBLEU churn, prompt NED) and the consensus change dq, "
+    "with trajectory-bootstrap intervals, next to the panel's ROC-AUC.",
+)
+def churn_vs_improvement_table(
+    context: dg.AssetExecutionContext,
+    config: DynamicsSettings,
+    churn: pl.DataFrame,
+    consensus: pl.DataFrame,
+    panel: pl.DataFrame,
+) -> pl.DataFrame:
     table = churn_vs_improvement(churn, consensus, CHURN_COLUMNS, resamples=config.resamples, seed=config.seed)
     auc = panel_discrimination(panel, config.consensus_condition)
     context.add_output_metadata({**auc, "table": dg.MetadataValue.md(markdown_table(table))})

@@ -5,8 +5,13 @@ import polars as pl
 
 from cojudge_assets.core.attempts import PAGE_SCHEMA, list_pages
 from cojudge_assets.core.context import build_contexts
-from cojudge_assets.core.corpus import (contest_settings, fingerprint, problem_quarantine, read_corpus,
-                                        read_problem_table)
+from cojudge_assets.core.corpus import (
+    contest_settings,
+    fingerprint,
+    problem_quarantine,
+    read_corpus,
+    read_problem_table,
+)
 from cojudge_assets.core.label_audit import audit_labels, audit_summary
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
@@ -33,12 +38,14 @@ def contest_corpus(corpus: CorpusResource) -> dg.DataVersion:
 def problems(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.DataFrame:
     corpus.require_input()
     table = read_problem_table(corpus.root(), corpus.layout)
-    context.add_output_metadata({
-        "problems": len(table),
-        "secret_tests": int(table["n_secret_tests"].sum()) if len(table) else 0,
-        "without_stated_limits": int((~table["limits_stated"]).sum()) if len(table) else 0,
-        "quarantined_packages": len(problem_quarantine(corpus.root(), corpus.layout)),
-    })
+    context.add_output_metadata(
+        {
+            "problems": len(table),
+            "secret_tests": int(table["n_secret_tests"].sum()) if len(table) else 0,
+            "without_stated_limits": int((~table["limits_stated"]).sum()) if len(table) else 0,
+            "quarantined_packages": len(problem_quarantine(corpus.root(), corpus.layout)),
+        }
+    )
     return table
 
 
@@ -54,10 +61,14 @@ def problems(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.Da
 def submission_pages(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.DataFrame:
     corpus.require_input()
     table = list_pages(corpus.root()) if corpus.layout == "pages" else pl.DataFrame(schema=PAGE_SCHEMA)
-    context.add_output_metadata({"files": len(table),
-                                 "by_format": dg.MetadataValue.json(dict(table["format"].value_counts().iter_rows())),
-                                 "by_kind": dg.MetadataValue.json(dict(table["kind"].value_counts().iter_rows())),
-                                 "rejected_on_discovery": int(table["problem"].is_not_null().sum())})
+    context.add_output_metadata(
+        {
+            "files": len(table),
+            "by_format": dg.MetadataValue.json(dict(table["format"].value_counts().iter_rows())),
+            "by_kind": dg.MetadataValue.json(dict(table["kind"].value_counts().iter_rows())),
+            "rejected_on_discovery": int(table["problem"].is_not_null().sum()),
+        }
+    )
     return table
 
 
@@ -65,18 +76,22 @@ def submission_pages(context: dg.AssetExecutionContext, corpus: CorpusResource) 
     group_name="ingest",
     outs={
         "attempts": dg.AssetOut(
-            kinds=KINDS, code_version="2",
+            kinds=KINDS,
+            code_version="2",
             description="One row per attempt: attempt_uid (path key), participant, problem_id, turn k (Submit "
             "clock), submitted_at (Submit field), page_saved_at (header clock), language, code, verdict (Result "
-            "field), accepted."),
+            "field), accepted.",
+        ),
         "prompt_logs": dg.AssetOut(
-            kinds=KINDS, code_version="2",
+            kinds=KINDS,
+            code_version="2",
             description="One row per chat-log record: participant, file, deterministic order, role, the text "
             "scrubbed of secrets, e-mails, names and ids (nothing raw is stored), the problem it concerns (if "
-            "known), the sha256 of the raw log file."),
+            "known), the sha256 of the raw log file.",
+        ),
         "quarantine": dg.AssetOut(
-            kinds=KINDS, code_version="2",
-            description="One row per rejected input: source path, stage, field, reason."),
+            kinds=KINDS, code_version="2", description="One row per rejected input: source path, stage, field, reason."
+        ),
     },
     deps=[contest_corpus],
     internal_asset_deps={
@@ -93,22 +108,38 @@ def read_contest(corpus: CorpusResource, problems: pl.DataFrame, submission_page
     a = tables.attempts
     if a.is_empty() and not corpus.allow_empty:  # refused before any of the three outputs is stored
         reasons = tables.quarantine["reason"].head(3).to_list()
-        raise corpus.refuse(f"corpus {root} yielded 0 attempts from {tables.raw_files} raw file(s), "
-                            f"{len(tables.quarantine)} quarantined{': ' + ' | '.join(reasons) if reasons else ''}",
-                            kept="attempts, prompt_logs and quarantine")
-    yield dg.Output(a, output_name="attempts", metadata={
-        "attempts": len(a),
-        "participants": a["participant"].n_unique(),
-        "trajectories": a.select("participant", "problem_id").n_unique(),
-        "verdicts": dg.MetadataValue.json(dict(a["verdict"].value_counts().sort("verdict").iter_rows())),
-        "raw_files": tables.raw_files,
-    })
-    yield dg.Output(tables.prompt_logs, output_name="prompt_logs", metadata={
-        "records": len(tables.prompt_logs),
-        "participants_with_logs": tables.prompt_logs["participant"].n_unique()})
-    yield dg.Output(tables.quarantine, output_name="quarantine", metadata={
-        "rejected": len(tables.quarantine),
-        "by_stage": dg.MetadataValue.json(dict(tables.quarantine["stage"].value_counts().iter_rows()))})
+        raise corpus.refuse(
+            f"corpus {root} yielded 0 attempts from {tables.raw_files} raw file(s), "
+            f"{len(tables.quarantine)} quarantined{': ' + ' | '.join(reasons) if reasons else ''}",
+            kept="attempts, prompt_logs and quarantine",
+        )
+    yield dg.Output(
+        a,
+        output_name="attempts",
+        metadata={
+            "attempts": len(a),
+            "participants": a["participant"].n_unique(),
+            "trajectories": a.select("participant", "problem_id").n_unique(),
+            "verdicts": dg.MetadataValue.json(dict(a["verdict"].value_counts().sort("verdict").iter_rows())),
+            "raw_files": tables.raw_files,
+        },
+    )
+    yield dg.Output(
+        tables.prompt_logs,
+        output_name="prompt_logs",
+        metadata={
+            "records": len(tables.prompt_logs),
+            "participants_with_logs": tables.prompt_logs["participant"].n_unique(),
+        },
+    )
+    yield dg.Output(
+        tables.quarantine,
+        output_name="quarantine",
+        metadata={
+            "rejected": len(tables.quarantine),
+            "by_stage": dg.MetadataValue.json(dict(tables.quarantine["stage"].value_counts().iter_rows())),
+        },
+    )
 
 
 @dg.asset(
@@ -118,15 +149,18 @@ def read_contest(corpus: CorpusResource, problems: pl.DataFrame, submission_page
     description="One row per (attempt, condition): condition in blind/prefix12k/nonblind, the PII-scrubbed "
     "context text, provenance (anchored/segmented/none; prefix for prefix12k), chars.",
 )
-def participant_context(context: dg.AssetExecutionContext, attempts: pl.DataFrame,
-                        prompt_logs: pl.DataFrame) -> pl.DataFrame:
+def participant_context(
+    context: dg.AssetExecutionContext, attempts: pl.DataFrame, prompt_logs: pl.DataFrame
+) -> pl.DataFrame:
     table = build_contexts(attempts, prompt_logs)
     nonblind = table.filter(pl.col("condition") == "nonblind")
-    context.add_output_metadata({
-        "rows": len(table),
-        "nonblind_provenance": dg.MetadataValue.json(dict(nonblind["provenance"].value_counts().iter_rows())),
-        "max_chars": int(table["chars"].max() or 0),
-    })
+    context.add_output_metadata(
+        {
+            "rows": len(table),
+            "nonblind_provenance": dg.MetadataValue.json(dict(nonblind["provenance"].value_counts().iter_rows())),
+            "max_chars": int(table["chars"].max() or 0),
+        }
+    )
     return table
 
 
@@ -137,17 +171,28 @@ def participant_context(context: dg.AssetExecutionContext, attempts: pl.DataFram
     description="One row per re-executed attempt: recorded verdict vs the sandboxed contest judge's re-execution "
     "(only problems with tests). Recorded verdicts stay the labels; this makes their noise visible.",
 )
-def label_audit(context: dg.AssetExecutionContext, attempts: pl.DataFrame, corpus: CorpusResource,
-                contest_judge: ContestJudgeResource) -> pl.DataFrame:
+def label_audit(
+    context: dg.AssetExecutionContext,
+    attempts: pl.DataFrame,
+    corpus: CorpusResource,
+    contest_judge: ContestJudgeResource,
+) -> pl.DataFrame:
     audit = audit_labels(attempts, corpus.packages(), contest_judge.judge())
     summary = audit_summary(audit)
     disagreements = audit.filter(~pl.col("verdict_agrees"))
-    context.add_output_metadata({
-        "audited": len(audit),
-        "verdict_agreement": round(float(audit["verdict_agrees"].mean()), 4) if len(audit) else None,
-        "label_agreement": round(float(audit["label_agrees"].mean()), 4) if len(audit) else None,
-        "by_problem_and_verdict": dg.MetadataValue.md(markdown_table(summary)),
-        "disagreements": dg.MetadataValue.md(markdown_table(disagreements.select(
-            "attempt_uid", "recorded_verdict", "reexec_verdict", "first_failure"))) if len(disagreements) else "none",
-    })
+    context.add_output_metadata(
+        {
+            "audited": len(audit),
+            "verdict_agreement": round(float(audit["verdict_agrees"].mean()), 4) if len(audit) else None,
+            "label_agreement": round(float(audit["label_agrees"].mean()), 4) if len(audit) else None,
+            "by_problem_and_verdict": dg.MetadataValue.md(markdown_table(summary)),
+            "disagreements": dg.MetadataValue.md(
+                markdown_table(
+                    disagreements.select("attempt_uid", "recorded_verdict", "reexec_verdict", "first_failure")
+                )
+            )
+            if len(disagreements)
+            else "none",
+        }
+    )
     return audit

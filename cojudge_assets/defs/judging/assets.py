@@ -16,14 +16,14 @@ import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
+from cojudge_assets.core.imported import ImportFormatError
 from cojudge_assets.core.requests import build_requests, label_leaks, write_jsonl
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.judging.sources import JUDGES_FILE
 from cojudge_assets.defs.partitions import CONDITION_PARTITIONS, condition_judge_partitions, condition_of, context_dims
-from cojudge_assets.freshness import ANSWER_COLUMNS, content_version
 from cojudge_assets.defs.resources import ContestJudgeResource, output_dir
-from cojudge_assets.core.imported import ImportFormatError
+from cojudge_assets.freshness import ANSWER_COLUMNS, content_version
 from cojudge_assets.judges.config import JudgeSpec
 from cojudge_assets.judges.imports import import_partition, rejects_table
 from cojudge_assets.judges.runner import judge_partition
@@ -41,31 +41,48 @@ def requests_file(condition: str) -> Path:
     code_version="1",
     partitions_def=CONDITION_PARTITIONS,
     metadata={"partition_expr": "condition"},
-    check_specs=[dg.AssetCheckSpec("no_label_in_requests", asset="judge_requests", blocking=True,
-                                   description="No request would change if its attempt's label changed, and none "
-                                   "spells its Result string out (core/requests.py: label_leaks).")],
+    check_specs=[
+        dg.AssetCheckSpec(
+            "no_label_in_requests",
+            asset="judge_requests",
+            blocking=True,
+            description="No request would change if its attempt's label changed, and none "
+            "spells its Result string out (core/requests.py: label_leaks).",
+        )
+    ],
     description="One row per (attempt, condition): the canonical label-free request (problem_id, full statement, "
     "language, code, the condition's context) and its request_hash; also written as one JSONL file per "
     "condition, shared by every judge.",
 )
-def judge_requests(context: dg.AssetExecutionContext, attempts: pl.DataFrame, problems: pl.DataFrame,
-                   participant_context: pl.DataFrame):
+def judge_requests(
+    context: dg.AssetExecutionContext, attempts: pl.DataFrame, problems: pl.DataFrame, participant_context: pl.DataFrame
+):
     condition = condition_of(context)
     table = build_requests(attempts, problems, participant_context, condition)
     leaks = label_leaks(table, attempts, problems, participant_context)
     path = requests_file(condition)
     write_jsonl(table, path)
     # the content is the data version: a label fix upstream leaves the requests, so the answers, up to date
-    yield dg.Output(table, data_version=content_version(table, ["attempt_uid", "request_hash"]), metadata={
-        "requests": len(table),
-        "with_context": int((table["context_chars"] > 0).sum()),
-        "mean_context_chars": round(float(table["context_chars"].mean() or 0), 1),
-        "max_context_chars": int(table["context_chars"].max() or 0),
-        "jsonl": dg.MetadataValue.path(str(path)),
-    })
-    yield dg.AssetCheckResult(check_name="no_label_in_requests", passed=leaks.is_empty(), metadata={
-        "requests_checked": len(table), "leaks": len(leaks),
-        "leaking": dg.MetadataValue.md(markdown_table(leaks.head(50))) if len(leaks) else "none"})
+    yield dg.Output(
+        table,
+        data_version=content_version(table, ["attempt_uid", "request_hash"]),
+        metadata={
+            "requests": len(table),
+            "with_context": int((table["context_chars"] > 0).sum()),
+            "mean_context_chars": round(float(table["context_chars"].mean() or 0), 1),
+            "max_context_chars": int(table["context_chars"].max() or 0),
+            "jsonl": dg.MetadataValue.path(str(path)),
+        },
+    )
+    yield dg.AssetCheckResult(
+        check_name="no_label_in_requests",
+        passed=leaks.is_empty(),
+        metadata={
+            "requests_checked": len(table),
+            "leaks": len(leaks),
+            "leaking": dg.MetadataValue.md(markdown_table(leaks.head(50))) if len(leaks) else "none",
+        },
+    )
 
 
 def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:  # noqa: C901
@@ -81,9 +98,14 @@ def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:  
         # (Dagster infers both mappings)
         deps=[dg.AssetDep(JUDGES_FILE)],
         metadata={"partition_expr": {"condition": "condition", "judge": "judge"}},
-        check_specs=[dg.AssetCheckSpec("one_valid_row_per_attempt", asset="judge_outputs",
-                                       description="Every request of the partition has exactly one answered row: "
-                                       "valid, or an abstention with its reason.")],
+        check_specs=[
+            dg.AssetCheckSpec(
+                "one_valid_row_per_attempt",
+                asset="judge_outputs",
+                description="Every request of the partition has exactly one answered row: "
+                "valid, or an abstention with its reason.",
+            )
+        ],
         description="One row per attempt for one judge under one condition: p_accept, s_algo, s_robust, rationale, "
         "raw response, served model, tries, validation failures, latency, tokens, cost, judged_at, provenance "
         "(judged or imported) and the imported source. status is ok, abstained (the judge had nothing to go on: "
@@ -92,19 +114,30 @@ def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:  
         "missing or failed. An imported judge's partition is read from its source file (judges/imports.py), "
         "never sent.",
     )
-    def judge_outputs(context: dg.AssetExecutionContext, judge_requests: pl.DataFrame, duckdb: DuckDBResource,
-                      contest_judge: ContestJudgeResource):
+    def judge_outputs(
+        context: dg.AssetExecutionContext,
+        judge_requests: pl.DataFrame,
+        duckdb: DuckDBResource,
+        contest_judge: ContestJudgeResource,
+    ):
         partition = context_dims(context)
         spec = judges[partition.judge]
         if spec.is_imported:
             table, metadata, passed = import_one_partition(spec, partition.condition, judge_requests, duckdb)
         else:
-            table, metadata, passed = judge_one_partition(context, spec, partition.condition, judge_requests, duckdb,
-                                                          contest_judge)
+            table, metadata, passed = judge_one_partition(
+                context, spec, partition.condition, judge_requests, duckdb, contest_judge
+            )
         yield dg.Output(table, metadata=metadata, data_version=answers_version(table))
-        yield dg.AssetCheckResult(check_name="one_valid_row_per_attempt", passed=passed,
-                                  metadata={"requests": len(judge_requests), "valid_rows": metadata["valid_rows"],
-                                            "abstained": metadata["abstained"]})
+        yield dg.AssetCheckResult(
+            check_name="one_valid_row_per_attempt",
+            passed=passed,
+            metadata={
+                "requests": len(judge_requests),
+                "valid_rows": metadata["valid_rows"],
+                "abstained": metadata["abstained"],
+            },
+        )
 
     return judge_outputs
 
@@ -127,15 +160,24 @@ def import_one_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame
     except ImportFormatError as exc:
         raise dg.Failure(description=f"imported judge {spec.name}: {exc}") from None
     except OSError as exc:  # the declared file is missing or unreadable
-        raise dg.Failure(description=f"imported judge {spec.name}: its source {exc.filename or spec.imported.path} "
-                         f"cannot be read ({exc.strerror or exc}); fix the path under 'imported:' in the judges "
-                         "file") from None
+        raise dg.Failure(
+            description=f"imported judge {spec.name}: its source {exc.filename or spec.imported.path} "
+            f"cannot be read ({exc.strerror or exc}); fix the path under 'imported:' in the judges "
+            "file"
+        ) from None
     metadata = {
-        "requests": stats.requests, "judged_now": 0, "cached": 0, "imported_now": stats.imported,
-        "valid_rows": stats.ok, "abstained": 0, "invalid": stats.invalid, "rejected": stats.rejected,
+        "requests": stats.requests,
+        "judged_now": 0,
+        "cached": 0,
+        "imported_now": stats.imported,
+        "valid_rows": stats.ok,
+        "abstained": 0,
+        "invalid": stats.invalid,
+        "rejected": stats.rejected,
         "unanswered": stats.unanswered,
         "coverage": round(stats.ok / stats.requests, 4) if stats.requests else None,
-        "source": stats.source, "sha256": stats.sha256,
+        "source": stats.source,
+        "sha256": stats.sha256,
         "served_models": dg.MetadataValue.json(sorted(set(table["served_model"].drop_nulls().to_list()) - {""})),
     }
     if len(rejects):
@@ -144,8 +186,14 @@ def import_one_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame
     return table, metadata, passed
 
 
-def judge_one_partition(context: dg.AssetExecutionContext, spec: JudgeSpec, condition: str,
-                        requests: pl.DataFrame, duckdb: DuckDBResource, contest_judge: ContestJudgeResource):
+def judge_one_partition(
+    context: dg.AssetExecutionContext,
+    spec: JudgeSpec,
+    condition: str,
+    requests: pl.DataFrame,
+    duckdb: DuckDBResource,
+    contest_judge: ContestJudgeResource,
+):
     """Judge ``requests`` with one judge under one condition through the cache; the partition's rows, metadata
     and whether every request has exactly one answered row (valid or abstained). Raises dg.Failure (saved rows
     kept) on failed rows; an abstention is an answer, not a failure.
@@ -153,11 +201,19 @@ def judge_one_partition(context: dg.AssetExecutionContext, spec: JudgeSpec, cond
     Shared by ``judge_outputs`` and ``perturbation_outputs``: one judging path for attempts and mutants.
     """
     if spec.api_key_env and not dg.EnvVar(spec.api_key_env).get_value():
-        raise dg.Failure(description=f"judge {spec.name}: the environment variable {spec.api_key_env} that "
-                         "holds its API key is not set; export it, or disable the judge in the judges config")
+        raise dg.Failure(
+            description=f"judge {spec.name}: the environment variable {spec.api_key_env} that "
+            "holds its API key is not set; export it, or disable the judge in the judges config"
+        )
     with duckdb.get_connection() as conn:
-        stats = judge_partition(spec, condition, requests, conn, log=context.log.info,
-                                contest_judge=contest_judge.judge() if spec.local else None)
+        stats = judge_partition(
+            spec,
+            condition,
+            requests,
+            conn,
+            log=context.log.info,
+            contest_judge=contest_judge.judge() if spec.local else None,
+        )
         table = partition_rows(conn, requests, spec.name, condition, current_epoch(conn, spec.name))
     valid = table.filter(pl.col("status") == "ok")
     abstained = table.filter(pl.col("status") == "abstained")
@@ -165,18 +221,29 @@ def judge_one_partition(context: dg.AssetExecutionContext, spec: JudgeSpec, cond
     failed = table.filter(~pl.col("status").is_in(list(ANSWERED_STATUSES)))
     missing = len(requests) - len(table)
     metadata = {
-        "requests": stats.requests, "judged_now": stats.sent, "cached": stats.cached,
-        "valid_first_receipt": stats.ok_first, "repaired": stats.repaired, "failed_now": stats.failed,
-        "over_input_budget": stats.over_budget, "valid_rows": len(valid), "abstained": len(abstained),
+        "requests": stats.requests,
+        "judged_now": stats.sent,
+        "cached": stats.cached,
+        "valid_first_receipt": stats.ok_first,
+        "repaired": stats.repaired,
+        "failed_now": stats.failed,
+        "over_input_budget": stats.over_budget,
+        "valid_rows": len(valid),
+        "abstained": len(abstained),
         "abstained_now": stats.abstained,
-        "latency_p50_s": stats.latency_quantile(0.5), "latency_p95_s": stats.latency_quantile(0.95),
-        "input_tokens": stats.input_tokens, "output_tokens": stats.output_tokens,
+        "latency_p50_s": stats.latency_quantile(0.5),
+        "latency_p95_s": stats.latency_quantile(0.95),
+        "input_tokens": stats.input_tokens,
+        "output_tokens": stats.output_tokens,
         "cost_usd": round(stats.cost, 6) if not spec.local else None,
         "served_models": dg.MetadataValue.json(sorted(set(table["served_model"].drop_nulls().to_list()) - {""})),
     }
     if len(abstained):
-        reasons = abstained.group_by(pl.col("rationale").alias("reason")).len().sort("len", "reason",
-                                                                                     descending=[True, False])
+        reasons = (
+            abstained.group_by(pl.col("rationale").alias("reason"))
+            .len()
+            .sort("len", "reason", descending=[True, False])
+        )
         metadata["abstain_reasons"] = dg.MetadataValue.md(markdown_table(reasons.head(10)))
     if len(failed) or missing or stats.fatal_error:
         errors = failed.group_by("error").len().sort("len", descending=True).head(5)
@@ -184,7 +251,8 @@ def judge_one_partition(context: dg.AssetExecutionContext, spec: JudgeSpec, cond
             description=f"judge {spec.name} under {condition}: {len(failed)} of {len(requests)} rows failed "
             f"after their tries and {missing} have no row{'; stopped: ' + stats.fatal_error if stats.fatal_error else ''}. "
             "Saved rows are kept; materialize the partition again to re-send only the failed and missing ones.",
-            metadata={**metadata, "errors": dg.MetadataValue.md(markdown_table(errors))})
+            metadata={**metadata, "errors": dg.MetadataValue.md(markdown_table(errors))},
+        )
     passed = bool(len(answered) == len(requests) == answered["attempt_uid"].n_unique())
     return table, metadata, passed
 

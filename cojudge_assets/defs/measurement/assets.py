@@ -6,28 +6,34 @@ on every row. The measurement tables are one multi-asset because they share
 one set of folds and one set of bootstrap resamples (paired differences).
 """
 
-
 import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core import plots
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.measurement import MeasurementConfig, headline_table, measure, run_to_run
 from cojudge_assets.core.correlation import correlations
+from cojudge_assets.core.measurement import MeasurementConfig, headline_table, measure, run_to_run
 from cojudge_assets.core.predictions import read_judge_cache, read_outcomes, read_predictions
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.resources import output_dir
+
 
 @dg.asset(
     group_name="judging",
     kinds=KINDS,
     code_version="1",
     deps=["judge_outputs", "judge_requests", "attempts", "participant_context"],
-    check_specs=[dg.AssetCheckSpec("judged_code_is_attempt_code", asset="predictions", blocking=True,
-                                   description="On every row the code in the request the judge answered equals "
-                                   "the attempt's code (seed study V4).")],
+    check_specs=[
+        dg.AssetCheckSpec(
+            "judged_code_is_attempt_code",
+            asset="predictions",
+            blocking=True,
+            description="On every row the code in the request the judge answered equals "
+            "the attempt's code (seed study V4).",
+        )
+    ],
     description="One row per valid answer (attempt x judge x condition): p_accept and the rubric scores joined to "
     "the label (y = 1 when the verdict is AC), the trajectory key, turn, and whether the attempt's nonblind "
     "context is evidence-backed (anchored or segmented).",
@@ -38,10 +44,19 @@ def predictions(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
     mismatched = table.filter(~pl.col("code_matches"))
     cells = table.group_by("judge", "condition").len().sort("judge", "condition")
     yield dg.Output(table, metadata={"rows": len(table), "cells": dg.MetadataValue.md(markdown_table(cells))})
-    yield dg.AssetCheckResult(check_name="judged_code_is_attempt_code", passed=mismatched.is_empty(), metadata={
-        "rows_checked": len(table), "mismatched": len(mismatched),
-        "examples": dg.MetadataValue.md(markdown_table(mismatched.select("attempt_uid", "judge", "condition")
-                                                       .head(20))) if len(mismatched) else "none"})
+    yield dg.AssetCheckResult(
+        check_name="judged_code_is_attempt_code",
+        passed=mismatched.is_empty(),
+        metadata={
+            "rows_checked": len(table),
+            "mismatched": len(mismatched),
+            "examples": dg.MetadataValue.md(
+                markdown_table(mismatched.select("attempt_uid", "judge", "condition").head(20))
+            )
+            if len(mismatched)
+            else "none",
+        },
+    )
 
 
 CORRELATION_RESAMPLES = 1000  # rank correlations cost more per resample than the weighted metrics
@@ -87,17 +102,34 @@ CODE_VERSIONS = {"agreement": "2", "panel": "2", "condition_effects": "2"}
 
 @dg.multi_asset(
     group_name="measurement",
-    outs={name: dg.AssetOut(kinds=KINDS, code_version=CODE_VERSIONS.get(name, "1"), description=text)
-          for name, text in TABLES.items()},
+    outs={
+        name: dg.AssetOut(kinds=KINDS, code_version=CODE_VERSIONS.get(name, "1"), description=text)
+        for name, text in TABLES.items()
+    },
 )
-def measurement(context: dg.AssetExecutionContext, config: MeasurementSettings, predictions: pl.DataFrame,
-                duckdb: DuckDBResource):
-    settings = MeasurementConfig(folds=config.folds, resamples=config.resamples, seed=config.seed,
-                                 confident=config.confident, problem_resamples=config.resamples)
+def measurement(
+    context: dg.AssetExecutionContext, config: MeasurementSettings, predictions: pl.DataFrame, duckdb: DuckDBResource
+):
+    settings = MeasurementConfig(
+        folds=config.folds,
+        resamples=config.resamples,
+        seed=config.seed,
+        confident=config.confident,
+        problem_resamples=config.resamples,
+    )
     plots.remove_figures(output_dir() / "measurement")  # the folder is this asset's: no figure outlives its run
     if predictions.is_empty():
-        empty = pl.DataFrame(schema={"judge": pl.String, "condition": pl.String, "metric": pl.String,
-                                     "value": pl.Float64, "lo": pl.Float64, "hi": pl.Float64, "n": pl.Int64})
+        empty = pl.DataFrame(
+            schema={
+                "judge": pl.String,
+                "condition": pl.String,
+                "metric": pl.String,
+                "value": pl.Float64,
+                "lo": pl.Float64,
+                "hi": pl.Float64,
+                "n": pl.Int64,
+            }
+        )
         for name in TABLES:
             yield dg.Output(empty, output_name=name, metadata={"rows": 0, "note": "no judge predictions yet"})
         return
@@ -105,14 +137,14 @@ def measurement(context: dg.AssetExecutionContext, config: MeasurementSettings, 
         cache = read_judge_cache(conn)
         outcomes = read_outcomes(conn)
     tables = measure(predictions, settings, outcomes if len(outcomes) else None)
-    tables["correlation"] = correlations(predictions, resamples=min(config.resamples, CORRELATION_RESAMPLES),
-                                         seed=config.seed)
+    tables["correlation"] = correlations(
+        predictions, resamples=min(config.resamples, CORRELATION_RESAMPLES), seed=config.seed
+    )
     if len(cache):
         tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
     files = plots.measurement_figures(predictions, output_dir() / "measurement")
     for name, table in tables.items():
-        metadata = {"rows": len(table), "resamples": settings.resamples, "folds": settings.folds,
-                    "seed": settings.seed}
+        metadata = {"rows": len(table), "resamples": settings.resamples, "folds": settings.folds, "seed": settings.seed}
         if name == "judge_metrics":
             for condition in sorted(table["condition"].unique().to_list()):
                 metadata[f"table_{condition}"] = dg.MetadataValue.md(markdown_table(headline_table(table, condition)))

@@ -24,15 +24,21 @@ class DriftReportSettings(dg.Config):
     "on the attempts both epochs answered, and ROC-AUC, PR-AUC, Brier and LogLoss in both epochs with the paired "
     "change new - old and its trajectory-bootstrap interval. Empty while no drift was seen.",
 )
-def drift_report(context: dg.AssetExecutionContext, config: DriftReportSettings,
-                 duckdb: DuckDBResource) -> pl.DataFrame:
+def drift_report(
+    context: dg.AssetExecutionContext, config: DriftReportSettings, duckdb: DuckDBResource
+) -> pl.DataFrame:
     with duckdb.get_connection() as conn:
         answers, events = read_drift_inputs(conn)
     table = drift_comparison(answers, events, resamples=config.resamples, seed=config.seed)
-    context.add_output_metadata({
-        "drift_events": len(events),
-        "events": dg.MetadataValue.md(markdown_table(events)) if len(events) else "none",
-        "comparison": dg.MetadataValue.md(markdown_table(table.with_columns(
-            pl.col("old", "new", "delta", "lo", "hi").round(3)))) if len(table) else "no drift seen",
-    })
+    context.add_output_metadata(
+        {
+            "drift_events": len(events),
+            "events": dg.MetadataValue.md(markdown_table(events)) if len(events) else "none",
+            "comparison": dg.MetadataValue.md(
+                markdown_table(table.with_columns(pl.col("old", "new", "delta", "lo", "hi").round(3)))
+            )
+            if len(table)
+            else "no drift seen",
+        }
+    )
     return table

@@ -27,10 +27,14 @@ DRIFT_INTERVAL_S = 24 * 60 * 60
 def drift_sensor(outputs_job, perturbation_outputs_job) -> dg.SensorDefinition:
     """The sensor, targeting the two judge-partitioned jobs (their definitions, as built in definitions.py)."""
 
-    @dg.sensor(name="provider_drift", jobs=[outputs_job, perturbation_outputs_job],
-               minimum_interval_seconds=DRIFT_INTERVAL_S, default_status=dg.DefaultSensorStatus.STOPPED,
-               description="Probes each enabled hosted judge; on a new served model, records a drift event and "
-               "re-judges exactly that judge's partitions into a new epoch.")
+    @dg.sensor(
+        name="provider_drift",
+        jobs=[outputs_job, perturbation_outputs_job],
+        minimum_interval_seconds=DRIFT_INTERVAL_S,
+        default_status=dg.DefaultSensorStatus.STOPPED,
+        description="Probes each enabled hosted judge; on a new served model, records a drift event and "
+        "re-judges exactly that judge's partitions into a new epoch.",
+    )
     def provider_drift(context: dg.SensorEvaluationContext, duckdb: DuckDBResource):
         requests, notes = [], []
         hosted = [spec for spec in enabled_judges() if spec.asked and not spec.local]
@@ -46,19 +50,35 @@ def drift_sensor(outputs_job, perturbation_outputs_job) -> dg.SensorDefinition:
                 if not found.drifted:
                     continue
                 epoch = record_drift(conn, found)
-                context.log.warning(f"provider drift: {spec.name} now serves {found.served!r} (stored answers: "
-                                    f"{found.recorded!r}); epoch {epoch} opened, re-judging its partitions")
-                tags = {"cojudge/drift": f"{spec.name}:{found.recorded}->{found.served}",
-                        "cojudge/provider": spec.provider}
+                context.log.warning(
+                    f"provider drift: {spec.name} now serves {found.served!r} (stored answers: "
+                    f"{found.recorded!r}); epoch {epoch} opened, re-judging its partitions"
+                )
+                tags = {
+                    "cojudge/drift": f"{spec.name}:{found.recorded}->{found.served}",
+                    "cojudge/provider": spec.provider,
+                }
                 for condition in judged_conditions(conn, spec.name, epoch - 1):
-                    requests.append(dg.RunRequest(run_key=f"drift:{spec.name}:{epoch}:{condition}",
-                                                  job_name=outputs_job.name,
-                                                  partition_key=condition_judge_key(condition, spec.name), tags=tags))
-                requests.append(dg.RunRequest(run_key=f"drift:{spec.name}:{epoch}:perturbation",
-                                              job_name=perturbation_outputs_job.name, partition_key=spec.name, tags=tags))
+                    requests.append(
+                        dg.RunRequest(
+                            run_key=f"drift:{spec.name}:{epoch}:{condition}",
+                            job_name=outputs_job.name,
+                            partition_key=condition_judge_key(condition, spec.name),
+                            tags=tags,
+                        )
+                    )
+                requests.append(
+                    dg.RunRequest(
+                        run_key=f"drift:{spec.name}:{epoch}:perturbation",
+                        job_name=perturbation_outputs_job.name,
+                        partition_key=spec.name,
+                        tags=tags,
+                    )
+                )
         if requests:
             return requests
-        return dg.SkipReason(f"no drift among {len(hosted)} hosted judge(s)" + (f"; {'; '.join(notes)}" if notes
-                                                                              else ""))
+        return dg.SkipReason(
+            f"no drift among {len(hosted)} hosted judge(s)" + (f"; {'; '.join(notes)}" if notes else "")
+        )
 
     return provider_drift

@@ -17,19 +17,25 @@ from dagster_duckdb import DuckDBResource
 from cojudge_assets.core import plots
 from cojudge_assets.core.constants import BLIND, SEED
 from cojudge_assets.core.perturbation.operators import OPERATORS
-from cojudge_assets.core.perturbation.stats import (METRIC_SCHEMA, PerturbationConfig, accuracy_points, judged_pairs,
-                                                    read_perturbation_inputs, yield_table)
+from cojudge_assets.core.perturbation.stats import (
+    METRIC_SCHEMA,
+    PerturbationConfig,
+    accuracy_points,
+    judged_pairs,
+    read_perturbation_inputs,
+    yield_table,
+)
 from cojudge_assets.core.perturbation.stats import perturbation_metrics as score_perturbations
-from cojudge_assets.core.perturbation.verify import generate_mutants, mutation_seeds as select_seeds
-from cojudge_assets.core.perturbation.verify import request_frame, verify_mutants
+from cojudge_assets.core.perturbation.verify import generate_mutants, request_frame, verify_mutants
+from cojudge_assets.core.perturbation.verify import mutation_seeds as select_seeds
 from cojudge_assets.core.requests import build_requests
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.judging.assets import answers_version, judge_one_partition
 from cojudge_assets.defs.judging.sources import JUDGES_FILE
 from cojudge_assets.defs.partitions import judge_of, judge_partitions
-from cojudge_assets.freshness import content_version
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, output_dir
+from cojudge_assets.freshness import content_version
 from cojudge_assets.judges.config import JudgeSpec
 
 CONDITION = BLIND  # mutants are judged without participant context (the study's perturbation protocol)
@@ -48,14 +54,23 @@ class MutationSettings(dg.Config):
     "accepted program runs them all): the re-execution verdict, the sha256 of its output per test, and whether it "
     "is usable as a seed (accepted here).",
 )
-def mutation_seeds(context: dg.AssetExecutionContext, config: MutationSettings, attempts: pl.DataFrame,
-                   corpus: CorpusResource, contest_judge: ContestJudgeResource) -> pl.DataFrame:
+def mutation_seeds(
+    context: dg.AssetExecutionContext,
+    config: MutationSettings,
+    attempts: pl.DataFrame,
+    corpus: CorpusResource,
+    contest_judge: ContestJudgeResource,
+) -> pl.DataFrame:
     seeds = select_seeds(attempts, corpus.packages(), contest_judge.judge(), max_seeds=config.max_seeds or None)
-    context.add_output_metadata({
-        "seeds": len(seeds), "usable": int(seeds["usable"].sum()) if len(seeds) else 0,
-        "by_language": dg.MetadataValue.md(markdown_table(seeds.group_by("language", "usable").len().sort(
-            "language", "usable"))),
-    })
+    context.add_output_metadata(
+        {
+            "seeds": len(seeds),
+            "usable": int(seeds["usable"].sum()) if len(seeds) else 0,
+            "by_language": dg.MetadataValue.md(
+                markdown_table(seeds.group_by("language", "usable").len().sort("language", "usable"))
+            ),
+        }
+    )
     return seeds
 
 
@@ -63,32 +78,54 @@ def mutation_seeds(context: dg.AssetExecutionContext, config: MutationSettings, 
     group_name="perturbation",
     kinds=KINDS,
     code_version="1",
-    check_specs=[dg.AssetCheckSpec("controls_behave_like_seeds", asset="mutants",
-                                   description="Every verified control or adversarial mutant printed byte-identical "
-                                   "output to its seed on every test, and every verified mutant is one edit away.")],
+    check_specs=[
+        dg.AssetCheckSpec(
+            "controls_behave_like_seeds",
+            asset="mutants",
+            description="Every verified control or adversarial mutant printed byte-identical "
+            "output to its seed on every test, and every verified mutant is one edit away.",
+        )
+    ],
     description="One row per mutant: operator, arm, severity, the edit (line, before, after), guard/loop context, "
     "the code, and its verification: single edit, compiles, output identical to the seed's on every test "
     "(controls), behaviour_changed on the problem's tests (semantic), verified, and the reason when not.",
 )
-def mutants(context: dg.AssetExecutionContext, config: MutationSettings, mutation_seeds: pl.DataFrame,
-            corpus: CorpusResource, contest_judge: ContestJudgeResource):
+def mutants(
+    context: dg.AssetExecutionContext,
+    config: MutationSettings,
+    mutation_seeds: pl.DataFrame,
+    corpus: CorpusResource,
+    contest_judge: ContestJudgeResource,
+):
     made = generate_mutants(mutation_seeds, max_per_operator=config.max_per_operator or None)
     table = verify_mutants(mutation_seeds, made, corpus.packages(), contest_judge.judge())
     verified = table.filter(pl.col("verified"))
     counts = verified.group_by("arm").len()
     by_arm = dict(zip(counts["arm"].to_list(), counts["len"].to_list()))
-    broken = verified.filter(~pl.col("single_edit") | ((pl.col("arm") != "semantic")
-                                                        & ~pl.col("outputs_identical").fill_null(False)))
-    yield dg.Output(table, metadata={
-        "mutants": len(table), "verified": len(verified),
-        "verified_semantic": by_arm.get("semantic", 0), "verified_control": by_arm.get("control", 0),
-        "verified_adversarial": by_arm.get("adversarial", 0),
-        "execution_confirmed": int(verified["behaviour_changed"].fill_null(False).sum()),
-        "not_verified": dg.MetadataValue.md(markdown_table(
-            table.filter(~pl.col("verified")).group_by("operator", "reason").len().sort("len", descending=True))),
-    })
-    yield dg.AssetCheckResult(check_name="controls_behave_like_seeds", passed=broken.is_empty(),
-                              metadata={"verified": len(verified), "violations": len(broken)})
+    broken = verified.filter(
+        ~pl.col("single_edit") | ((pl.col("arm") != "semantic") & ~pl.col("outputs_identical").fill_null(False))
+    )
+    yield dg.Output(
+        table,
+        metadata={
+            "mutants": len(table),
+            "verified": len(verified),
+            "verified_semantic": by_arm.get("semantic", 0),
+            "verified_control": by_arm.get("control", 0),
+            "verified_adversarial": by_arm.get("adversarial", 0),
+            "execution_confirmed": int(verified["behaviour_changed"].fill_null(False).sum()),
+            "not_verified": dg.MetadataValue.md(
+                markdown_table(
+                    table.filter(~pl.col("verified")).group_by("operator", "reason").len().sort("len", descending=True)
+                )
+            ),
+        },
+    )
+    yield dg.AssetCheckResult(
+        check_name="controls_behave_like_seeds",
+        passed=broken.is_empty(),
+        metadata={"verified": len(verified), "violations": len(broken)},
+    )
 
 
 @dg.asset(
@@ -98,12 +135,14 @@ def mutants(context: dg.AssetExecutionContext, config: MutationSettings, mutatio
     description="One row per usable seed and verified mutant: the label-free blind request (core/requests.py), "
     "keyed by the seed's attempt_uid or the mutant_uid.",
 )
-def perturbation_requests(context: dg.AssetExecutionContext, mutation_seeds: pl.DataFrame, mutants: pl.DataFrame,
-                          problems: pl.DataFrame):
+def perturbation_requests(
+    context: dg.AssetExecutionContext, mutation_seeds: pl.DataFrame, mutants: pl.DataFrame, problems: pl.DataFrame
+):
     no_context = pl.DataFrame(schema={"attempt_uid": pl.String, "condition": pl.String, "context": pl.String})
     table = build_requests(request_frame(mutation_seeds, mutants), problems, no_context, CONDITION)
-    return dg.Output(table, data_version=content_version(table, ["attempt_uid", "request_hash"]),
-                     metadata={"requests": len(table)})
+    return dg.Output(
+        table, data_version=content_version(table, ["attempt_uid", "request_hash"]), metadata={"requests": len(table)}
+    )
 
 
 def perturbation_outputs_asset(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:
@@ -119,20 +158,32 @@ def perturbation_outputs_asset(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinit
         # the judge's partition of judges_file (an identity mapping onto the judges that are asked)
         deps=[dg.AssetDep(JUDGES_FILE, partition_mapping=dg.StaticPartitionMapping({j: j for j in judges}))],
         metadata={"partition_expr": "judge"},
-        check_specs=[dg.AssetCheckSpec("one_valid_row_per_program", asset="perturbation_outputs",
-                                       description="Every seed and verified mutant has exactly one valid row.")],
+        check_specs=[
+            dg.AssetCheckSpec(
+                "one_valid_row_per_program",
+                asset="perturbation_outputs",
+                description="Every seed and verified mutant has exactly one valid row.",
+            )
+        ],
         description="One row per (seed or verified mutant) for one judge under the blind condition, through the "
         "same cached, resumable judging path as judge_outputs (DuckDB table judge_cache).",
     )
-    def perturbation_outputs(context: dg.AssetExecutionContext, perturbation_requests: pl.DataFrame,
-                             duckdb: DuckDBResource, contest_judge: ContestJudgeResource):
+    def perturbation_outputs(
+        context: dg.AssetExecutionContext,
+        perturbation_requests: pl.DataFrame,
+        duckdb: DuckDBResource,
+        contest_judge: ContestJudgeResource,
+    ):
         spec = judges[judge_of(context)]
-        table, metadata, passed = judge_one_partition(context, spec, CONDITION, perturbation_requests, duckdb,
-                                                      contest_judge)
+        table, metadata, passed = judge_one_partition(
+            context, spec, CONDITION, perturbation_requests, duckdb, contest_judge
+        )
         yield dg.Output(table, metadata=metadata, data_version=answers_version(table))
-        yield dg.AssetCheckResult(check_name="one_valid_row_per_program", passed=passed,
-                                  metadata={"requests": len(perturbation_requests),
-                                            "valid_rows": metadata["valid_rows"]})
+        yield dg.AssetCheckResult(
+            check_name="one_valid_row_per_program",
+            passed=passed,
+            metadata={"requests": len(perturbation_requests), "valid_rows": metadata["valid_rows"]},
+        )
 
     return perturbation_outputs
 
@@ -166,8 +217,13 @@ def perturbation_yield(context: dg.AssetExecutionContext, mutants: pl.DataFrame)
     "confirmed), reactions per arm, severity gradient, adversarial mean shift and rise, mean shift per operator; "
     "seed-bootstrap intervals (lo, hi), mutants n and seeds n_seeds, on the primary subset (seed scored >= cut).",
 )
-def perturbation_metrics(context: dg.AssetExecutionContext, config: PerturbationSettings, mutants: pl.DataFrame,
-                         judge_metrics: pl.DataFrame, duckdb: DuckDBResource) -> pl.DataFrame:
+def perturbation_metrics(
+    context: dg.AssetExecutionContext,
+    config: PerturbationSettings,
+    mutants: pl.DataFrame,
+    judge_metrics: pl.DataFrame,
+    duckdb: DuckDBResource,
+) -> pl.DataFrame:
     plots.remove_figures(output_dir() / "perturbation")  # the folder is this asset's: no figure outlives its run
     with duckdb.get_connection() as conn:
         outputs, _ = read_perturbation_inputs(conn)
@@ -175,21 +231,37 @@ def perturbation_metrics(context: dg.AssetExecutionContext, config: Perturbation
         context.add_output_metadata({"pairs": 0, "note": "no judged mutants"})
         return pl.DataFrame(schema=METRIC_SCHEMA)
     pairs = judged_pairs(mutants, outputs)
-    table = score_perturbations(pairs, PerturbationConfig(seed_cut=config.seed_cut, drop_cut=config.drop_cut,
-                                                           n_resamples=config.resamples, seed=config.seed))
+    table = score_perturbations(
+        pairs,
+        PerturbationConfig(
+            seed_cut=config.seed_cut, drop_cut=config.drop_cut, n_resamples=config.resamples, seed=config.seed
+        ),
+    )
     folder = output_dir() / "perturbation"
     order = [op for op in OPERATORS if op in set(table["subset"].to_list())]
-    figures = {"shift_by_operator": plots.shift_by_operator(
-        table, order, folder / "shift_by_operator.png", "Mean score shift per operator (semantic by severity)")}
+    figures = {
+        "shift_by_operator": plots.shift_by_operator(
+            table, order, folder / "shift_by_operator.png", "Mean score shift per operator (semantic by severity)"
+        )
+    }
     points = accuracy_points(table, judge_metrics, CONDITION)
     if len(points):
         figures["accuracy_vs_discrimination"] = plots.accuracy_vs_discrimination(
-            points, folder / "accuracy_vs_discrimination.png", "Accuracy on real attempts vs defect discrimination")
-    headline = table.filter(pl.col("metric").is_in(["arm_discrimination", "reaction", "severity_gradient",
-                                                    "adversarial_mean_shift", "adversarial_rise"]))
-    context.add_output_metadata({
-        "pairs": len(pairs), "judges": len(set(pairs["judge"].to_list())),
-        "headline": dg.MetadataValue.md(markdown_table(headline.with_columns(pl.col("value", "lo", "hi").round(3)))),
-        **{name: dg.MetadataValue.path(str(path)) for name, path in figures.items()},
-    })
+            points, folder / "accuracy_vs_discrimination.png", "Accuracy on real attempts vs defect discrimination"
+        )
+    headline = table.filter(
+        pl.col("metric").is_in(
+            ["arm_discrimination", "reaction", "severity_gradient", "adversarial_mean_shift", "adversarial_rise"]
+        )
+    )
+    context.add_output_metadata(
+        {
+            "pairs": len(pairs),
+            "judges": len(set(pairs["judge"].to_list())),
+            "headline": dg.MetadataValue.md(
+                markdown_table(headline.with_columns(pl.col("value", "lo", "hi").round(3)))
+            ),
+            **{name: dg.MetadataValue.path(str(path)) for name, path in figures.items()},
+        }
+    )
     return table

@@ -1,24 +1,44 @@
 """Group ``report``: the study report, one self-contained HTML file and its Markdown twin."""
 
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import CONDITIONS
+from cojudge_assets.core.icescore import published_values
 from cojudge_assets.core.report import write_report
 from cojudge_assets.core.report_content import report_sections
 from cojudge_assets.defs.resources import CorpusResource, output_dir
-from cojudge_assets.core.icescore import published_values
 from cojudge_assets.judges.config import enabled_judges, judges_file, layout_judges
 
 REPORT_TITLE = "cojudge report: LLM judges of code as instruments"
-LEAVES = ["judge_metrics", "scale_validity", "agreement", "condition_effects", "panel", "per_problem", "consistency",
-          "error_profile", "recalibration", "perturbation_metrics", "perturbation_yield", "success_at_turn",
-          "survival", "churn", "convergence", "rank_consensus", "churn_vs_improvement", "drift_report",
-          "participant_context", "quarantine", "judge_outputs", "correlation"]
+LEAVES = [
+    "judge_metrics",
+    "scale_validity",
+    "agreement",
+    "condition_effects",
+    "panel",
+    "per_problem",
+    "consistency",
+    "error_profile",
+    "recalibration",
+    "perturbation_metrics",
+    "perturbation_yield",
+    "success_at_turn",
+    "survival",
+    "churn",
+    "convergence",
+    "rank_consensus",
+    "churn_vs_improvement",
+    "drift_report",
+    "participant_context",
+    "quarantine",
+    "judge_outputs",
+    "correlation",
+]
 
 
 @dg.asset(
@@ -34,7 +54,9 @@ LEAVES = ["judge_metrics", "scale_validity", "agreement", "condition_effects", "
 def report(context: dg.AssetExecutionContext, duckdb: DuckDBResource, corpus: CorpusResource) -> dg.MaterializeResult:
     folder = output_dir()
     run_config = {
-        "corpus": str(corpus.root()), "layout": corpus.layout, "duckdb": duckdb.database,
+        "corpus": str(corpus.root()),
+        "layout": corpus.layout,
+        "duckdb": duckdb.database,
         "judges file": str(judges_file()),
         "enabled judges": ", ".join(f"{s.name} ({s.model or 'imported'})" for s in enabled_judges()),
         "imported judges of the corpus": ", ".join(s.name for s in layout_judges(corpus.root(), corpus.layout))
@@ -47,12 +69,18 @@ def report(context: dg.AssetExecutionContext, duckdb: DuckDBResource, corpus: Co
         with duckdb.get_connection() as conn:
             sections, missing = report_sections(conn, Path(drawn), published_values(corpus.root(), corpus.layout))
         run_config["groups not materialized"] = ", ".join(missing) or "none"
-        generated_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        html, markdown = write_report(folder / "report", REPORT_TITLE, sections, run_config=run_config,
-                                      generated_at=generated_at)
-    return dg.MaterializeResult(metadata={
-        "report": dg.MetadataValue.url(html.as_uri()), "html": dg.MetadataValue.path(str(html)),
-        "markdown": dg.MetadataValue.path(str(markdown)), "sections": len(sections),
-        "figures": sum(len(s.figures) for s in sections), "tables": sum(len(s.tables) for s in sections),
-        "groups_missing": ", ".join(missing) or "none",
-    })
+        generated_at = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        html, markdown = write_report(
+            folder / "report", REPORT_TITLE, sections, run_config=run_config, generated_at=generated_at
+        )
+    return dg.MaterializeResult(
+        metadata={
+            "report": dg.MetadataValue.url(html.as_uri()),
+            "html": dg.MetadataValue.path(str(html)),
+            "markdown": dg.MetadataValue.path(str(markdown)),
+            "sections": len(sections),
+            "figures": sum(len(s.figures) for s in sections),
+            "tables": sum(len(s.tables) for s in sections),
+            "groups_missing": ", ".join(missing) or "none",
+        }
+    )
