@@ -8,6 +8,7 @@ import dagster as dg
 import duckdb
 import pytest
 from dagster_duckdb import DuckDBResource
+from sklearn.metrics import roc_auc_score
 
 import cojudge_assets.core.progsnap2 as progsnap2
 import cojudge_assets.defs.ingest.assets as ingest_assets
@@ -150,17 +151,23 @@ def test_a_verdict_fix_recomputes_the_metrics_without_a_single_judge_call(tmp_pa
     assert run_steps(build_definitions(), instance, config, conditions=["blind"], echo=lambda line: None)
     sent = (len(drifty.requests), len(steady.requests))
 
-    def auc():
+    def scored():
+        """drifty's blind predictions (attempt -> (problem, y, p)) and the ROC-AUC judge_metrics holds for them."""
         con = duckdb.connect(str(db), read_only=True)
         try:
-            return con.sql(
+            rows = con.sql(
+                "select attempt_uid, problem_id, y, p_accept from main.predictions "
+                "where judge = 'drifty' and condition = 'blind'"
+            ).fetchall()
+            stored = con.sql(
                 "select value from main.judge_metrics where judge = 'drifty' and condition = 'blind' "
                 "and metric = 'roc_auc'"
             ).fetchone()[0]
         finally:
             con.close()
+        return {uid: (problem, y, p) for uid, problem, y, p in rows}, stored
 
-    before = auc()
+    before, _ = scored()
 
     # the fix: the course exported Correct inverted for problem p1; the reader is corrected and its asset's
     # code version bumped, as an engineer would when fixing how a verdict is read
@@ -193,7 +200,16 @@ def test_a_verdict_fix_recomputes_the_metrics_without_a_single_judge_call(tmp_pa
     assert "attempts stale" in by_step["ingest"]
     assert by_step["judge_outputs_job[blind|drifty]"].endswith("up to date, skipped")
     assert "ok" in by_step["measurement_job"]
-    assert auc() != pytest.approx(before)  # the labels moved, so did the metrics
+    # the labels of p1 moved and nothing else did, and the metrics were computed again from the moved labels (the
+    # answers came in an order the test does not fix, so the ROC-AUC itself may or may not change: its value is
+    # checked against the stored predictions, not against the old one)
+    after, stored_auc = scored()
+    assert after.keys() == before.keys()
+    moved = {uid for uid in after if after[uid][1] != before[uid][1]}
+    assert moved and all(before[uid][0] == "p1" and after[uid][1] == 1 - before[uid][1] for uid in moved)
+    assert all(after[uid][2] == before[uid][2] for uid in after)  # not one answer changed
+    ys, ps = zip(*[(y, p) for _, y, p in after.values()])
+    assert stored_auc == pytest.approx(roc_auc_score(ys, ps))
 
     # and once the backfill ran, the same command has nothing left to do
     lines = []
