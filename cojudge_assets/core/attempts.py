@@ -119,8 +119,7 @@ def _walk(root: Path):
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
             continue
-        for entry in entries:
-            yield entry
+        yield from entries
         stack.extend(e.path for e in reversed(entries) if e.is_dir(follow_symlinks=False))
 
 

@@ -113,7 +113,8 @@ def read_corpus(
                             "source_path": r["source_path"],
                             "stage": "fields",
                             "field": "Problem",
-                            "reason": f"{r['source_path']}: its problem package was quarantined ({quarantined_ids[r['problem_id']]})",
+                            "reason": f"{r['source_path']}: its problem package was quarantined "
+                            f"({quarantined_ids[r['problem_id']]})",
                         }
                         for r in orphaned.iter_rows(named=True)
                     ],

@@ -234,7 +234,10 @@ def trajectories(attempts: pl.DataFrame) -> pl.DataFrame:
         pl.col("submitted_at").filter(accepted).first().alias("_first_ac_at"),
         pl.col("submitted_at").last().alias("_last_at"),
     )
-    minutes = lambda end: (pl.col(end) - pl.col("_first_at")).dt.total_microseconds() / 60e6
+
+    def minutes(end: str) -> pl.Expr:
+        return (pl.col(end) - pl.col("_first_at")).dt.total_microseconds() / 60e6
+
     return (
         table.with_columns(
             minutes("_first_ac_at").alias("minutes_to_success"), minutes("_last_at").alias("minutes_observed")
@@ -446,7 +449,10 @@ def churn_pairs(attempts: pl.DataFrame, contexts: pl.DataFrame | None = None) ->
     ``contexts`` the column is all null, so the table's schema never changes.
     """
     frame = _validated_attempts(attempts)
-    previous = lambda c: pl.col(c).shift(1).over(TRAJECTORY_KEYS)
+
+    def previous(column: str) -> pl.Expr:
+        return pl.col(column).shift(1).over(TRAJECTORY_KEYS)
+
     pairs = (
         frame.with_columns(
             previous("attempt_uid").alias("attempt_uid_from"),

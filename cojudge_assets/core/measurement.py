@@ -294,7 +294,7 @@ def measure(
                 boot.add((*key, name), fn(cell, wc, decisions[key]))
             subset = u.evidence[cell.index]
             boot.add((*key, "roc_auc_evidence"), m.roc_auc(cell.y[subset], cell.p[subset], sample_weight=wc[:, subset]))
-        for condition, panel in panels.items():
+        for panel in panels.values():
             if panel.members:
                 _panel_replicates(u, panel, w, boot)
         for judge in u.judges:
@@ -650,7 +650,7 @@ def _consistency(predictions: pl.DataFrame) -> pl.DataFrame:
         pl.col("code").shift(1).over("judge", "condition", "participant", "problem_id").alias("previous_code"),
         pl.col("p_accept").shift(1).over("judge", "condition", "participant", "problem_id").alias("previous_p"),
     ).filter(pl.col("previous_code").is_not_null() & (pl.col("code") == pl.col("previous_code")))
-    for (judge, condition), part in ordered.group_by("judge", "condition", maintain_order=True):
+    for (judge, condition), _part in ordered.group_by("judge", "condition", maintain_order=True):
         mine = pairs.filter((pl.col("judge") == judge) & (pl.col("condition") == condition))
         moves = (mine["p_accept"] - mine["previous_p"]).abs().to_numpy() if len(mine) else np.array([])
         for metric, value in (

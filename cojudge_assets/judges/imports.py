@@ -15,7 +15,8 @@ Its partitions of ``judge_outputs`` are filled by :func:`import_partition` inste
 
 A partition whose source digest is unchanged is up to date: the digest is the judge's data version of the
 ``judges_file`` source asset (freshness.py ``judges_file_versions``), so its step is skipped, unchanged files
-cost nothing and a changed file re-imports that judge only. When the step runs (a changed file, changed requests, ``--force``), the import is done whole again.
+cost nothing and a changed file re-imports that judge only. When the step runs (a changed file, changed requests,
+``--force``), the import is done whole again.
 """
 
 from __future__ import annotations
@@ -182,9 +183,9 @@ def import_partition(
     ).cast(OUTPUT_SCHEMA)
     batch = table.to_arrow()  # noqa: F841 (read by DuckDB by name)
     rejects = rejects.with_columns(pl.lit(spec.name).alias("judge"))  # the judge as cojudge names it
-    reject_rows = (
+    reject_rows = (  # noqa: F841 (read by DuckDB by name)
         rejects.with_columns(pl.lit(condition).alias("condition")).select("condition", *REJECT_COLUMNS).to_arrow()
-    )  # noqa: F841
+    )
     stats.imported = len(table)
     stats.ok = int((table["status"] == "ok").sum())
     stats.invalid = len(table) - stats.ok
