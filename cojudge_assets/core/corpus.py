@@ -196,7 +196,7 @@ def fingerprint(corpus: Path, layout: str = "", *settings: str) -> str:
     """
     digest = hashlib.sha256("\0".join((layout, *settings)).encode())
     scope = corpus / FINGERPRINT_SCOPE[layout] if layout in FINGERPRINT_SCOPE else corpus
-    entries = []
+    entries: list[Path] = []
     for folder, dirs, files in os.walk(scope):  # os.walk never descends into symlinked directories
         dirs.sort()
         entries.extend(
