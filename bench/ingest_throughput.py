@@ -10,6 +10,7 @@ over each given corpus folder (default: the shared corpora, when present), best 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from pathlib import Path
@@ -55,7 +56,7 @@ def main() -> None:
         if not (folder / "progsnap2").is_dir():
             print(f"progsnap2: {folder} not found, skipped")
             continue
-        elapsed, (attempts, quarantine, rows) = best_of(args.repeat, lambda: read_progsnap2(folder))
+        elapsed, (attempts, quarantine, rows) = best_of(args.repeat, functools.partial(read_progsnap2, folder))
         print(
             f"progsnap2 {folder.name}: {len(attempts)} attempts imported in {elapsed:.3f} s = "
             f"{len(attempts) / elapsed:.0f} attempts/s ({rows} Submit rows, {len(quarantine)} quarantined)"

@@ -52,8 +52,8 @@ def main() -> None:
             f"{len(accepted)} accepted ones), {sum(not s.ok for s in single)} do not compile"
         )
         print(
-            f"batches ({batched.workers} JVMs): {done} compiled in {batch_s:.1f} s = {batch_s / len(codes) * 1000:.0f} ms "
-            f"per program"
+            f"batches ({batched.workers} JVMs): {done} compiled in {batch_s:.1f} s = "
+            f"{batch_s / len(codes) * 1000:.0f} ms per program"
         )
         print(
             f"one JVM per program: {len(codes)} compiled in {alone_s:.1f} s = "

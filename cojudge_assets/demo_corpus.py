@@ -211,7 +211,7 @@ def cosmetic_variant(code: str, language: str, k: int) -> str:
     if kind == 2:
         return code.rstrip("\n") + f"\n{line}\n"
     if kind == 3 and language != "python":
-        return "\n".join(l.replace("    ", "\t") for l in code.split("\n"))
+        return "\n".join(line.replace("    ", "\t") for line in code.split("\n"))
     return code.rstrip("\n") + "\n\n" + f"{line} ({k})\n"
 
 
@@ -225,7 +225,7 @@ def _pick_language(rng: random.Random, person: Participant, pool: list[PoolProgr
     if not weights:
         return rng.choice(sorted(available))
     langs = sorted(weights)
-    return rng.choices(langs, weights=[weights[l] for l in langs])[0]
+    return rng.choices(langs, weights=[weights[lang] for lang in langs])[0]
 
 
 # how often a failing attempt is of each kind (compile errors are rarer than wrong answers in contests)
@@ -427,13 +427,13 @@ def _fake_key(rng: random.Random) -> str:
 
 
 def _statement_excerpt(problem: ProblemPackage) -> str:
-    body = [l for l in problem.statement.splitlines() if l.strip() and not l.startswith("#")]
+    body = [line for line in problem.statement.splitlines() if line.strip() and not line.startswith("#")]
     return " ".join(body[:2])[:400]
 
 
 def _sketch(att: Attempt) -> str:
     """Code-like text about the attempt that is not the submitted code (segmented tier)."""
-    lines = [l for l in att.code.splitlines() if l.strip()]
+    lines = [line for line in att.code.splitlines() if line.strip()]
     middle = lines[len(lines) // 3 : len(lines) // 3 + 4]
     comment = "#" if att.language == "python" else "//"
     return "\n".join([f"{comment} outline, not complete", *middle, f"{comment} ... rest as before"])

@@ -34,9 +34,11 @@ import hashlib
 import os
 import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -53,7 +55,10 @@ from cojudge_assets.core.pages import (
     parse_page,
 )
 
-ATTEMPT_SCHEMA = {
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType  # the dtype alias polars' own signatures use
+
+ATTEMPT_SCHEMA: dict[str, PolarsDataType] = {
     "attempt_uid": pl.String,
     "source_path": pl.String,
     "participant": pl.String,
@@ -110,17 +115,16 @@ def _hash_file(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def _walk(root: Path):
+def _walk(root: Path) -> Iterator[os.DirEntry[str]]:
     """Every entry under ``root`` (os.DirEntry), never following a symlink; directories walked in name order."""
-    stack = [root]
+    stack: list[str | Path] = [root]
     while stack:
         folder = stack.pop()
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
             continue
-        for entry in entries:
-            yield entry
+        yield from entries
         stack.extend(e.path for e in reversed(entries) if e.is_dir(follow_symlinks=False))
 
 
@@ -143,7 +147,7 @@ def discover(corpus: Path, path: Path, limits: PageLimits = DEFAULT_LIMITS) -> d
     """
     corpus, path = Path(corpus), Path(path)
     rel = path.relative_to(corpus).as_posix()
-    row = {
+    row: dict = {
         "source_path": rel,
         "format": PAGE_FORMATS.get(path.suffix.lower(), ""),
         "bytes": None,

@@ -56,10 +56,11 @@ def statement_samples(html_text: str) -> tuple[str, list[str], list[str]]:
     tree = HTMLParser(html_text)
     for node in tree.css("script, style"):
         node.decompose()
-    inputs, outputs = [], []
+    inputs: list[str] = []
+    outputs: list[str] = []
     expecting: list[str] | None = None
     for node in tree.css("h1, h2, h3, h4, h5, h6, pre, var, p"):
-        if node.tag.startswith("h") or node.tag == "p" and node.css_first("b, strong"):
+        if (node.tag or "").startswith("h") or node.tag == "p" and node.css_first("b, strong"):
             heading = node.text()
             expecting = inputs if _SAMPLE_IN.search(heading) else outputs if _SAMPLE_OUT.search(heading) else None
         elif node.tag == "pre" and expecting is not None:
@@ -105,7 +106,9 @@ def read_codenet(corpus: Path) -> tuple[pl.DataFrame, pl.DataFrame, int]:
     metas = sorted(p for p in (root / "metadata").glob("p*.csv") if re.fullmatch(r"p\d+\.csv", p.name))
     if not metas:
         raise CodeNetError(f"{root / 'metadata'}: no pXXXXX.csv submission tables (CodeNet layout)")
-    rows, rejected, total = [], [], 0
+    rows: list[dict] = []
+    rejected: list[dict[str, str | None]] = []
+    total = 0
     for meta in metas:
         table = pl.read_csv(meta, infer_schema=False)
         for column in ("submission_id", "problem_id", "user_id", "date", "language", "filename_ext", "status"):

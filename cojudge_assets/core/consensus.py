@@ -26,18 +26,20 @@ from cojudge_assets.core.agreement import percentile_ranks, spearman
 from cojudge_assets.core.bootstrap import cluster_codes, cluster_weights, interval
 from cojudge_assets.core.constants import SEED
 
-CONSENSUS_SCHEMA = {
-    "attempt_uid": pl.String,
-    "participant": pl.String,
-    "problem_id": pl.String,
-    "turn": pl.Int64,
-    "verdict": pl.String,
-    "accepted": pl.Boolean,
-    "q": pl.Float64,
-    "dq": pl.Float64,
-    "n_judges": pl.Int64,
-    "left_out": pl.String,
-}
+CONSENSUS_SCHEMA = pl.Schema(
+    {
+        "attempt_uid": pl.String,
+        "participant": pl.String,
+        "problem_id": pl.String,
+        "turn": pl.Int64,
+        "verdict": pl.String,
+        "accepted": pl.Boolean,
+        "q": pl.Float64,
+        "dq": pl.Float64,
+        "n_judges": pl.Int64,
+        "left_out": pl.String,
+    }
+)
 ATTEMPT_COLUMNS = ("attempt_uid", "participant", "problem_id", "turn", "verdict", "accepted")
 
 
@@ -95,7 +97,7 @@ def churn_vs_improvement(
     joined = pairs.join(
         consensus.select(pl.col("attempt_uid").alias("attempt_uid_to"), "dq"), on="attempt_uid_to", how="inner"
     )
-    rows = []
+    rows: list[dict] = []
     for column in columns:
         usable = joined.filter(pl.col(column).is_not_null() & pl.col("dq").is_not_null())
         if len(usable) < 3:

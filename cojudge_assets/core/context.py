@@ -149,7 +149,8 @@ def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, lis
     """
     root = Path(corpus) / "logs"
     mentions = _mentions(problems)
-    rows, rejected = [], []
+    rows: list[dict] = []
+    rejected: list[dict[str, str | None]] = []
     people = (
         sorted((p for p in root.iterdir() if p.is_dir() and not p.is_symlink()), key=lambda p: natural_key(p.name))
         if root.is_dir()
@@ -157,7 +158,7 @@ def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, lis
     )
     for person in people:
         records: list[dict] = []
-        entries = []
+        entries: list[str] = []
         for folder, dirs, files in os.walk(person):  # never descends into a symlinked directory
             entries.extend(os.path.join(folder, name) for name in files)
             entries.extend(os.path.join(folder, d) for d in dirs if os.path.islink(os.path.join(folder, d)))
@@ -339,9 +340,11 @@ def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
                 text, provenance = _restricted(log, pid, anchor), "anchored"
             elif any(p == pid for _, _, p in log.spans):
                 later = [
-                    anchors[b["attempt_uid"]]
+                    anchor
                     for b in group.iter_rows(named=True)
-                    if b["problem_id"] == pid and b["turn"] > a["turn"] and anchors[b["attempt_uid"]] is not None
+                    if b["problem_id"] == pid
+                    and b["turn"] > a["turn"]
+                    and (anchor := anchors[b["attempt_uid"]]) is not None
                 ]
                 text, provenance = _restricted(log, pid, min(later) if later else len(log.text)), "segmented"
             else:

@@ -113,7 +113,8 @@ def read_corpus(
                             "source_path": r["source_path"],
                             "stage": "fields",
                             "field": "Problem",
-                            "reason": f"{r['source_path']}: its problem package was quarantined ({quarantined_ids[r['problem_id']]})",
+                            "reason": f"{r['source_path']}: its problem package was quarantined "
+                            f"({quarantined_ids[r['problem_id']]})",
                         }
                         for r in orphaned.iter_rows(named=True)
                     ],
@@ -195,7 +196,7 @@ def fingerprint(corpus: Path, layout: str = "", *settings: str) -> str:
     """
     digest = hashlib.sha256("\0".join((layout, *settings)).encode())
     scope = corpus / FINGERPRINT_SCOPE[layout] if layout in FINGERPRINT_SCOPE else corpus
-    entries = []
+    entries: list[Path] = []
     for folder, dirs, files in os.walk(scope):  # os.walk never descends into symlinked directories
         dirs.sort()
         entries.extend(

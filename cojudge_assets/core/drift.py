@@ -10,6 +10,8 @@ resampled attempts score both epochs, so the change is paired.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import polars as pl
 
@@ -18,6 +20,9 @@ from cojudge_assets.core.bootstrap import cluster_codes, cluster_weights, interv
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.metrics import average_precision, brier, log_loss, roc_auc
 from cojudge_assets.core.predictions import has_table
+
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType  # the dtype alias polars' own signatures use
 
 ANSWER_SCHEMA = {
     "judge": pl.String,
@@ -51,7 +56,7 @@ METRICS = {"roc_auc": roc_auc, "pr_auc": average_precision, "brier": brier, "log
 def _paired(
     old: np.ndarray, new: np.ndarray, y: np.ndarray, clusters: np.ndarray, resamples: int, seed: int
 ) -> list[dict]:
-    rows = [{"metric": "rank_correlation", "old": None, "new": None, "delta": float(spearman(old, new))}]
+    rows: list[dict] = [{"metric": "rank_correlation", "old": None, "new": None, "delta": float(spearman(old, new))}]
     rows += [{"metric": name, "old": float(f(y, old)), "new": float(f(y, new))} for name, f in METRICS.items()]
     for row in rows[1:]:
         row["delta"] = row["new"] - row["old"]
@@ -106,7 +111,7 @@ def drift_comparison(
     return pl.DataFrame(out, schema=REPORT_SCHEMA)
 
 
-EVENT_SCHEMA = {
+EVENT_SCHEMA: dict[str, PolarsDataType] = {
     "judge": pl.String,
     "old_identity": pl.String,
     "new_identity": pl.String,

@@ -68,6 +68,7 @@ seeded ``numpy.random.default_rng(seed)``), so a seed fixes every interval.
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -178,7 +179,7 @@ def _validated_attempts(attempts: pl.DataFrame) -> pl.DataFrame:
         pl.col("accepted").cast(pl.Boolean),
         pl.col("language").cast(pl.String),
     )
-    if frame.height and frame["turn"].min() < 1:
+    if (frame["turn"] < 1).any():
         raise ValueError("attempts.turn must be 1-based (every turn >= 1)")
     if frame.select(TRAJECTORY_KEYS + ["turn"]).is_duplicated().any():
         raise ValueError("attempts has a (participant, problem_id) trajectory with a repeated turn")
@@ -234,7 +235,10 @@ def trajectories(attempts: pl.DataFrame) -> pl.DataFrame:
         pl.col("submitted_at").filter(accepted).first().alias("_first_ac_at"),
         pl.col("submitted_at").last().alias("_last_at"),
     )
-    minutes = lambda end: (pl.col(end) - pl.col("_first_at")).dt.total_microseconds() / 60e6
+
+    def minutes(end: str) -> pl.Expr:
+        return (pl.col(end) - pl.col("_first_at")).dt.total_microseconds() / 60e6
+
     return (
         table.with_columns(
             minutes("_first_ac_at").alias("minutes_to_success"), minutes("_last_at").alias("minutes_observed")
@@ -270,7 +274,7 @@ def success_at_turn(
         isinstance(max_turn, bool) or not isinstance(max_turn, (int, np.integer)) or max_turn < 1
     ):
         raise ValueError(f"max_turn must be a positive integer or None, got {max_turn!r}")
-    last_turn = trajs["last_turn"].max()
+    last_turn = cast("int | None", trajs["last_turn"].max())  # an Int64 column
     horizon = int(max_turn) if max_turn is not None else int(last_turn or 0)
     first_ac = trajs["first_ac_turn"].cast(pl.Float64).fill_null(np.inf).to_numpy()
     ks = np.arange(1, horizon + 1)
@@ -346,7 +350,7 @@ def kaplan_meier(trajs: pl.DataFrame, *, clock: str = "turn") -> pl.DataFrame:
     durations = survival_durations(trajs, clock=clock)
     if durations.height == 0:
         return pl.DataFrame(schema=SURVIVAL_SCHEMA)
-    if durations["duration"].min() < 0:
+    if (durations["duration"] < 0).any():
         raise ValueError(f"negative {clock} durations: a trajectory ends before it starts")
     fitter = KaplanMeierFitter().fit(durations["duration"].to_numpy(), event_observed=durations["solved"].to_numpy())
     events = fitter.event_table
@@ -446,7 +450,10 @@ def churn_pairs(attempts: pl.DataFrame, contexts: pl.DataFrame | None = None) ->
     ``contexts`` the column is all null, so the table's schema never changes.
     """
     frame = _validated_attempts(attempts)
-    previous = lambda c: pl.col(c).shift(1).over(TRAJECTORY_KEYS)
+
+    def previous(column: str) -> pl.Expr:
+        return pl.col(column).shift(1).over(TRAJECTORY_KEYS)
+
     pairs = (
         frame.with_columns(
             previous("attempt_uid").alias("attempt_uid_from"),
@@ -458,7 +465,7 @@ def churn_pairs(attempts: pl.DataFrame, contexts: pl.DataFrame | None = None) ->
         .rename({"attempt_uid": "attempt_uid_to", "turn": "turn_to", "code": "code_to"})
     )
 
-    ned_prompt = [None] * pairs.height
+    ned_prompt: list[float | None] = [None] * pairs.height
     if contexts is not None:
         _require(contexts, ("attempt_uid", "context"), "contexts")
         if contexts["attempt_uid"].n_unique() != contexts.height:
@@ -534,7 +541,7 @@ def churn_difference(pairs: pl.DataFrame, column: str, *, resamples: int = DEFAU
 
     totals = per_trajectory.sum(axis=0)
     n_reached, n_other = int(totals[1]), int(totals[3])
-    out = {"value": None, "lo": None, "hi": None, "n_reached": n_reached, "n_other": n_other}
+    out: dict[str, float | None] = {"value": None, "lo": None, "hi": None, "n_reached": n_reached, "n_other": n_other}
     if n_reached == 0 or n_other == 0:
         return out
     out["value"] = float(difference(totals))

@@ -181,6 +181,7 @@ def _pairs(blocks: list[_Block]) -> list[tuple[str, str]]:
         inputs: dict[str, str] = {}
         outputs: dict[str, str] = {}
         for b in blocks:
+            assert b.number  # every block is numbered (checked above)
             (inputs if b.kind == "input" else outputs).setdefault(b.number, b.body)
         return [(given, outputs[number]) for number, given in inputs.items() if number in outputs]
     pairs = []

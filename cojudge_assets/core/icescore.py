@@ -61,6 +61,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -68,6 +69,9 @@ from cojudge_assets.core.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA
 from cojudge_assets.core.constants import BLIND
 from cojudge_assets.core.contest_judge.languages import normalize_language
 from cojudge_assets.core.problems import PROBLEM_SCHEMA
+
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType  # the dtype alias polars' own signatures use
 
 LAYOUT = "icescore"
 GRADE_DIR = Path("data") / "humaneval"
@@ -89,7 +93,7 @@ JUDGMENT_COLUMNS = {
     "source_file": pl.String,
     "source_line": pl.Int64,
 }
-ICESCORE_PROBLEM_SCHEMA = {
+ICESCORE_PROBLEM_SCHEMA: dict[str, PolarsDataType] = {
     **PROBLEM_SCHEMA,
     "language": pl.String,
     "reference_solution": pl.String,
@@ -460,7 +464,9 @@ def _read_judge_file(
                 quarantine.append(_skip(at, "judgment", None, f"{at}: no answer for {item} ({names})"))
                 continue
             stated = entry.get(f"grade-{gid}")
-            execution = stated.get("execution") if isinstance(stated, dict) else None
+            if not isinstance(stated, dict):
+                stated = {}
+            execution = stated.get("execution")
             if execution != label:
                 quarantine.append(
                     _skip(
@@ -473,7 +479,7 @@ def _read_judge_file(
                 )
                 continue
             for spec in specs:
-                row = {
+                row: dict = {
                     "item": item,
                     "judge": spec.judge,
                     "condition": CONDITION,

@@ -115,26 +115,30 @@ from cojudge_assets.core.constants import BLIND, CONDITIONS
 FORMAT_VERSION = 1
 EXTENSIONS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
 
-JUDGMENT_COLUMNS: dict[str, type[pl.DataType]] = {
-    "item": pl.String,
-    "judge": pl.String,
-    "condition": pl.String,
-    "raw_answer": pl.String,
-    "score": pl.Float64,
-    "s_algo": pl.Int32,
-    "s_robust": pl.Int32,
-    "rationale": pl.String,
-    "model": pl.String,
-    "source_file": pl.String,
-    "source_line": pl.Int64,
-}
-REJECT_COLUMNS: dict[str, type[pl.DataType]] = {
-    "source_file": pl.String,
-    "source_line": pl.Int64,
-    "judge": pl.String,
-    "field": pl.String,
-    "reason": pl.String,
-}
+JUDGMENT_COLUMNS = pl.Schema(
+    {
+        "item": pl.String,
+        "judge": pl.String,
+        "condition": pl.String,
+        "raw_answer": pl.String,
+        "score": pl.Float64,
+        "s_algo": pl.Int32,
+        "s_robust": pl.Int32,
+        "rationale": pl.String,
+        "model": pl.String,
+        "source_file": pl.String,
+        "source_line": pl.Int64,
+    }
+)
+REJECT_COLUMNS = pl.Schema(
+    {
+        "source_file": pl.String,
+        "source_line": pl.Int64,
+        "judge": pl.String,
+        "field": pl.String,
+        "reason": pl.String,
+    }
+)
 ANSWER_COLUMNS: dict[str, type[pl.DataType]] = {
     "attempt_uid": pl.String,
     "condition": pl.String,
@@ -467,7 +471,8 @@ def read_judgments(
         raise ImportFormatError(f"{path}: judgments file not found")
     if path.stat().st_size == 0:
         raise ImportFormatError(f"{path}: the file is empty (a CSV needs at least its header row)")
-    source, bad = str(path), []
+    source = str(path)
+    bad: list[dict] = []
     if kind == "csv":
         raw = _read_csv(path)
     elif kind == "jsonl":

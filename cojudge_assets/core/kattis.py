@@ -125,10 +125,10 @@ def read_problem(root: Path) -> ProblemPackage:
     if "float_tolerance" in flags:
         try:
             tolerance = float(flags[flags.index("float_tolerance") + 1])
-        except (IndexError, ValueError):
+        except (IndexError, ValueError) as err:
             raise ProblemFormatError(
                 f"{meta_path}: field 'validator_flags' has float_tolerance without a number", field="validator_flags"
-            )
+            ) from err
     return ProblemPackage(
         problem_id=root.name,
         name=str(meta.get("name") or root.name),

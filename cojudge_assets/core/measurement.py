@@ -51,6 +51,7 @@ from itertools import combinations
 
 import numpy as np
 import polars as pl
+from numpy.typing import ArrayLike
 
 from cojudge_assets.core import agreement, calibration, pooling
 from cojudge_assets.core import metrics as m
@@ -230,10 +231,10 @@ def _condition_order(condition: str) -> tuple[int, str]:
 class Replicates:
     """Bootstrap replicates collected block by block, keyed by name."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.values: dict[tuple, list[np.ndarray]] = {}
 
-    def add(self, key: tuple, block: np.ndarray) -> None:
+    def add(self, key: tuple, block: ArrayLike) -> None:
         self.values.setdefault(key, []).append(np.asarray(block, dtype=np.float64))
 
     def get(self, key: tuple) -> np.ndarray:
@@ -294,7 +295,7 @@ def measure(
                 boot.add((*key, name), fn(cell, wc, decisions[key]))
             subset = u.evidence[cell.index]
             boot.add((*key, "roc_auc_evidence"), m.roc_auc(cell.y[subset], cell.p[subset], sample_weight=wc[:, subset]))
-        for condition, panel in panels.items():
+        for panel in panels.values():
             if panel.members:
                 _panel_replicates(u, panel, w, boot)
         for judge in u.judges:
@@ -396,7 +397,7 @@ def _coverage(u: Universe, outcomes: pl.DataFrame | None) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
-def _judge_metrics(u, decisions, thresholds, boot, problem_boot) -> pl.DataFrame:
+def _judge_metrics(u: Universe, decisions, thresholds, boot, problem_boot) -> pl.DataFrame:
     rows = []
     for key, cell in u.cells.items():
         for name, fn in SCALAR_METRICS.items():
@@ -436,7 +437,7 @@ def _judge_metrics(u, decisions, thresholds, boot, problem_boot) -> pl.DataFrame
     return pl.DataFrame(rows, schema=schema)
 
 
-def _scale_validity(u, boot, decisions) -> pl.DataFrame:
+def _scale_validity(u: Universe, boot, decisions) -> pl.DataFrame:
     rows = []
     for key, cell in u.cells.items():
         validity = calibration.scale_validity(cell.p, cell.y)
@@ -577,7 +578,7 @@ def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
                 len(items),
             )
         )
-        best = max(members, key=members.get)
+        best = max(members, key=members.__getitem__)
         rows.append(_row(best, condition, "best_member_roc_auc", members[best], member_boot[best], len(cells[best].p)))
         rows.append(
             _row(
@@ -650,7 +651,7 @@ def _consistency(predictions: pl.DataFrame) -> pl.DataFrame:
         pl.col("code").shift(1).over("judge", "condition", "participant", "problem_id").alias("previous_code"),
         pl.col("p_accept").shift(1).over("judge", "condition", "participant", "problem_id").alias("previous_p"),
     ).filter(pl.col("previous_code").is_not_null() & (pl.col("code") == pl.col("previous_code")))
-    for (judge, condition), part in ordered.group_by("judge", "condition", maintain_order=True):
+    for (judge, condition), _part in ordered.group_by("judge", "condition", maintain_order=True):
         mine = pairs.filter((pl.col("judge") == judge) & (pl.col("condition") == condition))
         moves = (mine["p_accept"] - mine["previous_p"]).abs().to_numpy() if len(mine) else np.array([])
         for metric, value in (

@@ -26,6 +26,7 @@ so a caption can be checked against the title drawn in the image.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import matplotlib
 import numpy as np
@@ -74,9 +75,10 @@ def _save(fig, path) -> Path:
 def png_title(path) -> str:
     """The title a figure of this module was drawn with (its PNG ``Title`` chunk; "" if it has none)."""
     from PIL import Image
+    from PIL.PngImagePlugin import PngImageFile
 
     with Image.open(path) as image:
-        return image.text.get("Title", "")
+        return image.text.get("Title", "") if isinstance(image, PngImageFile) else ""
 
 
 def roc_curves(curves: dict[str, tuple[np.ndarray, np.ndarray]], path, title: str) -> Path:
@@ -101,7 +103,7 @@ def reliability_diagram(tables: dict[str, pl.DataFrame], path, title: str) -> Pa
     fig, ax = plt.subplots(figsize=SQUARE_FIGSIZE)
     ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="perfect calibration")
     filled = {label: table.filter(pl.col("n") > 0).sort("bin") for label, table in tables.items()}
-    largest = max((int(t["n"].max()) for t in filled.values() if t.height), default=1)
+    largest = max((int(cast(int, t["n"].max())) for t in filled.values() if t.height), default=1)
     for label, table in filled.items():
         mean_p, observed = table["mean_p"].to_numpy(), table["observed_rate"].to_numpy()
         (line,) = ax.plot(mean_p, observed, linewidth=1, label=label)
@@ -203,7 +205,8 @@ def trajectories(series: dict[str, tuple[list, list, list]], path, title: str, x
         (line,) = ax.plot(x, y, marker="o", markersize=3, linewidth=1.2, label=label)
         hits = [(a, b) for a, b, m in zip(x, y, marked) if m]
         if hits:
-            ax.scatter(*zip(*hits), marker="*", s=120, color=line.get_color(), zorder=3)
+            hit_x, hit_y = zip(*hits)
+            ax.scatter(hit_x, hit_y, marker="*", s=120, color=line.get_color(), zorder=3)
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
     if series:
         ax.legend(fontsize="x-small")
@@ -283,15 +286,15 @@ def shift_by_operator(metrics: pl.DataFrame, order: list[str], path, title: str)
     ax.axhline(0, color="black", linewidth=0.8)
     band = control_interval(metrics)
     if band is not None:
-        lo, hi = band
+        band_lo, band_hi = band
         bottom, top = ax.get_ylim()
         least = MIN_BAND_FRACTION * (top - bottom)
-        label = f"control interval [{lo:.3g}, {hi:.3g}]"
-        if hi - lo < least:
-            middle = (lo + hi) / 2
-            lo, hi = middle - least / 2, middle + least / 2
+        label = f"control interval [{band_lo:.3g}, {band_hi:.3g}]"
+        if band_hi - band_lo < least:
+            middle = (band_lo + band_hi) / 2
+            band_lo, band_hi = middle - least / 2, middle + least / 2
             label += f", drawn {MIN_BAND_FRACTION:.0%} of the axis tall"
-        ax.axhspan(lo, hi, color="grey", alpha=0.35, label=label, zorder=0)
+        ax.axhspan(band_lo, band_hi, color="grey", alpha=0.35, label=label, zorder=0)
         for end in band:
             ax.axhline(end, color="grey", linewidth=0.8, linestyle="--", zorder=0)
         ax.set_ylim(bottom, top)
@@ -309,7 +312,8 @@ def control_interval(metrics: pl.DataFrame) -> tuple[float, float] | None:
     control = metrics.filter((pl.col("metric") == "mean_shift") & pl.col("subset").is_in(CONTROL_OPERATORS))
     if control.is_empty() or control["lo"].drop_nulls().drop_nans().is_empty():
         return None
-    return float(control["lo"].drop_nans().min()), float(control["hi"].drop_nans().max())
+    # Float64 columns with a non-null value (checked above)
+    return float(cast(float, control["lo"].drop_nans().min())), float(cast(float, control["hi"].drop_nans().max()))
 
 
 def kaplan_meier(

@@ -15,26 +15,28 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-PREDICTIONS_SCHEMA = {
-    "attempt_uid": pl.String,
-    "judge": pl.String,
-    "condition": pl.String,
-    "p_accept": pl.Float64,
-    "s_algo": pl.Int32,
-    "s_robust": pl.Int32,
-    "request_hash": pl.String,
-    "served_model": pl.String,
-    "participant": pl.String,
-    "problem_id": pl.String,
-    "turn": pl.Int64,
-    "verdict": pl.String,
-    "accepted": pl.Boolean,
-    "y": pl.Int64,
-    "evidence": pl.Boolean,
-    "code": pl.String,
-    "code_matches": pl.Boolean,
-    "language": pl.String,
-}
+PREDICTIONS_SCHEMA = pl.Schema(
+    {
+        "attempt_uid": pl.String,
+        "judge": pl.String,
+        "condition": pl.String,
+        "p_accept": pl.Float64,
+        "s_algo": pl.Int32,
+        "s_robust": pl.Int32,
+        "request_hash": pl.String,
+        "served_model": pl.String,
+        "participant": pl.String,
+        "problem_id": pl.String,
+        "turn": pl.Int64,
+        "verdict": pl.String,
+        "accepted": pl.Boolean,
+        "y": pl.Int64,
+        "evidence": pl.Boolean,
+        "code": pl.String,
+        "code_matches": pl.Boolean,
+        "language": pl.String,
+    }
+)
 
 
 PREDICTIONS_SQL = """
@@ -56,7 +58,7 @@ def has_table(conn: duckdb.DuckDBPyConnection, name: str, schema: str = "main") 
     return bool(
         conn.execute(
             "select count(*) from information_schema.tables where table_schema = ? and table_name = ?", [schema, name]
-        ).fetchone()[0]
+        ).fetchall()[0][0]
     )
 
 
@@ -67,7 +69,7 @@ def read_predictions(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return conn.execute(PREDICTIONS_SQL).pl().cast(PREDICTIONS_SCHEMA)
 
 
-OUTCOMES_SCHEMA = {"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "status": pl.String}
+OUTCOMES_SCHEMA = pl.Schema({"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "status": pl.String})
 
 
 def read_outcomes(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -101,15 +103,17 @@ def read_outcomes(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 def read_judge_cache(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """The judge cache's keys, status and p of the contest's attempts (for run-to-run agreement between epochs)."""
-    columns = {
-        "judge": pl.String,
-        "condition": pl.String,
-        "attempt_uid": pl.String,
-        "request_hash": pl.String,
-        "epoch": pl.Int32,
-        "status": pl.String,
-        "p_accept": pl.Float64,
-    }
+    columns = pl.Schema(
+        {
+            "judge": pl.String,
+            "condition": pl.String,
+            "attempt_uid": pl.String,
+            "request_hash": pl.String,
+            "epoch": pl.Int32,
+            "status": pl.String,
+            "p_accept": pl.Float64,
+        }
+    )
     if not has_table(conn, "judge_cache"):
         return pl.DataFrame(schema=columns)
     # the cache also holds the perturbation study's mutants: keep the contest's attempts only

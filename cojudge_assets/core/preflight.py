@@ -48,9 +48,11 @@ def module_constant(module: str, name: str) -> tuple[str, ...] | None:
     ``NAME = ("a", B, ...)`` where each item is a string literal or a name bound to one earlier in the module.
     None when the source does not say it that simply."""
     spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return None
     try:
         tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
-    except (AttributeError, TypeError, OSError, SyntaxError):
+    except (OSError, SyntaxError):
         return None
     strings: dict[str, str] = {}
     for node in tree.body:
@@ -68,7 +70,8 @@ def module_constant(module: str, name: str) -> tuple[str, ...] | None:
                 else None
                 for item in value.elts
             ]
-            return tuple(items) if all(isinstance(item, str) for item in items) else None
+            found = [item for item in items if isinstance(item, str)]
+            return tuple(found) if len(found) == len(items) else None
     return None
 
 
@@ -203,7 +206,7 @@ def stored_rows(database: Path, table: str) -> int | None:
     try:
         found = conn.execute(
             "select count(*) from information_schema.tables where table_schema = 'main' and table_name = ?", [table]
-        ).fetchone()[0]
-        return int(conn.execute(f'select count(*) from main."{table}"').fetchone()[0]) if found else None
+        ).fetchall()[0][0]
+        return int(conn.execute(f'select count(*) from main."{table}"').fetchall()[0][0]) if found else None
     finally:
         conn.close()

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from cojudge_assets.core.examples import PACKAGE_MARK, same_examples, statement_examples
 from cojudge_assets.core.kattis import scan_problems
 
-PROBLEM_SCHEMA = {
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType  # the dtype alias polars' own signatures use
+
+PROBLEM_SCHEMA: dict[str, PolarsDataType] = {
     "problem_id": pl.String,
     "name": pl.String,
     "statement": pl.String,

@@ -231,10 +231,15 @@ figcaption .reading-guide { display: block; color: #59636e; font-style: italic; 
 <div class="table-wrap">
 <table>
 <caption>{{ t.caption }}</caption>
-<thead><tr>{% for c in t.columns %}<th>{% for part in c.split("_") %}{{ part }}{% if not loop.last %}_<wbr>{% endif %}{% endfor %}</th>{% endfor %}</tr></thead>
+<thead><tr>{% for c in t.columns %}<th>\
+{% for part in c.split("_") %}{{ part }}{% if not loop.last %}_<wbr>{% endif %}{% endfor %}\
+</th>{% endfor %}</tr></thead>
 <tbody>
 {% for row in t.rows %}
-<tr>{% for cell in row %}<td{% if t.numeric[loop.index0] %} class="num"{% elif cell|length > PROSE_CHARS %} class="prose"{% elif INTERVAL_SPACE in cell or " = " in cell %} class="breakable"{% endif %}>{{ cell|replace(" = ", INTERVAL_SPACE + "= ") }}</td>{% endfor %}</tr>
+<tr>{% for cell in row %}<td{% if t.numeric[loop.index0] %} class="num"\
+{% elif cell|length > PROSE_CHARS %} class="prose"\
+{% elif INTERVAL_SPACE in cell or " = " in cell %} class="breakable"{% endif %}>\
+{{ cell|replace(" = ", INTERVAL_SPACE + "= ") }}</td>{% endfor %}</tr>
 {% endfor %}
 </tbody>
 </table>
@@ -249,7 +254,8 @@ figcaption .reading-guide { display: block; color: #59636e; font-style: italic; 
 {% for f in s.figures %}
 <figure>
 <img src="{{ f.src }}" alt="{{ f.caption }}">
-<figcaption><span class="caption">{{ f.caption }}</span><span class="reading-guide">{{ f.reading_guide }}</span></figcaption>
+<figcaption><span class="caption">{{ f.caption }}</span>\
+<span class="reading-guide">{{ f.reading_guide }}</span></figcaption>
 </figure>
 {% endfor %}
 </section>

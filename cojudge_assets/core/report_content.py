@@ -11,6 +11,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import cast
 
 import duckdb
 import numpy as np
@@ -704,7 +705,7 @@ def dynamics_figures(conn: duckdb.DuckDBPyConnection, folder: Path, success: pl.
     trajs = _trajectories(conn)
     if trajs is not None:
         durations = dynamics.survival_durations(trajs).rename({"duration": "t"})
-        stopped = 1 - trajs["solved"].mean()
+        stopped = 1 - cast(float, trajs["solved"].mean())
         guide = (
             f"A cross marks a trajectory that stopped unsolved ({stopped:.0%} of {trajs.height}, the dotted "
             "line): "
@@ -712,7 +713,7 @@ def dynamics_figures(conn: duckdb.DuckDBPyConnection, folder: Path, success: pl.
             "share still unsolved among the trajectories still being attempted at each turn, with its 95% "
             "band. It is not the share never solved (1 minus the plateau of Success@Turn)"
         )
-        end = int(durations["t"].max())  # turns are whole numbers
+        end = int(cast(float, durations["t"].max()))  # turns are whole numbers
         last = durations.filter(pl.col("t") == end)
         if last["solved"].all():
             n = last.height

@@ -236,7 +236,7 @@ def scrub_private_keys(text: str) -> str:
     replaced by ``[secret:private-key]``. The END lines are found once, so the time is linear in the text."""
     if "PRIVATE KEY" not in text:
         return text
-    ends: dict[tuple[str, str], list[int]] = {}
+    ends: dict[tuple[str, ...], list[int]] = {}
     for end in PEM_END.finditer(text):
         ends.setdefault(end.group(1, 2), []).append(end.end())
     pieces, last = [], 0
@@ -245,7 +245,12 @@ def scrub_private_keys(text: str) -> str:
             continue
         candidates = ends.get(begin.group(1, 2), [])
         i = bisect.bisect_left(candidates, begin.end())
-        stop = candidates[i] if i < len(candidates) else PEM_TAIL.match(text, begin.end()).end()
+        if i < len(candidates):
+            stop = candidates[i]
+        else:
+            tail = PEM_TAIL.match(text, begin.end())
+            assert tail is not None  # every part of PEM_TAIL is optional: it always matches
+            stop = tail.end()
         pieces += [text[last : begin.start()], "[secret:private-key]"]
         last = stop
     return "".join(pieces) + text[last:]

@@ -44,7 +44,7 @@ from urllib.parse import urlparse
 import yaml
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from cojudge_assets.core.imported import ImportedSource
+from cojudge_assets.core.imported import ImportedSource, Scale
 from cojudge_assets.judges.client import JudgeConfig
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -214,7 +214,7 @@ def layout_judges(corpus: Path, layout: str) -> list[JudgeSpec]:
                     path=str(Path(corpus).resolve()),
                     layout="icescore",
                     judge=name,
-                    scale={"min": low, "max": high, "integer": integer},
+                    scale=Scale(min=low, max=high, integer=integer),
                 ),
                 description=f"imported from the ICE-Score release ({name})",
             )

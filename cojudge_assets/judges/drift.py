@@ -115,7 +115,7 @@ def drift_epochs(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> dict[
     known = conn.execute(
         "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
         [schema, DRIFT_TABLE],
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     if not known:
         return {}
     rows = conn.execute(f"select judge, max(new_epoch) from {schema}.{DRIFT_TABLE} group by judge").fetchall()

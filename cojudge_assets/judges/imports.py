@@ -15,7 +15,8 @@ Its partitions of ``judge_outputs`` are filled by :func:`import_partition` inste
 
 A partition whose source digest is unchanged is up to date: the digest is the judge's data version of the
 ``judges_file`` source asset (freshness.py ``judges_file_versions``), so its step is skipped, unchanged files
-cost nothing and a changed file re-imports that judge only. When the step runs (a changed file, changed requests, ``--force``), the import is done whole again.
+cost nothing and a changed file re-imports that judge only. When the step runs (a changed file, changed requests,
+``--force``), the import is done whole again.
 """
 
 from __future__ import annotations
@@ -25,14 +26,25 @@ import hashlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import polars as pl
 
 from cojudge_assets.core.constants import BLIND
-from cojudge_assets.core.imported import JUDGMENT_COLUMNS, REJECT_COLUMNS, answers, file_sha256, read_judgments
+from cojudge_assets.core.imported import (
+    JUDGMENT_COLUMNS,
+    REJECT_COLUMNS,
+    ImportedSource,
+    answers,
+    file_sha256,
+    read_judgments,
+)
 from cojudge_assets.judges.config import JudgeSpec
 from cojudge_assets.judges.store import CACHE_COLUMNS, CACHE_TABLE, OUTPUT_SCHEMA, current_epoch, ensure_tables
+
+if TYPE_CHECKING:
+    from cojudge_assets.core.icescore import IceScoreCorpus  # imported when an ICE-Score judge is read
 
 IMPORTS_TABLE = "judge_imports"
 REJECTS_TABLE = "import_rejects"
@@ -51,11 +63,15 @@ class ImportStats:
     sha256: str = ""
 
 
+def _imported(spec: JudgeSpec) -> ImportedSource:
+    if spec.imported is None:
+        raise ValueError(f"judge {spec.name} is not an imported judge (it has no imported: source)")
+    return spec.imported
+
+
 def source_files(spec: JudgeSpec) -> list[Path]:
     """The files an imported judge's answers come from."""
-    source = spec.imported
-    if source is None:
-        raise ValueError(f"judge {spec.name} is not an imported judge")
+    source = _imported(spec)
     if source.layout == "icescore":
         from cojudge_assets.core.icescore import icescore_judge_files
 
@@ -65,14 +81,14 @@ def source_files(spec: JudgeSpec) -> list[Path]:
 
 def source_digest(spec: JudgeSpec) -> str:
     """sha256 over the judge's source files (names and bytes) and its declared scale."""
-    digest = hashlib.sha256(spec.imported.scale.model_dump_json().encode())
+    digest = hashlib.sha256(_imported(spec).scale.model_dump_json().encode())
     for path in source_files(spec):
         digest.update(path.name.encode() + b"\0" + file_sha256(path).encode())
     return digest.hexdigest()
 
 
 @functools.lru_cache(maxsize=2)
-def _icescore(root: str, stamp: tuple) -> object:
+def _icescore(root: str, stamp: tuple) -> IceScoreCorpus:
     from cojudge_assets.core.icescore import read_icescore
 
     return read_icescore(Path(root))
@@ -86,7 +102,7 @@ def load_answers(spec: JudgeSpec, condition: str, known_items: set[str]) -> tupl
     """(answers, rejects) of the judge under ``condition``: core/imported.py's validation of its source's rows
     (the file's own, or the ICE-Score release's as read by core/icescore.py). Rows of other conditions are left
     to those conditions' partitions."""
-    source = spec.imported
+    source = _imported(spec)
     if source.layout == "icescore":
         release = _icescore(str(Path(source.path).resolve()), _stamp(Path(source.path)))
         name = source.judge or spec.name
@@ -134,7 +150,7 @@ def _has(conn: duckdb.DuckDBPyConnection, table: str, schema: str) -> bool:
     return bool(
         conn.execute(
             "select count(*) from information_schema.tables where table_schema = ? and table_name = ?", [schema, table]
-        ).fetchone()[0]
+        ).fetchall()[0][0]
     )
 
 
@@ -182,9 +198,9 @@ def import_partition(
     ).cast(OUTPUT_SCHEMA)
     batch = table.to_arrow()  # noqa: F841 (read by DuckDB by name)
     rejects = rejects.with_columns(pl.lit(spec.name).alias("judge"))  # the judge as cojudge names it
-    reject_rows = (
+    reject_rows = (  # noqa: F841 (read by DuckDB by name)
         rejects.with_columns(pl.lit(condition).alias("condition")).select("condition", *REJECT_COLUMNS).to_arrow()
-    )  # noqa: F841
+    )
     stats.imported = len(table)
     stats.ok = int((table["status"] == "ok").sum())
     stats.invalid = len(table) - stats.ok

@@ -245,7 +245,8 @@ def _max_bound(statement: str) -> tuple[float, float]:
 def _loop_depth(code: str, language: str) -> int:
     """Deepest nesting of loops (braces for C-like languages, indentation for Python)."""
     if language == "python":
-        depth, stack = 0, []
+        depth = 0
+        stack: list[int] = []
         for line in code.splitlines():
             stripped = line.lstrip()
             if not stripped or stripped.startswith("#"):
@@ -397,9 +398,11 @@ def register_local_judges(contest_judge: ContestJudge | None = None) -> dict[str
     }
     handlers = {name: cls(name, scorer) for name, scorer in scorers.items()}
 
-    class Router(cls):  # one provider, the model name picks the scorer
-        def completion(self, model, messages, *args, **kwargs):
-            return handlers[model.split("/")[-1]].completion(model, messages, *args, **kwargs)
+    def route(self, model, messages, *args, **kwargs):
+        return handlers[model.split("/")[-1]].completion(model, messages, *args, **kwargs)
+
+    # one provider, the model name picks the scorer; made with type() because its base is made at run time
+    Router = type("Router", (cls,), {"completion": route})
 
     existing = [p for p in (litellm.custom_provider_map or []) if p.get("provider") != LOCAL_PROVIDER]
     litellm.custom_provider_map = [*existing, {"provider": LOCAL_PROVIDER, "custom_handler": Router("router", None)}]

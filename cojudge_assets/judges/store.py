@@ -72,7 +72,7 @@ CACHE_COLUMNS: dict[str, tuple[str, type[pl.DataType] | pl.DataType]] = {
 ADDED_COLUMNS = ("provenance", "source")  # columns newer than the first cache tables: added to older files
 KEY = ("attempt_uid", "judge", "condition", "request_hash", "epoch")
 ANSWERED_STATUSES = ("ok", "abstained")  # final answers: never sent again
-OUTPUT_SCHEMA = {name: dtype for name, (_, dtype) in CACHE_COLUMNS.items()}
+OUTPUT_SCHEMA = pl.Schema({name: dtype for name, (_, dtype) in CACHE_COLUMNS.items()})
 
 
 def ensure_tables(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> None:

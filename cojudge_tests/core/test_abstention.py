@@ -25,7 +25,9 @@ def test_an_abstention_is_recognised_only_in_its_exact_shape():
     assert checked.abstained and checked.abstain_reason == "the statement has no examples to run"
     assert checked.output is None and checked.error == ""
     invalid = {
-        '{"abstain": "no examples", "p_accept": 0.5, "s_algo": 3, "s_robust": 3, "rationale": "x"}': "an abstention is exactly",
+        '{"abstain": "no examples", "p_accept": 0.5, "s_algo": 3, "s_robust": 3, "rationale": "x"}': (
+            "an abstention is exactly"
+        ),
         '{"abstain": ""}': "expected a non-empty reason",
         '{"abstain": "   "}': "the reason is blank",
         '{"abstain": true}': "expected a non-empty reason",

@@ -18,11 +18,17 @@ PROGRAMS = {
     (
         "c",
         Verdict.TLE,
-    ): '#include <stdio.h>\nint main(void){volatile unsigned long x=0;long long a,b;scanf("%lld %lld",&a,&b);for(;;)x++;}\n',
+    ): (
+        "#include <stdio.h>\n"
+        'int main(void){volatile unsigned long x=0;long long a,b;scanf("%lld %lld",&a,&b);for(;;)x++;}\n'
+    ),
     (
         "c",
         Verdict.RE,
-    ): '#include <stdio.h>\nint main(void){long long a,b;scanf("%lld %lld",&a,&b);int *p=(int*)0;*p=(int)a;return 0;}\n',
+    ): (
+        "#include <stdio.h>\n"
+        'int main(void){long long a,b;scanf("%lld %lld",&a,&b);int *p=(int*)0;*p=(int)a;return 0;}\n'
+    ),
     ("c", Verdict.CE): "int main(void){ return undefined_name; }\n",
     ("cpp", Verdict.AC): '#include <iostream>\nint main(){long long a,b;std::cin>>a>>b;std::cout<<a+b<<"\\n";}\n',
     ("cpp", Verdict.WA): '#include <iostream>\nint main(){long long a,b;std::cin>>a>>b;std::cout<<a-b<<"\\n";}\n',
@@ -33,20 +39,38 @@ PROGRAMS = {
     (
         "cpp",
         Verdict.RE,
-    ): "#include <vector>\n#include <iostream>\nint main(){std::vector<int> v;long long a,b;std::cin>>a>>b;std::cout<<v.at(a);}\n",
+    ): (
+        "#include <vector>\n"
+        "#include <iostream>\n"
+        "int main(){std::vector<int> v;long long a,b;std::cin>>a>>b;std::cout<<v.at(a);}\n"
+    ),
     ("cpp", Verdict.CE): "#include <iostream>\nint main(){ std::cout << 1 }\n",
     (
         "java",
         Verdict.AC,
-    ): "import java.util.*;\npublic class Main{public static void main(String[] x){Scanner s=new Scanner(System.in);long a=s.nextLong(),b=s.nextLong();System.out.println(a+b);}}\n",
+    ): (
+        "import java.util.*;\n"
+        "public class Main{public static void main(String[] x){"
+        "Scanner s=new Scanner(System.in);long a=s.nextLong(),b=s.nextLong();"
+        "System.out.println(a+b);}}\n"
+    ),
     (
         "java",
         Verdict.WA,
-    ): "import java.util.*;\npublic class Main{public static void main(String[] x){Scanner s=new Scanner(System.in);int a=s.nextInt(),b=s.nextInt();System.out.println(a*b);}}\n",
+    ): (
+        "import java.util.*;\n"
+        "public class Main{public static void main(String[] x){"
+        "Scanner s=new Scanner(System.in);int a=s.nextInt(),b=s.nextInt();"
+        "System.out.println(a*b);}}\n"
+    ),
     (
         "java",
         Verdict.TLE,
-    ): "public class Main{public static void main(String[] x){long c=0;while(true){c++; if(c==-1) break;} System.out.println(c);}}\n",
+    ): (
+        "public class Main{public static void main(String[] x){"
+        "long c=0;while(true){c++; if(c==-1) break;} "
+        "System.out.println(c);}}\n"
+    ),
     (
         "java",
         Verdict.RE,

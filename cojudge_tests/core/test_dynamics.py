@@ -190,7 +190,10 @@ def test_success_at_turn_resamples_whole_trajectories():
 def test_success_at_turn_ignores_how_many_attempts_a_trajectory_took():
     short = trajectories_from([1, 2, None, 3], [1, 2, 2, 3])
     long = trajectories_from([1, 2, None, 3], [5, 6, 6, 6])
-    by_subset = lambda t: success_at_turn(t, max_turn=3, resamples=300).filter(pl.col("subset") == "all")
+
+    def by_subset(trajectories):
+        return success_at_turn(trajectories, max_turn=3, resamples=300).filter(pl.col("subset") == "all")
+
     assert by_subset(short).equals(by_subset(long))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import ValidationError
 
 from cojudge_assets.core.models import JudgeRequest, validate_answer
 from cojudge_assets.core.prompts import PROMPT_VERSION, render, request_hash
@@ -95,5 +96,5 @@ def test_request_hash_covers_version_and_every_field():
 
 
 def test_request_has_no_room_for_a_label():
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="verdict"):
         JudgeRequest(**REQUEST.model_dump(), verdict="AC")

@@ -11,7 +11,14 @@ import pytest
 from cojudge_assets.core.attempts import PageRules, list_pages, order_disagreements, read_attempts
 from cojudge_assets.core.pages import PageError, decode_page, naive_verdict_scan, parse_page, visible_text
 
-CODE = '#include <stdio.h>\nint main(void) {\n    int accepted = 0;\n    if (accepted < 1) printf("%d\\n", accepted);\n    return 0;\n}\n'
+CODE = (
+    "#include <stdio.h>\n"
+    "int main(void) {\n"
+    "    int accepted = 0;\n"
+    '    if (accepted < 1) printf("%d\\n", accepted);\n'
+    "    return 0;\n"
+    "}\n"
+)
 RULES = PageRules(problem_ids={"admissions", "pairsum"})
 
 

@@ -25,6 +25,7 @@ JWT = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJmYXVsdC10ZXN0LXVzZXIiLCJpYXQiOjE3MDAwMDAwMDB9"
     ".Xq3mV9bQ7rT2wY5uI8oP1aS4dF6gH0jK3lZ7xC9vB2n"
 )
+GITHUB_PAT = "github_pat_11AQWE7RT0yUiOp9Lk8Jh_7Gf6Ds5Aa4Zx3Cv2Bn1Mm0"
 PEM_LINE = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi9ZQ9lMlWzq3lC0mX8d7FqRt5Yp2Hk9vN1bG4sJ6wE0aU3iO8cL5xZ7yT"
 # secret value -> the line of chat that carries it
 SECRETS = {
@@ -34,7 +35,7 @@ SECRETS = {
     "sk-ant-api03-Wd4Ke7Rf2Tg9Yh1Uj5Ik8Ol3Pm6Nq0Bv": "anthropic key sk-ant-api03-Wd4Ke7Rf2Tg9Yh1Uj5Ik8Ol3Pm6Nq0Bv",
     "ghp_Q2w3E4r5T6y7U8i9O0p1A2s3D4f5G6h7J8k9": "git push with ghp_Q2w3E4r5T6y7U8i9O0p1A2s3D4f5G6h7J8k9",
     "gho_Z9x8C7v6B5n4M3l2K1j0H9g8F7d6S5a4Q3w2": "oauth gho_Z9x8C7v6B5n4M3l2K1j0H9g8F7d6S5a4Q3w2",
-    "github_pat_11AQWE7RT0yUiOp9Lk8Jh_7Gf6Ds5Aa4Zx3Cv2Bn1Mm0": "fine-grained github_pat_11AQWE7RT0yUiOp9Lk8Jh_7Gf6Ds5Aa4Zx3Cv2Bn1Mm0",
+    GITHUB_PAT: f"fine-grained {GITHUB_PAT}",
     "xoxb-2938475610-5647382910-Qw8Er7Ty6Ui5Op4As3Df2Gh1": "slack xoxb-2938475610-5647382910-Qw8Er7Ty6Ui5Op4As3Df2Gh1",
     "AKIAZ7Q4W2E8R5T1Y6U3": "aws_access_key_id = AKIAZ7Q4W2E8R5T1Y6U3",
     "Hs9Kd2/Lp4Mq7Nr1Wt5+Xv8Yz3Ab6Cd0EfGh2Jk4L": "aws_secret_access_key = Hs9Kd2/Lp4Mq7Nr1Wt5+Xv8Yz3Ab6Cd0EfGh2Jk4L",

@@ -120,6 +120,7 @@ def _parser(language: str) -> Parser:
 def _walk(root: Node) -> Iterator[Node]:
     cursor = root.walk()
     while True:
+        assert cursor.node is not None  # a cursor made from a node always stands on one
         yield cursor.node
         if cursor.goto_first_child():
             continue
@@ -129,7 +130,15 @@ def _walk(root: Node) -> Iterator[Node]:
 
 
 def _text(node: Node | None) -> bytes:
-    return node.text if node is not None else b""
+    return (node.text or b"") if node is not None else b""
+
+
+def _field(node: Node, name: str) -> Node:
+    """The child in field ``name``, which the grammar requires of a ``node.type`` node."""
+    child = node.child_by_field_name(name)
+    if child is None:
+        raise ValueError(f"tree-sitter node {node.type!r} has no field {name!r}, which its grammar requires")
+    return child
 
 
 def _operator(node: Node) -> bytes:
@@ -144,7 +153,7 @@ def _in_guard(node: Node) -> bool:
     parent = node.parent
     while parent is not None:
         if parent.type == "if_statement":
-            condition = parent.child_by_field_name("condition")
+            condition = _field(parent, "condition")
             if condition.start_byte <= node.start_byte and node.end_byte <= condition.end_byte:
                 return True
         parent = parent.parent
@@ -167,9 +176,9 @@ def _narrowable_declarator(declarator: Node) -> bool:
     # Only plain variables and arrays: narrowing the pointee of a pointer or reference is a different
     # change (and mostly fails to compile against its initialiser); function declarators are prototypes.
     if declarator.type == "init_declarator":
-        declarator = declarator.child_by_field_name("declarator")
+        declarator = _field(declarator, "declarator")
     while declarator.type == "array_declarator":
-        declarator = declarator.child_by_field_name("declarator")
+        declarator = _field(declarator, "declarator")
     return declarator.type in ("identifier", "field_identifier")
 
 
@@ -191,13 +200,13 @@ def _long_valued(node: Node) -> bool:
     # be a compile error, never a wrong answer.
     if node.type == "cast_expression":
         return _text(node.child_by_field_name("type")) == b"long"
-    return node.type.endswith("integer_literal") and node.text[-1:] in (b"L", b"l")
+    return node.type.endswith("integer_literal") and _text(node)[-1:] in (b"L", b"l")
 
 
 def _type_narrow(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[_Site]:
     if language == "java":
         for decl in nodes["local_variable_declaration"] + nodes["field_declaration"]:
-            type_node = decl.child_by_field_name("type")
+            type_node = _field(decl, "type")
             if type_node.type != "integral_type" or type_node.text != b"long":
                 continue
             declarators = decl.children_by_field_name("declarator")
@@ -211,12 +220,12 @@ def _type_narrow(nodes: dict[str, list[Node]], language: str, src: bytes) -> Ite
     # C/C++: typedef, using, parameters, casts and template arguments are other node types, and
     # return types hang off function_definition, so only these two declaration kinds are visited.
     for decl in nodes["declaration"] + nodes["field_declaration"]:
-        type_node = decl.child_by_field_name("type")
-        if type_node is None or not _signed_long(type_node):
+        specifier = decl.child_by_field_name("type")  # none on a C++ constructor's declaration
+        if specifier is None or not _signed_long(specifier):
             continue
         declarators = decl.children_by_field_name("declarator")
         if declarators and all(_narrowable_declarator(d) for d in declarators):
-            yield _Site(type_node.start_byte, type_node.end_byte, b"int", type_node)
+            yield _Site(specifier.start_byte, specifier.end_byte, b"int", specifier)
 
 
 def _condition_owner(node: Node) -> Node | None:
@@ -238,7 +247,7 @@ def _condition_owner(node: Node) -> Node | None:
 
 def _ror_boundary(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[_Site]:
     for expr in nodes["binary_expression"]:
-        token = expr.child_by_field_name("operator")
+        token = _field(expr, "operator")
         flipped = _ROR_FLIP.get(_text(token).decode())
         if flipped is not None and _condition_owner(expr) is not None:
             yield _Site(token.start_byte, token.end_byte, flipped.encode(), expr)
@@ -253,11 +262,11 @@ def _loop_shorten(nodes: dict[str, list[Node]], language: str, src: bytes) -> It
             condition is None
             or condition.type != "binary_expression"
             or _operator(condition) not in (b"<", b"<=")
-            or condition.child_by_field_name("left").type != "identifier"
+            or _field(condition, "left").type != "identifier"
         ):
             continue
-        bound = condition.child_by_field_name("right")
-        shortened = bound.text + b" - 1" if bound.type in _ATOMIC else b"(" + bound.text + b") - 1"
+        bound = _field(condition, "right")
+        shortened = _text(bound) + b" - 1" if bound.type in _ATOMIC else b"(" + _text(bound) + b") - 1"
         yield _Site(bound.start_byte, bound.end_byte, shortened, bound)
 
 
@@ -278,7 +287,7 @@ def _string_names(nodes: dict[str, list[Node]], language: str) -> set[bytes]:
                 target = declarator.child_by_field_name("name" if language == "java" else "declarator")
                 if declarator.type in ("init_declarator", "variable_declarator") and target is not None:
                     declarator = target
-                names.update(n.text for n in _walk(declarator) if n.type == "identifier")
+                names.update(_text(n) for n in _walk(declarator) if n.type == "identifier")
     return names
 
 
@@ -293,7 +302,7 @@ def _arith_flip(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iter
         )
 
     for expr in nodes["binary_expression"]:
-        token = expr.child_by_field_name("operator")
+        token = _field(expr, "operator")
         if _text(token) != b"+":
             continue
         # Judge the whole chain `a + b + "c"`, since concatenation is decided by any member of it.
@@ -315,7 +324,7 @@ def _discarded_updates(loop: Node) -> Iterator[Node]:
     while pending:
         node = pending.pop(0)
         if node.type == "comma_expression":
-            pending[:0] = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+            pending[:0] = [_field(node, "left"), _field(node, "right")]
         elif node.type == "update_expression":
             yield node
 
@@ -325,7 +334,7 @@ def _inc_pre(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterato
         for update in _discarded_updates(loop):
             operand, token = update.children[0], update.children[-1]
             if token.type in ("++", "--"):  # postfix: the operator comes last
-                yield _Site(update.start_byte, update.end_byte, token.text + operand.text, update)
+                yield _Site(update.start_byte, update.end_byte, _text(token) + _text(operand), update)
 
 
 def _entry_body(nodes: dict[str, list[Node]], language: str) -> Node | None:
@@ -336,7 +345,7 @@ def _entry_body(nodes: dict[str, list[Node]], language: str) -> Node | None:
             if (
                 _text(method.child_by_field_name("name")) == b"main"
                 and {"public", "static"} <= words
-                and method.child_by_field_name("type").type == "void_type"
+                and _field(method, "type").type == "void_type"
             ):
                 return method.child_by_field_name("body")
         return None

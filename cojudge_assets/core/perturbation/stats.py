@@ -27,6 +27,7 @@ mutants are drawn together), the same resamples for every statistic of a judge
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,19 +39,21 @@ from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.metrics import roc_auc, weighted_mean
 from cojudge_assets.core.predictions import has_table
 
-PAIR_SCHEMA = {
-    "judge": pl.String,
-    "seed_uid": pl.String,
-    "mutant_uid": pl.String,
-    "operator": pl.String,
-    "arm": pl.String,
-    "severity": pl.Int64,
-    "in_loop": pl.Boolean,
-    "in_guard": pl.Boolean,
-    "behaviour_changed": pl.Boolean,
-    "p_seed": pl.Float64,
-    "p_mutant": pl.Float64,
-}
+PAIR_SCHEMA = pl.Schema(
+    {
+        "judge": pl.String,
+        "seed_uid": pl.String,
+        "mutant_uid": pl.String,
+        "operator": pl.String,
+        "arm": pl.String,
+        "severity": pl.Int64,
+        "in_loop": pl.Boolean,
+        "in_guard": pl.Boolean,
+        "behaviour_changed": pl.Boolean,
+        "p_seed": pl.Float64,
+        "p_mutant": pl.Float64,
+    }
+)
 METRIC_SCHEMA = {
     "judge": pl.String,
     "metric": pl.String,
@@ -95,7 +98,9 @@ def primary(pairs: pl.DataFrame, seed_cut: float = 0.5) -> pl.DataFrame:
     )
 
 
-def _statistics(rows: pl.DataFrame, drop_cut: float) -> dict[tuple[str, str], tuple[np.ndarray, object]]:
+def _statistics(
+    rows: pl.DataFrame, drop_cut: float
+) -> dict[tuple[str, str], tuple[np.ndarray, Callable[[np.ndarray], float | np.ndarray]]]:
     """Each statistic as (row mask, function of (shift, weights over the masked rows))."""
     shift = rows["shift"].to_numpy()
     arm = rows["arm"].to_numpy()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -31,10 +32,13 @@ from cojudge_assets.core.contest_judge import ContestJudge, JudgeResult, Verdict
 from cojudge_assets.core.kattis import ProblemPackage
 from cojudge_assets.core.perturbation.operators import applies_once, mutate
 
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType  # the dtype alias polars' own signatures use
+
 MUTATED_LANGUAGES = ("c", "cpp", "java")
 PARALLEL_MUTATION_FROM = 200  # seeds; below this, starting worker processes costs more than parsing (~4 ms a seed)
 
-SEED_SCHEMA = {
+SEED_SCHEMA: dict[str, PolarsDataType] = {
     "seed_uid": pl.String,
     "participant": pl.String,
     "problem_id": pl.String,

@@ -249,7 +249,8 @@ def judge_one_partition(
         errors = failed.group_by("error").len().sort("len", descending=True).head(5)
         raise dg.Failure(
             description=f"judge {spec.name} under {condition}: {len(failed)} of {len(requests)} rows failed "
-            f"after their tries and {missing} have no row{'; stopped: ' + stats.fatal_error if stats.fatal_error else ''}. "
+            f"after their tries and {missing} have no row"
+            f"{'; stopped: ' + stats.fatal_error if stats.fatal_error else ''}. "
             "Saved rows are kept; materialize the partition again to re-send only the failed and missing ones.",
             metadata={**metadata, "errors": dg.MetadataValue.md(markdown_table(errors))},
         )
