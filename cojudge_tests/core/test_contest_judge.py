@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from cojudge_assets.core.contest_judge import Verdict, normalize_language, tokens_match
+from cojudge_assets.core.contest_judge.languages import run_limits
 
 PROGRAMS = {
     (
@@ -107,14 +110,21 @@ def test_overflow_fails_only_on_the_big_test(judge, sum_problem):
     assert result.first_failure.test == "secret/1"
 
 
-def test_time_limit_is_cpu_time_and_reported(judge, sum_problem):
+def test_time_limit_is_cpu_time_and_reported(judge, sum_problem, monkeypatch):
+    # the wall-clock backstop (2 x limit + 1 s) stops a busy loop first when a loaded machine gives it less than a
+    # third of a core; here it is far away, so what stops the program is the CPU limit this test is about
+    def roomy(language, **kwargs):
+        return dataclasses.replace(run_limits(language, **kwargs), wall_s=60.0)
+
+    monkeypatch.setattr(judge, "run_limits", roomy)
     # a variant of the program: judged afresh here, not read from the result cache
     result = judge.judge(sum_problem, "c", PROGRAMS[("c", Verdict.TLE)] + "int timed_afresh = 1;\n")
     assert not result.from_cache
     outcome = result.tests[0]
     assert outcome.verdict == Verdict.TLE and "CPU limit" in outcome.detail
-    # stopped by the kernel at the limit, which counts CPU in ticks (a hair under is possible)
-    assert outcome.cpu_s >= 0.9 * sum_problem.time_limit_s
+    # stopped by the kernel at the limit, which samples CPU at each tick, while the time reported is the precise
+    # figure: on a loaded machine the sampled count runs ahead of it (0.87 s reported at a 1 s limit was seen)
+    assert 0.75 * sum_problem.time_limit_s <= outcome.cpu_s <= 1.5 * sum_problem.time_limit_s
 
 
 def test_compilation_is_cached_by_code_hash(judge, sum_problem):
