@@ -5,7 +5,8 @@ re-run on every test first: only a seed the contest judge accepts here, with its
 output per test recorded, is mutated (``usable``).
 
 A mutant is verified when (1) it differs from its seed by exactly its recorded
-edit (operators.applies_once), (2) it compiles and, for the control and
+edit (operators.applies_once; rewrites.single_edit for the rewrites of the
+control arm: a rename, a reformat, a swap of two lines), (2) it compiles and, for the control and
 adversarial arms, (3) its output is byte-identical to the seed's on every test.
 Beyond the seed study, every semantic mutant is run on the problem's tests too
 and labelled ``behaviour_changed`` (some test's verdict differs from the seed's,
@@ -29,7 +30,8 @@ import polars as pl
 
 from cojudge_assets.core.contest_judge import ContestJudge, JudgeResult, Verdict
 from cojudge_assets.core.kattis import ProblemPackage
-from cojudge_assets.core.perturbation.operators import applies_once, mutate
+from cojudge_assets.core.perturbation.operators import mutate
+from cojudge_assets.core.perturbation.rewrites import rewrite, single_edit
 
 MUTATED_LANGUAGES = ("c", "cpp", "java")
 PARALLEL_MUTATION_FROM = 200  # seeds; below this, starting worker processes costs more than parsing (~4 ms a seed)
@@ -139,9 +141,9 @@ def _mutate_one(args: tuple[str, str, str, int | None]) -> list[dict]:
             "in_guard": m.in_guard,
             "in_loop": m.in_loop,
             "code": m.code,
-            "single_edit": applies_once(code, m),
+            "single_edit": single_edit(code, m, language),
         }
-        for m in mutate(code, language, max_per_operator=cap)
+        for m in mutate(code, language, max_per_operator=cap) + rewrite(code, language, max_per_operator=cap)
     ]
 
 

@@ -16,7 +16,7 @@ from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core import plots
 from cojudge_assets.core.constants import BLIND, SEED
-from cojudge_assets.core.perturbation.operators import OPERATORS
+from cojudge_assets.core.perturbation.rewrites import ALL_OPERATORS
 from cojudge_assets.core.perturbation.stats import (
     METRIC_SCHEMA,
     PerturbationConfig,
@@ -77,7 +77,7 @@ def mutation_seeds(
 @dg.asset(
     group_name="perturbation",
     kinds=KINDS,
-    code_version="1",
+    code_version="2",
     check_specs=[
         dg.AssetCheckSpec(
             "controls_behave_like_seeds",
@@ -198,12 +198,13 @@ class PerturbationSettings(dg.Config):
 @dg.asset(
     group_name="perturbation",
     kinds=KINDS,
-    code_version="1",
-    description="Per operator: mutants made, single-edit, compiled, verified, in a guard, in a loop, "
-    "behaviour changed on the tests, and the execution-confirmed share of the verified ones.",
+    code_version="2",
+    description="One row per operator: mutants made, single-edit, compiled, verified, in a guard, in a loop, "
+    "behaviour changed on the tests, the execution-confirmed share of the verified ones, the languages mutated, "
+    "and a note when the operator found no site.",
 )
 def perturbation_yield(context: dg.AssetExecutionContext, mutants: pl.DataFrame) -> pl.DataFrame:
-    table = yield_table(mutants)
+    table = yield_table(mutants, operators=ALL_OPERATORS)
     context.add_output_metadata({"yield": dg.MetadataValue.md(markdown_table(table))})
     return table
 
@@ -211,7 +212,7 @@ def perturbation_yield(context: dg.AssetExecutionContext, mutants: pl.DataFrame)
 @dg.asset(
     group_name="perturbation",
     kinds=KINDS,
-    code_version="1",
+    code_version="2",
     deps=["perturbation_outputs"],  # built with the Definitions only when a judge is asked: read from DuckDB
     description="One row per (judge, metric, subset): arm discrimination A_j (all, loop-context, execution-"
     "confirmed), reactions per arm, severity gradient, adversarial mean shift and rise, mean shift per operator; "
@@ -238,12 +239,17 @@ def perturbation_metrics(
         ),
     )
     folder = output_dir() / "perturbation"
-    order = [op for op in OPERATORS if op in set(table["subset"].to_list())]
+    order = [op for op in ALL_OPERATORS if op in set(table["subset"].to_list())]
     figures = {
         "shift_by_operator": plots.shift_by_operator(
             table, order, folder / "shift_by_operator.png", "Mean score shift per operator (semantic by severity)"
         )
     }
+    rewrites = [op for op in order if op in set(table.filter(pl.col("metric") == "rewrite_flip")["subset"])]
+    if rewrites:
+        figures["consistency_under_rewrite"] = plots.consistency_under_rewrite(
+            table, rewrites, folder / "consistency_under_rewrite.png", "Consistency under rewrite per judge"
+        )
     points = accuracy_points(table, judge_metrics, CONDITION)
     if len(points):
         figures["accuracy_vs_discrimination"] = plots.accuracy_vs_discrimination(
