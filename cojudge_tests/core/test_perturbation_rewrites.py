@@ -9,9 +9,18 @@ import re
 import polars as pl
 import pytest
 
+from cojudge_assets.core import plots
 from cojudge_assets.core.perturbation.operators import _parser
-from cojudge_assets.core.perturbation.rewrites import FRESH_NAMES, REWRITES, rewrite, single_edit, tokens
-from cojudge_assets.core.perturbation.verify import _mutate_one, mutation_seeds, verify_mutants
+from cojudge_assets.core.perturbation.rewrites import (
+    FRESH_NAMES,
+    REWRITES,
+    rewrite,
+    rewrite_plan,
+    single_edit,
+    tokens,
+)
+from cojudge_assets.core.perturbation.stats import PAIR_SCHEMA, PerturbationConfig, perturbation_metrics, yield_table
+from cojudge_assets.core.perturbation.verify import _mutate_one, generate_mutants, mutation_seeds, verify_mutants
 
 SUM_C = """\
 #include <stdio.h>
@@ -264,6 +273,42 @@ def test_the_cap_keeps_one_site_per_operator():
     assert all(m.operator in REWRITES and m.arm == "control" and m.severity is None for m in capped)
 
 
+def test_first_only_keeps_the_first_operator_that_applies():
+    # no swap applies to SUM_C: its turn passes to the next operator, RENAME_LOCAL
+    order = ("SWAP_STATEMENTS", "RENAME_LOCAL", "REFORMAT")
+    assert of(SUM_C, "c", "SWAP_STATEMENTS") == []
+    made = rewrite(SUM_C, "c", max_per_operator=1, operators=order, first_only=True)
+    assert [m.operator for m in made] == ["RENAME_LOCAL"]
+
+
+def test_generate_mutants_gives_each_planned_seed_one_rewrite():
+    codes = [SUM_C, SUM_CPP, SUM_JAVA, SUM_C.replace("7", "8"), SUM_CPP + "\n"]
+    seeds = pl.DataFrame(
+        {
+            "seed_uid": [f"s{i}" for i in range(5)],
+            "language": ["c", "cpp", "java", "c", "cpp"],
+            "code": codes,
+            "usable": [True] * 5,
+        }
+    )
+    made = [m for m in generate_mutants(seeds, max_per_operator=1, rewrite_seeds=4) if m["operator"] in REWRITES]
+    per_seed = {m["seed_uid"]: m["operator"] for m in made}
+    assert len(made) == len(per_seed) == 4  # one rewrite on each of 4 seeds spread over the 5, none on s2
+    assert per_seed == {"s0": "RENAME_LOCAL", "s1": "REFORMAT", "s3": "DEAD_BRANCH", "s4": "SWAP_STATEMENTS"}
+    everything = [m for m in generate_mutants(seeds, max_per_operator=1) if m["operator"] in REWRITES]
+    assert len(everything) > len(made)
+
+
+def test_the_rewrite_plan_spreads_one_rewrite_per_seed_over_the_operators_in_turn():
+    plan = rewrite_plan(10, 4)
+    chosen = [i for i, ops in enumerate(plan) if ops]
+    assert chosen == [1, 3, 6, 8]  # spread over the seeds
+    assert [plan[i][0] for i in chosen] == list(REWRITES)  # each operator first once
+    assert all(sorted(plan[i]) == sorted(REWRITES) for i in chosen)  # then the others, if it does not apply
+    assert rewrite_plan(3, None) == [REWRITES] * 3
+    assert rewrite_plan(3, 10) == [REWRITES[k:] + REWRITES[:k] for k in range(3)]
+
+
 def test_unknown_language_is_named_in_the_error():
     with pytest.raises(ValueError, match="python"):
         rewrite("print(1)\n", "python")
@@ -290,8 +335,85 @@ def test_every_rewrite_compiles_and_prints_the_seed_output(judge, sum_problem, l
     )
     seeds = mutation_seeds(attempts, {"sum": sum_problem}, judge)
     assert seeds["usable"].to_list() == [True]
-    made = [row for row in _mutate_one(("s", PROGRAMS[language], language, 1)) if row["operator"] in REWRITES]
+    made = [
+        row
+        for row in _mutate_one(("s", PROGRAMS[language], language, 1, REWRITES, False))
+        if row["operator"] in REWRITES
+    ]
     assert {row["operator"] for row in made} >= {"RENAME_LOCAL", "REFORMAT", "DEAD_BRANCH"}
     table = verify_mutants(seeds, made, {"sum": sum_problem}, judge)
     assert table["single_edit"].all() and table["compiles"].all()
     assert table["outputs_identical"].all() and table["verified"].all(), table.select("operator", "reason")
+
+
+# --- consistency under rewrite ------------------------------------------------------------------------------------
+
+
+def rewrite_pairs() -> pl.DataFrame:
+    rows = [
+        # (judge, seed, operator, p_seed, p_mutant)
+        ("j", "s1", "RENAME_LOCAL", 0.9, 0.7),  # |shift| 0.2, stays accepted
+        ("j", "s2", "RENAME_LOCAL", 0.6, 0.4),  # |shift| 0.2, flips below 0.5
+        ("j", "s1", "REFORMAT", 0.9, 0.9),
+        ("j", "s2", "REFORMAT", 0.6, 0.7),  # a rise is inconsistent too: |shift| 0.1
+        ("j", "s3", "REFORMAT", 0.3, 0.9),  # seed below the cut: not in the primary subset
+        ("j", "s1", "ARITH_FLIP", 0.9, 0.1),  # semantic: no consistency row
+    ]
+    return pl.DataFrame(
+        [
+            {
+                "judge": judge,
+                "seed_uid": seed,
+                "mutant_uid": f"{seed}~{op}~0",
+                "operator": op,
+                "arm": "semantic" if op == "ARITH_FLIP" else "control",
+                "severity": 4 if op == "ARITH_FLIP" else None,
+                "in_loop": False,
+                "in_guard": False,
+                "behaviour_changed": True if op == "ARITH_FLIP" else None,
+                "p_seed": p_seed,
+                "p_mutant": p_mutant,
+            }
+            for judge, seed, op, p_seed, p_mutant in rows
+        ],
+        schema=PAIR_SCHEMA,
+    )
+
+
+def test_consistency_under_rewrite_is_the_mean_absolute_shift_and_the_flip_share(tmp_path):
+    metrics = perturbation_metrics(rewrite_pairs(), PerturbationConfig(n_resamples=200))
+    got = {
+        (r["metric"], r["subset"]): (r["value"], r["n"])
+        for r in metrics.filter(pl.col("metric").str.starts_with("rewrite_")).iter_rows(named=True)
+    }
+    assert got.keys() == {(m, op) for m in ("rewrite_abs_shift", "rewrite_flip") for op in ("RENAME_LOCAL", "REFORMAT")}
+    assert got[("rewrite_abs_shift", "RENAME_LOCAL")] == (pytest.approx(0.2), 2)
+    assert got[("rewrite_flip", "RENAME_LOCAL")] == (pytest.approx(0.5), 2)
+    assert got[("rewrite_abs_shift", "REFORMAT")] == (pytest.approx(0.05), 2)  # (0 + 0.1) / 2, s3 left out
+    assert got[("rewrite_flip", "REFORMAT")] == (pytest.approx(0.0), 2)
+    path = plots.consistency_under_rewrite(metrics, ["RENAME_LOCAL", "REFORMAT"], tmp_path / "c.png", "Consistency")
+    assert plots.png_title(path) == "Consistency"
+
+
+def test_the_yield_has_a_row_with_a_note_for_an_operator_without_a_site():
+    mutants = pl.DataFrame(
+        {
+            "operator": ["RENAME_LOCAL", "RENAME_LOCAL"],
+            "arm": ["control", "control"],
+            "severity": [None, None],
+            "language": ["java", "c"],
+            "single_edit": [True, True],
+            "compiles": [True, True],
+            "verified": [True, False],
+            "in_guard": [False, False],
+            "in_loop": [False, False],
+            "behaviour_changed": [None, None],
+        },
+        schema_overrides={"severity": pl.Int64, "behaviour_changed": pl.Boolean},
+    )
+    table = yield_table(mutants, operators=("RENAME_LOCAL", "SWAP_STATEMENTS"))
+    rows = {r["operator"]: r for r in table.iter_rows(named=True)}
+    assert (rows["RENAME_LOCAL"]["verified"], rows["RENAME_LOCAL"]["languages"]) == (1, "c, java")
+    assert rows["RENAME_LOCAL"]["note"] is None
+    assert rows["SWAP_STATEMENTS"]["mutants"] == 0 and "no site" in rows["SWAP_STATEMENTS"]["note"]
+    assert "c, java" in rows["SWAP_STATEMENTS"]["note"]

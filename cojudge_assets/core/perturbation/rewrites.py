@@ -541,27 +541,56 @@ _MAKERS = {
 }
 
 
-def rewrite(code: str, language: str, *, max_per_operator: int | None = None) -> list[Mutant]:
-    """Every behaviour-preserving rewrite of ``code`` (see the module docstring), in :data:`REWRITES` order then
-    source order; ``max_per_operator`` keeps that many per operator, spread over the program, as
-    :func:`operators.mutate` does (before a rewrite that does not parse cleanly is dropped). verify.py checks each
-    with :func:`single_edit`."""
+def rewrite(
+    code: str,
+    language: str,
+    *,
+    max_per_operator: int | None = None,
+    operators: tuple[str, ...] = REWRITES,
+    first_only: bool = False,
+) -> list[Mutant]:
+    """The behaviour-preserving rewrites of ``code`` by ``operators`` (see the module docstring), in that order
+    then source order; ``max_per_operator`` keeps that many per operator, spread over the program, as
+    :func:`operators.mutate` does (before a rewrite that does not parse cleanly is dropped). With ``first_only``,
+    only the rewrites of the first of ``operators`` that applies. verify.py checks each with :func:`single_edit`."""
     if language not in _GRAMMARS:
         raise ValueError(f"cannot rewrite language {language!r}: expected one of {sorted(_GRAMMARS)}")
     if max_per_operator is not None and max_per_operator < 0:
         raise ValueError(f"max_per_operator must be >= 0, got {max_per_operator}")
+    unknown = set(operators) - set(REWRITES)
+    if unknown:
+        raise ValueError(f"unknown rewrite operators {sorted(unknown)}: expected some of {list(REWRITES)}")
     src = code.encode("utf-8")
     root = _parser(language).parse(src).root_node
     if root.has_error:
         return []  # a seed tree-sitter cannot read fully: no token stream to keep
     nodes = _nodes(root)
-    out = []
-    for operator in REWRITES:
+    out: list[Mutant] = []
+    for operator in operators:
         made = sorted(_MAKERS[operator](src, nodes, language), key=lambda m: m.site)
         if max_per_operator is not None:
             made = [made[i] for i in _spread(len(made), max_per_operator)]
         out.extend(m for m in made if not _parser(language).parse(m.code.encode()).root_node.has_error)
+        if first_only and out:
+            break
     return out
+
+
+def rewrite_plan(n_seeds: int, rewrite_seeds: int | None) -> list[tuple[str, ...]]:
+    """For each of ``n_seeds`` seeds (in seed_uid order), the rewrite operators to try on it.
+
+    ``rewrite_seeds`` None: every operator on every seed. N: N seeds spread evenly over them, the k-th of which
+    tries the operators from ``REWRITES[k % 4]`` on, in turn, and keeps the first that applies (one rewrite per
+    seed, the operators in rotation); the other seeds get none. Compiling a rewrite costs as much as compiling a
+    mutant, so this keeps the demo run's added cost small (MutationSettings.rewrite_seeds).
+    """
+    if rewrite_seeds is None:
+        return [REWRITES] * n_seeds
+    plan: list[tuple[str, ...]] = [()] * n_seeds
+    for k, i in enumerate(_spread(n_seeds, rewrite_seeds)):
+        turn = k % len(REWRITES)
+        plan[i] = REWRITES[turn:] + REWRITES[:turn]
+    return plan
 
 
 def _same_gaps(seed: bytes, a: list[Token], mutant: bytes, b: list[Token]) -> bool:

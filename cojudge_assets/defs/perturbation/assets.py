@@ -44,6 +44,9 @@ CONDITION = BLIND  # mutants are judged without participant context (the study's
 class MutationSettings(dg.Config):
     max_per_operator: int = 1  # sites kept per operator and seed (spread over the program); 0: every site
     max_seeds: int = 0  # 0: every accepted program; N keeps N spread evenly over them (by attempt_uid)
+    # seeds given one behaviour-preserving rewrite each (spread over them, the operators in rotation,
+    # core/perturbation/rewrites.rewrite_plan); 0: every rewrite operator on every seed
+    rewrite_seeds: int = 40
 
 
 @dg.asset(
@@ -97,7 +100,9 @@ def mutants(
     corpus: CorpusResource,
     contest_judge: ContestJudgeResource,
 ):
-    made = generate_mutants(mutation_seeds, max_per_operator=config.max_per_operator or None)
+    made = generate_mutants(
+        mutation_seeds, max_per_operator=config.max_per_operator or None, rewrite_seeds=config.rewrite_seeds or None
+    )
     table = verify_mutants(mutation_seeds, made, corpus.packages(), contest_judge.judge())
     verified = table.filter(pl.col("verified"))
     counts = verified.group_by("arm").len()
