@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -417,3 +418,21 @@ def test_the_yield_has_a_row_with_a_note_for_an_operator_without_a_site():
     assert rows["RENAME_LOCAL"]["note"] is None
     assert rows["SWAP_STATEMENTS"]["mutants"] == 0 and "no site" in rows["SWAP_STATEMENTS"]["note"]
     assert "c, java" in rows["SWAP_STATEMENTS"]["note"]
+
+
+# --- the shipped demo corpus ------------------------------------------------------------------------------------------
+
+DEMO_PROBLEMS = Path(__file__).resolve().parents[2] / "data" / "demo" / "problems"
+SUFFIX_LANGUAGE = {".c": "c", ".cpp": "cpp", ".java": "java"}
+
+
+def test_every_rewrite_of_the_demo_programs_is_one_edit_that_parses():
+    programs = sorted(p for p in DEMO_PROBLEMS.glob("*/submissions/accepted/*") if p.suffix in SUFFIX_LANGUAGE)
+    assert len(programs) >= 100
+    seen = set()
+    for path in programs:
+        code, language = path.read_text(), SUFFIX_LANGUAGE[path.suffix]
+        for m in rewrite(code, language, max_per_operator=1):
+            assert single_edit(code, m, language) and parses_cleanly(m.code, language), (path, m.operator)
+            seen.add((language, m.operator))
+    assert seen == {(language, op) for language in ("c", "cpp", "java") for op in REWRITES}
