@@ -122,8 +122,12 @@ def tokens(code: str | bytes, language: str) -> list[Token]:
 @lru_cache(maxsize=64)  # a seed's tokens are read once per rewrite of it
 def _tokens(src: bytes, language: str) -> tuple[Token, ...]:
     return tuple(
-        Token(n.type, n.text, n.start_byte, n.end_byte) for n in _leaf_nodes(_parser(language).parse(src).root_node)
+        Token(n.type, _bytes(n), n.start_byte, n.end_byte) for n in _leaf_nodes(_parser(language).parse(src).root_node)
     )
+
+
+def _bytes(node: Node | None) -> bytes:
+    return (node.text or b"") if node is not None else b""
 
 
 def _nodes(root: Node) -> dict[str, list[Node]]:
@@ -151,7 +155,7 @@ def _fresh_name(src: bytes) -> str:
 # --- RENAME_LOCAL ---------------------------------------------------------------------------------------------------
 
 
-def _declared_name(declarator: Node) -> Node | None:
+def _declared_name(declarator: Node | None) -> Node | None:
     """The identifier a variable declarator declares (through init, array, pointer and reference declarators)."""
     while declarator is not None and declarator.type != "identifier":
         if declarator.type in ("init_declarator", "array_declarator", "pointer_declarator"):
@@ -203,19 +207,19 @@ def _rename_sites(nodes: dict[str, list[Node]], language: str) -> Iterator[tuple
     macro_words: set[bytes] = set()
     for kind in ("preproc_arg", "preproc_def", "preproc_function_def"):
         for node in nodes[kind]:
-            macro_words |= _words(node.text)
+            macro_words |= _words(_bytes(node))
     by_text: dict[bytes, list[Node]] = defaultdict(list)
     for group in nodes.values():
         for node in group:
             if node.child_count == 0 and node.type.endswith("identifier"):
-                by_text[node.text].append(node)
+                by_text[_bytes(node)].append(node)
     declarations = list(_local_declarations(nodes, language))
     declared: dict[bytes, int] = defaultdict(int)
     for name, _ in declarations:
-        declared[name.text] += 1
+        declared[_bytes(name)] += 1
     for name, scope in declarations:
-        occurrences = by_text[name.text]
-        if declared[name.text] != 1 or name.text in macro_words:
+        occurrences = by_text[_bytes(name)]
+        if declared[_bytes(name)] != 1 or _bytes(name) in macro_words:
             continue
         if any(
             n.type != "identifier"
@@ -249,6 +253,8 @@ _DECLARING = {
 
 def _declares(node: Node) -> bool:
     parent = node.parent
+    if parent is None:
+        return False
     if parent.type in ("inferred_parameters", "reference_declarator"):
         return True
     return any(parent.type == t and _same(parent.child_by_field_name(f), node) for t, f in _DECLARING)
@@ -273,7 +279,7 @@ def _renames(src: bytes, nodes: dict[str, list[Node]], language: str) -> Iterato
             severity=None,
             line=name.start_point[0] + 1,
             kind="rename",
-            before=name.text.decode(),
+            before=_bytes(name).decode(),
             after=fresh,
             in_guard=_in_guard(name),
             in_loop=_in_loop(name),
@@ -294,7 +300,7 @@ def _opening_braces(root: Node) -> list[tuple[Token, Token]]:
             continue
         if prev.type in _COMMENTS or _in_directive(prev):
             continue
-        out.append((Token(prev.type, prev.text, prev.start_byte, prev.end_byte), Token("{", b"{", *_span(brace))))
+        out.append((Token(prev.type, _bytes(prev), prev.start_byte, prev.end_byte), Token("{", b"{", *_span(brace))))
     return out
 
 
@@ -305,10 +311,11 @@ def _span(node: Node) -> tuple[int, int]:
 def _leaf_nodes(root: Node) -> list[Node]:
     """The leaves under ``root`` in source order, a literal, comment or macro body as one (empty MISSING nodes left
     out)."""
-    out = []
+    out: list[Node] = []
     cursor = root.walk()
     while True:
         node = cursor.node
+        assert node is not None  # a cursor always stands on a node
         atomic = node.type in _ATOMIC_TOKENS or node.child_count == 0
         if atomic and node.end_byte > node.start_byte:
             out.append(node)
@@ -319,7 +326,7 @@ def _leaf_nodes(root: Node) -> list[Node]:
                 return out
 
 
-def _in_directive(node: Node) -> bool:
+def _in_directive(node: Node | None) -> bool:
     while node is not None:
         if node.type in _DIRECTIVES:
             return True
@@ -371,7 +378,7 @@ def _indent_unit(lines: list[bytes]) -> bytes:
 def _reindent(src: bytes, language: str) -> tuple[bytes, str, str]:
     """Every line's leading indentation from the program's unit to another (4 <-> 2 spaces, a tab -> 2 spaces);
     lines that begin inside a multi-line token (a block comment, a text block) or continue a macro keep theirs."""
-    frozen = set()
+    frozen: set[int] = set()
     for tok in tokens(src, language):
         if b"\n" in tok.text:
             first = src.count(b"\n", 0, tok.start)
@@ -425,8 +432,8 @@ def _dead_branch_text(nodes: dict[str, list[Node]], language: str) -> str | None
     body = _entry_body(nodes, language)
     if body is None:
         return None
-    returns = body.parent.child_by_field_name("type")
-    return "if (0) { return; }" if returns is not None and returns.text == b"void" else "if (0) { return 0; }"
+    returns = body.parent.child_by_field_name("type") if body.parent is not None else None
+    return "if (0) { return; }" if returns is not None and _bytes(returns) == b"void" else "if (0) { return 0; }"
 
 
 def _dead_branches(src: bytes, nodes: dict[str, list[Node]], language: str) -> Iterator[Mutant]:
@@ -458,18 +465,17 @@ def _reads_writes(statement: Node) -> tuple[set[bytes], set[bytes]] | None:
     inside = list(_walk(statement))
     if any(n.type in _SIDE_EFFECTS for n in inside):
         return None
-    names = {n.text for n in inside if n.type == "identifier"}
+    names = {_bytes(n) for n in inside if n.type == "identifier"}
     if statement.type in ("declaration", "local_variable_declaration"):
-        if statement.child_by_field_name("type") is None or statement.child_by_field_name("type").type not in (
-            _PRIMITIVE_TYPES
-        ):
+        kind = statement.child_by_field_name("type")
+        if kind is None or kind.type not in _PRIMITIVE_TYPES:
             return None
         written = set()
         for declarator in statement.children_by_field_name("declarator"):
             name = _declared_name(declarator)
             if name is None or declarator.type in ("reference_declarator", "pointer_declarator"):
                 return None
-            written.add(name.text)
+            written.add(_bytes(name))
         if any(n.type in _WRITES for n in inside):
             return None
         return names, written
@@ -485,7 +491,7 @@ def _reads_writes(statement: Node) -> tuple[set[bytes], set[bytes]] | None:
     )
     if target is None or target.type != "identifier":
         return None
-    return names, {target.text}
+    return names, {_bytes(target)}
 
 
 def _whole_line(src: bytes, node: Node) -> bool:
