@@ -6,8 +6,9 @@ output per test recorded, is mutated (``usable``).
 
 A mutant is verified when (1) it differs from its seed by exactly its recorded
 edit (operators.applies_once; rewrites.single_edit for the rewrites of the
-control arm: a rename, a reformat, a swap of two lines), (2) it compiles and, for the control and
-adversarial arms, (3) its output is byte-identical to the seed's on every test.
+control arm: a rename, a reformat, a swap of two lines), (2) it compiles and,
+for the control and adversarial arms, (3) its output is byte-identical to the
+seed's on every test.
 Beyond the seed study, every semantic mutant is run on the problem's tests too
 and labelled ``behaviour_changed`` (some test's verdict differs from the seed's,
 which is AC everywhere), so that "the defect was real" is measured. Semantic

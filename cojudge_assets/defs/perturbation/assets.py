@@ -1,7 +1,8 @@
 """Group ``perturbation``: single defects injected into accepted programs, against behaviour-preserving edits.
 
 ``mutation_seeds`` re-runs the accepted C/C++/Java programs; ``mutants`` applies
-the tree-sitter operators (core/perturbation/operators.py) and verifies every
+the tree-sitter operators (core/perturbation/operators.py) and the behaviour-
+preserving rewrites of the control arm (core/perturbation/rewrites.py) and verifies every
 mutant by execution (core/perturbation/verify.py); ``perturbation_outputs`` sends
 seeds and verified mutants through the one judging path under the blind
 condition (same cache, so a seed's blind answer from ``judge_outputs`` is
