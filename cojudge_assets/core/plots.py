@@ -304,7 +304,7 @@ def shift_by_operator(metrics: pl.DataFrame, order: list[str], path, title: str)
     return _save(fig, path)
 
 
-CONTROL_OPERATORS = ("INC_PRE", "COMMENT_INSERT")
+CONTROL_OPERATORS = ("INC_PRE", "COMMENT_INSERT", "RENAME_LOCAL", "REFORMAT", "DEAD_BRANCH", "SWAP_STATEMENTS")
 
 
 def control_interval(metrics: pl.DataFrame) -> tuple[float, float] | None:
@@ -368,4 +368,32 @@ def accuracy_vs_discrimination(points: pl.DataFrame, path, title: str) -> Path:
         title=title,
     )
     ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def consistency_under_rewrite(metrics: pl.DataFrame, order: list[str], path, title: str) -> Path:
+    """Per behaviour-preserving operator (x in ``order``), one series per judge with its seed-bootstrap interval:
+    left, the mean |p(rewrite) - p(seed)| (``rewrite_abs_shift``); right, the share of rewrites whose decision
+    flips (``rewrite_flip``). A judge that reads a rewrite as the same program sits at 0 in both."""
+    fig, axes = plt.subplots(1, 2, figsize=(FIGSIZE[0] * 1.7, FIGSIZE[1]), sharex=True)
+    positions = {op: i for i, op in enumerate(order)}
+    judges = sorted(set(metrics.filter(pl.col("metric").is_in(["rewrite_abs_shift", "rewrite_flip"]))["judge"]))
+    for ax, metric, ylabel in (
+        (axes[0], "rewrite_abs_shift", "mean |p(rewrite) - p(seed)|"),
+        (axes[1], "rewrite_flip", "share whose decision flips"),
+    ):
+        for k, judge in enumerate(judges):
+            mine = metrics.filter(
+                (pl.col("metric") == metric) & (pl.col("judge") == judge) & pl.col("subset").is_in(order)
+            )
+            x = np.array([positions[s] for s in mine["subset"].to_list()], dtype=float)
+            x += (k - (len(judges) - 1) / 2) * 0.1
+            y, lo, hi = (mine[c].to_numpy().astype(float) for c in ("value", "lo", "hi"))
+            ax.errorbar(x, y, yerr=[np.abs(y - lo), np.abs(hi - y)], fmt="o", capsize=3, label=judge)
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.set_xticks(range(len(order)), order, rotation=30, ha="right")
+        ax.set(ylabel=ylabel, ylim=(-0.02, max(0.1, ax.get_ylim()[1])))
+    axes[0].set_title(title)
+    if judges:
+        axes[1].legend(fontsize=8)
     return _save(fig, path)

@@ -19,7 +19,7 @@ import polars as pl
 
 from cojudge_assets.core import dynamics, plots
 from cojudge_assets.core.constants import CONDITIONS
-from cojudge_assets.core.perturbation.operators import OPERATORS
+from cojudge_assets.core.perturbation.rewrites import ALL_OPERATORS
 from cojudge_assets.core.perturbation.stats import accuracy_points
 from cojudge_assets.core.predictions import has_table
 from cojudge_assets.core.report import INTERVAL_SPACE, Figure, Section, Table, format_number
@@ -587,10 +587,11 @@ def measurement_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Sectio
 
 SHIFT_TITLE = "Mean score shift per operator (semantic by severity)"
 ACCURACY_TITLE = "Accuracy on real attempts vs defect discrimination (blind)"
+REWRITE_TITLE = "Consistency under rewrite: how far p moves on a behaviour-preserving edit"
 
 
 def perturbation_figures(metrics: pl.DataFrame, judge_metrics: pl.DataFrame | None, folder: Path) -> tuple[Figure, ...]:
-    order = [op for op in OPERATORS if op in set(metrics["subset"].to_list())]
+    order = [op for op in ALL_OPERATORS if op in set(metrics["subset"].to_list())]
     if not order:
         return ()
     band = plots.control_interval(metrics)
@@ -613,6 +614,20 @@ def perturbation_figures(metrics: pl.DataFrame, judge_metrics: pl.DataFrame | No
             guide + ".",
         )
     ]
+    rewrites = [op for op in order if op in set(metrics.filter(pl.col("metric") == "rewrite_flip")["subset"])]
+    if rewrites:
+        figures.append(
+            _figure(
+                plots.consistency_under_rewrite(
+                    metrics, rewrites, folder / "consistency_under_rewrite.png", REWRITE_TITLE
+                ),
+                REWRITE_TITLE,
+                "Per behaviour-preserving operator and judge, with seed-bootstrap intervals: left, how far p moves "
+                "from the seed to its rewrite (mean |p(rewrite) - p(seed)|); right, the share of rewrites whose "
+                "decision at 0.5 flips. Every rewrite printed the seed's output on every test: a consistent judge "
+                "sits at 0 in both.",
+            )
+        )
     points = accuracy_points(metrics, judge_metrics, "blind") if judge_metrics is not None else pl.DataFrame()
     if len(points):
         figures.append(
@@ -635,7 +650,7 @@ def perturbation_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Secti
     judge_metrics = _query(
         conn, "judge_metrics", "select judge, condition, metric, value, lo, hi from main.judge_metrics"
     )
-    headline = metrics.filter(pl.col("metric") != "mean_shift")
+    headline = metrics.filter(~pl.col("metric").is_in(["mean_shift", "rewrite_abs_shift", "rewrite_flip"]))
     tables = (
         Table("Mutants per operator and their verification", yields),
         Table("Perturbation metrics (primary subset: seed scored >= 0.5), seed-bootstrap 95% intervals", headline),
@@ -646,8 +661,17 @@ def perturbation_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Secti
             .drop("metric")
             .sort(
                 "judge",
-                pl.col("subset").replace_strict({op: i for i, op in enumerate(OPERATORS)}, default=len(OPERATORS)),
+                pl.col("subset").replace_strict(
+                    {op: i for i, op in enumerate(ALL_OPERATORS)}, default=len(ALL_OPERATORS)
+                ),
                 "subset",
+            ),
+        ),
+        Table(
+            "Consistency under rewrite per control operator: mean |p(rewrite) - p(seed)| and the share whose "
+            "decision flips, seed-bootstrap 95% intervals",
+            metrics.filter(pl.col("metric").is_in(["rewrite_abs_shift", "rewrite_flip"])).sort(
+                "judge", "metric", "subset"
             ),
         ),
     )

@@ -6,6 +6,7 @@ import polars as pl
 import pytest
 
 from cojudge_assets.core.perturbation.operators import mutate
+from cojudge_assets.core.perturbation.rewrites import rewrite
 from cojudge_assets.core.perturbation.verify import generate_mutants, mutation_seeds, request_frame, verify_mutants
 from cojudge_tests.conftest import write_problem
 
@@ -92,7 +93,7 @@ def test_every_mutant_is_verified_by_execution(judge, problem, language, code):
     seeds = mutation_seeds(attempts(("s", language, code, True)), {"sum": problem}, judge)
     made = generate_mutants(seeds, max_per_operator=None)
     table = verify_mutants(seeds, made, {"sum": problem}, judge)
-    assert len(table) == len(mutate(code, language)) and table["single_edit"].all()
+    assert len(table) == len(mutate(code, language)) + len(rewrite(code, language)) and table["single_edit"].all()
     controls = table.filter(pl.col("arm") != "semantic")
     # behaviour-preserving edits print the seed's bytes on every test, so they are verified
     assert len(controls) >= 3 and controls["outputs_identical"].all() and controls["verified"].all()

@@ -208,6 +208,10 @@ def test_perturbation_tables_from_the_run_command(demo_db):
         "INC_PRE",
         "COMMENT_INSERT",
         "GRADER_CLAIM",
+        "RENAME_LOCAL",
+        "REFORMAT",
+        "DEAD_BRANCH",
+        "SWAP_STATEMENTS",
     }
     judged = dict(
         con.sql("select judge, count(*) from main.perturbation_outputs where status = 'ok' group by 1").fetchall()
@@ -222,6 +226,9 @@ def test_perturbation_tables_from_the_run_command(demo_db):
     assert metrics[("sample-exec", "arm_discrimination", "all")] > 0.5
     assert metrics[("sample-exec", "reaction", "control")] == 0.0
     assert (demo_db.parent / "perturbation" / "shift_by_operator.png").exists()
+    # the local judges read a behaviour-preserving rewrite as the same program: no decision flips
+    assert metrics[("sample-exec", "rewrite_flip", "RENAME_LOCAL")] == 0.0
+    assert (demo_db.parent / "perturbation" / "consistency_under_rewrite.png").exists()
 
 
 @pytest.mark.slow

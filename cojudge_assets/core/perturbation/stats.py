@@ -19,6 +19,10 @@ Per judge (all on the primary subset):
 * ``adversarial_mean_shift`` and ``adversarial_rise``: the adversarial arm's mean
   shift and its share with shift > drop_cut (a judge talked into a higher score).
 * ``mean_shift`` per operator (subset = operator), for the severity plot.
+* Consistency under rewrite, per control operator (subset = operator): ``rewrite_abs_shift``, the mean
+  |p(rewrite) - p(seed)| (0 for a judge that reads a behaviour-preserving rewrite as the same program), and
+  ``rewrite_flip``, the share whose decision at ``seed_cut`` flips (on the primary subset: the seed was
+  accepted, the rewrite is not).
 
 Intervals: percentile intervals from a bootstrap over seeds (a seed and all its
 mutants are drawn together), the same resamples for every statistic of a judge
@@ -37,6 +41,7 @@ from cojudge_assets.core.agreement import spearman
 from cojudge_assets.core.bootstrap import cluster_codes, cluster_weights, interval
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.metrics import roc_auc, weighted_mean
+from cojudge_assets.core.perturbation.operators import ARM, SEVERITY
 from cojudge_assets.core.predictions import has_table
 
 PAIR_SCHEMA = pl.Schema(
@@ -99,7 +104,7 @@ def primary(pairs: pl.DataFrame, seed_cut: float = 0.5) -> pl.DataFrame:
 
 
 def _statistics(
-    rows: pl.DataFrame, drop_cut: float
+    rows: pl.DataFrame, drop_cut: float, seed_cut: float = 0.5
 ) -> dict[tuple[str, str], tuple[np.ndarray, Callable[[np.ndarray], float | np.ndarray]]]:
     """Each statistic as (row mask, function of (shift, weights over the masked rows))."""
     shift = rows["shift"].to_numpy()
@@ -126,8 +131,13 @@ def _statistics(
     }
     for name, mask in (("semantic", semantic), ("control", control), ("adversarial", adversarial)):
         stats[("reaction", name)] = share(mask, shift < -drop_cut)
+    operators = rows["operator"].to_numpy()
+    flip = (rows["p_mutant"].to_numpy() >= seed_cut) != (rows["p_seed"].to_numpy() >= seed_cut)
     for operator in sorted(set(rows["operator"].to_list())):
-        stats[("mean_shift", operator)] = share(rows["operator"].to_numpy() == operator, shift)
+        stats[("mean_shift", operator)] = share(operators == operator, shift)
+    for operator in sorted(set(rows.filter(pl.col("arm") == "control")["operator"].to_list())):
+        stats[("rewrite_abs_shift", operator)] = share(operators == operator, np.abs(shift))
+        stats[("rewrite_flip", operator)] = share(operators == operator, flip)
     return stats
 
 
@@ -148,7 +158,7 @@ def perturbation_metrics(pairs: pl.DataFrame, config: PerturbationConfig = Pertu
         if rows.is_empty():
             continue
         seeds = rows["seed_uid"].to_numpy()
-        stats = _statistics(rows, config.drop_cut)
+        stats = _statistics(rows, config.drop_cut, config.seed_cut)
         replicates: dict[tuple[str, str], list[np.ndarray]] = {key: [] for key in stats}
         for block in cluster_weights(cluster_codes(seeds), config.n_resamples, config.seed):
             for key, (mask, function) in stats.items():
@@ -173,9 +183,11 @@ def perturbation_metrics(pairs: pl.DataFrame, config: PerturbationConfig = Pertu
     return pl.DataFrame(out, schema=METRIC_SCHEMA)
 
 
-def yield_table(mutants: pl.DataFrame) -> pl.DataFrame:
-    """Per operator: mutants made, single-edit, compiled, verified, in a guard / a loop, execution-confirmed."""
-    return (
+def yield_table(mutants: pl.DataFrame, operators: tuple[str, ...] = ()) -> pl.DataFrame:
+    """Per operator: mutants made, single-edit, compiled, verified, in a guard / a loop, execution-confirmed, and
+    the languages it mutated. Each of ``operators`` that made no mutant gets a row of zeros with a note saying
+    so (seeds are C, C++ and Java only: other languages are never mutated, verify.MUTATED_LANGUAGES)."""
+    made = (
         mutants.group_by("operator", "arm", "severity")
         .agg(
             pl.len().alias("mutants"),
@@ -186,9 +198,35 @@ def yield_table(mutants: pl.DataFrame) -> pl.DataFrame:
             pl.col("in_loop").sum().alias("in_loop"),
             pl.col("behaviour_changed").sum().alias("behaviour_changed"),
             (pl.col("behaviour_changed").filter(pl.col("verified")).mean()).alias("confirmed_share"),
+            (
+                pl.col("language").unique().sort().str.join(", ")
+                if "language" in mutants.columns
+                else pl.lit(None, pl.String)
+            ).alias("languages"),
         )
-        .sort(pl.col("severity").fill_null(9), "operator")
+        .with_columns(pl.lit(None, pl.String).alias("note"))
     )
+    languages = ", ".join(sorted(set(mutants["language"].to_list()))) if "language" in mutants.columns else ""
+    languages = languages or "none"
+    absent = [op for op in operators if op not in set(made["operator"].to_list())]
+    if absent:
+        zero = pl.DataFrame(
+            {
+                "operator": absent,
+                "arm": [ARM.get(op, "control") for op in absent],
+                "severity": [SEVERITY.get(op) for op in absent],
+            },
+            schema={"operator": pl.String, "arm": pl.String, "severity": pl.Int64},
+        ).with_columns(
+            pl.lit(None, pl.String).alias("languages"),
+            pl.lit(f"no site in any usable seed (seeds in: {languages})").alias("note"),
+        )
+        made = pl.concat([made, zero], how="diagonal_relaxed").with_columns(
+            pl.col("mutants", "single_edit", "compiles", "verified", "in_guard", "in_loop", "behaviour_changed")
+            .fill_null(0)
+            .cast(pl.Int64)
+        )
+    return made.sort(pl.col("severity").fill_null(9), "operator")
 
 
 def accuracy_points(metrics: pl.DataFrame, judge_metrics: pl.DataFrame, condition: str) -> pl.DataFrame:

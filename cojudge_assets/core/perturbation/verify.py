@@ -5,8 +5,10 @@ re-run on every test first: only a seed the contest judge accepts here, with its
 output per test recorded, is mutated (``usable``).
 
 A mutant is verified when (1) it differs from its seed by exactly its recorded
-edit (operators.applies_once), (2) it compiles and, for the control and
-adversarial arms, (3) its output is byte-identical to the seed's on every test.
+edit (operators.applies_once; rewrites.single_edit for the rewrites of the
+control arm: a rename, a reformat, a swap of two lines), (2) it compiles and,
+for the control and adversarial arms, (3) its output is byte-identical to the
+seed's on every test.
 Beyond the seed study, every semantic mutant is run on the problem's tests too
 and labelled ``behaviour_changed`` (some test's verdict differs from the seed's,
 which is AC everywhere), so that "the defect was real" is measured. Semantic
@@ -30,7 +32,8 @@ import polars as pl
 
 from cojudge_assets.core.contest_judge import ContestJudge, JudgeResult, Verdict
 from cojudge_assets.core.kattis import ProblemPackage
-from cojudge_assets.core.perturbation.operators import applies_once, mutate
+from cojudge_assets.core.perturbation.operators import mutate
+from cojudge_assets.core.perturbation.rewrites import rewrite, rewrite_plan, single_edit
 
 if TYPE_CHECKING:
     from polars._typing import PolarsDataType  # the dtype alias polars' own signatures use
@@ -127,8 +130,9 @@ def mutation_seeds(
     return pl.DataFrame(out, schema=SEED_SCHEMA)
 
 
-def _mutate_one(args: tuple[str, str, str, int | None]) -> list[dict]:
-    seed_uid, code, language, cap = args
+def _mutate_one(args: tuple[str, str, str, int | None, tuple[str, ...], bool]) -> list[dict]:
+    seed_uid, code, language, cap, rewrites, first_only = args
+    rewritten = rewrite(code, language, max_per_operator=cap, operators=rewrites, first_only=first_only)
     return [
         {
             "seed_uid": seed_uid,
@@ -143,16 +147,27 @@ def _mutate_one(args: tuple[str, str, str, int | None]) -> list[dict]:
             "in_guard": m.in_guard,
             "in_loop": m.in_loop,
             "code": m.code,
-            "single_edit": applies_once(code, m),
+            "single_edit": single_edit(code, m, language),
         }
-        for m in mutate(code, language, max_per_operator=cap)
+        for m in mutate(code, language, max_per_operator=cap) + rewritten
     ]
 
 
-def generate_mutants(seeds: pl.DataFrame, *, max_per_operator: int | None, workers: int | None = None) -> list[dict]:
-    """Every operator at every (capped) site of every usable seed; tree-sitter parsing on all cores."""
+def generate_mutants(
+    seeds: pl.DataFrame,
+    *,
+    max_per_operator: int | None,
+    rewrite_seeds: int | None = None,
+    workers: int | None = None,
+) -> list[dict]:
+    """Every operator at every (capped) site of every usable seed, and the rewrites of rewrites.rewrite_plan
+    (``rewrite_seeds`` None: every rewrite on every seed); tree-sitter parsing on all cores."""
     usable = seeds.filter(pl.col("usable")).sort("seed_uid")
-    jobs = [(r["seed_uid"], r["code"], r["language"], max_per_operator) for r in usable.iter_rows(named=True)]
+    plan = rewrite_plan(len(usable), rewrite_seeds)
+    jobs = [
+        (r["seed_uid"], r["code"], r["language"], max_per_operator, rewrites, rewrite_seeds is not None)
+        for r, rewrites in zip(usable.iter_rows(named=True), plan)
+    ]
     workers = workers or os.cpu_count() or 1
     if workers > 1 and len(jobs) >= PARALLEL_MUTATION_FROM:
         # forkserver, not fork: the asset runs in a process with threads (Dagster's, DuckDB's), and a forked

@@ -1,7 +1,8 @@
 """Group ``perturbation``: single defects injected into accepted programs, against behaviour-preserving edits.
 
 ``mutation_seeds`` re-runs the accepted C/C++/Java programs; ``mutants`` applies
-the tree-sitter operators (core/perturbation/operators.py) and verifies every
+the tree-sitter operators (core/perturbation/operators.py) and the behaviour-
+preserving rewrites of the control arm (core/perturbation/rewrites.py) and verifies every
 mutant by execution (core/perturbation/verify.py); ``perturbation_outputs`` sends
 seeds and verified mutants through the one judging path under the blind
 condition (same cache, so a seed's blind answer from ``judge_outputs`` is
@@ -16,7 +17,7 @@ from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core import plots
 from cojudge_assets.core.constants import BLIND, SEED
-from cojudge_assets.core.perturbation.operators import OPERATORS
+from cojudge_assets.core.perturbation.rewrites import ALL_OPERATORS
 from cojudge_assets.core.perturbation.stats import (
     METRIC_SCHEMA,
     PerturbationConfig,
@@ -44,6 +45,9 @@ CONDITION = BLIND  # mutants are judged without participant context (the study's
 class MutationSettings(dg.Config):
     max_per_operator: int = 1  # sites kept per operator and seed (spread over the program); 0: every site
     max_seeds: int = 0  # 0: every accepted program; N keeps N spread evenly over them (by attempt_uid)
+    # seeds given one behaviour-preserving rewrite each (spread over them, the operators in rotation,
+    # core/perturbation/rewrites.rewrite_plan); 0: every rewrite operator on every seed
+    rewrite_seeds: int = 40
 
 
 @dg.asset(
@@ -77,7 +81,7 @@ def mutation_seeds(
 @dg.asset(
     group_name="perturbation",
     kinds=KINDS,
-    code_version="1",
+    code_version="2",
     check_specs=[
         dg.AssetCheckSpec(
             "controls_behave_like_seeds",
@@ -97,7 +101,9 @@ def mutants(
     corpus: CorpusResource,
     contest_judge: ContestJudgeResource,
 ):
-    made = generate_mutants(mutation_seeds, max_per_operator=config.max_per_operator or None)
+    made = generate_mutants(
+        mutation_seeds, max_per_operator=config.max_per_operator or None, rewrite_seeds=config.rewrite_seeds or None
+    )
     table = verify_mutants(mutation_seeds, made, corpus.packages(), contest_judge.judge())
     verified = table.filter(pl.col("verified"))
     counts = verified.group_by("arm").len()
@@ -198,12 +204,13 @@ class PerturbationSettings(dg.Config):
 @dg.asset(
     group_name="perturbation",
     kinds=KINDS,
-    code_version="1",
-    description="Per operator: mutants made, single-edit, compiled, verified, in a guard, in a loop, "
-    "behaviour changed on the tests, and the execution-confirmed share of the verified ones.",
+    code_version="2",
+    description="One row per operator: mutants made, single-edit, compiled, verified, in a guard, in a loop, "
+    "behaviour changed on the tests, the execution-confirmed share of the verified ones, the languages mutated, "
+    "and a note when the operator found no site.",
 )
 def perturbation_yield(context: dg.AssetExecutionContext, mutants: pl.DataFrame) -> pl.DataFrame:
-    table = yield_table(mutants)
+    table = yield_table(mutants, operators=ALL_OPERATORS)
     context.add_output_metadata({"yield": dg.MetadataValue.md(markdown_table(table))})
     return table
 
@@ -211,7 +218,7 @@ def perturbation_yield(context: dg.AssetExecutionContext, mutants: pl.DataFrame)
 @dg.asset(
     group_name="perturbation",
     kinds=KINDS,
-    code_version="1",
+    code_version="2",
     deps=["perturbation_outputs"],  # built with the Definitions only when a judge is asked: read from DuckDB
     description="One row per (judge, metric, subset): arm discrimination A_j (all, loop-context, execution-"
     "confirmed), reactions per arm, severity gradient, adversarial mean shift and rise, mean shift per operator; "
@@ -238,12 +245,17 @@ def perturbation_metrics(
         ),
     )
     folder = output_dir() / "perturbation"
-    order = [op for op in OPERATORS if op in set(table["subset"].to_list())]
+    order = [op for op in ALL_OPERATORS if op in set(table["subset"].to_list())]
     figures = {
         "shift_by_operator": plots.shift_by_operator(
             table, order, folder / "shift_by_operator.png", "Mean score shift per operator (semantic by severity)"
         )
     }
+    rewrites = [op for op in order if op in set(table.filter(pl.col("metric") == "rewrite_flip")["subset"])]
+    if rewrites:
+        figures["consistency_under_rewrite"] = plots.consistency_under_rewrite(
+            table, rewrites, folder / "consistency_under_rewrite.png", "Consistency under rewrite per judge"
+        )
     points = accuracy_points(table, judge_metrics, CONDITION)
     if len(points):
         figures["accuracy_vs_discrimination"] = plots.accuracy_vs_discrimination(
