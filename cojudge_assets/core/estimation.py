@@ -169,10 +169,12 @@ class _Groups:
             strata = np.asarray(strata, dtype=object)
             first = np.zeros(n_groups, dtype=np.int64)
             first[codes[::-1]] = np.arange(len(codes))[::-1]  # a group's first attempt gives its stratum
-            labels = sorted(set(strata[first].tolist()))
-            index = {s: i for i, s in enumerate(labels)}
+            labels = sorted({v for v in strata[first].tolist() if v is not None})
+            index = {v: i for i, v in enumerate(labels)}
             one_hot = np.zeros((n_groups, len(labels)))
-            one_hot[np.arange(n_groups), [index[s] for s in strata[first]]] = 1.0
+            for group, value in enumerate(strata[first].tolist()):
+                if value is not None:  # an attempt outside every stratum counts only in column 0
+                    one_hot[group, index[value]] = 1.0
             z = np.hstack([z, one_hot])
         return cls(total(np.ones(len(y))), total(y), total(p), total(d), total(y * d), z)
 
@@ -380,7 +382,7 @@ def simulate_cell(
     g = _Groups.build(y, p, groups, threshold, participants)
     strata_names = [None]
     if participants is not None:
-        strata_names += sorted(set(np.asarray(participants, dtype=object)[np.unique(groups, return_index=True)[1]]))
+        strata_names += sorted({v for v in np.asarray(participants, dtype=object).tolist() if v is not None})
     n_groups = len(g.m)
     truth = (g.z.T @ g.y) / (g.z.T @ g.m)
     judge = _judge_alone(g, config.alpha)
@@ -436,9 +438,19 @@ def _summaries(method, budget, est, lo, hi, truth, labels, strata_names) -> list
     return rows
 
 
+def _participant_strata(cell: pl.DataFrame) -> np.ndarray | None:
+    """A participant per attempt, None for an attempt whose participant has fewer than two groups (no
+    cluster-robust interval is possible for it); None when fewer than two participants remain."""
+    sizes = cell.filter(pl.col("participant").is_not_null()).group_by("participant").agg(pl.col("group").n_unique())
+    kept = set(sizes.filter(pl.col("group") >= 2)["participant"].to_list())
+    if len(kept) < 2:
+        return None
+    return np.array([v if v in kept else None for v in cell["participant"].to_list()], dtype=object)
+
+
 def estimate_pass_rates(frame: pl.DataFrame, config: EstimationConfig = EstimationConfig()) -> pl.DataFrame:
-    """:func:`simulate_cell` for every judge x condition of an :func:`estimation_frame`; participants are strata
-    when the cell has at least two."""
+    """:func:`simulate_cell` for every judge x condition of an :func:`estimation_frame`; the participants with at
+    least two groups are strata when the cell has at least two of them."""
     missing = set(FRAME_COLUMNS) - set(frame.columns)
     if missing:
         raise ValueError(f"frame: expected columns {list(FRAME_COLUMNS)}; missing {sorted(missing)}")
@@ -446,8 +458,7 @@ def estimate_pass_rates(frame: pl.DataFrame, config: EstimationConfig = Estimati
     for (judge, condition), cell in frame.group_by("judge", "condition", maintain_order=True):
         if cell["group"].n_unique() < 2:
             continue
-        participants = cell["participant"].fill_null("")
-        strata = participants.to_numpy() if cell["participant"].drop_nulls().n_unique() >= 2 else None
+        strata = _participant_strata(cell)
         table = simulate_cell(
             cell["y"].to_numpy(),
             cell["p"].to_numpy(),
