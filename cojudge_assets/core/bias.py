@@ -231,25 +231,26 @@ def bias_figure(table: pl.DataFrame, judge: str, path: Path, *, error: str = "p_
     terms = sorted(set(rows["term"].to_list()), key=lambda t: (COVARIATES.index(t.split("=")[0].split(" ")[0]), t))
     conditions = list(dict.fromkeys(rows["condition"].to_list()))
     fig, ax = plt.subplots(figsize=(plots.FIGSIZE[0] + 1.5, max(plots.FIGSIZE[1], 0.28 * len(terms) + 1.2)))
+    at = {t: i for i, t in enumerate(terms)}
     for k, condition in enumerate(conditions):
         part = rows.filter(pl.col("condition") == condition)
-        at = {t: i for i, t in enumerate(terms)}
-        offset = (k - (len(conditions) - 1) / 2) * 0.22
-        for r in part.iter_rows(named=True):
-            position = at[r["term"]] + offset
-            significant = r["p_adjusted"] is not None and r["p_adjusted"] < 0.05
-            ax.errorbar(
-                r["coef"],
-                position,
-                xerr=1.96 * r["se"],
-                fmt="o",
-                color=f"C{k}",
-                markerfacecolor=f"C{k}" if significant else "white",
-                markersize=5,
-                capsize=2,
-                linewidth=1,
-                label=condition if r["term"] == part["term"][0] else None,
-            )
+        position = np.array([at[t] for t in part["term"].to_list()]) + (k - (len(conditions) - 1) / 2) * 0.22
+        coef, half = part["coef"].to_numpy(), 1.96 * part["se"].to_numpy()
+        significant = (part["p_adjusted"].fill_null(1.0) < 0.05).to_numpy()
+        for mask, face, label in ((significant, f"C{k}", condition), (~significant, "white", None)):
+            if mask.any():  # one call per condition and fill: drawing stays fast with many terms
+                ax.errorbar(
+                    coef[mask],
+                    position[mask],
+                    xerr=half[mask],
+                    fmt="o",
+                    color=f"C{k}",
+                    markerfacecolor=face,
+                    markersize=5,
+                    capsize=2,
+                    linewidth=1,
+                    label=label if significant.any() else (condition if face == "white" else None),
+                )
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_yticks(range(len(terms)), terms, fontsize="small")
     ax.invert_yaxis()
