@@ -113,17 +113,30 @@ def oof_thresholds(judge_metrics: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def estimation_frame(predictions: pl.DataFrame, judge_metrics: pl.DataFrame) -> pl.DataFrame:
-    """One row per answered attempt x judge x condition: unit (attempt_uid), group (trajectory, or problem when
-    the attempt has no participant), participant, y, p (p_accept) and the cell's out-of-fold threshold. Cells
-    without a threshold (a judge that was not scored) are left out."""
+GROUPINGS = ("trajectory", "attempt")
+
+
+def estimation_frame(
+    predictions: pl.DataFrame, judge_metrics: pl.DataFrame, *, grouping: str = "trajectory"
+) -> pl.DataFrame:
+    """One row per answered attempt x judge x condition: unit (attempt_uid), group, participant, y, p (p_accept)
+    and the cell's out-of-fold threshold. Cells without a threshold (a judge that was not scored) are left out.
+
+    ``grouping``: ``trajectory`` (the default: the sampling group is the trajectory, or the problem when the
+    attempt has no participant) or ``attempt`` (every attempt a group of its own: labels drawn attempt by attempt,
+    for a corpus whose trajectories are built so that every one has the same pass rate, e.g. ITSP's pairs of one
+    accepted and one rejected attempt, where whole-trajectory samples know the pass rate exactly)."""
+    if grouping not in GROUPINGS:
+        raise ValueError(f"grouping: expected one of {GROUPINGS}, got {grouping!r}")
     needed = {"attempt_uid", "judge", "condition", "p_accept", "y", "participant", "problem_id"}
     missing = needed - set(predictions.columns)
     if missing:
         raise ValueError(f"predictions: expected columns {sorted(needed)}; missing {sorted(missing)}")
     rows = predictions.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan())
     group = (
-        pl.when(pl.col("participant").is_null())
+        pl.col("attempt_uid").cast(pl.String)
+        if grouping == "attempt"
+        else pl.when(pl.col("participant").is_null())
         .then(pl.lit("problem\x1f") + pl.col("problem_id").cast(pl.String))
         .otherwise(pl.col("participant").cast(pl.String) + pl.lit("\x1f") + pl.col("problem_id").cast(pl.String))
     )
@@ -510,7 +523,10 @@ def labels_saved(estimation: pl.DataFrame, *, k: float = 2.0) -> pl.DataFrame:
     base = overall.filter(pl.col("method") == "labels").select(
         "judge", "condition", "n", pl.col("width").alias("width_labels")
     )
-    ratio = (pl.col("width_labels") / pl.col("width")) ** 2
+    # a zero width (a sample that knows the pass rate exactly) has no label-equivalent budget
+    ratio = pl.when((pl.col("width") > 0) & (pl.col("width_labels") > 0)).then(
+        (pl.col("width_labels") / pl.col("width")) ** 2
+    )
     table = (
         overall.filter(pl.col("method").is_in(JUDGE_ASSISTED))
         .join(base, on=["judge", "condition", "n"], how="inner")
@@ -518,7 +534,7 @@ def labels_saved(estimation: pl.DataFrame, *, k: float = 2.0) -> pl.DataFrame:
         .with_columns(
             (pl.col("n_eff") - pl.col("n")).alias("labels_saved"),
             (pl.col("labels") * (ratio - 1)).alias("attempts_saved"),
-            (pl.col("n_eff") >= k * pl.col("n")).alias("at_k"),
+            (pl.col("n_eff") >= k * pl.col("n")).fill_null(False).alias("at_k"),
             pl.lit(float(k)).alias("k"),
         )
     )

@@ -147,6 +147,39 @@ def test_pass_rates_per_participant_and_budgets_capped_at_the_groups():
     assert set(table["participant"].drop_nulls()) == {f"p{i}" for i in range(6)}
 
 
+def test_a_sample_that_knows_the_pass_rate_has_no_label_equivalent_and_attempt_grouping_draws_attempts():
+    """ITSP's shape: every trajectory one accepted and one rejected attempt. Whole-trajectory samples give 0.5
+    with zero width (no labels-saved figure); attempt grouping samples attempts and gives one."""
+    rng = np.random.default_rng(4)
+    size = 400
+    y = np.tile([1, 0], size // 2)
+    predictions = pl.DataFrame(
+        {
+            "attempt_uid": [f"a{i:04d}" for i in range(size)],
+            "judge": "j",
+            "condition": "blind",
+            "p_accept": np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, size), 0, 1),
+            "y": y,
+            "participant": np.repeat([f"u{i:03d}" for i in range(size // 2)], 2),
+            "problem_id": "q",
+        }
+    )
+    judge_metrics = pl.DataFrame({"judge": ["j"], "condition": ["blind"], "metric": ["threshold_oof_median"]})
+    judge_metrics = judge_metrics.with_columns(value=pl.lit(0.5))
+    config = EstimationConfig(budgets=(50,), repetitions=100, bootstrap=100)
+    by_trajectory = estimate_pass_rates(estimation_frame(predictions, judge_metrics), config)
+    saved = labels_saved(by_trajectory)
+    assert by_trajectory.filter(pl.col("method") == "labels")["width"][0] == pytest.approx(0.0, abs=1e-12)
+    assert saved.filter(pl.col("method") == "ppi")["n_eff"].null_count() == 1
+    assert not saved["at_k"].any()
+    by_attempt = estimate_pass_rates(estimation_frame(predictions, judge_metrics, grouping="attempt"), config)
+    labels = by_attempt.filter(pl.col("participant").is_null() & (pl.col("method") == "labels")).row(0, named=True)
+    assert labels["labels"] == 50 and labels["width"] > 0.1
+    assert labels_saved(by_attempt)["n_eff"].null_count() == 0
+    with pytest.raises(ValueError, match="grouping"):
+        estimation_frame(predictions, judge_metrics, grouping="problem")
+
+
 def test_invalid_inputs_name_the_argument():
     y, p = synthetic_population(50)
     with pytest.raises(ValueError, match="y"):

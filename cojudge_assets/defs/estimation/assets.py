@@ -22,6 +22,7 @@ class EstimationSettings(dg.Config):
     alpha: float = 0.05
     k: float = 2.0  # "as narrow as labels alone with k times the labels"
     seed: int = SEED
+    grouping: str = "trajectory"  # or "attempt": labels drawn attempt by attempt (core/estimation.estimation_frame)
 
 
 class BiasSettings(dg.Config):
@@ -56,7 +57,7 @@ def estimation(
         k=config.k,
         seed=config.seed,
     )
-    table = estimate_pass_rates(estimation_frame(predictions, judge_metrics), settings)
+    table = estimate_pass_rates(estimation_frame(predictions, judge_metrics, grouping=config.grouping), settings)
     overall = table.filter(pl.col("participant").is_null())
     context.add_output_metadata(
         {
