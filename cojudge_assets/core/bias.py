@@ -44,6 +44,7 @@ ERRORS = ("p_minus_y", "oof_wrong")
 NUMERIC = ("log2_lines", "log2_tokens", "turn", "context_kchars")
 CATEGORICAL = ("language", "problem", "provenance", "verdict")
 COVARIATES = ("log2_lines", "log2_tokens", "language", "problem", "turn", "context_kchars", "provenance", "verdict")
+SE_FLOOR = 1e-9  # a standard error below this share of the error's spread is rounding, not an estimate
 TOKEN = re.compile(r"\w+|[^\w\s]")
 BIAS_SCHEMA = {
     "judge": pl.String,
@@ -168,7 +169,18 @@ def _fit(part: pl.DataFrame, error: str, covariate: str) -> list[dict]:
     clusters = cluster_codes(data["trajectory"].to_numpy())
     if clusters.max() < 1:
         return [_note(covariate, len(data), "a single trajectory: no cluster-robust standard error")]
+    notes = []
     if covariate in CATEGORICAL:
+        # a level seen in one trajectory only has no cluster-robust variance: its rows are left out, with a note
+        spread = data.group_by(covariate).agg(pl.col("trajectory").n_unique().alias("clusters"))
+        lone = sorted(spread.filter(pl.col("clusters") < 2)[covariate].to_list())
+        if lone:
+            data = data.filter(~pl.col(covariate).is_in(lone))
+            shown = ", ".join(map(str, lone[:5])) + (f" and {len(lone) - 5} more" if len(lone) > 5 else "")
+            notes.append(_note(covariate, len(data), f"levels in a single trajectory, not tested: {shown}"))
+            if data[covariate].n_unique() < 2:
+                return notes
+            clusters = cluster_codes(data["trajectory"].to_numpy())
         counts = data[covariate].value_counts(sort=True)
         reference = counts.sort(["count", covariate], descending=[True, False])[covariate][0]
         levels = sorted(v for v in counts[covariate].to_list() if v != reference)
@@ -179,19 +191,21 @@ def _fit(part: pl.DataFrame, error: str, covariate: str) -> list[dict]:
         design = np.column_stack([np.ones(len(data)), data[covariate].to_numpy().astype(float)])
         names = [covariate]
     result = sm.OLS(data[error].to_numpy().astype(float), design).fit(cov_type="cluster", cov_kwds={"groups": clusters})
-    return [
-        {
-            "covariate": covariate,
-            "term": name,
-            "coef": float(result.params[i + 1]),
-            "se": float(result.bse[i + 1]),
-            "p": float(result.pvalues[i + 1]),
-            "n": len(data),
-            "groups": int(clusters.max()) + 1,
-            "note": None,
-        }
-        for i, name in enumerate(names)
-    ]
+    rows = []
+    scale = max(float(np.std(data[error].to_numpy())), 1e-300)
+    for i, name in enumerate(names):
+        coef, se = float(result.params[i + 1]), float(result.bse[i + 1])
+        row = {"covariate": covariate, "term": name, "coef": coef, "se": se, "n": len(data)}
+        row["groups"] = int(clusters.max()) + 1
+        if (
+            not se > SE_FLOOR * scale
+        ):  # no variation left between clusters (a perfect fit, residuals cancelling within every trajectory)
+            rows.append(
+                row | {"p": None, "note": "no residual variance between trajectories (e.g. a perfect fit): not tested"}
+            )
+        else:
+            rows.append(row | {"p": float(result.pvalues[i + 1]), "note": None})
+    return notes + rows
 
 
 def bias_diagnostics(frame: pl.DataFrame, *, method: str = "holm", covariates=COVARIATES) -> pl.DataFrame:
