@@ -7,7 +7,8 @@ Reads predictions, judge_metrics and participant_context from a materialized Duc
 (estimation: estimation_frame + estimate_pass_rates with the pipeline's defaults; labels_saved;
 bias_diagnostics: bias_frame + bias_diagnostics + one figure per judge). At scale k the attempts are
 replicated k times with new attempt ids and new participants (so trajectories are replicated, not
-lengthened); thresholds are the study's. Prints the date, the load average, and seconds per step and scale.
+lengthened); thresholds are the study's. Prints the date, the load average, seconds per step and scale, and the
+process's CPU seconds (less sensitive than wall time to a busy machine).
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def main() -> None:
     for scale in args.scales:
         preds, ctx = replicate(predictions, scale), replicate(context, scale)
         attempts = preds["attempt_uid"].n_unique()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         table = estimate_pass_rates(estimation_frame(preds, judge_metrics), config)
         estimated = time.perf_counter()
         labels_saved(table, k=config.k)
@@ -73,11 +74,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             for judge in sorted(set(diagnostics["judge"].to_list())):
                 bias_figure(diagnostics, judge, Path(folder) / f"bias_{judge}.png")
-        done = time.perf_counter()
+        done, cpu = time.perf_counter(), time.process_time() - cpu
         print(
             f"{scale}x ({attempts} attempts, {len(preds)} predictions): estimation {estimated - start:.1f} s, "
             f"labels_saved {saved - estimated:.2f} s, bias_diagnostics {done - saved:.1f} s; "
-            f"group {done - start:.1f} s"
+            f"group {done - start:.1f} s wall, {cpu:.1f} s CPU"
         )
 
 
