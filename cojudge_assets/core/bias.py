@@ -91,9 +91,9 @@ def bias_frame(
     # measurement's folds: every attempt of the predictions, in attempt_uid order (core/measurement.Universe)
     attempts = rows.select("attempt_uid", "participant", "problem_id").unique("attempt_uid").sort("attempt_uid")
     trajectory = cluster_codes(attempts["participant"].to_numpy(), attempts["problem_id"].to_numpy())
-    fold_of = dict(
-        zip(attempts["attempt_uid"].to_list(), m.grouped_folds(trajectory, n_splits=folds, seed=seed).tolist())
-    )
+    # fewer than two trajectories: one fold, no out-of-fold decision (oof_wrong is NaN, its models note it)
+    assigned = m.grouped_folds(trajectory, n_splits=folds, seed=seed) if len(set(trajectory)) >= 2 else trajectory * 0
+    fold_of = dict(zip(attempts["attempt_uid"].to_list(), assigned.tolist()))
     parts = []
     for _, cell in rows.sort("attempt_uid").group_by("judge", "condition", maintain_order=True):
         cell_folds = np.array([fold_of[u] for u in cell["attempt_uid"].to_list()])
@@ -107,7 +107,7 @@ def bias_frame(
     frame = pl.concat(parts) if parts else rows.with_columns(pl.lit(None, dtype=pl.Float64).alias("oof_wrong"))
 
     def column(name, dtype):
-        return pl.col(name).cast(dtype) if name in frame.columns else pl.lit(None, dtype=dtype)
+        return (pl.col(name).cast(dtype) if name in frame.columns else pl.lit(None, dtype=dtype)).alias(name)
 
     sizes = [code_size(c) for c in frame["code"].to_list()] if "code" in frame.columns else None
     frame = frame.select(
