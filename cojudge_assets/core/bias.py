@@ -233,6 +233,11 @@ def bias_diagnostics(frame: pl.DataFrame, *, method: str = "holm", covariates=CO
     return pl.DataFrame(out, schema=BIAS_SCHEMA, strict=False).select(list(BIAS_SCHEMA))
 
 
+def bias_title(judge: str) -> str:
+    """The bias figure's title, which the report uses as its caption (one kind of figure: the judge after the comma)."""
+    return f"Shift of p - label by covariate term, {judge}"
+
+
 def bias_figure(table: pl.DataFrame, judge: str, path: Path, *, error: str = "p_minus_y") -> Path | None:
     """One judge's coefficients (95% interval: coef +- 1.96 se) per term, one marker colour per condition; terms
     whose adjusted p is below 0.05 are drawn filled. None when the judge has no term."""
@@ -268,6 +273,6 @@ def bias_figure(table: pl.DataFrame, judge: str, path: Path, *, error: str = "p_
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_yticks(range(len(terms)), terms, fontsize="small")
     ax.invert_yaxis()
-    ax.set(xlabel=f"shift in {error} (95% cluster-robust interval; filled: Holm p < 0.05)", title=f"{judge}: bias")
+    ax.set(xlabel=f"shift in {error} (95% cluster-robust interval; filled: Holm p < 0.05)", title=bias_title(judge))
     ax.legend(fontsize="small")
     return plots._save(fig, path)

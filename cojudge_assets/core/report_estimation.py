@@ -7,7 +7,7 @@ from pathlib import Path
 
 import duckdb
 
-from cojudge_assets.core.bias import bias_figure
+from cojudge_assets.core.bias import bias_figure, bias_title
 from cojudge_assets.core.predictions import has_table
 from cojudge_assets.core.report import Figure, Section, Table
 
@@ -21,9 +21,10 @@ def estimation_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section
     saved = conn.execute(
         """select judge, condition, method, n, round(labels, 1) as labels, round(width_labels, 3) as width_labels,
                   round(width, 3) as width, round(coverage, 3) as coverage, round(n_eff, 1) as n_eff,
-                  round(labels_saved, 1) as labels_saved, first_n_at_k, k
+                  round(labels_saved, 1) as labels_saved, first_n_at_k
            from labels_saved order by judge, condition, method, n"""
     ).pl()
+    k = conn.execute("select max(k) from labels_saved").fetchone()[0]
     overall = conn.execute(
         """select judge, condition, method, n, round(truth, 3) as truth, round(estimate, 3) as estimate,
                   round(bias, 3) as bias, round(rmse, 3) as rmse, round(coverage, 3) as coverage,
@@ -52,7 +53,7 @@ def estimation_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section
             figures.append(
                 Figure(
                     path,
-                    f"{judge}: shift of p - label per covariate term, per condition",
+                    bias_title(judge),
                     "A marker right of 0: the judge is more lenient on that term (per doubling of length, per "
                     "turn, or against the reference level); filled: Holm-adjusted p < 0.05.",
                 )
@@ -67,7 +68,8 @@ def estimation_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section
         "Then each judge's errors regressed on the corpus's covariates (cluster-robust by trajectory, Holm).",
         (
             Table(
-                "Labels saved by the judge-assisted estimators (n_eff: labels alone's equivalent budget)",
+                "Labels saved by the judge-assisted estimators (n_eff: labels alone's equivalent budget; "
+                f"first_n_at_k: the first n where n_eff >= {k if k is not None else 2:g} n)",
                 saved,
                 max_rows=100,
             ),
