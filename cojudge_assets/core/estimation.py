@@ -229,7 +229,12 @@ def _sums(g: _Groups, s: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, n
     """The sums over the selected groups of every product in _PRODUCTS, per row of s and stratum (R, K); and
     the same over every group (K,)."""
     values = np.stack([np.prod([getattr(g, f) for f in factors], axis=0) for factors in _PRODUCTS.values()])
-    selected = _stratum_sums(s[None, :, :] * values[:, None, :], g.z)  # (P, R, K)
+    every = (s @ values.T).T[:, :, None]  # (P, R, 1): one product for the whole sample
+    if g.z.shape[1] == 1:
+        selected = every
+    else:  # participants: one (R, G) product at a time, so memory stays R x G
+        selected = np.stack([_stratum_sums(s * v, g.z)[:, 1:] for v in values])
+        selected = np.concatenate([every, selected], axis=2)  # (P, R, K)
     total = _stratum_sums(values, g.z)  # (P, K)
     names = list(_PRODUCTS)
     return {n: selected[i] for i, n in enumerate(names)}, {n: total[i] for i, n in enumerate(names)}
@@ -323,7 +328,7 @@ def _rogan_gladen(g: _Groups, s: np.ndarray, lab: dict, tot: dict, *, alpha: flo
     spec = _divide(tn(lab)[:, 0], (lab["m"] - lab["y"])[:, 0])
     point = rg(sens, spec)  # (R, K)
     # the labelled groups of each repetition, in index order, and their sums
-    chosen = np.argsort(-s, axis=1, kind="stable")[:, : boot.shape[2]]
+    chosen = np.nonzero(s)[1].reshape(len(s), boot.shape[2])  # row-major: each row's groups in index order
     group_tn = g.m - g.y - g.d + g.yd
     stat = np.stack([g.yd[chosen], g.y[chosen], group_tn[chosen], (g.m - g.y)[chosen]], axis=-1)  # (R, n, 4)
     # counts are whole numbers below 2**24: float32 sums are exact

@@ -56,16 +56,16 @@ def test_ppi_with_one_attempt_per_group_is_the_ungrouped_interval_and_copies_add
 
 
 def test_intervals_cover_the_known_truth_at_their_nominal_level():
-    """Over 1000 repetitions of 150 labels out of 5000 (iid attempts): PPI++ and Rogan-Gladen 95% intervals within
+    """Over 600 repetitions of 150 labels out of 5000 (iid attempts): PPI++ and Rogan-Gladen 95% intervals within
     2 points of 95%, and labels alone at its own nominal 95%; the judge alone is biased and covers nothing."""
     y, p = synthetic_population(5000)
-    config = EstimationConfig(budgets=(150,), repetitions=1000, bootstrap=300, seed=11)
+    config = EstimationConfig(budgets=(150,), repetitions=600, bootstrap=200, seed=11)
     table = simulate_cell(y, p, np.arange(len(y)), threshold=0.5, config=config)
     coverage = dict(zip(table["method"], table["coverage"]))
     for method in ("ppi", "rogan_gladen", "labels"):
         assert abs(coverage[method] - 0.95) <= 0.02, (method, coverage[method])
     assert coverage["judge"] == 0.0
-    assert set(table["reps"]) == {1000}
+    assert set(table["reps"]) == {600}
     row = table.filter(pl.col("method") == "ppi").row(0, named=True)
     assert row["truth"] == pytest.approx(y.mean())
     assert abs(row["bias"]) < 0.005
