@@ -40,8 +40,10 @@ two labelled groups of the participant); ``rogan_gladen`` borrows sensitivity an
 labelled sample and takes q on the participant's attempts.
 
 Labels saved (:func:`labels_saved`): the **label-equivalent budget** of a judge-assisted method at budget n is
-``n_eff = n * (width_labels(n) / width_method(n))^2``: the budget labels alone would need to give an interval
-as narrow (widths scale as 1/sqrt(n)); ``labels_saved = n_eff - n``, in groups, and ``attempts_saved`` the
+``n_eff = n * (se_labels(n) / se_method(n))^2``: the budget labels alone would need to give an interval
+as narrow (standard errors scale as 1/sqrt(n)); each se is the mean width over its quantile (``2 t_{n-1}``, and
+CR1's ``sqrt(n/(n-1))``, for labels alone, ``2 z`` for the others), so neither counts as labels saved;
+``labels_saved = n_eff - n``, in groups, and ``attempts_saved`` the
 same in labelled attempts. A method at n is "as narrow as labels alone at k n" when ``n_eff >= k n``;
 ``first_n_at_k`` is the smallest budget where that holds (null if none).
 """
@@ -517,20 +519,35 @@ LABELS_SAVED_SCHEMA = {
 }
 
 
-def labels_saved(estimation: pl.DataFrame, *, k: float = 2.0) -> pl.DataFrame:
+def _labels_scale(n: int, alpha: float) -> float:
+    """What labels alone's interval multiplies its standard error by beyond z: the t quantile and CR1's
+    sqrt(G / (G - 1)) (PPI++, as ppi_python, takes variances with divisor n)."""
+    return float(stats.t.ppf(1 - alpha / 2, max(n - 1, 1)) * np.sqrt(n / max(n - 1, 1)))
+
+
+def labels_saved(estimation: pl.DataFrame, *, k: float = 2.0, alpha: float = 0.05) -> pl.DataFrame:
     """Per judge x condition x judge-assisted method x n (every attempt, not per participant): the
-    label-equivalent budget ``n_eff = n (width_labels / width)^2``, ``labels_saved = n_eff - n`` (groups),
+    label-equivalent budget ``n_eff = n (se_labels / se)^2``, ``labels_saved = n_eff - n`` (groups),
     ``attempts_saved = labels (n_eff / n - 1)``, ``at_k`` = ``n_eff >= k n`` and ``first_n_at_k`` the smallest n
-    where it holds (see the module docstring)."""
+    where it holds (see the module docstring). The standard errors are the widths on one scale: labels alone's
+    t interval divided by ``2 t_{n-1} sqrt(n / (n - 1))`` (its quantile and CR1 factor), the judge-assisted
+    intervals (z, or a bootstrap percentile interval) by ``2 z``, so that neither is counted as labels saved."""
     if k <= 1:
         raise ValueError(f"k: expected a label multiple > 1, got {k!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha: expected a level in (0, 1), got {alpha!r}")
     overall = estimation.filter(pl.col("participant").is_null())
+    z_crit = stats.norm.ppf(1 - alpha / 2)
     base = overall.filter(pl.col("method") == "labels").select(
-        "judge", "condition", "n", pl.col("width").alias("width_labels")
+        "judge",
+        "condition",
+        "n",
+        pl.col("width").alias("width_labels"),
+        pl.col("n").map_elements(lambda n: _labels_scale(n, alpha) / z_crit, return_dtype=pl.Float64).alias("t_over_z"),
     )
     # a zero width (a sample that knows the pass rate exactly) has no label-equivalent budget
     ratio = pl.when((pl.col("width") > 0) & (pl.col("width_labels") > 0)).then(
-        (pl.col("width_labels") / pl.col("width")) ** 2
+        (pl.col("width_labels") / pl.col("t_over_z") / pl.col("width")) ** 2
     )
     table = (
         overall.filter(pl.col("method").is_in(JUDGE_ASSISTED))
