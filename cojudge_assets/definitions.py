@@ -106,7 +106,7 @@ def build_definitions(corpus: str | None = None, layout: str | None = None) -> d
     jobs.append(
         dg.define_asset_job(
             MEASUREMENT_JOB,
-            selection=dg.AssetSelection.assets("predictions") | dg.AssetSelection.groups("measurement"),
+            selection=dg.AssetSelection.assets("predictions") | dg.AssetSelection.groups("measurement", "estimation"),
             description="Predictions joined to labels, and the judges scored as instruments (unpartitioned).",
         )
     )

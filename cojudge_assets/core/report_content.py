@@ -23,10 +23,16 @@ from cojudge_assets.core.perturbation.rewrites import ALL_OPERATORS
 from cojudge_assets.core.perturbation.stats import accuracy_points
 from cojudge_assets.core.predictions import has_table
 from cojudge_assets.core.report import INTERVAL_SPACE, Figure, Section, Table, format_number
+from cojudge_assets.core.report_estimation import TABLES as ESTIMATION_TABLES
+from cojudge_assets.core.report_estimation import estimation_section
 
 CONDITION_ORDER = CONDITIONS
 LOCAL_MODEL_PREFIX = "cojudge-local/"  # the served model of the local judges (judges/local.py)
 TRACKED_METRICS = ["roc_auc", "pr_auc", "log_loss", "brier", "ece15", "mcc_oof"]
+# section name -> the asset tables it queries (issue 17: the report's inputs are derived from this mapping)
+READS: dict[str, tuple[str, ...]] = {
+    "estimation": ESTIMATION_TABLES,
+}
 
 
 def _condition_key(condition: str) -> tuple[int, str]:
@@ -882,6 +888,7 @@ def report_sections(
         "measurement": measurement_section(conn, figure_dir / "measurement"),
         "perturbation": perturbation_section(conn, figure_dir / "perturbation"),
         "dynamics": dynamics_section(conn, figure_dir / "dynamics"),
+        "estimation": estimation_section(conn, figure_dir / "estimation"),
     }
     sections = [s for s in built.values() if s is not None]
     imported = imported_section(conn, published)  # only runs with imported judges have this section

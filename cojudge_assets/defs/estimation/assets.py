@@ -1,0 +1,124 @@
+"""Group ``estimation``: the judges used, not only scored (issue 18): a pass rate from few labels and the judge
+(core/estimation.py), and what shifts each judge's errors (core/bias.py)."""
+
+import dagster as dg
+import polars as pl
+
+from cojudge_assets.core import plots
+from cojudge_assets.core.bias import bias_diagnostics as diagnose
+from cojudge_assets.core.bias import bias_figure, bias_frame
+from cojudge_assets.core.constants import SEED
+from cojudge_assets.core.estimation import EstimationConfig, estimate_pass_rates, estimation_frame
+from cojudge_assets.core.estimation import labels_saved as saved_labels
+from cojudge_assets.core.tables import markdown_table
+from cojudge_assets.defs.io import KINDS
+from cojudge_assets.defs.resources import output_dir
+
+
+class EstimationSettings(dg.Config):
+    budgets: list[int] = [25, 50, 100, 200]  # label budgets, in trajectory (or problem) groups
+    repetitions: int = 200
+    bootstrap: int = 200  # Rogan-Gladen bootstrap resamples per repetition
+    alpha: float = 0.05
+    k: float = 2.0  # "as narrow as labels alone with k times the labels"
+    seed: int = SEED
+    grouping: str = "trajectory"  # or "attempt": labels drawn attempt by attempt (core/estimation.estimation_frame)
+
+
+class BiasSettings(dg.Config):
+    folds: int = 10  # measurement's folds, for the out-of-fold decisions
+    seed: int = SEED
+    adjust: str = "holm"  # statsmodels multipletests method
+
+
+def _folder():
+    return output_dir() / "estimation"
+
+
+@dg.asset(
+    group_name="estimation",
+    kinds=KINDS,
+    code_version="1",
+    description="One row per judge x condition x participant (null: every attempt) x method (labels, judge, "
+    "rogan_gladen, ppi) x label budget n (groups): truth (full-label pass rate), mean estimate, bias, RMSE, "
+    "empirical coverage of the interval, mean width, repetitions where the method was defined.",
+)
+def estimation(
+    context: dg.AssetExecutionContext,
+    config: EstimationSettings,
+    predictions: pl.DataFrame,
+    judge_metrics: pl.DataFrame,
+) -> pl.DataFrame:
+    settings = EstimationConfig(
+        budgets=tuple(config.budgets),
+        repetitions=config.repetitions,
+        bootstrap=config.bootstrap,
+        alpha=config.alpha,
+        k=config.k,
+        seed=config.seed,
+    )
+    table = estimate_pass_rates(estimation_frame(predictions, judge_metrics, grouping=config.grouping), settings)
+    overall = table.filter(pl.col("participant").is_null())
+    context.add_output_metadata(
+        {
+            "rows": len(table),
+            "cells": overall.select("judge", "condition").n_unique(),
+            "overall": dg.MetadataValue.md(
+                markdown_table(overall.select("judge", "condition", "method", "n", "bias", "coverage", "width"))
+            ),
+        }
+    )
+    return table
+
+
+@dg.asset(
+    group_name="estimation",
+    kinds=KINDS,
+    code_version="1",
+    description="One row per judge x condition x judge-assisted method x label budget n: the label-equivalent "
+    "budget n_eff = n (width_labels / width)^2, labels saved (n_eff - n, groups; attempts_saved in attempts), "
+    "whether n_eff >= k n and the first n where it holds.",
+)
+def labels_saved(context: dg.AssetExecutionContext, config: EstimationSettings, estimation: pl.DataFrame):
+    table = saved_labels(estimation, k=config.k)
+    context.add_output_metadata({"rows": len(table), "table": dg.MetadataValue.md(markdown_table(table))})
+    return table
+
+
+@dg.asset(
+    group_name="estimation",
+    kinds=KINDS,
+    code_version="1",
+    description="One row per judge x condition x error (p_minus_y, oof_wrong) x covariate term: OLS coef, "
+    "cluster-robust (trajectory) se, p, Holm-adjusted p, n, groups; a note row per covariate the corpus lacks "
+    "or that is constant. One figure per judge.",
+)
+def bias_diagnostics(
+    context: dg.AssetExecutionContext,
+    config: BiasSettings,
+    predictions: pl.DataFrame,
+    participant_context: pl.DataFrame,
+) -> pl.DataFrame:
+    folder = _folder()
+    plots.remove_figures(folder, "bias")
+    table = diagnose(
+        bias_frame(predictions, participant_context, folds=config.folds, seed=config.seed), method=config.adjust
+    )
+    figures = {}
+    for judge in sorted(set(table["judge"].to_list())):
+        path = bias_figure(table, judge, folder / f"bias_{judge}.png")
+        if path is not None:
+            figures[f"plot_{judge}"] = dg.MetadataValue.path(str(path))
+    found = table.filter(pl.col("p_adjusted") < 0.05)
+    context.add_output_metadata(
+        {
+            "rows": len(table),
+            "significant": dg.MetadataValue.md(
+                markdown_table(found.select("judge", "condition", "error", "term", "coef", "p_adjusted").head(40))
+            )
+            if len(found)
+            else "none",
+            **figures,
+        }
+    )
+    return table
