@@ -216,7 +216,8 @@ def perturbation_yield(context: dg.AssetExecutionContext, mutants: pl.DataFrame)
 def perturbation_metrics_asset(present: Set[str]) -> dg.AssetsDefinition:
     """``perturbation_metrics`` over ``mutants``, ``judge_metrics`` and, when ``present`` (the Definitions) holds
     it, ``perturbation_outputs``."""
-    optional = {"perturbation_outputs": dg.AssetIn("perturbation_outputs")} if "perturbation_outputs" in present else {}
+    answers = dg.AssetIn("perturbation_outputs", metadata={"columns": ["judge", "attempt_uid", "status", "p_accept"]})
+    optional = {"perturbation_outputs": answers} if "perturbation_outputs" in present else {}
 
     @dg.asset(
         name="perturbation_metrics",
