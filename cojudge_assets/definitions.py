@@ -11,8 +11,11 @@ import dagster as dg
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
 from cojudge_assets.defs.judging.sources import JUDGES_FILE, judges_file_asset
+from cojudge_assets.defs.measurement.assets import measurement_asset, predictions_asset
+from cojudge_assets.defs.operations.assets import drift_report_asset
 from cojudge_assets.defs.operations.sensors import drift_sensor
-from cojudge_assets.defs.perturbation.assets import perturbation_outputs_asset
+from cojudge_assets.defs.perturbation.assets import perturbation_metrics_asset, perturbation_outputs_asset
+from cojudge_assets.defs.report.assets import report_asset
 from cojudge_assets.defs.resources import DEFAULT_CORPUS, ContestJudgeResource, CorpusResource, duckdb_path
 from cojudge_assets.freshness import OBSERVE_JOB
 from cojudge_assets.judges.config import corpus_judges, judges_file
@@ -60,6 +63,23 @@ def executor_from_environment() -> dg.ExecutorDefinition:
     return dg.multiprocess_executor.configured(
         {"max_concurrent": int(os.environ.get("COJUDGE_MAX_CONCURRENT") or 0)}, name="multiprocess"
     )
+
+
+def _names(assets: list) -> set[str]:
+    keys = [key for asset in assets for key in (asset.keys if isinstance(asset, dg.AssetsDefinition) else [asset.key])]
+    return {key.to_user_string() for key in keys}
+
+
+def readers_of(assets: list) -> list[dg.AssetsDefinition]:
+    """The assets whose inputs depend on which assets the Definitions hold (``judge_outputs`` and ``judges_file``
+    only with a judge, ``perturbation_outputs`` only with an asked judge): each made by its module's factory with
+    the inputs ``assets`` hold, the report last, over everything else."""
+    readers = [predictions_asset(_names(assets))]
+    readers += [
+        factory(_names(assets + readers))
+        for factory in (measurement_asset, drift_report_asset, perturbation_metrics_asset)
+    ]
+    return readers + [report_asset(_names(assets + readers))]
 
 
 def build_definitions(corpus: str | None = None, layout: str | None = None) -> dg.Definitions:
@@ -142,6 +162,7 @@ def build_definitions(corpus: str | None = None, layout: str | None = None) -> d
         )
         jobs.append(perturbation_outputs_job)
         sensors.append(drift_sensor(outputs_job, perturbation_outputs_job))
+    assets += readers_of(assets)
     jobs.append(
         dg.define_asset_job(
             OBSERVE_JOB, selection=observed, description="Observe the source assets: the corpus and the judges file."

@@ -121,19 +121,37 @@ EVENT_SCHEMA: dict[str, PolarsDataType] = {
 }
 
 
-def read_drift_inputs(conn) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The drift events and the valid answers of the contest's attempts in every epoch, with labels."""
-    if not all(has_table(conn, name) for name in ("drift_events", "judge_cache", "attempts")):
-        return pl.DataFrame(schema=ANSWER_SCHEMA), pl.DataFrame(schema=EVENT_SCHEMA)
-    events = conn.execute("select * from main.drift_events order by seen_at").pl().cast(EVENT_SCHEMA)
-    answers = (
-        conn.execute("""
-        select c.judge, c.condition, c.attempt_uid, c.epoch, c.p_accept, c.served_model,
-               a.accepted::bigint as y, a.participant, a.problem_id
-        from main.judge_cache c join main.attempts a using (attempt_uid)
-        where c.status = 'ok' and c.judge in (select judge from main.drift_events)
-    """)
+def read_drift_inputs(
+    conn, attempts: pl.DataFrame, judge_outputs: pl.DataFrame | None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The drift events and the valid answers in every epoch of the contest's ``attempts``, with labels.
+
+    ``conn``: the DuckDB file, where the judging path keeps its internal stores (the judge cache with every
+    epoch's answers, the drift events); ``attempts`` and ``judge_outputs`` are the asset frames. Only the
+    judges of the run (those with a ``judge_outputs`` partition; none when the run has no judge) are compared.
+    """
+    empty = pl.DataFrame(schema=ANSWER_SCHEMA), pl.DataFrame(schema=EVENT_SCHEMA)
+    judges = judge_outputs["judge"].unique() if judge_outputs is not None and "judge" in judge_outputs.columns else None
+    if judges is None or "attempt_uid" not in attempts.columns:
+        return empty
+    if not all(has_table(conn, name) for name in ("drift_events", "judge_cache")):
+        return empty
+    events = (
+        conn.execute("select * from main.drift_events order by seen_at")
         .pl()
+        .cast(EVENT_SCHEMA)
+        .filter(pl.col("judge").is_in(judges.implode()))
+    )
+    cache = conn.execute("""
+        select judge, condition, attempt_uid, epoch, p_accept, served_model
+        from main.judge_cache
+        where status = 'ok' and judge in (select judge from main.drift_events)
+    """).pl()
+    labels = attempts.select("attempt_uid", pl.col("accepted").cast(pl.Int64).alias("y"), "participant", "problem_id")
+    answers = (
+        cache.filter(pl.col("judge").is_in(judges.implode()))
+        .join(labels, on="attempt_uid", how="inner")
+        .select(list(ANSWER_SCHEMA))
         .cast(ANSWER_SCHEMA)
     )
     return answers, events

@@ -1,4 +1,8 @@
-"""The predictions table: every valid judge answer joined to its attempt's label, read from DuckDB.
+"""The predictions table: every valid judge answer joined to its attempt's label.
+
+The asset tables come in as frames (the ``predictions`` and measurement assets'
+inputs) and are joined in an in-memory DuckDB under their asset names
+(core/frames.py); the judge cache, an internal store, is read from the DuckDB file.
 
 Only rows of status ``ok`` are predictions: an abstention (status ``abstained``)
 has no p_accept and is counted by measurement's coverage (:func:`read_outcomes`),
@@ -12,8 +16,12 @@ seed study's V4 check, made on every row.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import duckdb
 import polars as pl
+
+from cojudge_assets.core.frames import frames_connection
 
 PREDICTIONS_SCHEMA = pl.Schema(
     {
@@ -62,11 +70,21 @@ def has_table(conn: duckdb.DuckDBPyConnection, name: str, schema: str = "main") 
     )
 
 
+PREDICTIONS_INPUTS = ("judge_outputs", "judge_requests", "attempts", "participant_context")
+
+
 def read_predictions(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Every valid answer with its label (empty, with the schema, before any judge has answered)."""
     if not has_table(conn, "judge_outputs"):
         return pl.DataFrame(schema=PREDICTIONS_SCHEMA)
     return conn.execute(PREDICTIONS_SQL).pl().cast(PREDICTIONS_SCHEMA)
+
+
+def predictions_table(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
+    """:func:`read_predictions` over the asset frames named in :data:`PREDICTIONS_INPUTS` (``judge_outputs``
+    absent or never materialized: no judge has answered)."""
+    with frames_connection(frames) as conn:
+        return read_predictions(conn)
 
 
 OUTCOMES_SCHEMA = pl.Schema({"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "status": pl.String})
@@ -101,8 +119,18 @@ def read_outcomes(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     )
 
 
-def read_judge_cache(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """The judge cache's keys, status and p of the contest's attempts (for run-to-run agreement between epochs)."""
+OUTCOMES_INPUTS = ("judge_outputs", "judge_requests", "attempts")
+
+
+def outcomes_table(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
+    """:func:`read_outcomes` over the asset frames named in :data:`OUTCOMES_INPUTS`."""
+    with frames_connection(frames) as conn:
+        return read_outcomes(conn)
+
+
+def read_judge_cache(conn: duckdb.DuckDBPyConnection, attempts: pl.DataFrame) -> pl.DataFrame:
+    """The judge cache's keys, status and p of the contest's ``attempts`` (for run-to-run agreement between
+    epochs). ``conn``: the DuckDB file, where the cache (an internal store, not an asset) lives."""
     columns = pl.Schema(
         {
             "judge": pl.String,
@@ -116,8 +144,8 @@ def read_judge_cache(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     )
     if not has_table(conn, "judge_cache"):
         return pl.DataFrame(schema=columns)
+    cache = conn.execute(f"select {', '.join(columns)} from main.judge_cache").pl().cast(columns)
+    if "attempt_uid" not in attempts.columns:
+        return cache
     # the cache also holds the perturbation study's mutants: keep the contest's attempts only
-    only_attempts = (
-        " where attempt_uid in (select attempt_uid from main.attempts)" if has_table(conn, "attempts") else ""
-    )
-    return conn.execute(f"select {', '.join(columns)} from main.judge_cache{only_attempts}").pl().cast(columns)
+    return cache.filter(pl.col("attempt_uid").is_in(attempts["attempt_uid"].implode()))

@@ -3,6 +3,12 @@
 Read by the ``report`` asset and rendered by core/report.py. Every section
 reads the long tables as they are; a group that was not materialized (no table)
 is left out of the report with a line saying so, never shown empty.
+
+The sections query a DuckDB connection in which the report asset registered its
+inputs under their asset names (core/frames.py), with the internal stores of the
+judging path (:data:`STORES`) beside them. :data:`READS` says which tables each
+section queries: the report's inputs are derived from it, so a table a section
+reads and :data:`READS` does not name is absent when the section runs.
 """
 
 from __future__ import annotations
@@ -26,13 +32,43 @@ from cojudge_assets.core.report import INTERVAL_SPACE, Figure, Section, Table, f
 from cojudge_assets.core.report_estimation import TABLES as ESTIMATION_TABLES
 from cojudge_assets.core.report_estimation import estimation_section
 
+# section -> the tables it queries (asset tables, and the internal stores of STORES); one entry per section
+READS: dict[str, tuple[str, ...]] = {
+    "inputs": ("judge_requests", "attempts", "participant_context", "quarantine"),
+    "judges": ("judge_cache", "attempts", "predictions", "judge_epochs", "drift_events", "drift_report"),
+    "imported": ("judge_imports", "import_rejects", "judge_metrics", "correlation"),
+    "measurement": (
+        "judge_metrics",
+        "predictions",
+        "judge_cache",
+        "scale_validity",
+        "panel",
+        "condition_effects",
+        "agreement",
+    ),
+    "perturbation": ("perturbation_metrics", "perturbation_yield", "judge_metrics"),
+    "dynamics": ("success_at_turn", "churn_vs_improvement", "convergence", "rank_consensus", "attempts"),
+    "estimation": ESTIMATION_TABLES,
+}
+# tables the judging path writes row by row (judges/store.py, judges/drift.py, judges/imports.py): not assets, so
+# the report reads them from the DuckDB file (read_stores) rather than as inputs
+STORES = ("judge_cache", "judge_epochs", "drift_events", "judge_imports", "import_rejects")
+
+
+def read_tables() -> tuple[str, ...]:
+    """Every table some section reads (:data:`READS`), sorted."""
+    return tuple(sorted({name for names in READS.values() for name in names}))
+
+
+def read_stores(conn: duckdb.DuckDBPyConnection) -> dict[str, pl.DataFrame]:
+    """The internal stores the sections read, from the DuckDB file ``conn`` (those that exist)."""
+    wanted = [name for name in read_tables() if name in STORES]
+    return {name: conn.execute(f"select * from main.{name}").pl() for name in wanted if has_table(conn, name)}
+
+
 CONDITION_ORDER = CONDITIONS
 LOCAL_MODEL_PREFIX = "cojudge-local/"  # the served model of the local judges (judges/local.py)
 TRACKED_METRICS = ["roc_auc", "pr_auc", "log_loss", "brier", "ece15", "mcc_oof"]
-# section name -> the asset tables it queries (issue 17: the report's inputs are derived from this mapping)
-READS: dict[str, tuple[str, ...]] = {
-    "estimation": ESTIMATION_TABLES,
-}
 
 
 def _condition_key(condition: str) -> tuple[int, str]:

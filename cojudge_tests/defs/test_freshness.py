@@ -137,3 +137,38 @@ def test_a_code_version_change_is_stale_in_both(tmp_path, monkeypatch, server):
     assert found[("prompt_logs", None)] == ("fresh", "fresh")
     assert found[("participant_context", None)] == ("fresh", "fresh")  # shallow: stale once attempts moves
     assert all(command == ui for command, ui in found.values()), found
+
+
+def test_a_data_fix_is_stale_in_both_and_re_runs_the_ingest_only(tmp_path, monkeypatch, server):
+    """A verdict fixed in the corpus moves contest_corpus's observed data version: the assets that read the corpus
+    are stale in both (nothing else is, before they re-run); the command re-runs them and the requests, whose
+    content (label-free) is unchanged, so no judge partition is stale or re-sent."""
+    monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "f.duckdb"))
+    monkeypatch.setenv("COJUDGE_JUDGES", str(write_judges_file(tmp_path / "judges.yaml", server.api_base)))
+    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 6)
+    config = {"resources": {"corpus": {"config": {"path": str(corpus), "layout": "progsnap2"}}}}
+    instance = dg.DagsterInstance.ephemeral()
+    assert run_steps(build_definitions(), instance, config, conditions=["blind"], jobs=JOBS, echo=lambda line: None)
+    sent = len(server.requests)
+
+    table = corpus / "progsnap2" / "MainTable.csv"
+    events = table.read_text().splitlines()
+    fixed = events[2].replace(",false,", ",true,")  # the second submission was in fact correct
+    assert fixed != events[2]
+    table.write_text("\n".join([*events[:2], fixed, *events[3:]]) + "\n")
+    defs = build_definitions()
+    assert observe_sources(defs, instance, config)
+    found = statuses(defs, instance)
+    assert all(command == ui for command, ui in found.values()), found
+    stale = {name for (name, _), (_, ui) in found.items() if ui == "stale"}
+    assert stale == {"problems", "submission_pages", "attempts", "prompt_logs", "quarantine"}
+
+    lines = []
+    assert run_steps(defs, instance, config, conditions=["blind"], jobs=JOBS, echo=lines.append)
+    ran = [line.split(":")[0] for line in lines if not line.endswith("up to date, skipped")]
+    assert ran == ["ingest", "judge_requests_job[blind]"]
+    assert len(server.requests) == sent  # no judge request re-sent
+    final = statuses(defs, instance)
+    assert all(command == ui for command, ui in final.values()), final
+    assert {ui for command, ui in final.values()} == {"fresh", "missing"}
+    assert final[("judge_outputs", "blind|loop")] == ("fresh", "fresh")

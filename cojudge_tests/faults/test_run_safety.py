@@ -191,7 +191,7 @@ def test_measurement_without_predictions_leaves_no_figure_of_an_earlier_run(tmp_
     """The issue's case: a run with nothing to measure must not leave last run's ROC curves for the report."""
     from cojudge_assets.core.predictions import PREDICTIONS_SCHEMA
     from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
-    from cojudge_assets.defs.measurement.assets import measurement, predictions
+    from cojudge_assets.defs.measurement.assets import measurement_asset, predictions_asset
 
     db = tmp_path / "c.duckdb"
     con = duckdb.connect(str(db))
@@ -200,8 +200,9 @@ def test_measurement_without_predictions_leaves_no_figure_of_an_earlier_run(tmp_
     con.close()
     monkeypatch.setenv("COJUDGE_DUCKDB", str(db))
     stale = tiny_png((tmp_path / "measurement").mkdir() or tmp_path / "measurement" / "roc_blind.png")
+    measurement = measurement_asset({"predictions"})
     result = dg.materialize(
-        [predictions, measurement],
+        [predictions_asset(set()), measurement],
         selection=[measurement],
         resources={
             "io_manager": CojudgeDuckDBIOManager(database=str(db), schema="main"),

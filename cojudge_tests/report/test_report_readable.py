@@ -2,8 +2,9 @@
 distinct condition result, every caption the title drawn in its own figure, wide tables scrolling in their column.
 
 The report is rendered from the demo study's DuckDB (the ``demo_study`` fixture of cojudge_tests/conftest.py, the
-run the end-to-end tests read too) by the code under test, figures included, so these tests see what the ``report``
-asset would write.
+run the end-to-end tests read too) by the code under test, figures included, over the tables its sections declare
+(``READS``) registered in memory as the ``report`` asset does, so these tests see what the asset would write (and a
+section reading a table it does not declare finds it absent).
 """
 
 from __future__ import annotations
@@ -21,8 +22,16 @@ from PIL import Image
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
 from cojudge_assets.core import plots
+from cojudge_assets.core.frames import frames_connection
+from cojudge_assets.core.predictions import has_table
 from cojudge_assets.core.report import write_report
-from cojudge_assets.core.report_content import condition_groups, condition_label, measurement_figures, report_sections
+from cojudge_assets.core.report_content import (
+    condition_groups,
+    condition_label,
+    measurement_figures,
+    read_tables,
+    report_sections,
+)
 from cojudge_tests.report.browser import expect, png_colour_count
 
 pytestmark = pytest.mark.timeout(1800)  # the first session runs the demo study cold
@@ -35,9 +44,13 @@ NUMBER = re.compile(r"-?\d+(\.\d+)?")
 def demo_report(demo_study, tmp_path_factory):
     """(sections, report.html path, parsed HTML, the study's predictions)."""
     folder = tmp_path_factory.mktemp("demo-report")
-    with duckdb.connect(str(demo_study.db), read_only=True) as conn:
+    with duckdb.connect(str(demo_study.db), read_only=True) as study:
+        frames = {
+            name: study.execute(f"select * from main.{name}").pl() for name in read_tables() if has_table(study, name)
+        }
+        predictions = study.execute("select judge, condition, attempt_uid, p_accept from main.predictions").pl()
+    with frames_connection(frames) as conn:
         sections, missing = report_sections(conn, folder / "drawn")
-        predictions = conn.execute("select judge, condition, attempt_uid, p_accept from main.predictions").pl()
     assert missing == []
     html_path, _ = write_report(
         folder / "report",

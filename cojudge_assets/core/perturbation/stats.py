@@ -42,7 +42,6 @@ from cojudge_assets.core.bootstrap import cluster_codes, cluster_weights, interv
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.metrics import roc_auc, weighted_mean
 from cojudge_assets.core.perturbation.operators import ARM, SEVERITY
-from cojudge_assets.core.predictions import has_table
 
 PAIR_SCHEMA = pl.Schema(
     {
@@ -240,25 +239,9 @@ def accuracy_points(metrics: pl.DataFrame, judge_metrics: pl.DataFrame, conditio
     return auc.join(ad, on="judge").drop_nans().drop_nulls()
 
 
-def read_perturbation_inputs(conn) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The judges' answers on seeds and mutants, and the judge metrics on the contest (empty when absent)."""
-    outputs = (
-        conn.execute("select judge, attempt_uid, status, p_accept from main.perturbation_outputs").pl()
-        if has_table(conn, "perturbation_outputs")
-        else pl.DataFrame()
-    )
-    judge_metrics = (
-        conn.execute("select judge, condition, metric, value, lo, hi from main.judge_metrics").pl()
-        if has_table(conn, "judge_metrics")
-        else pl.DataFrame(
-            schema={
-                "judge": pl.String,
-                "condition": pl.String,
-                "metric": pl.String,
-                "value": pl.Float64,
-                "lo": pl.Float64,
-                "hi": pl.Float64,
-            }
-        )
-    )
-    return outputs, judge_metrics
+def perturbation_answers(perturbation_outputs: pl.DataFrame | None) -> pl.DataFrame:
+    """The judges' answers on seeds and mutants (judge, attempt_uid, status, p_accept), from the
+    ``perturbation_outputs`` frame; empty when the run asks no judge or none answered yet."""
+    if perturbation_outputs is None or perturbation_outputs.is_empty():
+        return pl.DataFrame()
+    return perturbation_outputs.select("judge", "attempt_uid", "status", "p_accept")

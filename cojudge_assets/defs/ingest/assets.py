@@ -27,6 +27,12 @@ def contest_corpus(corpus: CorpusResource) -> dg.DataVersion:
     return dg.DataVersion(fingerprint(corpus.root(), corpus.layout, corpus.window_start, corpus.window_end))
 
 
+# The assets below read the corpus through the ``corpus`` resource. An observable source asset is observed, never
+# loaded (it has no table an input could be), so their dependency on it is the one kind declared with ``deps=``:
+# it is what carries the corpus's data version into their stale status (an ``AssetIn`` of type Nothing would say
+# the same thing in more words).
+
+
 @dg.asset(
     group_name="ingest",
     kinds=KINDS,

@@ -95,7 +95,8 @@ def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:  
         code_version="1",
         partitions_def=partitions,
         # the condition dimension maps onto judge_requests' partitions, the judge dimension onto judges_file's
-        # (Dagster infers both mappings)
+        # (Dagster infers both mappings); judges_file is an observable source asset, observed and never loaded, so
+        # its dependency is declared: there is no table an input could load
         deps=[dg.AssetDep(JUDGES_FILE)],
         metadata={"partition_expr": {"condition": "condition", "judge": "judge"}},
         check_specs=[

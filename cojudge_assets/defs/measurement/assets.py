@@ -4,7 +4,13 @@
 blocking check proves that the code each judge was sent is the attempt's code
 on every row. The measurement tables are one multi-asset because they share
 one set of folds and one set of bootstrap resamples (paired differences).
+
+Both read ``judge_outputs``, which is in the Definitions only when the run has a
+judge, so both are made by factories (:func:`predictions_asset`,
+:func:`measurement_asset`) whose inputs are the assets the Definitions hold.
 """
+
+from collections.abc import Set
 
 import dagster as dg
 import polars as pl
@@ -14,49 +20,64 @@ from cojudge_assets.core import plots
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.correlation import correlations
 from cojudge_assets.core.measurement import MeasurementConfig, headline_table, measure, run_to_run
-from cojudge_assets.core.predictions import read_judge_cache, read_outcomes, read_predictions
+from cojudge_assets.core.predictions import (
+    OUTCOMES_INPUTS,
+    PREDICTIONS_INPUTS,
+    outcomes_table,
+    predictions_table,
+    read_judge_cache,
+)
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.resources import output_dir
 
 
-@dg.asset(
-    group_name="judging",
-    kinds=KINDS,
-    code_version="1",
-    deps=["judge_outputs", "judge_requests", "attempts", "participant_context"],
-    check_specs=[
-        dg.AssetCheckSpec(
-            "judged_code_is_attempt_code",
-            asset="predictions",
-            blocking=True,
-            description="On every row the code in the request the judge answered equals "
-            "the attempt's code (seed study V4).",
-        )
-    ],
-    description="One row per valid answer (attempt x judge x condition): p_accept and the rubric scores joined to "
-    "the label (y = 1 when the verdict is AC), the trajectory key, turn, and whether the attempt's nonblind "
-    "context is evidence-backed (anchored or segmented).",
-)
-def predictions(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
-    with duckdb.get_connection() as conn:
-        table = read_predictions(conn)
-    mismatched = table.filter(~pl.col("code_matches"))
-    cells = table.group_by("judge", "condition").len().sort("judge", "condition")
-    yield dg.Output(table, metadata={"rows": len(table), "cells": dg.MetadataValue.md(markdown_table(cells))})
-    yield dg.AssetCheckResult(
-        check_name="judged_code_is_attempt_code",
-        passed=mismatched.is_empty(),
-        metadata={
-            "rows_checked": len(table),
-            "mismatched": len(mismatched),
-            "examples": dg.MetadataValue.md(
-                markdown_table(mismatched.select("attempt_uid", "judge", "condition").head(20))
+def _inputs(names: tuple[str, ...], present: Set[str]) -> dict[str, dg.AssetIn]:
+    return {name: dg.AssetIn(name) for name in names if name in present}
+
+
+def predictions_asset(present: Set[str]) -> dg.AssetsDefinition:
+    """``predictions`` over the assets of :data:`PREDICTIONS_INPUTS` that ``present`` (the Definitions) holds."""
+
+    @dg.asset(
+        name="predictions",
+        group_name="judging",
+        kinds=KINDS,
+        code_version="1",
+        ins=_inputs(PREDICTIONS_INPUTS, present),
+        check_specs=[
+            dg.AssetCheckSpec(
+                "judged_code_is_attempt_code",
+                asset="predictions",
+                blocking=True,
+                description="On every row the code in the request the judge answered equals "
+                "the attempt's code (seed study V4).",
             )
-            if len(mismatched)
-            else "none",
-        },
+        ],
+        description="One row per valid answer (attempt x judge x condition): p_accept and the rubric scores joined to "
+        "the label (y = 1 when the verdict is AC), the trajectory key, turn, and whether the attempt's nonblind "
+        "context is evidence-backed (anchored or segmented).",
     )
+    def predictions(context: dg.AssetExecutionContext, **frames: pl.DataFrame):
+        table = predictions_table(frames)
+        mismatched = table.filter(~pl.col("code_matches"))
+        cells = table.group_by("judge", "condition").len().sort("judge", "condition")
+        yield dg.Output(table, metadata={"rows": len(table), "cells": dg.MetadataValue.md(markdown_table(cells))})
+        yield dg.AssetCheckResult(
+            check_name="judged_code_is_attempt_code",
+            passed=mismatched.is_empty(),
+            metadata={
+                "rows_checked": len(table),
+                "mismatched": len(mismatched),
+                "examples": dg.MetadataValue.md(
+                    markdown_table(mismatched.select("attempt_uid", "judge", "condition").head(20))
+                )
+                if len(mismatched)
+                else "none",
+            },
+        )
+
+    return predictions
 
 
 CORRELATION_RESAMPLES = 1000  # rank correlations cost more per resample than the weighted metrics
@@ -100,55 +121,74 @@ TABLES = {
 CODE_VERSIONS = {"agreement": "2", "panel": "2", "condition_effects": "2"}
 
 
-@dg.multi_asset(
-    group_name="measurement",
-    outs={
-        name: dg.AssetOut(kinds=KINDS, code_version=CODE_VERSIONS.get(name, "1"), description=text)
-        for name, text in TABLES.items()
-    },
-)
-def measurement(
-    context: dg.AssetExecutionContext, config: MeasurementSettings, predictions: pl.DataFrame, duckdb: DuckDBResource
-):
-    settings = MeasurementConfig(
-        folds=config.folds,
-        resamples=config.resamples,
-        seed=config.seed,
-        confident=config.confident,
-        problem_resamples=config.resamples,
+def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
+    """The measurement tables: from ``predictions``, with the coverage denominators (core/predictions.py
+    ``read_outcomes``) from the assets of :data:`OUTCOMES_INPUTS` that ``present`` (the Definitions) holds."""
+
+    @dg.multi_asset(
+        name="measurement",
+        group_name="measurement",
+        outs={
+            name: dg.AssetOut(kinds=KINDS, code_version=CODE_VERSIONS.get(name, "1"), description=text)
+            for name, text in TABLES.items()
+        },
+        ins=_inputs(OUTCOMES_INPUTS, present),
     )
-    plots.remove_figures(output_dir() / "measurement")  # the folder is this asset's: no figure outlives its run
-    if predictions.is_empty():
-        empty = pl.DataFrame(
-            schema={
-                "judge": pl.String,
-                "condition": pl.String,
-                "metric": pl.String,
-                "value": pl.Float64,
-                "lo": pl.Float64,
-                "hi": pl.Float64,
-                "n": pl.Int64,
-            }
+    def measurement(
+        context: dg.AssetExecutionContext,
+        config: MeasurementSettings,
+        predictions: pl.DataFrame,
+        duckdb: DuckDBResource,
+        **frames: pl.DataFrame,
+    ):
+        settings = MeasurementConfig(
+            folds=config.folds,
+            resamples=config.resamples,
+            seed=config.seed,
+            confident=config.confident,
+            problem_resamples=config.resamples,
         )
-        for name in TABLES:
-            yield dg.Output(empty, output_name=name, metadata={"rows": 0, "note": "no judge predictions yet"})
-        return
-    with duckdb.get_connection() as conn:
-        cache = read_judge_cache(conn)
-        outcomes = read_outcomes(conn)
-    tables = measure(predictions, settings, outcomes if len(outcomes) else None)
-    tables["correlation"] = correlations(
-        predictions, resamples=min(config.resamples, CORRELATION_RESAMPLES), seed=config.seed
-    )
-    if len(cache):
-        tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
-    files = plots.measurement_figures(predictions, output_dir() / "measurement")
-    for name, table in tables.items():
-        metadata = {"rows": len(table), "resamples": settings.resamples, "folds": settings.folds, "seed": settings.seed}
-        if name == "judge_metrics":
-            for condition in sorted(table["condition"].unique().to_list()):
-                metadata[f"table_{condition}"] = dg.MetadataValue.md(markdown_table(headline_table(table, condition)))
-            metadata.update({k: dg.MetadataValue.path(v) for k, v in files.items() if not k.startswith("kappa")})
-        if name == "agreement":
-            metadata.update({k: dg.MetadataValue.path(v) for k, v in files.items() if k.startswith("kappa")})
-        yield dg.Output(table, output_name=name, metadata=metadata)
+        plots.remove_figures(output_dir() / "measurement")  # the folder is this asset's: no figure outlives its run
+        if predictions.is_empty():
+            empty = pl.DataFrame(
+                schema={
+                    "judge": pl.String,
+                    "condition": pl.String,
+                    "metric": pl.String,
+                    "value": pl.Float64,
+                    "lo": pl.Float64,
+                    "hi": pl.Float64,
+                    "n": pl.Int64,
+                }
+            )
+            for name in TABLES:
+                yield dg.Output(empty, output_name=name, metadata={"rows": 0, "note": "no judge predictions yet"})
+            return
+        with duckdb.get_connection() as conn:  # the judge cache is an internal store, not an asset
+            cache = read_judge_cache(conn, frames.get("attempts", pl.DataFrame()))
+        outcomes = outcomes_table(frames)
+        tables = measure(predictions, settings, outcomes if len(outcomes) else None)
+        tables["correlation"] = correlations(
+            predictions, resamples=min(config.resamples, CORRELATION_RESAMPLES), seed=config.seed
+        )
+        if len(cache):
+            tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
+        files = plots.measurement_figures(predictions, output_dir() / "measurement")
+        for name, table in tables.items():
+            metadata = {
+                "rows": len(table),
+                "resamples": settings.resamples,
+                "folds": settings.folds,
+                "seed": settings.seed,
+            }
+            if name == "judge_metrics":
+                for condition in sorted(table["condition"].unique().to_list()):
+                    metadata[f"table_{condition}"] = dg.MetadataValue.md(
+                        markdown_table(headline_table(table, condition))
+                    )
+                metadata.update({k: dg.MetadataValue.path(v) for k, v in files.items() if not k.startswith("kappa")})
+            if name == "agreement":
+                metadata.update({k: dg.MetadataValue.path(v) for k, v in files.items() if k.startswith("kappa")})
+            yield dg.Output(table, output_name=name, metadata=metadata)
+
+    return measurement

@@ -1,4 +1,11 @@
-"""Group ``operations``: what changed when a provider started serving another model (core/drift.py)."""
+"""Group ``operations``: what changed when a provider started serving another model (core/drift.py).
+
+``drift_report`` reads ``judge_outputs`` (the judges of the run), which is in the
+Definitions only when the run has a judge: :func:`drift_report_asset` makes it
+with the inputs the Definitions hold.
+"""
+
+from collections.abc import Set
 
 import dagster as dg
 import polars as pl
@@ -15,30 +22,44 @@ class DriftReportSettings(dg.Config):
     seed: int = SEED
 
 
-@dg.asset(
-    group_name="operations",
-    kinds=KINDS,
-    code_version="1",
-    deps=["judge_outputs"],
-    description="One row per (drift event, condition, metric): Spearman's rho between the judge's old and new p "
-    "on the attempts both epochs answered, and ROC-AUC, PR-AUC, Brier and LogLoss in both epochs with the paired "
-    "change new - old and its trajectory-bootstrap interval. Empty while no drift was seen.",
-)
-def drift_report(
-    context: dg.AssetExecutionContext, config: DriftReportSettings, duckdb: DuckDBResource
-) -> pl.DataFrame:
-    with duckdb.get_connection() as conn:
-        answers, events = read_drift_inputs(conn)
-    table = drift_comparison(answers, events, resamples=config.resamples, seed=config.seed)
-    context.add_output_metadata(
-        {
-            "drift_events": len(events),
-            "events": dg.MetadataValue.md(markdown_table(events)) if len(events) else "none",
-            "comparison": dg.MetadataValue.md(
-                markdown_table(table.with_columns(pl.col("old", "new", "delta", "lo", "hi").round(3)))
-            )
-            if len(table)
-            else "no drift seen",
-        }
+def drift_report_asset(present: Set[str]) -> dg.AssetsDefinition:
+    """``drift_report`` over ``attempts`` and, when ``present`` (the Definitions) holds it, ``judge_outputs``."""
+
+    @dg.asset(
+        name="drift_report",
+        group_name="operations",
+        kinds=KINDS,
+        code_version="1",
+        ins={
+            "attempts": dg.AssetIn("attempts"),
+            # the judges of the run: only the judge column is loaded
+            **(
+                {"judge_outputs": dg.AssetIn("judge_outputs", metadata={"columns": ["judge"]})}
+                if "judge_outputs" in present
+                else {}
+            ),
+        },
+        description="One row per (drift event, condition, metric): Spearman's rho between the judge's old and new p "
+        "on the attempts both epochs answered, and ROC-AUC, PR-AUC, Brier and LogLoss in both epochs with the paired "
+        "change new - old and its trajectory-bootstrap interval. Empty while no drift was seen.",
     )
-    return table
+    def drift_report(
+        context: dg.AssetExecutionContext, config: DriftReportSettings, duckdb: DuckDBResource, **frames: pl.DataFrame
+    ) -> pl.DataFrame:
+        with duckdb.get_connection() as conn:  # the judge cache and the drift events are internal stores
+            answers, events = read_drift_inputs(conn, frames["attempts"], frames.get("judge_outputs"))
+        table = drift_comparison(answers, events, resamples=config.resamples, seed=config.seed)
+        context.add_output_metadata(
+            {
+                "drift_events": len(events),
+                "events": dg.MetadataValue.md(markdown_table(events)) if len(events) else "none",
+                "comparison": dg.MetadataValue.md(
+                    markdown_table(table.with_columns(pl.col("old", "new", "delta", "lo", "hi").round(3)))
+                )
+                if len(table)
+                else "no drift seen",
+            }
+        )
+        return table
+
+    return drift_report

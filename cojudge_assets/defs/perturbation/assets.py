@@ -8,8 +8,12 @@ seeds and verified mutants through the one judging path under the blind
 condition (same cache, so a seed's blind answer from ``judge_outputs`` is
 reused); ``perturbation_metrics`` scores the judges (core/perturbation/stats.py).
 Its judge dimension is the enabled judges, so ``perturbation_outputs`` is made
-by :func:`perturbation_outputs_asset` when the Definitions are built.
+by :func:`perturbation_outputs_asset` when the Definitions are built, and only
+when a judge is asked; ``perturbation_metrics``, which reads it, is made by
+:func:`perturbation_metrics_asset` with the inputs the Definitions hold.
 """
+
+from collections.abc import Set
 
 import dagster as dg
 import polars as pl
@@ -23,7 +27,7 @@ from cojudge_assets.core.perturbation.stats import (
     PerturbationConfig,
     accuracy_points,
     judged_pairs,
-    read_perturbation_inputs,
+    perturbation_answers,
     yield_table,
 )
 from cojudge_assets.core.perturbation.stats import perturbation_metrics as score_perturbations
@@ -161,7 +165,8 @@ def perturbation_outputs_asset(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinit
         kinds=KINDS,
         code_version="1",
         partitions_def=partitions,
-        # the judge's partition of judges_file (an identity mapping onto the judges that are asked)
+        # the judge's partition of judges_file (an identity mapping onto the judges that are asked); an observable
+        # source asset is observed, never loaded, so this dependency is declared (no table an input could load)
         deps=[dg.AssetDep(JUDGES_FILE, partition_mapping=dg.StaticPartitionMapping({j: j for j in judges}))],
         metadata={"partition_expr": "judge"},
         check_specs=[
@@ -215,65 +220,73 @@ def perturbation_yield(context: dg.AssetExecutionContext, mutants: pl.DataFrame)
     return table
 
 
-@dg.asset(
-    group_name="perturbation",
-    kinds=KINDS,
-    code_version="2",
-    deps=["perturbation_outputs"],  # built with the Definitions only when a judge is asked: read from DuckDB
-    description="One row per (judge, metric, subset): arm discrimination A_j (all, loop-context, execution-"
-    "confirmed), reactions per arm, severity gradient, adversarial mean shift and rise, mean shift per operator; "
-    "seed-bootstrap intervals (lo, hi), mutants n and seeds n_seeds, on the primary subset (seed scored >= cut).",
-)
-def perturbation_metrics(
-    context: dg.AssetExecutionContext,
-    config: PerturbationSettings,
-    mutants: pl.DataFrame,
-    judge_metrics: pl.DataFrame,
-    duckdb: DuckDBResource,
-) -> pl.DataFrame:
-    plots.remove_figures(output_dir() / "perturbation")  # the folder is this asset's: no figure outlives its run
-    with duckdb.get_connection() as conn:
-        outputs, _ = read_perturbation_inputs(conn)
-    if outputs.is_empty():  # no judge enabled, or no C/C++/Java program accepted: nothing to score
-        context.add_output_metadata({"pairs": 0, "note": "no judged mutants"})
-        return pl.DataFrame(schema=METRIC_SCHEMA)
-    pairs = judged_pairs(mutants, outputs)
-    table = score_perturbations(
-        pairs,
-        PerturbationConfig(
-            seed_cut=config.seed_cut, drop_cut=config.drop_cut, n_resamples=config.resamples, seed=config.seed
-        ),
+def perturbation_metrics_asset(present: Set[str]) -> dg.AssetsDefinition:
+    """``perturbation_metrics`` over ``mutants``, ``judge_metrics`` and, when ``present`` (the Definitions) holds
+    it, ``perturbation_outputs``."""
+    answers = dg.AssetIn("perturbation_outputs", metadata={"columns": ["judge", "attempt_uid", "status", "p_accept"]})
+    optional = {"perturbation_outputs": answers} if "perturbation_outputs" in present else {}
+
+    @dg.asset(
+        name="perturbation_metrics",
+        group_name="perturbation",
+        kinds=KINDS,
+        code_version="2",
+        ins=optional,
+        description="One row per (judge, metric, subset): arm discrimination A_j (all, loop-context, execution-"
+        "confirmed), reactions per arm, severity gradient, adversarial mean shift and rise, mean shift per operator; "
+        "seed-bootstrap intervals (lo, hi), mutants n and seeds n_seeds, on the primary subset (seed scored >= cut).",
     )
-    folder = output_dir() / "perturbation"
-    order = [op for op in ALL_OPERATORS if op in set(table["subset"].to_list())]
-    figures = {
-        "shift_by_operator": plots.shift_by_operator(
-            table, order, folder / "shift_by_operator.png", "Mean score shift per operator (semantic by severity)"
-        )
-    }
-    rewrites = [op for op in order if op in set(table.filter(pl.col("metric") == "rewrite_flip")["subset"])]
-    if rewrites:
-        figures["consistency_under_rewrite"] = plots.consistency_under_rewrite(
-            table, rewrites, folder / "consistency_under_rewrite.png", "Consistency under rewrite per judge"
-        )
-    points = accuracy_points(table, judge_metrics, CONDITION)
-    if len(points):
-        figures["accuracy_vs_discrimination"] = plots.accuracy_vs_discrimination(
-            points, folder / "accuracy_vs_discrimination.png", "Accuracy on real attempts vs defect discrimination"
-        )
-    headline = table.filter(
-        pl.col("metric").is_in(
-            ["arm_discrimination", "reaction", "severity_gradient", "adversarial_mean_shift", "adversarial_rise"]
-        )
-    )
-    context.add_output_metadata(
-        {
-            "pairs": len(pairs),
-            "judges": len(set(pairs["judge"].to_list())),
-            "headline": dg.MetadataValue.md(
-                markdown_table(headline.with_columns(pl.col("value", "lo", "hi").round(3)))
+    def perturbation_metrics(
+        context: dg.AssetExecutionContext,
+        config: PerturbationSettings,
+        mutants: pl.DataFrame,
+        judge_metrics: pl.DataFrame,
+        **frames: pl.DataFrame,
+    ) -> pl.DataFrame:
+        plots.remove_figures(output_dir() / "perturbation")  # the folder is this asset's: no figure outlives its run
+        outputs = perturbation_answers(frames.get("perturbation_outputs"))
+        if outputs.is_empty():  # no judge enabled, or no C/C++/Java program accepted: nothing to score
+            context.add_output_metadata({"pairs": 0, "note": "no judged mutants"})
+            return pl.DataFrame(schema=METRIC_SCHEMA)
+        pairs = judged_pairs(mutants, outputs)
+        table = score_perturbations(
+            pairs,
+            PerturbationConfig(
+                seed_cut=config.seed_cut, drop_cut=config.drop_cut, n_resamples=config.resamples, seed=config.seed
             ),
-            **{name: dg.MetadataValue.path(str(path)) for name, path in figures.items()},
+        )
+        folder = output_dir() / "perturbation"
+        order = [op for op in ALL_OPERATORS if op in set(table["subset"].to_list())]
+        figures = {
+            "shift_by_operator": plots.shift_by_operator(
+                table, order, folder / "shift_by_operator.png", "Mean score shift per operator (semantic by severity)"
+            )
         }
-    )
-    return table
+        rewrites = [op for op in order if op in set(table.filter(pl.col("metric") == "rewrite_flip")["subset"])]
+        if rewrites:
+            figures["consistency_under_rewrite"] = plots.consistency_under_rewrite(
+                table, rewrites, folder / "consistency_under_rewrite.png", "Consistency under rewrite per judge"
+            )
+        points = accuracy_points(table, judge_metrics, CONDITION)
+        if len(points):
+            figures["accuracy_vs_discrimination"] = plots.accuracy_vs_discrimination(
+                points, folder / "accuracy_vs_discrimination.png", "Accuracy on real attempts vs defect discrimination"
+            )
+        headline = table.filter(
+            pl.col("metric").is_in(
+                ["arm_discrimination", "reaction", "severity_gradient", "adversarial_mean_shift", "adversarial_rise"]
+            )
+        )
+        context.add_output_metadata(
+            {
+                "pairs": len(pairs),
+                "judges": len(set(pairs["judge"].to_list())),
+                "headline": dg.MetadataValue.md(
+                    markdown_table(headline.with_columns(pl.col("value", "lo", "hi").round(3)))
+                ),
+                **{name: dg.MetadataValue.path(str(path)) for name, path in figures.items()},
+            }
+        )
+        return table
+
+    return perturbation_metrics
