@@ -22,8 +22,12 @@ from dagster_duckdb import DuckDBResource
 from dagster_duckdb_polars import DuckDBPolarsIOManager, DuckDBPolarsTypeHandler
 
 from cojudge_assets.core.locks import hold_duckdb
+from cojudge_assets.core.predictions import has_table
 
 KINDS = {"polars", "duckdb"}  # the kinds of every asset stored through this IO manager
+# An asset input with this metadata key set (dg.AssetIn(metadata={MISSING_AS_EMPTY: True})) loads as an empty frame
+# while its upstream table was never written (an upstream materialized by a later job of the run, or not at all).
+MISSING_AS_EMPTY = "cojudge/missing_as_empty"
 
 
 def _run_id(context: dg.InitResourceContext) -> str | None:
@@ -31,6 +35,13 @@ def _run_id(context: dg.InitResourceContext) -> str | None:
 
 
 class PolarsTableHandler(DuckDBPolarsTypeHandler):
+    def load_input(self, context: dg.InputContext, table_slice, connection) -> pl.DataFrame:
+        if (context.definition_metadata or {}).get(MISSING_AS_EMPTY) and not has_table(
+            connection, table_slice.table, table_slice.schema
+        ):
+            return pl.DataFrame()
+        return super().load_input(context, table_slice, connection)
+
     # table_slice: the library's TableSlice (schema, table, partition_dimensions); its class is not exported
     def handle_output(self, context: dg.OutputContext, table_slice, obj: pl.DataFrame, connection):
         if table_slice.partition_dimensions and not obj.is_empty():
