@@ -22,10 +22,17 @@ from cojudge_assets.core.perturbation.operators import OPERATORS
 from cojudge_assets.core.perturbation.stats import accuracy_points
 from cojudge_assets.core.predictions import has_table
 from cojudge_assets.core.report import INTERVAL_SPACE, Figure, Section, Table, format_number
+from cojudge_assets.core.report_findings import findings_section
 
 CONDITION_ORDER = CONDITIONS
 LOCAL_MODEL_PREFIX = "cojudge-local/"  # the served model of the local judges (judges/local.py)
 TRACKED_METRICS = ["roc_auc", "pr_auc", "log_loss", "brier", "ece15", "mcc_oof"]
+
+
+# section name -> the asset tables that section queries (CONVENTIONS.md: the report's inputs derive from it)
+READS: dict[str, tuple[str, ...]] = {
+    "findings": ("findings", "contamination", "design_split", "design_record"),
+}
 
 
 def _condition_key(condition: str) -> tuple[int, str]:
@@ -852,6 +859,7 @@ def report_sections(
     from the tables into ``figure_dir``. ``published``: the values a publishing study reported for the imported
     judges (judge, subset, tau, rho), if any."""
     built = {
+        "findings": findings_section(conn, figure_dir / "findings"),
         "inputs": coverage_section(conn),
         "judges": judges_section(conn),
         "measurement": measurement_section(conn, figure_dir / "measurement"),

@@ -427,7 +427,7 @@ def _stored(
 
 
 def _none_if_nan(value):
-    return None if value is None or not np.isfinite(value) else float(value)
+    return None if value is None or not np.isfinite(value) else float(value) + 0.0  # + 0.0: no "-0.00" in a report
 
 
 def findings(

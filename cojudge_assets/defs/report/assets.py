@@ -38,6 +38,7 @@ LEAVES = [
     "quarantine",
     "judge_outputs",
     "correlation",
+    *("findings", "contamination", "design_split", "design_record"),  # report_content.READS["findings"]
 ]
 
 
