@@ -21,6 +21,7 @@ def test_definitions_load_with_the_ingest_group(tmp_path, monkeypatch):
             "measurement",
             "perturbation",
             "dynamics",
+            "design",
             "operations",
             "report",
         }
