@@ -60,7 +60,7 @@ def contamination_table(contamination: pl.DataFrame) -> pl.DataFrame:
     the flag, and the prevalence of both parts."""
     auc = contamination.filter(pl.col("metric") == "roc_auc")
     prevalence = contamination.filter(pl.col("metric") == "base_rate").select(
-        "judge", "condition", pl.col("full").alias("prev_full"), pl.col("never_inspected").alias("prev_never")
+        "judge", "condition", pl.col("full_corpus").alias("prev_full"), pl.col("never_inspected").alias("prev_never")
     )
     rows = []
     for r in auc.join(prevalence, on=["judge", "condition"], how="left").iter_rows(named=True):
@@ -68,7 +68,7 @@ def contamination_table(contamination: pl.DataFrame) -> pl.DataFrame:
             {
                 "judge": r["judge"],
                 "condition": r["condition"],
-                "ROC-AUC full": interval_cell(r["full"], r["full_lo"], r["full_hi"]),
+                "ROC-AUC full": interval_cell(r["full_corpus"], r["full_corpus_lo"], r["full_corpus_hi"]),
                 "ROC-AUC never inspected": interval_cell(
                     r["never_inspected"], r["never_inspected_lo"], r["never_inspected_hi"]
                 ),
@@ -79,7 +79,7 @@ def contamination_table(contamination: pl.DataFrame) -> pl.DataFrame:
                     if r["prev_full"] is not None and r["prev_never"] is not None
                     else None
                 ),
-                "attempts full / never inspected": f"{r['n_full']} / {r['n_never_inspected']}",
+                "attempts full / never inspected": f"{r['n_full_corpus']} / {r['n_never_inspected']}",
             }
         )
     return pl.DataFrame(rows)

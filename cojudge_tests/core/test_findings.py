@@ -53,7 +53,7 @@ def test_a_planted_leak_is_flagged_and_an_honest_judge_is_not(corpus):
     assert set(table["metric"].to_list()) == set(rb.CONTAMINATION_METRICS)
     leaky = table.filter((pl.col("judge") == "leaky") & (pl.col("metric") == "roc_auc")).row(0, named=True)
     assert leaky["flagged"] and leaky["difference_lo"] > 0  # full - never-inspected excludes 0: better where seen
-    assert leaky["never_inspected"] < leaky["full"]
+    assert leaky["never_inspected"] < leaky["full_corpus"]
     honest = table.filter(pl.col("judge") == "honest")
     assert honest.filter(pl.col("metric") == "roc_auc")["flagged"].to_list() == [False]
     assert honest.filter(pl.col("metric") != "roc_auc")["flagged"].is_null().all()
