@@ -129,3 +129,29 @@ def test_perturbation_arms_are_rows_with_their_seed_interval():
     empty = pl.DataFrame(schema={"attempt_uid": pl.String})
     table = rb.findings(empty, pl.DataFrame(), perturbation_metrics=metrics)
     assert table["status"].to_list() == ["holds", "tie"] and (table["resampling"] == "mutation seed").all()
+
+
+def test_the_report_section_shows_every_finding_and_the_contamination(corpus, tmp_path):
+    import duckdb
+
+    from cojudge_assets.core.report_findings import findings_section
+
+    predictions, split = corpus
+    found = rb.findings(predictions, split, config=CONFIG)
+    leak = rb.contamination(predictions, split, CONFIG)
+    conn = duckdb.connect()
+    assert findings_section(conn, tmp_path) is None  # no findings table: no section
+    for name, frame in {"findings": found, "contamination": leak, "design_split": split}.items():
+        conn.register(f"{name}_frame", frame)
+        conn.execute(f"create table main.{name} as select * from {name}_frame")
+    section = findings_section(conn, tmp_path)
+    assert section.title == "What the data supports, and how robust it is"
+    first = section.tables[0].frame
+    assert first["finding"].to_list() == sorted(first["finding"].to_list(), key=lambda f: "panel" in f)  # by kind
+    assert first.height == found.height and first["never-inspected part"].str.starts_with("tie: ").any()
+    shown = {t.caption.split(":")[0]: t.frame for t in section.tables}
+    contamination = shown["Prompt-design contamination"]
+    assert contamination.filter(pl.col("judge") == "leaky")["flagged"].to_list() == ["yes"]
+    assert contamination.filter(pl.col("judge") == "honest")["flagged"].to_list() == ["no"]
+    sizes = shown["The design split (groups fixed once per corpus; train and validation are inspectable)"]
+    assert sizes["split"].to_list() == ["train", "validation", "test"] and sizes["groups"].sum() == 600
