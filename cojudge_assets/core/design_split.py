@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -35,7 +36,7 @@ INSPECTABLE = ("train", "validation")  # what a prompt designer may read
 NEVER_INSPECTED = "test"
 TRAJECTORY, PROBLEM = "trajectory", "problem"
 
-SPLIT_SCHEMA = {
+SPLIT_SCHEMA: dict[str, Any] = {
     "group_key": pl.String,  # JSON list: [participant, problem_id] for a trajectory, [problem_id] for a problem
     "unit": pl.String,  # trajectory or problem
     "participant": pl.String,
@@ -189,7 +190,7 @@ def inspectable(frame: pl.DataFrame, splits: pl.Series) -> pl.DataFrame:
     return frame.filter(splits.is_in(list(INSPECTABLE)).to_numpy())
 
 
-RECORD_SCHEMA = {
+RECORD_SCHEMA: dict[str, Any] = {
     "prompt_version": pl.String,
     "templates_sha256": pl.String,
     "split_sha256": pl.String,
@@ -212,7 +213,7 @@ def design_record(
     previous = (
         pl.DataFrame(schema=RECORD_SCHEMA)
         if previous is None or previous.is_empty()
-        else previous.select(list(RECORD_SCHEMA)).cast(RECORD_SCHEMA)
+        else previous.select(list(RECORD_SCHEMA)).cast(pl.Schema(RECORD_SCHEMA))
     )
     known = set(zip(previous["prompt_version"].to_list(), previous["templates_sha256"].to_list()))
     if (prompt_version, templates_sha256) in known:

@@ -48,6 +48,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -245,7 +246,7 @@ class _Figures:
 
 def _pooled(u: Universe, panels: dict, weights: np.ndarray) -> dict[tuple, np.ndarray]:
     """ROC-AUC of every cell, panel and mean member under a weight matrix (B, attempts) (vectorised)."""
-    out = {}
+    out: dict[tuple, np.ndarray] = {}
     for key, cell in u.cells.items():
         out[("cell", *key)] = m.roc_auc(cell.y, cell.p, sample_weight=weights[:, cell.index])
     for condition, panel in panels.items():
@@ -265,7 +266,7 @@ def _macro(u: Universe, panels: dict, counts: np.ndarray, one_hot: np.ndarray) -
         with np.errstate(invalid="ignore", divide="ignore"):
             return (counts @ np.where(defined, per_problem, 0.0)) / (counts @ defined.astype(np.float64))
 
-    out = {}
+    out: dict[tuple, np.ndarray] = {}
     for key, cell in u.cells.items():
         out[("cell", *key)] = macro(cell.y, cell.p, cell.index)
     for condition, panel in panels.items():
@@ -453,7 +454,7 @@ def findings(
             figures = _scheme_figures(u, panels, test, config)
         for comparison in _comparisons(u, panels, figures["trajectory"].point):
             stored = _stored(comparison, judge_metrics, condition_effects, panel, per_problem)
-            row = {
+            row: dict[str, Any] = {
                 "finding": comparison.text(),
                 "kind": comparison.kind,
                 "judge": comparison.judge,
@@ -494,7 +495,7 @@ def _perturbation_rows(perturbation_metrics: pl.DataFrame | None) -> list[dict]:
     for r in perturbation_metrics.filter(pl.col("metric") == "arm_discrimination").iter_rows(named=True):
         lo = _none_if_nan(None if r["lo"] is None else r["lo"] - 0.5)
         hi = _none_if_nan(None if r["hi"] is None else r["hi"] - 0.5)
-        row = {
+        row: dict[str, Any] = {
             "finding": f"{r['judge']}: semantic mutants scored below control mutants ({r['subset']})",
             "kind": "perturbation_arm",
             "judge": r["judge"],

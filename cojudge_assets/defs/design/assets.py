@@ -15,6 +15,8 @@ itself is a cycle; self-dependent assets need a partition mapping to an earlier
 partition), so that one read of the asset's own table is by name.
 """
 
+from typing import Any
+
 import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
@@ -52,7 +54,7 @@ class RobustnessSettings(dg.Config):
 
 def _sizes_metadata(table: pl.DataFrame) -> dict:
     sizes = ds.split_sizes(table)
-    metadata = {f"{split}_{what}": n for split, counts in sizes.items() for what, n in counts.items()}
+    metadata: dict[str, Any] = {f"{split}_{what}": n for split, counts in sizes.items() for what, n in counts.items()}
     groups = sum(s["groups"] for s in sizes.values())
     metadata.update({f"{split}_share": round(sizes[split]["groups"] / groups, 4) if groups else 0 for split in sizes})
     return metadata
