@@ -45,7 +45,7 @@ LEAVES = [
 @dg.asset(
     group_name="report",
     kinds={"html", "duckdb"},
-    code_version="2",
+    code_version="3",  # 3: the findings section comes first
     deps=LEAVES,
     description="The study report: report.html (self-contained: figures embedded, no script, no external URL) and "
     "report.md beside it, in <DuckDB folder>/report/: inputs and conditions with coverage, served models and "
