@@ -73,7 +73,7 @@ def contamination_table(contamination: pl.DataFrame) -> pl.DataFrame:
                     r["never_inspected"], r["never_inspected_lo"], r["never_inspected_hi"]
                 ),
                 "full - never inspected": interval_cell(r["difference"], r["difference_lo"], r["difference_hi"]),
-                "flagged": "yes" if r["flagged"] else "no",
+                "flagged": {True: "yes", False: "no"}.get(r["flagged"], "undefined"),
                 "prevalence full / never inspected": (
                     f"{format_number(r['prev_full'])} / {format_number(r['prev_never'])}"
                     if r["prev_full"] is not None and r["prev_never"] is not None

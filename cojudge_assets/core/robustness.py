@@ -142,7 +142,7 @@ FLAGGED_METRICS = ("roc_auc",)  # see the module docstring: the one metric compa
 
 def leak_flag(metric: str, lo: float, hi: float) -> bool | None:
     """For a flagged metric (:data:`FLAGGED_METRICS`): True when the interval of full - never_inspected excludes 0
-    on the side where the full corpus is better; None for the other metrics.
+    on the side where the full corpus is better; None for the other metrics and when the interval is undefined.
 
     >>> leak_flag("roc_auc", 0.01, 0.08), leak_flag("roc_auc", -0.02, 0.05), leak_flag("brier", -0.05, -0.01)
     (True, False, None)
@@ -151,7 +151,7 @@ def leak_flag(metric: str, lo: float, hi: float) -> bool | None:
     if metric not in FLAGGED_METRICS or higher_is_better is None:
         return None
     if not (np.isfinite(lo) and np.isfinite(hi)):
-        return False
+        return None  # undefined on the never-inspected part (no attempt of the judge there, or one label only)
     return bool(lo > 0) if higher_is_better else bool(hi < 0)
 
 

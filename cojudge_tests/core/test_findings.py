@@ -66,6 +66,7 @@ def test_a_planted_leak_is_flagged_and_an_honest_judge_is_not(corpus):
 def test_the_flag_is_one_sided_and_on_roc_auc_only():
     assert rb.leak_flag("roc_auc", 0.01, 0.1) and not rb.leak_flag("roc_auc", -0.1, -0.01)
     assert rb.leak_flag("ece15", -0.1, -0.01) is None and rb.leak_flag("base_rate", 0.01, 0.1) is None
+    assert rb.leak_flag("roc_auc", float("nan"), float("nan")) is None  # undefined on the never-inspected part
 
 
 def test_findings_state_each_comparison_under_each_scheme(corpus):
