@@ -55,6 +55,11 @@ def findings_table(findings: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _number(value) -> str:
+    """A number as the report shows it; "–" when there is none (no attempt of the judge in the part)."""
+    return "–" if value is None or value != value else format_number(value)
+
+
 def contamination_table(contamination: pl.DataFrame) -> pl.DataFrame:
     """Per judge x condition: ROC-AUC on the full corpus and the never-inspected part, the paired difference and
     the flag, and the prevalence of both parts."""
@@ -74,11 +79,7 @@ def contamination_table(contamination: pl.DataFrame) -> pl.DataFrame:
                 ),
                 "full - never inspected": interval_cell(r["difference"], r["difference_lo"], r["difference_hi"]),
                 "flagged": {True: "yes", False: "no"}.get(r["flagged"], "undefined"),
-                "prevalence full / never inspected": (
-                    f"{format_number(r['prev_full'])} / {format_number(r['prev_never'])}"
-                    if r["prev_full"] is not None and r["prev_never"] is not None
-                    else None
-                ),
+                "prevalence full / never inspected": f"{_number(r['prev_full'])} / {_number(r['prev_never'])}",
                 "attempts full / never inspected": f"{r['n_full_corpus']} / {r['n_never_inspected']}",
             }
         )
