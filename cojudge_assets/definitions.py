@@ -119,14 +119,15 @@ def build_definitions(corpus: str | None = None, layout: str | None = None) -> d
         ),
         dg.define_asset_job(
             PERTURBATION_METRICS_JOB,
-            selection=dg.AssetSelection.assets("perturbation_metrics"),
+            selection=dg.AssetSelection.assets("perturbation_metrics", "findings"),  # findings: its arm rows
             description="The judges scored on the perturbation study.",
         ),
     ]
     jobs.append(
         dg.define_asset_job(
             MEASUREMENT_JOB,
-            selection=dg.AssetSelection.assets("predictions") | dg.AssetSelection.groups("measurement", "estimation"),
+            selection=dg.AssetSelection.assets("predictions")
+            | dg.AssetSelection.groups("measurement", "estimation", "design"),
             description="Predictions joined to labels, and the judges scored as instruments (unpartitioned).",
         )
     )

@@ -22,6 +22,7 @@ def test_definitions_load_with_the_ingest_group(tmp_path, monkeypatch):
             "perturbation",
             "dynamics",
             "estimation",
+            "design",
             "operations",
             "report",
         }

@@ -31,6 +31,7 @@ from cojudge_assets.core.predictions import has_table
 from cojudge_assets.core.report import INTERVAL_SPACE, Figure, Section, Table, format_number
 from cojudge_assets.core.report_estimation import TABLES as ESTIMATION_TABLES
 from cojudge_assets.core.report_estimation import estimation_section
+from cojudge_assets.core.report_findings import findings_section
 
 # section -> the tables it queries (asset tables, and the internal stores of STORES); one entry per section
 READS: dict[str, tuple[str, ...]] = {
@@ -49,6 +50,7 @@ READS: dict[str, tuple[str, ...]] = {
     "perturbation": ("perturbation_metrics", "perturbation_yield", "judge_metrics"),
     "dynamics": ("success_at_turn", "churn_vs_improvement", "convergence", "rank_consensus", "attempts"),
     "estimation": ESTIMATION_TABLES,
+    "findings": ("findings", "contamination", "design_split", "design_record"),
 }
 # tables the judging path writes row by row (judges/store.py, judges/drift.py, judges/imports.py): not assets, so
 # the report reads them from the DuckDB file (read_stores) rather than as inputs
@@ -919,6 +921,7 @@ def report_sections(
     from the tables into ``figure_dir``. ``published``: the values a publishing study reported for the imported
     judges (judge, subset, tau, rho), if any."""
     built = {
+        "findings": findings_section(conn, figure_dir / "findings"),
         "inputs": coverage_section(conn),
         "judges": judges_section(conn),
         "measurement": measurement_section(conn, figure_dir / "measurement"),
@@ -929,5 +932,5 @@ def report_sections(
     sections = [s for s in built.values() if s is not None]
     imported = imported_section(conn, published)  # only runs with imported judges have this section
     if imported is not None:
-        sections.insert(min(2, len(sections)), imported)
+        sections.insert(min(3, len(sections)), imported)  # after the findings, the inputs and the judges
     return sections, [name for name, s in built.items() if s is None]

@@ -1,0 +1,225 @@
+"""Group ``design``: the design-phase split and the robustness of the findings (seed study V-A, VI).
+
+``design_split`` fixes, once per corpus, which groups (trajectories, or problems
+where the corpus has no participants) a prompt designer may inspect;
+``inspectable_requests`` writes the requests of that part only; ``design_record``
+records which prompt version was designed against which split; ``contamination``
+and ``findings`` score the judges on the never-inspected part and state which
+conclusions survive each robustness check (core/design_split.py,
+core/robustness.py).
+
+The split and the record are stored once and extended, never redrawn: each reads
+its own previous table through the ``duckdb`` resource. Dagster's public API has
+no self-dependency for an unpartitioned asset (an asset input naming the asset
+itself is a cycle; self-dependent assets need a partition mapping to an earlier
+partition), so that one read of the asset's own table is by name.
+"""
+
+from typing import Any
+
+import dagster as dg
+import polars as pl
+from dagster_duckdb import DuckDBResource
+
+from cojudge_assets.core import design_split as ds
+from cojudge_assets.core.constants import SEED
+from cojudge_assets.core.predictions import has_table
+from cojudge_assets.core.prompts import PROMPT_VERSION
+from cojudge_assets.core.requests import write_jsonl
+from cojudge_assets.core.robustness import RobustnessConfig, widening_by_judge
+from cojudge_assets.core.robustness import contamination as score_contamination
+from cojudge_assets.core.robustness import findings as state_findings
+from cojudge_assets.core.tables import markdown_table
+from cojudge_assets.defs.io import KINDS
+from cojudge_assets.defs.resources import output_dir
+
+GROUP = "design"
+
+
+def _stored(duckdb: DuckDBResource, table: str) -> pl.DataFrame | None:
+    """The asset's own previous table (see the module docstring), or None on its first run."""
+    with duckdb.get_connection() as conn:
+        return conn.execute(f"select * from main.{table}").pl() if has_table(conn, table) else None
+
+
+class SplitSettings(dg.Config):
+    seed: int = SEED  # the corpus seed: a new group's split is a keyed hash of (seed, its key)
+
+
+class RobustnessSettings(dg.Config):
+    resamples: int = 1000  # at most the measurement's count; the trajectory and problem streams are its own
+    seed: int = SEED
+    folds: int = 10
+
+
+def _sizes_metadata(table: pl.DataFrame) -> dict:
+    sizes = ds.split_sizes(table)
+    metadata: dict[str, Any] = {f"{split}_{what}": n for split, counts in sizes.items() for what, n in counts.items()}
+    groups = sum(s["groups"] for s in sizes.values())
+    metadata.update({f"{split}_share": round(sizes[split]["groups"] / groups, 4) if groups else 0 for split in sizes})
+    return metadata
+
+
+@dg.asset(
+    group_name=GROUP,
+    kinds=KINDS,
+    code_version="1",
+    description="One row per group (trajectory; problem where the corpus has no participants): its design split "
+    "(train / validation / test, seed study V-A proportions 146/19/19 of 184), from a keyed hash of (seed, group) "
+    "cut at the proportions; stored once: on a re-run every stored group keeps its split and only new groups are "
+    "assigned, so appending attempts moves no group.",
+)
+def design_split(
+    context: dg.AssetExecutionContext, config: SplitSettings, attempts: pl.DataFrame, duckdb: DuckDBResource
+) -> pl.DataFrame:
+    previous = _stored(duckdb, "design_split")
+    table = ds.assign_split(attempts, previous, seed=config.seed)
+    known = 0 if previous is None else int(table["group_key"].is_in(previous["group_key"].implode()).sum())
+    context.add_output_metadata(
+        {
+            "unit": table["unit"][0] if len(table) else "none",
+            "groups_kept_from_stored": known,
+            "groups_assigned_now": len(table) - known,
+            "split_sha256": ds.split_hash(table),
+            **_sizes_metadata(table),
+        }
+    )
+    return table
+
+
+@dg.asset(
+    group_name=GROUP,
+    kinds=KINDS,
+    code_version="1",
+    description="One row per condition: the judge requests of the inspectable part (train and validation) "
+    "written to <DuckDB folder>/design/inspectable.<condition>.jsonl (the only requests a prompt designer reads), "
+    "and how many were withheld (test).",
+)
+def inspectable_requests(
+    context: dg.AssetExecutionContext,
+    judge_requests: pl.DataFrame,
+    attempts: pl.DataFrame,
+    design_split: pl.DataFrame,
+) -> pl.DataFrame:
+    folder = output_dir() / "design"
+    for stale in folder.glob("inspectable.*.jsonl"):  # the folder is this asset's: no file outlives its run
+        stale.unlink()
+    readable = ds.inspectable_requests(judge_requests, attempts, design_split)
+    rows = []
+    for condition in sorted(judge_requests["condition"].unique().to_list()):
+        mine = readable.filter(pl.col("condition") == condition)
+        path = folder / f"inspectable.{condition}.jsonl"
+        write_jsonl(mine, path)
+        total = int((judge_requests["condition"] == condition).sum())
+        rows.append(
+            {"condition": condition, "inspectable": len(mine), "withheld": total - len(mine), "file": str(path)}
+        )
+    table = pl.DataFrame(
+        rows, schema={"condition": pl.String, "inspectable": pl.Int64, "withheld": pl.Int64, "file": pl.String}
+    )
+    context.add_output_metadata({"files": dg.MetadataValue.md(markdown_table(table))})
+    return table
+
+
+@dg.asset(
+    group_name=GROUP,
+    kinds=KINDS,
+    # the prompt's templates are part of the code version: a template edit makes the record stale, so it runs
+    code_version=f"1-{PROMPT_VERSION}-{ds.templates_sha256()[:12]}",
+    description="One row per judge prompt version (core/prompts.py: PROMPT_VERSION and a hash of the templates): "
+    "the split it was designed against (content hash, sizes) and the date; a row is appended when the prompt "
+    "changes, never rewritten.",
+)
+def design_record(
+    context: dg.AssetExecutionContext, design_split: pl.DataFrame, duckdb: DuckDBResource
+) -> pl.DataFrame:
+    previous = _stored(duckdb, "design_record")
+    table = ds.design_record(previous, design_split, PROMPT_VERSION, ds.templates_sha256())
+    context.add_output_metadata(
+        {
+            "prompt_versions": len(table),
+            "appended": len(table) - (0 if previous is None else len(previous)),
+            "record": dg.MetadataValue.md(markdown_table(table)),
+        }
+    )
+    return table
+
+
+def _config(settings: RobustnessSettings) -> RobustnessConfig:
+    return RobustnessConfig(resamples=settings.resamples, seed=settings.seed, folds=settings.folds)
+
+
+@dg.asset(
+    group_name=GROUP,
+    kinds=KINDS,
+    code_version="1",
+    description="One row per (judge, condition, metric): ROC-AUC, PR-AUC, Brier, ECE, log loss, out-of-fold MCC "
+    "and the prevalence on the full corpus and on the never-inspected part (test), the paired difference full - "
+    "never-inspected, trajectory-bootstrap intervals, and flagged = the difference's interval excludes 0 on the "
+    "side where the full corpus looks better (prompt-design contamination, seed study VI).",
+)
+def contamination(
+    context: dg.AssetExecutionContext,
+    config: RobustnessSettings,
+    predictions: pl.DataFrame,
+    design_split: pl.DataFrame,
+) -> pl.DataFrame:
+    table = score_contamination(predictions, design_split, _config(config))
+    flagged = table.filter(pl.col("flagged").fill_null(False))
+    context.add_output_metadata(
+        {
+            "cells": table.select("judge", "condition").n_unique() if len(table) else 0,
+            "flagged": len(flagged),
+            "resamples": config.resamples,
+            "flagged_rows": dg.MetadataValue.md(
+                markdown_table(flagged.select("judge", "condition", "metric", "difference"))
+            )
+            if len(flagged)
+            else "none",
+        }
+    )
+    return table
+
+
+@dg.asset(
+    group_name=GROUP,
+    kinds=KINDS,
+    code_version="1",
+    description="One row per finding (a judge above chance, a judge above another, a condition above another, the "
+    "panel above its mean member, a perturbation arm above the control): estimate, interval and status (holds / "
+    "tie / reversed) under trajectory resampling, problem resampling, equal problem weights and on the "
+    "never-inspected part, and the widening of problem over trajectory intervals (core/robustness.py).",
+)
+def findings(
+    context: dg.AssetExecutionContext,
+    config: RobustnessSettings,
+    predictions: pl.DataFrame,
+    design_split: pl.DataFrame,
+    judge_metrics: pl.DataFrame,
+    condition_effects: pl.DataFrame,
+    panel: pl.DataFrame,
+    per_problem: pl.DataFrame,
+    perturbation_metrics: pl.DataFrame,
+) -> pl.DataFrame:
+    table = state_findings(
+        predictions,
+        design_split,
+        judge_metrics=judge_metrics,
+        condition_effects=condition_effects,
+        panel=panel,
+        per_problem=per_problem,
+        perturbation_metrics=perturbation_metrics,
+        config=_config(config),
+    )
+    counts = table.group_by("kind", "status").len().sort("kind", "status") if len(table) else table
+    context.add_output_metadata(
+        {
+            "findings": len(table),
+            "by_status": dg.MetadataValue.md(markdown_table(counts)) if len(table) else "none",
+            "widening_by_judge": dg.MetadataValue.md(markdown_table(widening_by_judge(table)))
+            if len(table)
+            else "none",
+            "perturbation_rows": int((table["kind"] == "perturbation_arm").sum()) if len(table) else 0,
+        }
+    )
+    return table

@@ -1,0 +1,51 @@
+"""The design assets through Dagster: the stored split survives a re-run on a grown corpus, the record is appended
+once per prompt version."""
+
+import dagster as dg
+import duckdb
+import polars as pl
+
+from cojudge_assets.defs.design.assets import design_record, design_split
+from cojudge_assets.defs.io import KINDS, CojudgeDuckDBIOManager, LockedDuckDBResource
+
+
+def _attempts_asset(frame: pl.DataFrame) -> dg.AssetsDefinition:
+    @dg.asset(name="attempts", kinds=KINDS)
+    def attempts() -> pl.DataFrame:
+        return frame
+
+    return attempts
+
+
+def _frame(groups: range, per_group: int, tag: str) -> pl.DataFrame:
+    rows = [
+        {"attempt_uid": f"{tag}-{g}-{k}", "participant": f"u{g}", "problem_id": f"p{g % 5}"}
+        for g in groups
+        for k in range(per_group)
+    ]
+    return pl.DataFrame(rows)
+
+
+def test_a_rerun_on_more_attempts_keeps_every_stored_split(tmp_path):
+    db = str(tmp_path / "d.duckdb")
+    resources = {
+        "io_manager": CojudgeDuckDBIOManager(database=db, schema="main"),
+        "duckdb": LockedDuckDBResource(database=db),
+    }
+    first = _frame(range(80), 2, "a")
+    assert dg.materialize([_attempts_asset(first), design_split, design_record], resources=resources).success
+    with duckdb.connect(db, read_only=True) as conn:
+        stored = conn.execute("select group_key, split from design_split").pl()
+    grown = pl.concat([first, _frame(range(0, 80, 2), 1, "b"), _frame(range(80, 130), 2, "c")])
+    result = dg.materialize([_attempts_asset(grown), design_split, design_record], resources=resources)
+    assert result.success
+    with duckdb.connect(db, read_only=True) as conn:
+        again = conn.execute("select group_key, split, attempts from design_split").pl()
+        record = conn.execute("select * from design_record").pl()
+    both = stored.join(again, on="group_key", suffix="_again")
+    assert len(both) == 80 and (both["split"] == both["split_again"]).all()
+    assert len(again) == 130 and again["attempts"].sum() == len(grown)
+    metadata = result.asset_materializations_for_node("design_split")[0].metadata
+    assert metadata["groups_kept_from_stored"].value == 80 and metadata["groups_assigned_now"].value == 50
+    assert sum(metadata[f"{s}_groups"].value for s in ("train", "validation", "test")) == 130
+    assert record.height == 1  # the prompt did not change between the runs
