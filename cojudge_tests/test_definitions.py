@@ -44,10 +44,12 @@ def test_definitions_load_with_the_ingest_group(tmp_path, monkeypatch):
 
 
 def test_duckdb_path_comes_from_the_environment(tmp_path, monkeypatch):
+    from cojudge_assets.defs.resources import database_path
+
     target = tmp_path / "elsewhere.duckdb"
     monkeypatch.setenv("COJUDGE_DUCKDB", str(target))
     io_manager = build_definitions().resources["io_manager"]
-    assert io_manager.database == str(target)
+    assert database_path(io_manager) == target  # bound as dg.EnvVar: a run resolves it (test_configuration.py)
     assert isinstance(io_manager, dg.ConfigurableIOManagerFactory)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,13 +175,10 @@ def check_home(home: Flag) -> tuple[Path, Path | None]:
     return path, path
 
 
-def missing_keys(judges: Iterable, environ: dict[str, str] | os._Environ) -> list[tuple[str, str]]:
-    """(judge, variable) for every judge whose ``api_key_env`` names a variable unset or empty in ``environ``."""
-    return [
-        (spec.name, spec.api_key_env)
-        for spec in judges
-        if spec.api_key_env and not (environ.get(spec.api_key_env) or "").strip()
-    ]
+def missing_keys(judges: Iterable, environ: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(judge, variable) for every judge whose ``api_key_env`` names a variable unset or blank in ``environ``
+    (the judge's own ``api_key``, judges/client.py, reads it)."""
+    return [(spec.name, spec.api_key_env) for spec in judges if spec.api_key(environ) == ""]
 
 
 def one_line(text: str) -> str:

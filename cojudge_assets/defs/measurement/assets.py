@@ -117,7 +117,7 @@ def measurement(
         confident=config.confident,
         problem_resamples=config.resamples,
     )
-    plots.remove_figures(output_dir() / "measurement")  # the folder is this asset's: no figure outlives its run
+    plots.remove_figures(output_dir(duckdb) / "measurement")  # the folder is this asset's: no figure outlives its run
     if predictions.is_empty():
         empty = pl.DataFrame(
             schema={
@@ -142,7 +142,7 @@ def measurement(
     )
     if len(cache):
         tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
-    files = plots.measurement_figures(predictions, output_dir() / "measurement")
+    files = plots.measurement_figures(predictions, output_dir(duckdb) / "measurement")
     for name, table in tables.items():
         metadata = {"rows": len(table), "resamples": settings.resamples, "folds": settings.folds, "seed": settings.seed}
         if name == "judge_metrics":

@@ -224,7 +224,7 @@ def perturbation_metrics(
     judge_metrics: pl.DataFrame,
     duckdb: DuckDBResource,
 ) -> pl.DataFrame:
-    plots.remove_figures(output_dir() / "perturbation")  # the folder is this asset's: no figure outlives its run
+    plots.remove_figures(output_dir(duckdb) / "perturbation")  # the folder is this asset's: no figure outlives its run
     with duckdb.get_connection() as conn:
         outputs, _ = read_perturbation_inputs(conn)
     if outputs.is_empty():  # no judge enabled, or no C/C++/Java program accepted: nothing to score
@@ -237,7 +237,7 @@ def perturbation_metrics(
             seed_cut=config.seed_cut, drop_cut=config.drop_cut, n_resamples=config.resamples, seed=config.seed
         ),
     )
-    folder = output_dir() / "perturbation"
+    folder = output_dir(duckdb) / "perturbation"
     order = [op for op in OPERATORS if op in set(table["subset"].to_list())]
     figures = {
         "shift_by_operator": plots.shift_by_operator(

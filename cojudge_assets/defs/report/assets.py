@@ -11,8 +11,8 @@ from cojudge_assets.core.constants import CONDITIONS
 from cojudge_assets.core.icescore import published_values
 from cojudge_assets.core.report import write_report
 from cojudge_assets.core.report_content import report_sections
-from cojudge_assets.defs.resources import CorpusResource, output_dir
-from cojudge_assets.judges.config import enabled_judges, judges_file, layout_judges
+from cojudge_assets.defs.resources import CorpusResource, JudgesResource, output_dir
+from cojudge_assets.judges.config import layout_judges
 
 REPORT_TITLE = "cojudge report: LLM judges of code as instruments"
 LEAVES = [
@@ -51,14 +51,16 @@ LEAVES = [
     "validity accounting, drift, the measurement, perturbation and dynamics tables and figures (each with a "
     "one-line reading guide), and the run configuration.",
 )
-def report(context: dg.AssetExecutionContext, duckdb: DuckDBResource, corpus: CorpusResource) -> dg.MaterializeResult:
-    folder = output_dir()
+def report(
+    context: dg.AssetExecutionContext, duckdb: DuckDBResource, corpus: CorpusResource, judges: JudgesResource
+) -> dg.MaterializeResult:
+    folder = output_dir(duckdb)
     run_config = {
         "corpus": str(corpus.root()),
         "layout": corpus.layout,
         "duckdb": duckdb.database,
-        "judges file": str(judges_file()),
-        "enabled judges": ", ".join(f"{s.name} ({s.model or 'imported'})" for s in enabled_judges()),
+        "judges file": judges.path,
+        "enabled judges": ", ".join(f"{s.name} ({s.model or 'imported'})" for s in judges.enabled()),
         "imported judges of the corpus": ", ".join(s.name for s in layout_judges(corpus.root(), corpus.layout))
         or "none",
         "conditions": ", ".join(CONDITIONS),
