@@ -152,11 +152,12 @@ def run_tags(job, partition_key: str | None, corpus=None, judges=None) -> dict[s
     Definitions' resources (the judges file by default: judges/config.py ``judges_file``)."""
     from cojudge_assets.defs.partitions import dims
     from cojudge_assets.defs.resources import JudgesResource
+    from cojudge_assets.judges.config import judges_file
 
     judge = dims(job.partitions_def, partition_key).judge
     if judge is None:
         return {}
-    return {"cojudge/provider": (judges or JudgesResource()).find(judge, corpus).provider}
+    return {"cojudge/provider": (judges or JudgesResource(path=str(judges_file()))).find(judge, corpus).provider}
 
 
 def _for_job(run_config: dict, job) -> dict:

@@ -80,8 +80,10 @@ def test_judge_runs_carry_their_provider(tmp_path, monkeypatch):
     defs = build_definitions()
     outputs, perturbation = defs.resolve_job_def(OUTPUTS_JOB), defs.get_job_def(PERTURBATION_OUTPUTS_JOB)
     assert run_tags(outputs, "blind|hosted") == {"cojudge/provider": "openai"}
-    assert run_tags(outputs, "nonblind|vllm") == {"cojudge/provider": "10.0.0.5:8000"}
-    assert run_tags(perturbation, "static-rubric") == {"cojudge/provider": "local"}
+    monkeypatch.delenv("COJUDGE_JUDGES")  # the Definitions' judges resource names the file
+    assert run_tags(outputs, "blind|hosted", judges=defs.resources["judges"]) == {"cojudge/provider": "openai"}
+    assert run_tags(outputs, "nonblind|vllm", judges=defs.resources["judges"]) == {"cojudge/provider": "10.0.0.5:8000"}
+    assert run_tags(perturbation, "static-rubric", judges=defs.resources["judges"]) == {"cojudge/provider": "local"}
     assert run_tags(defs.resolve_job_def("ingest"), None) == {}
 
 
