@@ -233,6 +233,7 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     from cojudge_assets.core.preflight import (
         DEFAULT_CORPUS,
         DEFAULT_DUCKDB,
+        DUCKDB_VARIABLE,
         Flag,
         PreflightError,
         check_corpus,
@@ -264,8 +265,8 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     corpus = check_corpus(corpus_flag)
     if args.duckdb:
         database_flag = Flag("--duckdb", args.duckdb)
-    elif environ.get("COJUDGE_DUCKDB"):
-        database_flag = Flag("COJUDGE_DUCKDB", environ["COJUDGE_DUCKDB"])
+    elif environ.get(DUCKDB_VARIABLE):
+        database_flag = Flag(DUCKDB_VARIABLE, environ[DUCKDB_VARIABLE])
     else:
         database_flag = Flag("--duckdb (default)", str(DEFAULT_DUCKDB))
     database, database_folder = check_duckdb(database_flag)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from cojudge_assets.core.preflight import DEFAULT_DUCKDB
+from cojudge_assets.core.preflight import DEFAULT_DUCKDB, DUCKDB_VARIABLE
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
 from cojudge_assets.defs.judging.sources import JUDGES_FILE, judges_file_asset
@@ -61,9 +61,6 @@ def executor_from_environment() -> dg.ExecutorDefinition:
     return dg.multiprocess_executor.configured(
         {"max_concurrent": int(os.environ.get("COJUDGE_MAX_CONCURRENT") or 0)}, name="multiprocess"
     )
-
-
-DUCKDB_VARIABLE = "COJUDGE_DUCKDB"
 
 
 def build_definitions(

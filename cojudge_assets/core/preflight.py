@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DUCKDB = PROJECT_ROOT / "data" / "cojudge.duckdb"  # the run's defaults (defs/resources.py binds them)
+DEFAULT_DUCKDB = PROJECT_ROOT / "data" / "cojudge.duckdb"  # the run's defaults (definitions.py binds them)
+DUCKDB_VARIABLE = "COJUDGE_DUCKDB"  # the deployment's DuckDB file, when set
 DEFAULT_CORPUS = PROJECT_ROOT / "data" / "demo"
 
 # where each layout's raw attempt inputs live (the readers in core/corpus.py); a layout not listed here (a new
