@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dagster as dg
+from dagster_duckdb import DuckDBIOManager, DuckDBResource
 
 from cojudge_assets.core.contest_judge import ContestJudge
 from cojudge_assets.core.kattis import ProblemPackage, scan_problems
@@ -15,17 +16,17 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 REFUSED = "cojudge/refused"  # metadata key of a dg.Failure by which a step refuses to replace stored tables
 
 
-def database_path(duckdb: dg.ConfigurableResource | dg.ConfigurableIOManagerFactory) -> Path:
+def database_path(duckdb: DuckDBResource | DuckDBIOManager) -> Path:
     """The DuckDB file a ``duckdb`` resource (or the IO manager) is bound to. Inside a run its ``database`` is the
     path; on the Definitions of a deployment that named the file by ``dg.EnvVar`` (definitions.py), the variable's
     value now."""
-    database = duckdb.database  # type: ignore[attr-defined]
+    database: str = duckdb.database
     if isinstance(database, dg.EnvVar):
         database = database.get_value() or ""
     return Path(database)
 
 
-def output_dir(duckdb: dg.ConfigurableResource) -> Path:
+def output_dir(duckdb: DuckDBResource) -> Path:
     """Where files beside the tables go (the requests JSONL, the figures, the report): the folder of the DuckDB
     file the asset's ``duckdb`` resource is bound to, so each Definitions writes beside its own tables."""
     return database_path(duckdb).resolve().parent
