@@ -30,12 +30,12 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 JUDGING_JOBS = ("judge_outputs_job", "perturbation_outputs_job")  # the jobs that send requests to judges
 
 
-def _instance():
+def _instance(home: Path):
+    """The Dagster instance whose runs and lineage ``dagster dev`` shows: the one of ``home`` (its dagster.yaml),
+    opened from the folder itself, so the command never sets DAGSTER_HOME in its own environment."""
     import dagster as dg
 
-    os.environ.setdefault("DAGSTER_HOME", str(PROJECT_ROOT / "dagster_home"))
-    Path(os.environ["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
-    return dg.DagsterInstance.get()
+    return dg.DagsterInstance.from_config(str(home))
 
 
 @dataclass
@@ -92,12 +92,13 @@ def run_steps(
     """
     from cojudge_assets.definitions import JOB_ORDER
     from cojudge_assets.defs.partitions import dims, matches
+    from cojudge_assets.defs.resources import database_path
     from cojudge_assets.freshness import observe_sources, outdated_assets
 
     echo = echo or functools.partial(print, flush=True)
     # Dagster's console logger at INFO: the judging progress and failures, not every engine event
     run_config = {"loggers": {"console": {"config": {"log_level": "INFO"}}}, **(run_config or {})}
-    database = defs.resources["duckdb"].database
+    database = str(database_path(defs.resources["duckdb"]))
     outcome = StepsOutcome()
     observe_sources(defs, instance, run_config)
     names = {job.name for job in defs.jobs}
@@ -127,13 +128,14 @@ def run_steps(
                 run_config=_for_job(run_config, job),
                 partition_key=key,
                 raise_on_error=False,
-                tags=run_tags(job, key, defs.resources["corpus"]),
+                tags=run_tags(job, key, defs.resources["corpus"], defs.resources["judges"]),
             )
             seconds = time.perf_counter() - started
             outcome.ran += 1
             sent = _requests_sent(result)
             outcome.requests_sent += sent
-            if run_tags(job, key, defs.resources["corpus"]).get("cojudge/provider") not in (None, "local", "imported"):
+            provider = run_tags(job, key, defs.resources["corpus"], defs.resources["judges"]).get("cojudge/provider")
+            if provider not in (None, "local", "imported"):
                 outcome.provider_calls += sent
             reason = f" [{', '.join(outdated[:4])}{', ...' if len(outdated) > 4 else ''}]" if outdated else ""
             echo(_summary(step, result, seconds) + reason)
@@ -144,17 +146,18 @@ def run_steps(
     return outcome
 
 
-def run_tags(job, partition_key: str | None, corpus=None) -> dict[str, str]:
+def run_tags(job, partition_key: str | None, corpus=None, judges=None) -> dict[str, str]:
     """``cojudge/provider`` on runs of one judge's partition: a run coordinator limits concurrent runs per
-    provider with it (tag_concurrency_limits, README "Beyond one machine")."""
+    provider with it (tag_concurrency_limits, README "Beyond one machine"). ``corpus`` and ``judges``: the
+    Definitions' resources (the judges file by default: judges/config.py ``judges_file``)."""
     from cojudge_assets.defs.partitions import dims
-    from cojudge_assets.judges.config import find_judge
+    from cojudge_assets.defs.resources import JudgesResource
+    from cojudge_assets.judges.config import judges_file
 
     judge = dims(job.partitions_def, partition_key).judge
     if judge is None:
         return {}
-    spec = find_judge(judge, corpus.root(), corpus.layout) if corpus else find_judge(judge)
-    return {"cojudge/provider": spec.provider}
+    return {"cojudge/provider": (judges or JudgesResource(path=str(judges_file()))).find(judge, corpus).provider}
 
 
 def _for_job(run_config: dict, job) -> dict:
@@ -230,6 +233,7 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     from cojudge_assets.core.preflight import (
         DEFAULT_CORPUS,
         DEFAULT_DUCKDB,
+        DUCKDB_VARIABLE,
         Flag,
         PreflightError,
         check_corpus,
@@ -243,7 +247,7 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         one_line,
         stored_rows,
     )
-    from cojudge_assets.judges.config import DEFAULT_JUDGES_FILE, JudgesConfigError, load_judges
+    from cojudge_assets.judges.config import JUDGES_VARIABLE, JudgesConfigError, judges_file, load_judges
 
     def layout_judge_names(corpus: Path, layout: str) -> list[str]:
         if layout != "icescore":  # the only layout that brings judges; read its file names only
@@ -261,8 +265,8 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     corpus = check_corpus(corpus_flag)
     if args.duckdb:
         database_flag = Flag("--duckdb", args.duckdb)
-    elif environ.get("COJUDGE_DUCKDB"):
-        database_flag = Flag("COJUDGE_DUCKDB", environ["COJUDGE_DUCKDB"])
+    elif environ.get(DUCKDB_VARIABLE):
+        database_flag = Flag(DUCKDB_VARIABLE, environ[DUCKDB_VARIABLE])
     else:
         database_flag = Flag("--duckdb (default)", str(DEFAULT_DUCKDB))
     database, database_folder = check_duckdb(database_flag)
@@ -271,10 +275,8 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     judges_flag = (
         Flag("--judges-file", args.judges_file)
         if args.judges_file
-        else (
-            Flag("COJUDGE_JUDGES", environ["COJUDGE_JUDGES"])
-            if environ.get("COJUDGE_JUDGES")
-            else Flag("--judges-file (default)", str(DEFAULT_JUDGES_FILE))
+        else Flag(
+            JUDGES_VARIABLE if environ.get(JUDGES_VARIABLE) else "--judges-file (default)", str(judges_file(environ))
         )
     )
     judges_path = Path(judges_flag.value).expanduser().resolve()
@@ -337,9 +339,6 @@ def materialize(args: argparse.Namespace) -> int:
         return _refused(str(exc))
     for folder in plan.create:
         folder.mkdir(parents=True, exist_ok=True)
-    os.environ["COJUDGE_DUCKDB"] = str(plan.duckdb)
-    os.environ["COJUDGE_JUDGES"] = str(plan.judges_file)
-    os.environ["DAGSTER_HOME"] = str(plan.home)
     wait_s = float("inf") if args.wait else 0.0
     try:
         # DAGSTER_HOME first, then the DuckDB file: every run takes them in this order, so --wait cannot deadlock
@@ -354,7 +353,8 @@ def _materialize(args: argparse.Namespace, plan: Plan) -> int:
     from cojudge_assets.definitions import build_definitions
 
     jobs = tuple(args.jobs.split(",")) if args.jobs else None
-    defs = build_definitions(corpus=str(plan.corpus), layout=plan.layout)
+    # the run's settings go in as arguments and run config, never through the environment
+    defs = build_definitions(corpus=plan.corpus, layout=plan.layout, database=plan.duckdb, judges_path=plan.judges_file)
     run_config = {}
     if plan.corpus_config:
         run_config = {
@@ -365,7 +365,13 @@ def _materialize(args: argparse.Namespace, plan: Plan) -> int:
             }
         }
     outcome = run_steps(
-        defs, _instance(), run_config, judges=args.judge, conditions=args.condition, jobs=jobs, force=args.force
+        defs,
+        _instance(plan.home),
+        run_config,
+        judges=args.judge,
+        conditions=args.condition,
+        jobs=jobs,
+        force=args.force,
     )
     print(outcome.line())
     if outcome.refusal:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from cojudge_assets.core.preflight import DEFAULT_DUCKDB, DUCKDB_VARIABLE
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
 from cojudge_assets.defs.judging.sources import JUDGES_FILE, judges_file_asset
@@ -16,7 +17,7 @@ from cojudge_assets.defs.operations.assets import drift_report_asset
 from cojudge_assets.defs.operations.sensors import drift_sensor
 from cojudge_assets.defs.perturbation.assets import perturbation_metrics_asset, perturbation_outputs_asset
 from cojudge_assets.defs.report.assets import report_asset
-from cojudge_assets.defs.resources import DEFAULT_CORPUS, ContestJudgeResource, CorpusResource, duckdb_path
+from cojudge_assets.defs.resources import DEFAULT_CORPUS, ContestJudgeResource, CorpusResource, JudgesResource
 from cojudge_assets.freshness import OBSERVE_JOB
 from cojudge_assets.judges.config import corpus_judges, judges_file
 
@@ -82,19 +83,36 @@ def readers_of(assets: list) -> list[dg.AssetsDefinition]:
     return readers + [report_asset(_names(assets + readers))]
 
 
-def build_definitions(corpus: str | None = None, layout: str | None = None) -> dg.Definitions:
-    """The code location: the DuckDB file ($COJUDGE_DUCKDB), the corpus (``corpus``/``layout``, else
-    $COJUDGE_CORPUS/$COJUDGE_LAYOUT, else the demo corpus) and the judges that become the judge partitions:
-    the enabled judges of the judges config file ($COJUDGE_JUDGES), then the imported judges the corpus's
-    layout brings (the ICE-Score release's). Imported judges answer nothing new, so they have no partition of
-    ``perturbation_outputs``."""
+def build_definitions(
+    *,
+    corpus: str | Path | None = None,
+    layout: str | None = None,
+    database: str | Path | None = None,
+    judges_path: str | Path | None = None,
+) -> dg.Definitions:
+    """The code location, its resources bound once, here. An argument given wins (the command passes what its
+    preflight resolved); one left out is the deployment's setting, read when the Definitions are built, never at
+    import: the corpus ($COJUDGE_CORPUS/$COJUDGE_LAYOUT, else the demo corpus), the DuckDB file (bound as
+    ``dg.EnvVar("COJUDGE_DUCKDB")`` when the variable is set, so a run resolves it, else data/cojudge.duckdb)
+    and the judges file ($COJUDGE_JUDGES, judges/config.py ``judges_file``). The judge partitions are the
+    enabled judges of that judges file, then the imported judges the corpus's layout brings (the ICE-Score
+    release's); imported judges answer nothing new, so they have no partition of ``perturbation_outputs``."""
     found = dg.load_from_defs_folder(path_within_project=Path(__file__).parent)
     corpus_resource = CorpusResource(
         path=str(Path(corpus or os.environ.get("COJUDGE_CORPUS") or DEFAULT_CORPUS)),
         layout=layout or os.environ.get("COJUDGE_LAYOUT") or "pages",
     )
-    specs = corpus_judges(corpus_resource.root(), corpus_resource.layout)
-    judges = {spec.name: spec for spec in specs}
+    # only a run opens the DuckDB file: a deployment's variable is bound as such and resolved by the run
+    bound = (
+        str(database)
+        if database is not None
+        else dg.EnvVar(DUCKDB_VARIABLE)
+        if os.environ.get(DUCKDB_VARIABLE)
+        else str(DEFAULT_DUCKDB)
+    )
+    judges = JudgesResource(path=str(Path(judges_path or judges_file()).expanduser().resolve()))
+    specs = corpus_judges(corpus_resource.root(), corpus_resource.layout, Path(judges.path))
+    partitioned = {spec.name: spec for spec in specs}
     asked = {spec.name: spec for spec in specs if spec.asked}
     assets = list(found.assets or [])
     observed = dg.AssetSelection.assets("contest_corpus")
@@ -145,8 +163,8 @@ def build_definitions(corpus: str | None = None, layout: str | None = None) -> d
             description="The drift comparison and the study report (HTML + Markdown).",
         )
     )
-    if judges:
-        assets += [judges_file_asset(specs, str(judges_file())), judge_outputs_asset(judges)]
+    if partitioned:
+        assets += [judges_file_asset(specs, judges.path), judge_outputs_asset(partitioned)]
         observed |= dg.AssetSelection.assets(JUDGES_FILE)
         outputs_job = dg.define_asset_job(
             OUTPUTS_JOB,
@@ -169,7 +187,6 @@ def build_definitions(corpus: str | None = None, layout: str | None = None) -> d
             OBSERVE_JOB, selection=observed, description="Observe the source assets: the corpus and the judges file."
         )
     )
-    database = duckdb_path()
     return dg.Definitions(
         assets=assets,
         asset_checks=list(found.asset_checks or []),
@@ -177,10 +194,11 @@ def build_definitions(corpus: str | None = None, layout: str | None = None) -> d
         schedules=list(found.schedules or []),
         jobs=jobs,
         resources={
-            "io_manager": CojudgeDuckDBIOManager(database=database, schema="main"),
-            "duckdb": LockedDuckDBResource(database=database),
+            "io_manager": CojudgeDuckDBIOManager(database=bound, schema="main"),
+            "duckdb": LockedDuckDBResource(database=bound),
             "contest_judge": ContestJudgeResource(),
             "corpus": corpus_resource,
+            "judges": judges,
         },
         executor=executor_from_environment(),
     )

@@ -46,10 +46,12 @@ def test_definitions_load_with_the_ingest_group(tmp_path, monkeypatch):
 
 
 def test_duckdb_path_comes_from_the_environment(tmp_path, monkeypatch):
+    from cojudge_assets.defs.resources import database_path
+
     target = tmp_path / "elsewhere.duckdb"
     monkeypatch.setenv("COJUDGE_DUCKDB", str(target))
     io_manager = build_definitions().resources["io_manager"]
-    assert io_manager.database == str(target)
+    assert database_path(io_manager) == target  # bound as dg.EnvVar: a run resolves it (test_configuration.py)
     assert isinstance(io_manager, dg.ConfigurableIOManagerFactory)
 
 
@@ -80,8 +82,10 @@ def test_judge_runs_carry_their_provider(tmp_path, monkeypatch):
     defs = build_definitions()
     outputs, perturbation = defs.resolve_job_def(OUTPUTS_JOB), defs.get_job_def(PERTURBATION_OUTPUTS_JOB)
     assert run_tags(outputs, "blind|hosted") == {"cojudge/provider": "openai"}
-    assert run_tags(outputs, "nonblind|vllm") == {"cojudge/provider": "10.0.0.5:8000"}
-    assert run_tags(perturbation, "static-rubric") == {"cojudge/provider": "local"}
+    monkeypatch.delenv("COJUDGE_JUDGES")  # the Definitions' judges resource names the file
+    assert run_tags(outputs, "blind|hosted", judges=defs.resources["judges"]) == {"cojudge/provider": "openai"}
+    assert run_tags(outputs, "nonblind|vllm", judges=defs.resources["judges"]) == {"cojudge/provider": "10.0.0.5:8000"}
+    assert run_tags(perturbation, "static-rubric", judges=defs.resources["judges"]) == {"cojudge/provider": "local"}
     assert run_tags(defs.resolve_job_def("ingest"), None) == {}
 
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DUCKDB = PROJECT_ROOT / "data" / "cojudge.duckdb"  # the run's defaults (defs/resources.py binds them)
+DEFAULT_DUCKDB = PROJECT_ROOT / "data" / "cojudge.duckdb"  # the run's defaults (definitions.py binds them)
+DUCKDB_VARIABLE = "COJUDGE_DUCKDB"  # the deployment's DuckDB file, when set
 DEFAULT_CORPUS = PROJECT_ROOT / "data" / "demo"
 
 # where each layout's raw attempt inputs live (the readers in core/corpus.py); a layout not listed here (a new
@@ -178,13 +179,10 @@ def check_home(home: Flag) -> tuple[Path, Path | None]:
     return path, path
 
 
-def missing_keys(judges: Iterable, environ: dict[str, str] | os._Environ) -> list[tuple[str, str]]:
-    """(judge, variable) for every judge whose ``api_key_env`` names a variable unset or empty in ``environ``."""
-    return [
-        (spec.name, spec.api_key_env)
-        for spec in judges
-        if spec.api_key_env and not (environ.get(spec.api_key_env) or "").strip()
-    ]
+def missing_keys(judges: Iterable, environ: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(judge, variable) for every judge whose ``api_key_env`` names a variable unset or blank in ``environ``
+    (the judge's own ``api_key``, judges/client.py, reads it)."""
+    return [(spec.name, spec.api_key_env) for spec in judges if spec.api_key(environ) == ""]
 
 
 def one_line(text: str) -> str:

@@ -2,32 +2,34 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import dagster as dg
+from dagster_duckdb import DuckDBIOManager, DuckDBResource
 
 from cojudge_assets.core.contest_judge import ContestJudge
 from cojudge_assets.core.kattis import ProblemPackage, scan_problems
-from cojudge_assets.core.preflight import DEFAULT_CORPUS, DEFAULT_DUCKDB, corpus_input_problem
+from cojudge_assets.core.preflight import DEFAULT_CORPUS, corpus_input_problem
+from cojudge_assets.judges.config import DEFAULT_JUDGES_FILE, JudgeSpec, find_judge, load_judges
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 REFUSED = "cojudge/refused"  # metadata key of a dg.Failure by which a step refuses to replace stored tables
 
 
-def duckdb_path() -> str:
-    """The DuckDB file: ``$COJUDGE_DUCKDB`` if set, else ``data/cojudge.duckdb`` in the project.
+def database_path(duckdb: DuckDBResource | DuckDBIOManager) -> Path:
+    """The DuckDB file a ``duckdb`` resource (or the IO manager) is bound to. Inside a run its ``database`` is the
+    path; on the Definitions of a deployment that named the file by ``dg.EnvVar`` (definitions.py), the variable's
+    value now."""
+    database: str = duckdb.database
+    if isinstance(database, dg.EnvVar):
+        database = database.get_value() or ""
+    return Path(database)
 
-    Read when the Definitions are built (not at import of the asset modules), so a
-    test or a deployment points the whole graph at another file by setting the
-    variable before loading.
-    """
-    return os.environ.get("COJUDGE_DUCKDB") or str(DEFAULT_DUCKDB)
 
-
-def output_dir() -> Path:
-    """Where files beside the tables go (the requests JSONL, the report): the DuckDB file's folder."""
-    return Path(duckdb_path()).resolve().parent
+def output_dir(duckdb: DuckDBResource) -> Path:
+    """Where files beside the tables go (the requests JSONL, the figures, the report): the folder of the DuckDB
+    file the asset's ``duckdb`` resource is bound to, so each Definitions writes beside its own tables."""
+    return database_path(duckdb).resolve().parent
 
 
 class ContestJudgeResource(dg.ConfigurableResource):
@@ -80,3 +82,24 @@ class CorpusResource(dg.ConfigurableResource):
         a package that cannot be read is left out (it is in the quarantine table)."""
         folder = self.root() / "problems"
         return scan_problems(folder)[0] if self.layout != "codenet" and folder.is_dir() else {}
+
+
+class JudgesResource(dg.ConfigurableResource):
+    """The judges config file of the code location (judges/config.py), the same file whose judges became the judge
+    partitions when the Definitions were built. Whatever reads the judges at run time (the report, the drift
+    sensor, the command's run tags) reads them from here, never from the environment."""
+
+    path: str = str(DEFAULT_JUDGES_FILE)
+
+    def specs(self) -> list[JudgeSpec]:
+        """Every judge of the file, enabled or not, in file order (parsed once per content of the file)."""
+        return load_judges(Path(self.path))
+
+    def enabled(self) -> list[JudgeSpec]:
+        return [spec for spec in self.specs() if spec.enabled]
+
+    def find(self, name: str, corpus: CorpusResource | None = None) -> JudgeSpec:
+        """A judge of this file, or one the corpus's layout brings (when a corpus is given), by name."""
+        if corpus is None:
+            return find_judge(name, path=Path(self.path))
+        return find_judge(name, corpus.root(), corpus.layout, path=Path(self.path))

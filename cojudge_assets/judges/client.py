@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -50,6 +51,15 @@ class JudgeConfig(BaseModel):
     timeout_s: float = Field(default=120.0, gt=0)
     lenient: bool = False
     extra: dict = Field(default_factory=dict)
+
+    def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
+        """The judge's API key: the value of the variable ``api_key_env`` names in ``environ`` (the process's
+        environment by default), stripped, ``""`` when it is unset or blank; None for a judge that takes no key
+        (a local judge, a server without authentication). The one place a key is read: the request path, the
+        drift probe, the judging step and the command's preflight all ask here."""
+        if not self.api_key_env:
+            return None
+        return ((os.environ if environ is None else environ).get(self.api_key_env) or "").strip()
 
 
 @dataclass
@@ -143,7 +153,7 @@ def request_kwargs(config: JudgeConfig, messages: list[dict]) -> dict:
     if config.api_base:
         kwargs["api_base"] = config.api_base
     if config.api_key_env:
-        kwargs["api_key"] = os.environ.get(config.api_key_env, "")
+        kwargs["api_key"] = config.api_key()
     if config.json_mode:
         kwargs["response_format"] = {"type": "json_object"}
     if config.reasoning_budget is not None:

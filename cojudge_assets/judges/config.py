@@ -38,6 +38,7 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -49,6 +50,7 @@ from cojudge_assets.judges.client import JudgeConfig
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_JUDGES_FILE = PROJECT_ROOT / "data" / "judges.yaml"
+JUDGES_VARIABLE = "COJUDGE_JUDGES"
 
 
 ANSWER_SETTINGS = ("model", "temperature", "max_tokens", "reasoning_budget", "max_input_tokens", "json_mode", "lenient")
@@ -144,8 +146,12 @@ class JudgesConfigError(ValueError):
     pass
 
 
-def judges_file() -> Path:
-    return Path(os.environ.get("COJUDGE_JUDGES") or DEFAULT_JUDGES_FILE)
+def judges_file(environ: Mapping[str, str] | None = None) -> Path:
+    """The judges file of a deployment that names none explicitly: ``$COJUDGE_JUDGES`` in ``environ`` (the
+    process's environment by default), else ``data/judges.yaml``. The one place the variable is read: the
+    Definitions read it once when they are built (definitions.py), the command for its default (cli.py); every
+    other reader is handed the path (``JudgesResource``, defs/resources.py)."""
+    return Path((os.environ if environ is None else environ).get(JUDGES_VARIABLE) or DEFAULT_JUDGES_FILE)
 
 
 def load_judges(path: Path | None = None) -> list[JudgeSpec]:

@@ -13,7 +13,6 @@ queryable. Local judges have no provider and are never probed.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -81,7 +80,7 @@ def ensure_drift_table(conn: duckdb.DuckDBPyConnection, schema: str = "main") ->
 def check(conn: duckdb.DuckDBPyConnection, spec: JudgeSpec, schema: str = "main") -> DriftCheck:
     """Probe one hosted judge and compare with what is stored (does not record anything)."""
     recorded = recorded_identity(conn, spec.name, schema)
-    if spec.api_key_env and not os.environ.get(spec.api_key_env):
+    if spec.api_key() == "":
         return DriftCheck(spec.name, recorded, None, f"not probed: {spec.api_key_env} is not set")
     return DriftCheck(spec.name, recorded, probe(spec))
 

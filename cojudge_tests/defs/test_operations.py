@@ -62,7 +62,9 @@ def setup(tmp_path, monkeypatch, drifty, steady, n=24):
 def evaluate(defs, instance, db):
     sensor = next(s for s in defs.sensors if s.name == "provider_drift")
     context = dg.build_sensor_context(
-        instance=instance, resources={"duckdb": DuckDBResource(database=str(db))}, definitions=defs
+        instance=instance,
+        resources={"duckdb": DuckDBResource(database=str(db)), "judges": defs.resources["judges"]},
+        definitions=defs,
     )
     return sensor.evaluate_tick(context)
 

@@ -100,8 +100,9 @@ def inspectable_requests(
     judge_requests: pl.DataFrame,
     attempts: pl.DataFrame,
     design_split: pl.DataFrame,
+    duckdb: DuckDBResource,
 ) -> pl.DataFrame:
-    folder = output_dir() / "design"
+    folder = output_dir(duckdb) / "design"
     for stale in folder.glob("inspectable.*.jsonl"):  # the folder is this asset's: no file outlives its run
         stale.unlink()
     readable = ds.inspectable_requests(judge_requests, attempts, design_split)

@@ -5,8 +5,11 @@ they exist for any corpus; the rank consensus and its relation to churn need
 judge predictions and say how well the panel behind them discriminates.
 """
 
+from pathlib import Path
+
 import dagster as dg
 import polars as pl
+from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core import dynamics, plots
 from cojudge_assets.core.consensus import CONSENSUS_SCHEMA, churn_vs_improvement, panel_discrimination, rank_consensus
@@ -35,8 +38,8 @@ def co_creation(attempts: pl.DataFrame) -> pl.DataFrame:
 NO_TRAJECTORIES = "no attempt has a participant: the corpus holds no co-creation trajectories"
 
 
-def _folder():
-    return output_dir() / "dynamics"
+def _folder(duckdb: DuckDBResource) -> Path:
+    return output_dir(duckdb) / "dynamics"
 
 
 @dg.asset(
@@ -47,9 +50,9 @@ def _folder():
     "the first attempt), with trajectory-bootstrap intervals.",
 )
 def success_at_turn(
-    context: dg.AssetExecutionContext, config: DynamicsSettings, attempts: pl.DataFrame
+    context: dg.AssetExecutionContext, config: DynamicsSettings, attempts: pl.DataFrame, duckdb: DuckDBResource
 ) -> pl.DataFrame:
-    plots.remove_figures(_folder(), "success_at_turn")
+    plots.remove_figures(_folder(duckdb), "success_at_turn")
     trajs = dynamics.trajectories(co_creation(attempts))
     table = dynamics.success_at_turn(
         trajs, max_turn=config.max_turn or None, resamples=config.resamples, seed=config.seed
@@ -63,7 +66,7 @@ def success_at_turn(
         every["share"],
         every["lo"],
         every["hi"],
-        _folder() / "success_at_turn.png",
+        _folder(duckdb) / "success_at_turn.png",
         "Success@Turn (all trajectories)",
         "turn k",
         "share accepted by k",
@@ -86,8 +89,8 @@ def success_at_turn(
     description="Kaplan-Meier estimate (lifelines) of the share still unsolved, by turn and by minutes from "
     "the first attempt (Submit clock); never-solved trajectories right-censored at their last attempt.",
 )
-def survival(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.DataFrame:
-    plots.remove_figures(_folder(), "survival")
+def survival(context: dg.AssetExecutionContext, attempts: pl.DataFrame, duckdb: DuckDBResource) -> pl.DataFrame:
+    plots.remove_figures(_folder(duckdb), "survival")
     trajs = dynamics.trajectories(co_creation(attempts))
     table = pl.concat([dynamics.kaplan_meier(trajs, clock="turn"), dynamics.kaplan_meier(trajs, clock="minutes")])
     turns = table.filter(pl.col("clock") == "turn").sort("t")
@@ -98,7 +101,7 @@ def survival(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.Da
     path = plots.kaplan_meier(
         durations["duration"].to_numpy(),
         durations["solved"].to_numpy(),
-        _folder() / "survival.png",
+        _folder(duckdb) / "survival.png",
         "Kaplan-Meier: share still unsolved (x: stopped unsolved, censored)",
         never_solved_share=1 - trajs["solved"].mean(),
     )
@@ -149,8 +152,8 @@ def churn(
     description="Within solved trajectories, the CodeBLEU similarity of each attempt to the first accepted "
     "submission (which is left out of its own comparison).",
 )
-def convergence(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl.DataFrame:
-    plots.remove_figures(_folder(), "codebleu_histogram")
+def convergence(context: dg.AssetExecutionContext, attempts: pl.DataFrame, duckdb: DuckDBResource) -> pl.DataFrame:
+    plots.remove_figures(_folder(duckdb), "codebleu_histogram")
     table = dynamics.convergence(co_creation(attempts))
     if table.is_empty():
         context.add_output_metadata({"attempts": 0, "note": NO_TRAJECTORIES})
@@ -158,7 +161,7 @@ def convergence(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl
     summary = dynamics.convergence_summary(table)
     path = plots.histogram(
         table["similarity"].drop_nulls().to_numpy(),
-        _folder() / "codebleu_histogram.png",
+        _folder(duckdb) / "codebleu_histogram.png",
         "CodeBLEU similarity to the first accepted submission",
         "CodeBLEU",
     )
@@ -181,9 +184,13 @@ def convergence(context: dg.AssetExecutionContext, attempts: pl.DataFrame) -> pl
     "whose answers there are all one value is left out (column left_out).",
 )
 def rank_consensus_table(
-    context: dg.AssetExecutionContext, config: DynamicsSettings, predictions: pl.DataFrame, panel: pl.DataFrame
+    context: dg.AssetExecutionContext,
+    config: DynamicsSettings,
+    predictions: pl.DataFrame,
+    panel: pl.DataFrame,
+    duckdb: DuckDBResource,
 ) -> pl.DataFrame:
-    plots.remove_figures(_folder(), "struggle", "q_by_verdict")  # drawn only when there are predictions
+    plots.remove_figures(_folder(duckdb), "struggle", "q_by_verdict")  # drawn only when there are predictions
     predictions = co_creation(predictions)
     table = (
         rank_consensus(predictions, config.consensus_condition)
@@ -200,14 +207,14 @@ def rank_consensus_table(
     }
     if len(table):
         metadata["struggle_curves"] = dg.MetadataValue.path(
-            str(plots.struggle_curves(table, _folder() / "struggle.png"))
+            str(plots.struggle_curves(table, _folder(duckdb) / "struggle.png"))
         )
         by_verdict = {
             v: table.filter(pl.col("verdict") == v)["q"].drop_nulls().to_list()  # null: no judge pooled
             for v in sorted(table["verdict"].unique().to_list())
         }
         metadata["q_by_verdict"] = dg.MetadataValue.path(
-            str(plots.boxes(by_verdict, _folder() / "q_by_verdict.png", "Rank consensus q by verdict", "q"))
+            str(plots.boxes(by_verdict, _folder(duckdb) / "q_by_verdict.png", "Rank consensus q by verdict", "q"))
         )
     context.add_output_metadata(metadata)
     return table.with_columns(*[pl.lit(v, dtype=pl.Float64).alias(k) for k, v in auc.items()])

@@ -1,8 +1,11 @@
 """Group ``estimation``: the judges used, not only scored (issue 18): a pass rate from few labels and the judge
 (core/estimation.py), and what shifts each judge's errors (core/bias.py)."""
 
+from pathlib import Path
+
 import dagster as dg
 import polars as pl
+from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core import plots
 from cojudge_assets.core.bias import bias_diagnostics as diagnose
@@ -31,8 +34,8 @@ class BiasSettings(dg.Config):
     adjust: str = "holm"  # statsmodels multipletests method
 
 
-def _folder():
-    return output_dir() / "estimation"
+def _folder(duckdb: DuckDBResource) -> Path:
+    return output_dir(duckdb) / "estimation"
 
 
 @dg.asset(
@@ -98,8 +101,9 @@ def bias_diagnostics(
     config: BiasSettings,
     predictions: pl.DataFrame,
     participant_context: pl.DataFrame,
+    duckdb: DuckDBResource,
 ) -> pl.DataFrame:
-    folder = _folder()
+    folder = _folder(duckdb)
     plots.remove_figures(folder, "bias")
     table = diagnose(
         bias_frame(predictions, participant_context, folds=config.folds, seed=config.seed), method=config.adjust

@@ -30,9 +30,9 @@ from cojudge_assets.judges.runner import judge_partition
 from cojudge_assets.judges.store import ANSWERED_STATUSES, current_epoch, partition_rows
 
 
-def requests_file(condition: str) -> Path:
-    """The model-agnostic requests file of one condition, shared by every judge."""
-    return output_dir() / "requests" / f"judge_requests.{condition}.jsonl"
+def requests_file(duckdb: DuckDBResource, condition: str) -> Path:
+    """The model-agnostic requests file of one condition, shared by every judge, beside the DuckDB file."""
+    return output_dir(duckdb) / "requests" / f"judge_requests.{condition}.jsonl"
 
 
 @dg.asset(
@@ -55,12 +55,16 @@ def requests_file(condition: str) -> Path:
     "condition, shared by every judge.",
 )
 def judge_requests(
-    context: dg.AssetExecutionContext, attempts: pl.DataFrame, problems: pl.DataFrame, participant_context: pl.DataFrame
+    context: dg.AssetExecutionContext,
+    attempts: pl.DataFrame,
+    problems: pl.DataFrame,
+    participant_context: pl.DataFrame,
+    duckdb: DuckDBResource,
 ):
     condition = condition_of(context)
     table = build_requests(attempts, problems, participant_context, condition)
     leaks = label_leaks(table, attempts, problems, participant_context)
-    path = requests_file(condition)
+    path = requests_file(duckdb, condition)
     write_jsonl(table, path)
     # the content is the data version: a label fix upstream leaves the requests, so the answers, up to date
     yield dg.Output(
@@ -201,7 +205,7 @@ def judge_one_partition(
 
     Shared by ``judge_outputs`` and ``perturbation_outputs``: one judging path for attempts and mutants.
     """
-    if spec.api_key_env and not dg.EnvVar(spec.api_key_env).get_value():
+    if spec.api_key() == "":
         raise dg.Failure(
             description=f"judge {spec.name}: the environment variable {spec.api_key_env} that "
             "holds its API key is not set; export it, or disable the judge in the judges config"

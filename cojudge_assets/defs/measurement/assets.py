@@ -148,7 +148,9 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
             confident=config.confident,
             problem_resamples=config.resamples,
         )
-        plots.remove_figures(output_dir() / "measurement")  # the folder is this asset's: no figure outlives its run
+        plots.remove_figures(
+            output_dir(duckdb) / "measurement"
+        )  # the folder is this asset's: no figure outlives its run
         if predictions.is_empty():
             empty = pl.DataFrame(
                 schema={
@@ -173,7 +175,7 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
         )
         if len(cache):
             tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
-        files = plots.measurement_figures(predictions, output_dir() / "measurement")
+        files = plots.measurement_figures(predictions, output_dir(duckdb) / "measurement")
         for name, table in tables.items():
             metadata = {
                 "rows": len(table),

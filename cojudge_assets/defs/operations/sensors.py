@@ -6,7 +6,8 @@ requests one run per partition of that judge in ``judge_outputs`` (each
 condition it had answered in the old epoch) and ``perturbation_outputs``. Nothing is requested for the other
 judges. The runs re-send that judge's requests once, into the new epoch; the old
 answers stay in ``judge_cache``. The sensor is built with the Definitions (it
-needs the enabled judges and the jobs); it starts stopped and, once turned on
+needs the jobs) and reads the enabled judges from the ``judges`` resource (the
+Definitions' judges file); it starts stopped and, once turned on
 in the UI or with ``dagster sensor start provider_drift``, probes once a day
 (``DRIFT_INTERVAL_S``), which is the daily schedule the operations section of
 the README describes.
@@ -18,7 +19,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.defs.partitions import condition_judge_key
-from cojudge_assets.judges.config import enabled_judges
+from cojudge_assets.defs.resources import JudgesResource
 from cojudge_assets.judges.drift import check, judged_conditions, record_drift
 
 DRIFT_INTERVAL_S = 24 * 60 * 60
@@ -35,9 +36,9 @@ def drift_sensor(outputs_job, perturbation_outputs_job) -> dg.SensorDefinition:
         description="Probes each enabled hosted judge; on a new served model, records a drift event and "
         "re-judges exactly that judge's partitions into a new epoch.",
     )
-    def provider_drift(context: dg.SensorEvaluationContext, duckdb: DuckDBResource):
+    def provider_drift(context: dg.SensorEvaluationContext, duckdb: DuckDBResource, judges: JudgesResource):
         requests, notes = [], []
-        hosted = [spec for spec in enabled_judges() if spec.asked and not spec.local]
+        hosted = [spec for spec in judges.enabled() if spec.asked and not spec.local]
         with duckdb.get_connection() as conn:
             for spec in hosted:
                 try:

@@ -241,9 +241,12 @@ def perturbation_metrics_asset(present: Set[str]) -> dg.AssetsDefinition:
         config: PerturbationSettings,
         mutants: pl.DataFrame,
         judge_metrics: pl.DataFrame,
+        duckdb: DuckDBResource,
         **frames: pl.DataFrame,
     ) -> pl.DataFrame:
-        plots.remove_figures(output_dir() / "perturbation")  # the folder is this asset's: no figure outlives its run
+        plots.remove_figures(
+            output_dir(duckdb) / "perturbation"
+        )  # the folder is this asset's: no figure outlives its run
         outputs = perturbation_answers(frames.get("perturbation_outputs"))
         if outputs.is_empty():  # no judge enabled, or no C/C++/Java program accepted: nothing to score
             context.add_output_metadata({"pairs": 0, "note": "no judged mutants"})
@@ -255,7 +258,7 @@ def perturbation_metrics_asset(present: Set[str]) -> dg.AssetsDefinition:
                 seed_cut=config.seed_cut, drop_cut=config.drop_cut, n_resamples=config.resamples, seed=config.seed
             ),
         )
-        folder = output_dir() / "perturbation"
+        folder = output_dir(duckdb) / "perturbation"
         order = [op for op in ALL_OPERATORS if op in set(table["subset"].to_list())]
         figures = {
             "shift_by_operator": plots.shift_by_operator(

@@ -19,8 +19,8 @@ from cojudge_assets.core.frames import frames_connection
 from cojudge_assets.core.icescore import published_values
 from cojudge_assets.core.report import write_report
 from cojudge_assets.core.report_content import STORES, read_stores, read_tables, report_sections
-from cojudge_assets.defs.resources import CorpusResource, output_dir
-from cojudge_assets.judges.config import enabled_judges, judges_file, layout_judges
+from cojudge_assets.defs.resources import CorpusResource, JudgesResource, output_dir
+from cojudge_assets.judges.config import layout_judges
 
 REPORT_TITLE = "cojudge report: LLM judges of code as instruments"
 
@@ -35,7 +35,6 @@ def report_asset(present: Set[str]) -> dg.AssetsDefinition:
         group_name="report",
         kinds={"html", "duckdb"},
         code_version="3",  # 3: the findings section comes first
-        # ,
         ins=inputs,
         description="The study report: report.html (self-contained: figures embedded, no script, no external URL) "
         "and report.md beside it, in <DuckDB folder>/report/: inputs and conditions with coverage, served models "
@@ -43,15 +42,19 @@ def report_asset(present: Set[str]) -> dg.AssetsDefinition:
         "a one-line reading guide), and the run configuration.",
     )
     def report(
-        context: dg.AssetExecutionContext, duckdb: DuckDBResource, corpus: CorpusResource, **frames: pl.DataFrame
+        context: dg.AssetExecutionContext,
+        duckdb: DuckDBResource,
+        corpus: CorpusResource,
+        judges: JudgesResource,
+        **frames: pl.DataFrame,
     ) -> dg.MaterializeResult:
-        folder = output_dir()
+        folder = output_dir(duckdb)
         run_config = {
             "corpus": str(corpus.root()),
             "layout": corpus.layout,
             "duckdb": duckdb.database,
-            "judges file": str(judges_file()),
-            "enabled judges": ", ".join(f"{s.name} ({s.model or 'imported'})" for s in enabled_judges()),
+            "judges file": judges.path,
+            "enabled judges": ", ".join(f"{s.name} ({s.model or 'imported'})" for s in judges.enabled()),
             "imported judges of the corpus": ", ".join(s.name for s in layout_judges(corpus.root(), corpus.layout))
             or "none",
             "conditions": ", ".join(CONDITIONS),
