@@ -68,6 +68,7 @@ import polars as pl
 from cojudge_assets.core.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA
 from cojudge_assets.core.constants import BLIND
 from cojudge_assets.core.contest_judge.languages import normalize_language
+from cojudge_assets.core.imported import JUDGMENT_COLUMNS
 from cojudge_assets.core.problems import PROBLEM_SCHEMA
 
 if TYPE_CHECKING:
@@ -79,20 +80,6 @@ JUDGE_DIR = Path("experiment_source") / "original_output" / "humaneval"
 CONDITION = BLIND
 GPT_MODEL = "gpt-3.5-turbo"  # experiment_source/humaneval_gpt_eval.py, model="gpt-3.5-turbo", temperature 0
 
-# defined here until the generic importer shares one definition
-JUDGMENT_COLUMNS = {
-    "item": pl.String,
-    "judge": pl.String,
-    "condition": pl.String,
-    "raw_answer": pl.String,
-    "score": pl.Float64,
-    "s_algo": pl.Int32,
-    "s_robust": pl.Int32,
-    "rationale": pl.String,
-    "model": pl.String,
-    "source_file": pl.String,
-    "source_line": pl.Int64,
-}
 ICESCORE_PROBLEM_SCHEMA: dict[str, PolarsDataType] = {
     **PROBLEM_SCHEMA,
     "language": pl.String,

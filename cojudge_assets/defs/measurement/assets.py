@@ -19,7 +19,7 @@ from dagster_duckdb import DuckDBResource
 from cojudge_assets.core import plots
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.correlation import correlations
-from cojudge_assets.core.measurement import MeasurementConfig, headline_table, measure, run_to_run
+from cojudge_assets.core.measurement import LONG_SCHEMA, MeasurementConfig, headline_table, measure, run_to_run
 from cojudge_assets.core.predictions import (
     OUTCOMES_INPUTS,
     PREDICTIONS_INPUTS,
@@ -148,21 +148,10 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
             confident=config.confident,
             problem_resamples=config.resamples,
         )
-        plots.remove_figures(
-            output_dir(duckdb) / "measurement"
-        )  # the folder is this asset's: no figure outlives its run
+        # the folder is this asset's: no figure outlives its run
+        plots.remove_figures(output_dir(duckdb) / "measurement")
         if predictions.is_empty():
-            empty = pl.DataFrame(
-                schema={
-                    "judge": pl.String,
-                    "condition": pl.String,
-                    "metric": pl.String,
-                    "value": pl.Float64,
-                    "lo": pl.Float64,
-                    "hi": pl.Float64,
-                    "n": pl.Int64,
-                }
-            )
+            empty = pl.DataFrame(schema=LONG_SCHEMA)
             for name in TABLES:
                 yield dg.Output(empty, output_name=name, metadata={"rows": 0, "note": "no judge predictions yet"})
             return

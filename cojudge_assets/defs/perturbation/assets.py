@@ -244,9 +244,8 @@ def perturbation_metrics_asset(present: Set[str]) -> dg.AssetsDefinition:
         duckdb: DuckDBResource,
         **frames: pl.DataFrame,
     ) -> pl.DataFrame:
-        plots.remove_figures(
-            output_dir(duckdb) / "perturbation"
-        )  # the folder is this asset's: no figure outlives its run
+        # the folder is this asset's: no figure outlives its run
+        plots.remove_figures(output_dir(duckdb) / "perturbation")
         outputs = perturbation_answers(frames.get("perturbation_outputs"))
         if outputs.is_empty():  # no judge enabled, or no C/C++/Java program accepted: nothing to score
             context.add_output_metadata({"pairs": 0, "note": "no judged mutants"})
