@@ -20,7 +20,7 @@ start naming the holder's pid.
 """
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 
 import dagster as dg
 import polars as pl
@@ -30,6 +30,19 @@ from dagster_duckdb_polars import DuckDBPolarsIOManager, DuckDBPolarsTypeHandler
 from cojudge_assets.core.locks import hold_duckdb
 
 KINDS = {"polars", "duckdb"}  # the kinds of every asset stored through this IO manager
+
+
+def present_inputs(
+    names: Iterable[str], present: Set[str], *, columns: Mapping[str, list[str]] | None = None
+) -> dict[str, dg.AssetIn]:
+    """An asset input for each of ``names`` that ``present`` (the assets of the Definitions) holds; an input named
+    in ``columns`` loads only those columns. The readers' factories build their ``ins`` with it."""
+    columns = columns or {}
+    return {
+        name: dg.AssetIn(name, metadata={"columns": columns[name]}) if name in columns else dg.AssetIn(name)
+        for name in names
+        if name in present
+    }
 
 
 def _run_id(context: dg.InitResourceContext) -> str | None:

@@ -28,12 +28,8 @@ from cojudge_assets.core.predictions import (
     read_judge_cache,
 )
 from cojudge_assets.core.tables import markdown_table
-from cojudge_assets.defs.io import KINDS
+from cojudge_assets.defs.io import KINDS, present_inputs
 from cojudge_assets.defs.resources import output_dir
-
-
-def _inputs(names: tuple[str, ...], present: Set[str]) -> dict[str, dg.AssetIn]:
-    return {name: dg.AssetIn(name) for name in names if name in present}
 
 
 def predictions_asset(present: Set[str]) -> dg.AssetsDefinition:
@@ -44,7 +40,7 @@ def predictions_asset(present: Set[str]) -> dg.AssetsDefinition:
         group_name="judging",
         kinds=KINDS,
         code_version="1",
-        ins=_inputs(PREDICTIONS_INPUTS, present),
+        ins=present_inputs(PREDICTIONS_INPUTS, present),
         check_specs=[
             dg.AssetCheckSpec(
                 "judged_code_is_attempt_code",
@@ -132,7 +128,7 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
             name: dg.AssetOut(kinds=KINDS, code_version=CODE_VERSIONS.get(name, "1"), description=text)
             for name, text in TABLES.items()
         },
-        ins=_inputs(OUTCOMES_INPUTS, present),
+        ins=present_inputs(OUTCOMES_INPUTS, present),
     )
     def measurement(
         context: dg.AssetExecutionContext,

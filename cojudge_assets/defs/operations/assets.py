@@ -14,7 +14,7 @@ from dagster_duckdb import DuckDBResource
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.drift import drift_comparison, read_drift_inputs
 from cojudge_assets.core.tables import markdown_table
-from cojudge_assets.defs.io import KINDS
+from cojudge_assets.defs.io import KINDS, present_inputs
 
 
 class DriftReportSettings(dg.Config):
@@ -30,15 +30,8 @@ def drift_report_asset(present: Set[str]) -> dg.AssetsDefinition:
         group_name="operations",
         kinds=KINDS,
         code_version="1",
-        ins={
-            "attempts": dg.AssetIn("attempts"),
-            # the judges of the run: only the judge column is loaded
-            **(
-                {"judge_outputs": dg.AssetIn("judge_outputs", metadata={"columns": ["judge"]})}
-                if "judge_outputs" in present
-                else {}
-            ),
-        },
+        # the judges of the run: only the judge column of judge_outputs is loaded
+        ins=present_inputs(("attempts", "judge_outputs"), present, columns={"judge_outputs": ["judge"]}),
         description="One row per (drift event, condition, metric): Spearman's rho between the judge's old and new p "
         "on the attempts both epochs answered, and ROC-AUC, PR-AUC, Brier and LogLoss in both epochs with the paired "
         "change new - old and its trajectory-bootstrap interval. Empty while no drift was seen.",

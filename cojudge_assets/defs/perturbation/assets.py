@@ -35,7 +35,7 @@ from cojudge_assets.core.perturbation.verify import generate_mutants, request_fr
 from cojudge_assets.core.perturbation.verify import mutation_seeds as select_seeds
 from cojudge_assets.core.requests import build_requests
 from cojudge_assets.core.tables import markdown_table
-from cojudge_assets.defs.io import KINDS
+from cojudge_assets.defs.io import KINDS, present_inputs
 from cojudge_assets.defs.judging.assets import answers_version, judge_one_partition
 from cojudge_assets.defs.judging.sources import JUDGES_FILE
 from cojudge_assets.defs.partitions import judge_of, judge_partitions
@@ -223,8 +223,11 @@ def perturbation_yield(context: dg.AssetExecutionContext, mutants: pl.DataFrame)
 def perturbation_metrics_asset(present: Set[str]) -> dg.AssetsDefinition:
     """``perturbation_metrics`` over ``mutants``, ``judge_metrics`` and, when ``present`` (the Definitions) holds
     it, ``perturbation_outputs``."""
-    answers = dg.AssetIn("perturbation_outputs", metadata={"columns": ["judge", "attempt_uid", "status", "p_accept"]})
-    optional = {"perturbation_outputs": answers} if "perturbation_outputs" in present else {}
+    optional = present_inputs(
+        ("perturbation_outputs",),
+        present,
+        columns={"perturbation_outputs": ["judge", "attempt_uid", "status", "p_accept"]},
+    )
 
     @dg.asset(
         name="perturbation_metrics",

@@ -19,6 +19,7 @@ from cojudge_assets.core.frames import frames_connection
 from cojudge_assets.core.icescore import published_values
 from cojudge_assets.core.report import write_report
 from cojudge_assets.core.report_content import STORES, read_stores, read_tables, report_sections
+from cojudge_assets.defs.io import present_inputs
 from cojudge_assets.defs.resources import CorpusResource, JudgesResource, output_dir
 from cojudge_assets.judges.config import layout_judges
 
@@ -28,7 +29,7 @@ REPORT_TITLE = "cojudge report: LLM judges of code as instruments"
 def report_asset(present: Set[str]) -> dg.AssetsDefinition:
     """``report`` with an input per asset table its sections read (``READS``) that ``present`` (the Definitions)
     holds."""
-    inputs = {name: dg.AssetIn(name) for name in read_tables() if name in present and name not in STORES}
+    inputs = present_inputs(read_tables(), present - set(STORES))
 
     @dg.asset(
         name="report",
