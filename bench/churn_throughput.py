@@ -19,8 +19,8 @@ sys.path.insert(0, str(ROOT))
 
 import polars as pl  # noqa: E402
 
-from cojudge_assets.core.corpus import contest_settings, read_corpus, read_problem_table  # noqa: E402
-from cojudge_assets.core.dynamics import codebleu_similarity, normalized_edit_distance  # noqa: E402
+from cojudge_assets.core.dynamics.trajectories import codebleu_similarity, normalized_edit_distance  # noqa: E402
+from cojudge_assets.core.ingest.corpus import contest_settings, read_corpus, read_problem_table  # noqa: E402
 
 
 def main() -> None:

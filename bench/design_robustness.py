@@ -19,8 +19,8 @@ sys.path.insert(0, str(ROOT))
 
 import duckdb  # noqa: E402
 
-from cojudge_assets.core.design_split import assign_split  # noqa: E402
-from cojudge_assets.core.robustness import RobustnessConfig, contamination, findings  # noqa: E402
+from cojudge_assets.core.design.robustness import RobustnessConfig, contamination, findings  # noqa: E402
+from cojudge_assets.core.design.split import assign_split  # noqa: E402
 
 TABLES = ("attempts", "predictions", "judge_metrics", "condition_effects", "panel", "per_problem")
 

@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 import duckdb  # noqa: E402
 import polars as pl  # noqa: E402
 
-from cojudge_assets.core.bias import bias_diagnostics, bias_figure, bias_frame  # noqa: E402
-from cojudge_assets.core.estimation import (  # noqa: E402
+from cojudge_assets.core.design.bias import bias_diagnostics, bias_figure, bias_frame  # noqa: E402
+from cojudge_assets.core.design.estimation import (  # noqa: E402
     EstimationConfig,
     estimate_pass_rates,
     estimation_frame,

@@ -18,10 +18,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cojudge_assets.core.attempts import PageRules, list_pages, read_attempts  # noqa: E402
-from cojudge_assets.core.corpus import contest_settings  # noqa: E402
-from cojudge_assets.core.kattis import read_problems  # noqa: E402
-from cojudge_assets.core.progsnap2 import read_progsnap2  # noqa: E402
+from cojudge_assets.core.ingest.attempts import PageRules, list_pages, read_attempts  # noqa: E402
+from cojudge_assets.core.ingest.corpus import contest_settings  # noqa: E402
+from cojudge_assets.core.ingest.kattis import read_problems  # noqa: E402
+from cojudge_assets.core.ingest.progsnap2 import read_progsnap2  # noqa: E402
 
 
 def best_of(repeat: int, fn):

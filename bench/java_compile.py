@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from cojudge_assets.core.contest_judge import ContestJudge
-from cojudge_assets.core.corpus import contest_settings, read_corpus, read_problem_table
+from cojudge_assets.core.execution.contest_judge import ContestJudge
+from cojudge_assets.core.ingest.corpus import contest_settings, read_corpus, read_problem_table
 from cojudge_assets.core.perturbation.operators import mutate
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"

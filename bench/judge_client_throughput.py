@@ -25,8 +25,8 @@ sys.path.insert(0, str(ROOT))
 import duckdb  # noqa: E402
 import polars as pl  # noqa: E402
 
-from cojudge_assets.core.models import JudgeRequest  # noqa: E402
-from cojudge_assets.core.prompts import canonical_json, request_hash  # noqa: E402
+from cojudge_assets.core.judging.models import JudgeRequest  # noqa: E402
+from cojudge_assets.core.judging.prompts import canonical_json, request_hash  # noqa: E402
 from cojudge_assets.judges.config import JudgeSpec  # noqa: E402
 from cojudge_assets.judges.runner import judge_partition  # noqa: E402
 

@@ -17,10 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from cojudge_assets.core.attempts import PageRules, list_pages, read_attempts
-from cojudge_assets.core.contest_judge import ContestJudge
-from cojudge_assets.core.corpus import contest_settings
-from cojudge_assets.core.kattis import read_problems
+from cojudge_assets.core.execution.contest_judge import ContestJudge
+from cojudge_assets.core.ingest.attempts import PageRules, list_pages, read_attempts
+from cojudge_assets.core.ingest.corpus import contest_settings
+from cojudge_assets.core.ingest.kattis import read_problems
 
 
 def main() -> None:

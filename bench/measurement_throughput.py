@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
 from cojudge_assets.core.constants import CONDITIONS  # noqa: E402
-from cojudge_assets.core.measurement import MeasurementConfig, measure  # noqa: E402
+from cojudge_assets.core.measurement.measure import MeasurementConfig, measure  # noqa: E402
 
 JUDGES = ("judge-a", "judge-b", "judge-c", "judge-d")
 

@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from cojudge_assets.core.contest_judge import ContestJudge
-from cojudge_assets.core.corpus import contest_settings, read_corpus, read_problem_table
-from cojudge_assets.core.kattis import read_problems
+from cojudge_assets.core.execution.contest_judge import ContestJudge
+from cojudge_assets.core.ingest.corpus import contest_settings, read_corpus, read_problem_table
+from cojudge_assets.core.ingest.kattis import read_problems
 from cojudge_assets.core.perturbation.rewrites import REWRITES
 from cojudge_assets.core.perturbation.verify import generate_mutants, mutation_seeds, verify_mutants
 

@@ -41,10 +41,10 @@ sys.path.insert(0, str(REPO))  # this checkout's package, not another one instal
 
 import yaml  # noqa: E402
 
-from cojudge_assets.core.contest_judge import ContestJudge  # noqa: E402
-from cojudge_assets.core.corpus import contest_settings, read_corpus, read_problem_table  # noqa: E402
-from cojudge_assets.core.models import JudgeRequest  # noqa: E402
-from cojudge_assets.core.prompts import render  # noqa: E402
+from cojudge_assets.core.execution.contest_judge import ContestJudge  # noqa: E402
+from cojudge_assets.core.ingest.corpus import contest_settings, read_corpus, read_problem_table  # noqa: E402
+from cojudge_assets.core.judging.models import JudgeRequest  # noqa: E402
+from cojudge_assets.core.judging.prompts import render  # noqa: E402
 from cojudge_assets.judges.local import PromptParts, SampleExecScorer, parse_prompt  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpora" / "condefects-atcoder"

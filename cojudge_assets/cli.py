@@ -252,7 +252,7 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     def layout_judge_names(corpus: Path, layout: str) -> list[str]:
         if layout != "icescore":  # the only layout that brings judges; read its file names only
             return []
-        from cojudge_assets.core.icescore import icescore_judges
+        from cojudge_assets.core.ingest.icescore import icescore_judges
 
         return icescore_judges(corpus)
 
@@ -387,7 +387,7 @@ def _materialize(args: argparse.Namespace, plan: Plan) -> int:
 
 
 class _HelpFormatter(argparse.HelpFormatter):
-    """Lists the corpus layouts (core/corpus.py LAYOUTS) in --help."""
+    """Lists the corpus layouts (core/ingest/corpus.py LAYOUTS) in --help."""
 
     def _expand_help(self, action: argparse.Action) -> str:
         if action.dest == "layout":

@@ -20,7 +20,7 @@ written for this project. This script turns the problem packages under
   each page (for tests; ingestion reads the pages, never this file).
 
 Every verdict comes from running the exact submitted code through the sandboxed
-contest judge (:mod:`cojudge_assets.core.contest_judge`); none is written by
+contest judge (:mod:`cojudge_assets.core.execution.contest_judge`); none is written by
 hand. The plan is seeded, so the same problems and seed give byte-identical
 files. Run: ``python -m cojudge_assets.demo_corpus [--out data/demo]``.
 """
@@ -42,8 +42,8 @@ from pathlib import Path
 import yaml
 
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.contest_judge import EXTENSION_LANGUAGE, ContestJudge, JudgeResult, Verdict
-from cojudge_assets.core.kattis import ProblemPackage, read_problems
+from cojudge_assets.core.execution.contest_judge import EXTENSION_LANGUAGE, ContestJudge, JudgeResult, Verdict
+from cojudge_assets.core.ingest.kattis import ProblemPackage, read_problems
 
 CONTEST_NAME = "cojudge demo contest (simulated, AI permitted)"
 CONTEST_START = datetime(2026, 3, 14, 13, 45, 0)

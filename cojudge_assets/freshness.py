@@ -34,7 +34,7 @@ import dagster as dg
 import duckdb
 import polars as pl
 
-from cojudge_assets.core.predictions import has_table
+from cojudge_assets.core.measurement.predictions import has_table
 from cojudge_assets.defs.partitions import upstream_keys
 
 # An asset is stored as a DuckDB table when its kinds are those of the DuckDB IO manager (defs/io.py KINDS); the

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from cojudge_assets.core.contest_judge import ContestJudge
-from cojudge_assets.core.kattis import ProblemPackage, read_problem
+from cojudge_assets.core.execution.contest_judge import ContestJudge
+from cojudge_assets.core.ingest.kattis import ProblemPackage, read_problem
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_CORPORA = REPO.parent / "shared" / "corpora"

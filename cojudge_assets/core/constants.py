@@ -1,7 +1,7 @@
 """Constants of the study that more than one module needs, defined once.
 
 * ``CONDITIONS``: the participant-context conditions a judge is asked under, in
-  the order tables list them (core/context.py builds each one's context):
+  the order tables list them (core/ingest/context.py builds each one's context):
   ``blind`` (no context), ``prefix12k`` (the first 12,000 characters of the
   participant's log) and ``nonblind`` (the log up to the attempt).
 * ``BLIND``: the condition without participant context, the one mutants and

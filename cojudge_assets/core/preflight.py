@@ -21,7 +21,7 @@ DEFAULT_DUCKDB = PROJECT_ROOT / "data" / "cojudge.duckdb"  # the run's defaults 
 DUCKDB_VARIABLE = "COJUDGE_DUCKDB"  # the deployment's DuckDB file, when set
 DEFAULT_CORPUS = PROJECT_ROOT / "data" / "demo"
 
-# where each layout's raw attempt inputs live (the readers in core/corpus.py); a layout not listed here (a new
+# where each layout's raw attempt inputs live (the readers in core/ingest/corpus.py); a layout not listed here (a new
 # one) counts any file under the corpus
 RAW_INPUTS = {
     "pages": ("pages/**/*",),
@@ -77,11 +77,11 @@ def module_constant(module: str, name: str) -> tuple[str, ...] | None:
 
 
 def known_layouts() -> tuple[str, ...]:
-    """core/corpus.py's LAYOUTS (read from its source when it says it simply: importing the readers, polars among
+    """core/ingest/corpus.py's LAYOUTS (read from its source when it says it simply: importing the readers, polars among
     them, takes seconds on a busy machine)."""
-    found = module_constant("cojudge_assets.core.corpus", "LAYOUTS")
+    found = module_constant("cojudge_assets.core.ingest.corpus", "LAYOUTS")
     if found is None:
-        from cojudge_assets.core.corpus import LAYOUTS
+        from cojudge_assets.core.ingest.corpus import LAYOUTS
 
         found = tuple(LAYOUTS)
     return found
@@ -98,7 +98,7 @@ def known_jobs() -> tuple[str, ...]:
 
 
 def check_layout(layout: Flag, layouts: Iterable[str]) -> str:
-    """The layout, if it is one of ``layouts`` (core/corpus.py LAYOUTS)."""
+    """The layout, if it is one of ``layouts`` (core/ingest/corpus.py LAYOUTS)."""
     known = tuple(layouts)
     if layout.value not in known:
         raise PreflightError(

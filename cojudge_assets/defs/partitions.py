@@ -1,6 +1,6 @@
 """The partitions of cojudge, defined once, and read through typed helpers.
 
-Two dimensions: ``condition`` (the study's conditions, core/context.py) and
+Two dimensions: ``condition`` (the study's conditions, core/ingest/context.py) and
 ``judge`` (the judges of a run: the enabled judges of the judges file, then the
 imported judges the corpus layout brings; judges/config.py ``corpus_judges``).
 ``judge_requests`` is partitioned by condition, ``judge_outputs`` by condition x

@@ -7,8 +7,8 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBIOManager, DuckDBResource
 
-from cojudge_assets.core.contest_judge import ContestJudge
-from cojudge_assets.core.kattis import ProblemPackage, scan_problems
+from cojudge_assets.core.execution.contest_judge import ContestJudge
+from cojudge_assets.core.ingest.kattis import ProblemPackage, scan_problems
 from cojudge_assets.core.preflight import DEFAULT_CORPUS, corpus_input_problem
 from cojudge_assets.judges.config import DEFAULT_JUDGES_FILE, JudgeSpec, find_judge, load_judges
 
@@ -47,7 +47,7 @@ class CorpusResource(dg.ConfigurableResource):
 
     ``layout`` is ``pages`` (saved submission pages + chat logs + Kattis
     problems, like the demo corpus), ``progsnap2`` or ``codenet`` (see
-    core/corpus.py). ``path`` is the corpus folder; relative paths are taken
+    core/ingest/corpus.py). ``path`` is the corpus folder; relative paths are taken
     from the project root.
     """
 

@@ -7,10 +7,10 @@ returns a :class:`JudgeCall`, never raising for a provider's or a model's fault:
   with exponential backoff and jitter (tenacity), waiting at least as long as a
   ``Retry-After`` header asks;
 * authentication and bad-request errors fail at once with a clear message;
-* an answer that fails validation (core/models.py: (a)-(d)) re-issues the
+* an answer that fails validation (core/judging/models.py: (a)-(d)) re-issues the
   identical request, up to ``max_tries`` answers in all;
 * a row that exhausts its tries is ``status="failed"`` with the last error;
-* an answer that is exactly ``{"abstain": "<reason>"}`` (core/models.py) is a
+* an answer that is exactly ``{"abstain": "<reason>"}`` (core/judging/models.py) is a
   final answer, ``status="abstained"`` with the reason in ``abstain_reason``:
   not re-asked, and stored by the runner with the reason as its rationale.
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-from cojudge_assets.core.models import JudgeOutput, validate_answer
+from cojudge_assets.core.judging.models import JudgeOutput, validate_answer
 
 
 class JudgeConfig(BaseModel):

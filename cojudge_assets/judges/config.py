@@ -15,7 +15,7 @@ entry names a judge, its litellm model string and its provider parameters::
         max_input_tokens: null         # input budget; null: litellm's model info, if it knows the model
         api_base: null                 # OpenAI-compatible servers (vLLM, Ollama): their base URL
 
-A judge whose answers were made elsewhere is *imported* (judges/imports.py, core/imported.py for the file
+A judge whose answers were made elsewhere is *imported* (judges/imports.py, core/judging/imported.py for the file
 format): it has an ``imported:`` source instead of a model, and is never sent anything::
 
       - name: gpt4-ours
@@ -45,7 +45,7 @@ from urllib.parse import urlparse
 import yaml
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from cojudge_assets.core.imported import ImportedSource, Scale
+from cojudge_assets.core.judging.imported import ImportedSource, Scale
 from cojudge_assets.judges.client import JudgeConfig
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -208,7 +208,7 @@ def layout_judges(corpus: Path, layout: str) -> list[JudgeSpec]:
     other layouts. Cheap: file names only, nothing is read."""
     if layout != "icescore":
         return []
-    from cojudge_assets.core.icescore import icescore_judge_scale, icescore_judges
+    from cojudge_assets.core.ingest.icescore import icescore_judge_scale, icescore_judges
 
     specs = []
     for name in icescore_judges(Path(corpus)):

@@ -1,7 +1,7 @@
 """Imported judges: answers made elsewhere, stored like judged answers, never sent to a provider.
 
-An imported judge is a judge entry with an ``imported:`` source (core/imported.py: the file format and its
-validation), or one of the judges a corpus layout brings with it (the ICE-Score release, core/icescore.py).
+An imported judge is a judge entry with an ``imported:`` source (core/judging/imported.py: the file format and its
+validation), or one of the judges a corpus layout brings with it (the ICE-Score release, core/ingest/icescore.py).
 Its partitions of ``judge_outputs`` are filled by :func:`import_partition` instead of the judging loop:
 
 1. the source's rows for the partition's condition are read and validated against the declared scale
@@ -32,7 +32,7 @@ import duckdb
 import polars as pl
 
 from cojudge_assets.core.constants import BLIND
-from cojudge_assets.core.imported import (
+from cojudge_assets.core.judging.imported import (
     JUDGMENT_COLUMNS,
     REJECT_COLUMNS,
     ImportedSource,
@@ -44,7 +44,7 @@ from cojudge_assets.judges.config import JudgeSpec
 from cojudge_assets.judges.store import CACHE_COLUMNS, CACHE_TABLE, OUTPUT_SCHEMA, current_epoch, ensure_tables
 
 if TYPE_CHECKING:
-    from cojudge_assets.core.icescore import IceScoreCorpus  # imported when an ICE-Score judge is read
+    from cojudge_assets.core.ingest.icescore import IceScoreCorpus  # imported when an ICE-Score judge is read
 
 IMPORTS_TABLE = "judge_imports"
 REJECTS_TABLE = "import_rejects"
@@ -73,7 +73,7 @@ def source_files(spec: JudgeSpec) -> list[Path]:
     """The files an imported judge's answers come from."""
     source = _imported(spec)
     if source.layout == "icescore":
-        from cojudge_assets.core.icescore import icescore_judge_files
+        from cojudge_assets.core.ingest.icescore import icescore_judge_files
 
         return sorted(icescore_judge_files(Path(source.path))[source.judge or spec.name])
     return [Path(source.path)]
@@ -89,7 +89,7 @@ def source_digest(spec: JudgeSpec) -> str:
 
 @functools.lru_cache(maxsize=2)
 def _icescore(root: str, stamp: tuple) -> IceScoreCorpus:
-    from cojudge_assets.core.icescore import read_icescore
+    from cojudge_assets.core.ingest.icescore import read_icescore
 
     return read_icescore(Path(root))
 
@@ -99,8 +99,8 @@ def _stamp(root: Path) -> tuple:
 
 
 def load_answers(spec: JudgeSpec, condition: str, known_items: set[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(answers, rejects) of the judge under ``condition``: core/imported.py's validation of its source's rows
-    (the file's own, or the ICE-Score release's as read by core/icescore.py). Rows of other conditions are left
+    """(answers, rejects) of the judge under ``condition``: core/judging/imported.py's validation of its source's rows
+    (the file's own, or the ICE-Score release's as read by core/ingest/icescore.py). Rows of other conditions are left
     to those conditions' partitions."""
     source = _imported(spec)
     if source.layout == "icescore":

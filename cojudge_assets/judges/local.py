@@ -32,7 +32,7 @@ as their request is scored. The answers are the same with or without this step; 
 the time differs.
 
 A local judge with nothing to go on for an item abstains instead of answering a
-constant (core/models.py: ``{"abstain": "<reason>"}``), and says why in words a
+constant (core/judging/models.py: ``{"abstain": "<reason>"}``), and says why in words a
 reader understands (:meth:`SampleExecScorer.abstention`,
 :meth:`StaticRubricScorer.abstention`). sample-exec abstains before compiling
 anything when it cannot run the language, when there is neither a statement nor
@@ -56,10 +56,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cojudge_assets.core.contest_judge import ContestJudge, Verdict, normalize_language
-from cojudge_assets.core.examples import statement_examples
-from cojudge_assets.core.kattis import DEFAULT_MEMORY_MB, DEFAULT_TIME_LIMIT_S, ProblemPackage, TestCase
-from cojudge_assets.core.sandbox import SandboxError
+from cojudge_assets.core.execution.contest_judge import ContestJudge, Verdict, normalize_language
+from cojudge_assets.core.execution.sandbox import SandboxError
+from cojudge_assets.core.ingest.kattis import DEFAULT_MEMORY_MB, DEFAULT_TIME_LIMIT_S, ProblemPackage, TestCase
+from cojudge_assets.core.judging.examples import statement_examples
 
 _BLOCK = re.compile(r"<<<BEGIN (STATEMENT|CODE|CONTEXT)>>>\n(.*?)\n<<<END \1>>>", re.DOTALL)
 
@@ -74,7 +74,7 @@ class PromptParts:
 
 
 def parse_prompt(messages: list[dict]) -> PromptParts:
-    """The request fields back out of a rendered prompt (see core/prompts.py)."""
+    """The request fields back out of a rendered prompt (see core/judging/prompts.py)."""
     user = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
     blocks = {name: body for name, body in _BLOCK.findall(user)}
     pid = re.search(r"^Problem id: (.*)$", user, re.MULTILINE)
@@ -374,7 +374,7 @@ def _custom_llm_class():
 
 LOCAL_PROVIDER = "cojudge"
 # bumped when what the local judges answer changes (2: abstention instead of a constant; 3: examples read from
-# plain text, indented blocks, HTML <pre> and Aizu/JOI labels, core/examples.py, and sample-exec answers a
+# plain text, indented blocks, HTML <pre> and Aizu/JOI labels, core/judging/examples.py, and sample-exec answers a
 # compile error without a statement), so a database judged by an older version is judged again in a new epoch
 # (JudgeSpec.answer_settings) rather than kept from the cache
 LOCAL_JUDGES_VERSION = 3

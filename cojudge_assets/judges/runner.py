@@ -35,8 +35,8 @@ from datetime import UTC, datetime
 import duckdb
 import polars as pl
 
-from cojudge_assets.core.models import JudgeRequest
-from cojudge_assets.core.prompts import render
+from cojudge_assets.core.judging.models import JudgeRequest
+from cojudge_assets.core.judging.prompts import render
 from cojudge_assets.judges.client import JudgeCall, judge_once
 from cojudge_assets.judges.config import JudgeSpec
 from cojudge_assets.judges.store import CacheWriter, ensure_tables, settled_epoch, valid_keys

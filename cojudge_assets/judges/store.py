@@ -15,7 +15,7 @@ each epoch answered with).
 A row is upserted (INSERT OR REPLACE on the key): a failed row is replaced by
 the next try's row, and a valid row is never sent again, so a re-run never
 duplicates. ``status`` is ``ok``, ``abstained`` or ``failed``. An abstention
-(core/models.py) is a final answer like a valid one, never sent again: its
+(core/judging/models.py) is a final answer like a valid one, never sent again: its
 p_accept and scores are null, its reason is in ``rationale`` (the judge's own
 words) and ``error`` stays null (nothing went wrong).
 

@@ -9,9 +9,10 @@ import pytest
 from scipy.stats import spearmanr
 from sklearn.metrics import roc_auc_score
 
-from cojudge_assets.core import agreement, pooling
-from cojudge_assets.core.measurement import MeasurementConfig, measure
-from cojudge_assets.core.models import validate_answer
+from cojudge_assets.core.dynamics import pooling
+from cojudge_assets.core.judging.models import validate_answer
+from cojudge_assets.core.measurement import agreement
+from cojudge_assets.core.measurement.measure import MeasurementConfig, measure
 from cojudge_tests.core.test_metrics import synthetic_predictions
 
 FAST = MeasurementConfig(resamples=60, problem_resamples=20)

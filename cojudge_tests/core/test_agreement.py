@@ -13,8 +13,9 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from cojudge_assets.core import agreement, pooling
-from cojudge_assets.core.agreement import (
+from cojudge_assets.core.dynamics import pooling
+from cojudge_assets.core.measurement import agreement
+from cojudge_assets.core.measurement.agreement import (
     cohen_kappa,
     fleiss_kappa,
     krippendorff_alpha,
@@ -24,7 +25,7 @@ from cojudge_assets.core.agreement import (
     percentile_ranks,
     spearman,
 )
-from cojudge_assets.core.measurement import MeasurementConfig, kappa_matrix, measure
+from cojudge_assets.core.measurement.measure import MeasurementConfig, kappa_matrix, measure
 from cojudge_tests.core.test_metrics import synthetic_predictions
 
 JUDGES = ("judge-c", "judge-a", "judge-b", "judge-d")  # not in name order on purpose
@@ -291,7 +292,7 @@ def test_weights_are_scale_free_and_fractional_weights_work():
     assert spearman(a, b, np.ones((1, 40)))[0] == pytest.approx(spearman(a, b), abs=1e-12)
 
 
-# -- who is pooled: core/pooling.py's rule in the agreement tables ----------------------------------------------
+# -- who is pooled: core/dynamics/pooling.py's rule in the agreement tables ---------------------------------------
 
 FAST = MeasurementConfig(resamples=60, problem_resamples=20)
 
@@ -436,7 +437,7 @@ def test_the_kappa_heatmap_leaves_out_a_constant_judge():
 def test_the_report_shows_who_the_pooled_tables_left_out():
     import duckdb
 
-    from cojudge_assets.core.report_content import left_out_table
+    from cojudge_assets.core.report.content import left_out_table
 
     conn = duckdb.connect()
     agreement_table = pl.DataFrame(

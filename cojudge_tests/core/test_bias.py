@@ -1,11 +1,11 @@
-"""Bias diagnostics (core/bias.py): a planted length bias is found, an unbiased judge shows none, and the
+"""Bias diagnostics (core/design/bias.py): a planted length bias is found, an unbiased judge shows none, and the
 covariates a corpus lacks or holds constant get a note row."""
 
 import numpy as np
 import polars as pl
 import pytest
 
-from cojudge_assets.core.bias import bias_diagnostics, bias_frame, code_size
+from cojudge_assets.core.design.bias import bias_diagnostics, bias_frame, code_size
 
 
 def synthetic_predictions(length_bias: float, *, seed: int = 1) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -9,8 +9,8 @@ import polars as pl
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from cojudge_assets.core import calibration
-from cojudge_assets.core.calibration import (
+from cojudge_assets.core.measurement import calibration
+from cojudge_assets.core.measurement.calibration import (
     ECE_BINS,
     THRESHOLD_GRID,
     bin_index,

@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 from scipy.stats import spearmanr
 
-from cojudge_assets.core.consensus import churn_vs_improvement, rank_consensus
+from cojudge_assets.core.dynamics.consensus import churn_vs_improvement, rank_consensus
 
 
 def predictions() -> pl.DataFrame:
@@ -70,7 +70,7 @@ def test_churn_vs_improvement_is_spearman_with_a_trajectory_interval():
     assert again.equals(table)
 
 
-# -- who is pooled: core/pooling.py's rule ------------------------------------------------------------------------
+# -- who is pooled: core/dynamics/pooling.py's rule -----------------------------------------------------------------
 
 
 def planted() -> pl.DataFrame:

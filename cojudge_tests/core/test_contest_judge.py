@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from cojudge_assets.core.contest_judge import Verdict, normalize_language, tokens_match
-from cojudge_assets.core.contest_judge.languages import run_limits
+from cojudge_assets.core.execution.contest_judge import Verdict, normalize_language, tokens_match
+from cojudge_assets.core.execution.contest_judge.languages import run_limits
 
 PROGRAMS = {
     (
@@ -219,7 +219,7 @@ def test_an_edit_the_compiler_erases_reuses_the_result_of_the_same_binary(judge,
 
 
 def test_cpp_uses_the_precompiled_header_and_falls_back_when_macros_differ(judge, sum_problem):
-    from cojudge_assets.core.sandbox import isolation_level
+    from cojudge_assets.core.execution.sandbox import isolation_level
 
     if isolation_level() != "bwrap":
         pytest.skip("the precompiled header is mounted by bubblewrap only")
@@ -248,7 +248,7 @@ JAVA_BATCH = {
 
 def test_java_batch_compiles_what_javac_run_alone_compiles(tmp_path):
     """One JVM compiling many programs leaves the very cache entries one javac per program leaves."""
-    from cojudge_assets.core.contest_judge import ContestJudge
+    from cojudge_assets.core.execution.contest_judge import ContestJudge
 
     batched, alone = ContestJudge(tmp_path / "batched"), ContestJudge(tmp_path / "alone")
     # a program with a package declaration is left to compile() (its classes would land elsewhere)
@@ -270,8 +270,8 @@ def test_java_batch_compiles_what_javac_run_alone_compiles(tmp_path):
 
 
 def test_programs_a_stopped_batch_did_not_reach_are_compiled_one_by_one(tmp_path, monkeypatch, sum_problem):
-    from cojudge_assets.core import contest_judge
-    from cojudge_assets.core.contest_judge import java_batch
+    from cojudge_assets.core.execution import contest_judge
+    from cojudge_assets.core.execution.contest_judge import java_batch
 
     # a BatchJavac that stops after the first program, as a batch stopped at its limit does
     source = java_batch.BATCH_JAVAC_SOURCE.read_text().replace(
@@ -295,7 +295,7 @@ def test_programs_a_stopped_batch_did_not_reach_are_compiled_one_by_one(tmp_path
 
 def test_a_test_outcome_is_measured_once_whatever_the_test_is_called(tmp_path, sum_problem):
     """sample-exec's examples are the package's samples under other names: their outcomes are reused."""
-    from cojudge_assets.core.contest_judge import ContestJudge
+    from cojudge_assets.core.execution.contest_judge import ContestJudge
     from cojudge_tests.conftest import write_problem
 
     judge = ContestJudge(tmp_path / "cache")
@@ -321,8 +321,8 @@ def test_a_test_outcome_is_measured_once_whatever_the_test_is_called(tmp_path, s
 
 
 def test_a_program_javac_is_slow_on_ends_its_batch_and_is_compiled_alone(tmp_path, monkeypatch, sum_problem):
-    from cojudge_assets.core import contest_judge
-    from cojudge_assets.core.contest_judge import java_batch
+    from cojudge_assets.core.execution import contest_judge
+    from cojudge_assets.core.execution.contest_judge import java_batch
 
     monkeypatch.setattr(java_batch, "JAVA_BATCH_PROGRAM_S", 0.3)
     # 12,000 methods: about a second of javac, past the per-program limit of the batch (not of compile())
@@ -339,9 +339,9 @@ def test_a_batch_the_sandbox_cannot_start_leaves_every_program_to_compile(tmp_pa
     import tempfile
     from pathlib import Path
 
-    from cojudge_assets.core import contest_judge
-    from cojudge_assets.core.contest_judge import java_batch
-    from cojudge_assets.core.sandbox import SandboxError
+    from cojudge_assets.core.execution import contest_judge
+    from cojudge_assets.core.execution.contest_judge import java_batch
+    from cojudge_assets.core.execution.sandbox import SandboxError
 
     real = java_batch.run_sandboxed
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 
-from cojudge_assets.core.contest_judge.cache import (
+from cojudge_assets.core.execution.contest_judge.cache import (
     RESULT_CACHE_VERSION,
     CompileCache,
     Compiled,
     ResultCache,
     artifact_digest,
 )
-from cojudge_assets.core.contest_judge.languages import language_spec
-from cojudge_assets.core.contest_judge.verdict import JudgeResult, Verdict
-from cojudge_assets.core.contest_judge.verdict import TestOutcome as Outcome  # not a test class
+from cojudge_assets.core.execution.contest_judge.languages import language_spec
+from cojudge_assets.core.execution.contest_judge.verdict import JudgeResult, Verdict
+from cojudge_assets.core.execution.contest_judge.verdict import TestOutcome as Outcome  # not a test class
 from cojudge_tests.conftest import write_problem
 
 C_CODE = "int main(void){return 0;}\n"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from cojudge_assets.core.contest_judge import ContestJudge, Verdict, python_batch
-from cojudge_assets.core.sandbox import SandboxError
+from cojudge_assets.core.execution.contest_judge import ContestJudge, Verdict, python_batch
+from cojudge_assets.core.execution.sandbox import SandboxError
 
 PYTHON_BATCH = {
     "ac": "a, b = map(int, input().split())\nprint(a + b)\n",

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import polars as pl
 
-from cojudge_assets.core.attempts import ATTEMPT_SCHEMA
-from cojudge_assets.core.context import CONTEXT_CAP, build_contexts, find_code, parse_log, read_logs
-from cojudge_assets.core.scrub import harvest_identities, scrub
+from cojudge_assets.core.ingest.attempts import ATTEMPT_SCHEMA
+from cojudge_assets.core.ingest.context import CONTEXT_CAP, build_contexts, find_code, parse_log, read_logs
+from cojudge_assets.core.ingest.scrub import harvest_identities, scrub
 
 PROBLEMS = {"pairsum": "Pair Sums", "coins": "Coin Change", "brackets": "Brackets"}
 CODE_A = '#include <stdio.h>\nint main(void) { puts("1"); return 0; }'

@@ -11,8 +11,8 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from cojudge_assets.core.correlation import METRICS, _per_problem, _resampled, correlation_table
-from cojudge_assets.core.icescore import icescore_judge_files, icescore_judges, read_icescore, strict_answer
+from cojudge_assets.core.ingest.icescore import icescore_judge_files, icescore_judges, read_icescore, strict_answer
+from cojudge_assets.core.measurement.correlation import METRICS, _per_problem, _resampled, correlation_table
 
 SCIPY = {"kendall_tau_b": stats.kendalltau, "spearman": stats.spearmanr, "pearson": stats.pearsonr}
 

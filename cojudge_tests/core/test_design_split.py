@@ -1,4 +1,4 @@
-"""The design split (core/design_split.py): grouped, in the study's proportions, stable under appending."""
+"""The design split (core/design/split.py): grouped, in the study's proportions, stable under appending."""
 
 import json
 
@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from cojudge_assets.core import design_split as ds
+from cojudge_assets.core.design import split as ds
 
 
 def _attempts(groups: list[tuple[str | None, str]], per_group: int = 2, start: int = 0) -> pl.DataFrame:

@@ -11,8 +11,8 @@ import polars as pl
 import pytest
 from codebleu import calc_codebleu
 
-from cojudge_assets.core import dynamics
-from cojudge_assets.core.dynamics import (
+from cojudge_assets.core.dynamics import trajectories as dynamics
+from cojudge_assets.core.dynamics.trajectories import (
     CHURN_SCHEMA,
     CONVERGENCE_SCHEMA,
     SUCCESS_SCHEMA,

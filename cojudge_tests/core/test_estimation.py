@@ -1,4 +1,4 @@
-"""Pass rates from few labels (core/estimation.py): PPI++ against ppi_python, coverage on synthetic data with a
+"""Pass rates from few labels (core/design/estimation.py): PPI++ against ppi_python, coverage on synthetic data with a
 known truth, the labels-saved definition, and input errors."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from cojudge_assets.core.estimation import (
+from cojudge_assets.core.design.estimation import (
     EstimationConfig,
     estimate_pass_rates,
     estimation_frame,

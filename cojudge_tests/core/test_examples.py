@@ -1,13 +1,13 @@
 """Reading the examples a statement shows, in the forms real statements write them, and checking them against
-the problem package's sample files (core/examples.py, core/problems.py: full_statement)."""
+the problem package's sample files (core/judging/examples.py, core/ingest/problems.py: full_statement)."""
 
 from __future__ import annotations
 
 import pytest
 
-from cojudge_assets.core.examples import PACKAGE_MARK, same_examples, statement_examples
-from cojudge_assets.core.kattis import scan_problems
-from cojudge_assets.core.problems import full_statement, problems_table
+from cojudge_assets.core.ingest.kattis import scan_problems
+from cojudge_assets.core.ingest.problems import full_statement, problems_table
+from cojudge_assets.core.judging.examples import PACKAGE_MARK, same_examples, statement_examples
 from cojudge_assets.judges.local import PromptParts, SampleExecScorer
 from cojudge_tests.conftest import SHARED_CORPORA
 
@@ -263,7 +263,7 @@ def test_full_statement_without_examples_appends_the_samples_unmarked_as_before(
 
 
 def test_sample_exec_finds_examples_in_a_plain_text_statement():
-    # before core/examples.py, sample-exec abstained here ("the statement gives no example input ...")
+    # before core/judging/examples.py, sample-exec abstained here ("the statement gives no example input ...")
     parts = PromptParts(problem_id="sum", language="C", statement=PLAIN_AFTER_LABEL, code="int main(){}", context="")
     assert SampleExecScorer.abstention(parts) == ""
 

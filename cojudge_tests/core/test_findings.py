@@ -1,12 +1,12 @@
-"""Contamination and findings (core/robustness.py): a planted leak is flagged, an honest judge is not; a finding's
-status follows its interval."""
+"""Contamination and findings (core/design/robustness.py): a planted leak is flagged, an honest judge is not; a
+finding's status follows its interval."""
 
 import numpy as np
 import polars as pl
 import pytest
 
-from cojudge_assets.core import design_split as ds
-from cojudge_assets.core import robustness as rb
+from cojudge_assets.core.design import robustness as rb
+from cojudge_assets.core.design import split as ds
 
 CONFIG = rb.RobustnessConfig(resamples=300, seed=7)
 
@@ -135,7 +135,7 @@ def test_perturbation_arms_are_rows_with_their_seed_interval():
 def test_the_report_section_shows_every_finding_and_the_contamination(corpus, tmp_path):
     import duckdb
 
-    from cojudge_assets.core.report_findings import findings_section
+    from cojudge_assets.core.report.findings import findings_section
 
     predictions, split = corpus
     found = rb.findings(predictions, split, config=CONFIG)

@@ -23,10 +23,9 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from cojudge_assets.core.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA
-from cojudge_assets.core.corpus import contest_settings, fingerprint, read_corpus, read_problem_table
-from cojudge_assets.core.correlation import correlation_table
-from cojudge_assets.core.icescore import (
+from cojudge_assets.core.ingest.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA
+from cojudge_assets.core.ingest.corpus import contest_settings, fingerprint, read_corpus, read_problem_table
+from cojudge_assets.core.ingest.icescore import (
     JUDGMENT_COLUMNS,
     LAYOUT,
     icescore_judge_files,
@@ -34,6 +33,7 @@ from cojudge_assets.core.icescore import (
     read_icescore,
     strict_answer,
 )
+from cojudge_assets.core.measurement.correlation import correlation_table
 from cojudge_tests.conftest import SHARED_CORPORA
 
 ROOT = SHARED_CORPORA / "ice-score-humaneval"

@@ -12,8 +12,8 @@ import polars as pl
 import pytest
 from pydantic import ValidationError
 
-from cojudge_assets.core import imported
-from cojudge_assets.core.imported import (
+from cojudge_assets.core.judging import imported
+from cojudge_assets.core.judging.imported import (
     ANSWER_COLUMNS,
     JUDGMENT_COLUMNS,
     REJECT_COLUMNS,

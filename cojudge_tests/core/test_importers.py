@@ -7,10 +7,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cojudge_assets.core.codenet import read_codenet, read_codenet_problems, statement_samples
-from cojudge_assets.core.kattis import read_problems
-from cojudge_assets.core.label_audit import audit_labels
-from cojudge_assets.core.progsnap2 import read_progsnap2
+from cojudge_assets.core.ingest.codenet import read_codenet, read_codenet_problems, statement_samples
+from cojudge_assets.core.ingest.kattis import read_problems
+from cojudge_assets.core.ingest.label_audit import audit_labels
+from cojudge_assets.core.ingest.progsnap2 import read_progsnap2
 from cojudge_tests.conftest import SHARED_CORPORA
 
 MAIN = """EventType,EventID,Order,SubjectID,ProblemID,CodeStateID,ServerTimestamp,Score,Correct,Verdict,Language

@@ -7,8 +7,8 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from cojudge_assets.core.models import JudgeRequest, validate_answer
-from cojudge_assets.core.prompts import PROMPT_VERSION, render, request_hash
+from cojudge_assets.core.judging.models import JudgeRequest, validate_answer
+from cojudge_assets.core.judging.prompts import PROMPT_VERSION, render, request_hash
 
 GOOD = {"p_accept": 0.75, "s_algo": 4, "s_robust": 3, "rationale": "Sorting plus two pointers, 64-bit count."}
 

@@ -18,9 +18,9 @@ from sklearn.metrics import (
     log_loss as sk_log_loss,
 )
 
-from cojudge_assets.core import metrics as m
-from cojudge_assets.core.bootstrap import cluster_codes, cluster_counts, cluster_weights
-from cojudge_assets.core.measurement import MeasurementConfig, measure
+from cojudge_assets.core.measurement.measure import MeasurementConfig, measure
+from cojudge_assets.core.stats import metrics as m
+from cojudge_assets.core.stats.bootstrap import cluster_codes, cluster_counts, cluster_weights
 
 
 def data(seed: int, n: int = 300, coarse: bool = True):
@@ -332,7 +332,7 @@ def test_differences_are_paired():
 def test_run_to_run_agreement_between_epochs():
     import krippendorff
 
-    from cojudge_assets.core.measurement import run_to_run
+    from cojudge_assets.core.measurement.measure import run_to_run
 
     first = [0.1, 0.5, 0.9, 0.3]
     second = [0.2, 0.5, 0.8, 0.3]

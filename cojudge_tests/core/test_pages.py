@@ -8,8 +8,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cojudge_assets.core.attempts import PageRules, list_pages, order_disagreements, read_attempts
-from cojudge_assets.core.pages import PageError, decode_page, naive_verdict_scan, parse_page, visible_text
+from cojudge_assets.core.ingest.attempts import PageRules, list_pages, order_disagreements, read_attempts
+from cojudge_assets.core.ingest.pages import PageError, decode_page, naive_verdict_scan, parse_page, visible_text
 
 CODE = (
     "#include <stdio.h>\n"

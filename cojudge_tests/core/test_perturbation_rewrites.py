@@ -10,7 +10,6 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cojudge_assets.core import plots
 from cojudge_assets.core.perturbation.operators import _parser
 from cojudge_assets.core.perturbation.rewrites import (
     FRESH_NAMES,
@@ -22,6 +21,7 @@ from cojudge_assets.core.perturbation.rewrites import (
 )
 from cojudge_assets.core.perturbation.stats import PAIR_SCHEMA, PerturbationConfig, perturbation_metrics, yield_table
 from cojudge_assets.core.perturbation.verify import _mutate_one, generate_mutants, mutation_seeds, verify_mutants
+from cojudge_assets.core.report import plots
 
 SUM_C = """\
 #include <stdio.h>

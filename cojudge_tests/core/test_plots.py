@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from matplotlib.axes import Axes
 
-from cojudge_assets.core import plots
-from cojudge_assets.core.calibration import reliability_table
+from cojudge_assets.core.measurement.calibration import reliability_table
+from cojudge_assets.core.report import plots
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

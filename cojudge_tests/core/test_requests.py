@@ -6,12 +6,12 @@ import json
 
 import polars as pl
 
-from cojudge_assets.core.attempts import PageRules, list_pages, read_attempts
 from cojudge_assets.core.constants import CONDITIONS
-from cojudge_assets.core.context import build_contexts, read_logs
-from cojudge_assets.core.corpus import contest_settings
-from cojudge_assets.core.problems import problems_table
-from cojudge_assets.core.requests import build_requests, label_leaks, write_jsonl
+from cojudge_assets.core.ingest.attempts import PageRules, list_pages, read_attempts
+from cojudge_assets.core.ingest.context import build_contexts, read_logs
+from cojudge_assets.core.ingest.corpus import contest_settings
+from cojudge_assets.core.ingest.problems import problems_table
+from cojudge_assets.core.judging.requests import build_requests, label_leaks, write_jsonl
 from cojudge_tests.conftest import REPO
 
 DEMO = REPO / "data" / "demo"

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from cojudge_assets.core.cgroups import cgroup_support
-from cojudge_assets.core.contest_judge import Verdict
-from cojudge_assets.core.sandbox import _UID_BASE, isolation_level
+from cojudge_assets.core.execution.cgroups import cgroup_support
+from cojudge_assets.core.execution.contest_judge import Verdict
+from cojudge_assets.core.execution.sandbox import _UID_BASE, isolation_level
 
 
 def _sandbox_processes() -> list[int]:
@@ -165,7 +165,7 @@ def test_the_runner_is_built_once_when_the_first_runs_start_together(tmp_path, m
     """A fresh cache and one worker thread per core asking for the runner at once (it raced, in a cold run)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from cojudge_assets.core import sandbox
+    from cojudge_assets.core.execution import sandbox
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     sandbox._runner_path.cache_clear()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from cojudge_assets.core.scrub import PLACEHOLDER, harvest_identities, scrub, scrub_secrets
+from cojudge_assets.core.ingest.scrub import PLACEHOLDER, harvest_identities, scrub, scrub_secrets
 
 JWT = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2M"

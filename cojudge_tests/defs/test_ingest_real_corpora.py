@@ -85,7 +85,7 @@ def test_condefects_faulty_programs_are_rejected_not_wrong_answer(tmp_path, monk
 
 
 def test_codenet_statements_as_kattis_packages():
-    from cojudge_assets.core.problems import problems_table
+    from cojudge_assets.core.ingest.problems import problems_table
 
     table = problems_table(SHARED_CORPORA / "codenet-statements" / "problems")
     assert table.height == 215

@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from cojudge_assets.cli import run_steps
-from cojudge_assets.core.examples import statement_examples
+from cojudge_assets.core.judging.examples import statement_examples
 from cojudge_assets.definitions import build_definitions
 from cojudge_tests.conftest import REPO, SHARED_CORPORA
 
@@ -35,7 +35,7 @@ def test_itsp_is_judged_by_both_local_judges(tmp_path, monkeypatch):
     # (it answered a constant 0.7 on them before abstention existed)
     assert rows == {"sample-exec|ok": 682, "static-rubric|ok": 88, "static-rubric|abstained": 594}
     # every request carries examples sample-exec reads: the statement's own where they match the course's sample
-    # files, else the package's, appended (core/problems.py)
+    # files, else the package's, appended (core/ingest/problems.py)
     statements = [
         json.loads(r)["problem_statement"]
         for (r,) in con.sql("select request_json from main.judge_requests").fetchall()

@@ -5,7 +5,7 @@ import dagster as dg
 import duckdb
 import polars as pl
 
-from cojudge_assets.core.report_content import READS, STORES
+from cojudge_assets.core.report.content import READS, STORES
 from cojudge_assets.definitions import build_definitions
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager
 from cojudge_assets.defs.partitions import condition_judge_key, condition_judge_partitions

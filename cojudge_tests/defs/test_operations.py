@@ -10,7 +10,7 @@ import pytest
 from dagster_duckdb import DuckDBResource
 from sklearn.metrics import roc_auc_score
 
-import cojudge_assets.core.progsnap2 as progsnap2
+import cojudge_assets.core.ingest.progsnap2 as progsnap2
 import cojudge_assets.defs.ingest.assets as ingest_assets
 from cojudge_assets.cli import run_steps
 from cojudge_assets.definitions import build_definitions

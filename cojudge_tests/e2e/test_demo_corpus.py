@@ -8,11 +8,11 @@ from collections import Counter
 import polars as pl
 import pytest
 
-from cojudge_assets.core.attempts import PageRules, list_pages, read_attempts
-from cojudge_assets.core.contest_judge import EXTENSION_LANGUAGE, Verdict
-from cojudge_assets.core.corpus import contest_settings
-from cojudge_assets.core.kattis import read_problems
-from cojudge_assets.core.pages import naive_verdict_scan, visible_text
+from cojudge_assets.core.execution.contest_judge import EXTENSION_LANGUAGE, Verdict
+from cojudge_assets.core.ingest.attempts import PageRules, list_pages, read_attempts
+from cojudge_assets.core.ingest.corpus import contest_settings
+from cojudge_assets.core.ingest.kattis import read_problems
+from cojudge_assets.core.ingest.pages import naive_verdict_scan, visible_text
 from cojudge_tests.conftest import REPO
 
 DEMO = REPO / "data" / "demo"

@@ -278,7 +278,7 @@ def test_a_verdict_fix_on_the_demo_corpus_recomputes_metrics_without_judge_calls
     """Change how a verdict is read (and bump the reader's code version), re-materialize: zero judge calls."""
     import dagster as dg
 
-    import cojudge_assets.core.attempts as attempts_reader
+    import cojudge_assets.core.ingest.attempts as attempts_reader
     import cojudge_assets.defs.ingest.assets as ingest_assets
     from cojudge_assets.cli import run_steps
     from cojudge_assets.definitions import build_definitions

@@ -210,7 +210,7 @@ def test_an_empty_corpus_on_a_fresh_file_does_not_succeed_silently(tmp_path, env
 
 
 def test_the_layouts_are_listed_in_help(env):
-    from cojudge_assets.core.corpus import LAYOUTS
+    from cojudge_assets.core.ingest.corpus import LAYOUTS
 
     done = run_cli(env, "--help")
     assert done.returncode == 0

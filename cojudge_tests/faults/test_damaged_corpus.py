@@ -17,8 +17,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cojudge_assets.core.attempts import list_pages, reconcile
-from cojudge_assets.core.corpus import contest_settings, read_corpus, read_problem_table
+from cojudge_assets.core.ingest.attempts import list_pages, reconcile
+from cojudge_assets.core.ingest.corpus import contest_settings, read_corpus, read_problem_table
 
 CODE = (
     '#include <cstdio>\nint main() {\n    long long a, b;\n    std::scanf("%lld %lld", &a, &b);\n'
@@ -718,7 +718,7 @@ def test_pages_folder_that_is_a_symlink_out_of_the_corpus(tmp_path):
 
 
 def test_corpus_fingerprint_survives_damage_and_follows_no_link(tmp_path, monkeypatch):
-    from cojudge_assets.core.corpus import fingerprint
+    from cojudge_assets.core.ingest.corpus import fingerprint
 
     corpus = base_corpus(tmp_path)
     before = fingerprint(corpus)

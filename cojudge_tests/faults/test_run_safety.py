@@ -14,9 +14,9 @@ import duckdb
 import polars as pl
 import pytest
 
-from cojudge_assets.core import plots
 from cojudge_assets.core.locks import LockHeld, duckdb_lock_path, hold, hold_duckdb, read_holder
-from cojudge_assets.core.report import Figure, Section, write_report
+from cojudge_assets.core.report import plots
+from cojudge_assets.core.report.document import Figure, Section, write_report
 from cojudge_tests.conftest import REPO
 from cojudge_tests.faults.support import HOLD, Holder, table_digests
 from cojudge_tests.report.test_report_render import tiny_png
@@ -189,7 +189,7 @@ def test_a_report_keeps_no_figure_of_an_earlier_report(tmp_path):
 
 def test_measurement_without_predictions_leaves_no_figure_of_an_earlier_run(tmp_path, monkeypatch):
     """The issue's case: a run with nothing to measure must not leave last run's ROC curves for the report."""
-    from cojudge_assets.core.predictions import PREDICTIONS_SCHEMA
+    from cojudge_assets.core.measurement.predictions import PREDICTIONS_SCHEMA
     from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
     from cojudge_assets.defs.measurement.assets import measurement_asset, predictions_asset
 
@@ -214,10 +214,10 @@ def test_measurement_without_predictions_leaves_no_figure_of_an_earlier_run(tmp_
 
 
 def test_the_layouts_and_jobs_read_from_source_are_the_modules_own():
-    from cojudge_assets.core.corpus import LAYOUTS
+    from cojudge_assets.core.ingest.corpus import LAYOUTS
     from cojudge_assets.core.preflight import known_jobs, known_layouts, module_constant
     from cojudge_assets.definitions import JOB_ORDER
 
     assert known_layouts() == tuple(LAYOUTS)
     assert known_jobs() == tuple(JOB_ORDER)
-    assert module_constant("cojudge_assets.core.corpus", "NO_SUCH_NAME") is None
+    assert module_constant("cojudge_assets.core.ingest.corpus", "NO_SUCH_NAME") is None

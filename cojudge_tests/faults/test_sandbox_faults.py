@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from cojudge_assets.core import contest_judge as contest_judge_module
-from cojudge_assets.core.cgroups import cgroup_support
-from cojudge_assets.core.contest_judge import (
+from cojudge_assets.core.execution import contest_judge as contest_judge_module
+from cojudge_assets.core.execution.cgroups import cgroup_support
+from cojudge_assets.core.execution.contest_judge import (
     ContestJudge,
     Verdict,
     compiler,
@@ -28,8 +28,8 @@ from cojudge_assets.core.contest_judge import (
     python_executable,
     runtime_binds,
 )
-from cojudge_assets.core.contest_judge import judge as judge_front
-from cojudge_assets.core.sandbox import Limits, SandboxError, isolation_level, run_sandboxed
+from cojudge_assets.core.execution.contest_judge import judge as judge_front
+from cojudge_assets.core.execution.sandbox import Limits, SandboxError, isolation_level, run_sandboxed
 from cojudge_tests.conftest import write_problem
 from cojudge_tests.core.test_sandbox import _sandbox_processes
 
@@ -258,7 +258,7 @@ print(7 if shm <= 64 << 20 and root == 0 and dev == 0 else f"{{shm}} {{root}} {{
 def test_without_bubblewrap_dev_shm_counts_as_the_run_s_memory_and_is_cleaned(monkeypatch):
     """uid-only mode writes to the host's /dev/shm: its pages are the run's memory (killed at the limit) and
     what it left there is removed after the run."""
-    from cojudge_assets.core import sandbox
+    from cojudge_assets.core.execution import sandbox
 
     monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
     prefix = f"cojudge-fill-{uuid.uuid4().hex}-"
@@ -359,7 +359,7 @@ def test_groups_of_a_judge_killed_mid_run_are_removed_at_the_next_probe():
     import subprocess
     import sys
 
-    from cojudge_assets.core.cgroups import probe_support
+    from cojudge_assets.core.execution.cgroups import probe_support
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     stale_name = f"cojudge-{int(dead.stdout)}-0"  # a pid that has exited

@@ -13,8 +13,8 @@ import shutil
 import dagster as dg
 import duckdb
 
-from cojudge_assets.core.attempts import PageRules, list_pages, read_attempts
-from cojudge_assets.core.corpus import contest_settings
+from cojudge_assets.core.ingest.attempts import PageRules, list_pages, read_attempts
+from cojudge_assets.core.ingest.corpus import contest_settings
 from cojudge_assets.definitions import INGEST_JOB, REQUESTS_JOB, build_definitions
 from cojudge_tests.conftest import REPO
 

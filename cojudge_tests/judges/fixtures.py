@@ -9,7 +9,7 @@ from pathlib import Path
 
 import polars as pl
 
-from cojudge_assets.core.contest_judge import Compiled, ContestJudge
+from cojudge_assets.core.execution.contest_judge import Compiled, ContestJudge
 from cojudge_tests.conftest import REPO
 
 

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from cojudge_assets.core.models import JudgeRequest
-from cojudge_assets.core.prompts import render
+from cojudge_assets.core.judging.models import JudgeRequest
+from cojudge_assets.core.judging.prompts import render
 from cojudge_assets.judges.client import JudgeCall, JudgeConfig, judge_once
 from cojudge_tests.judges.loopback import LoopbackServer
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import litellm
 import pytest
 
-from cojudge_assets.core.kattis import read_problem
-from cojudge_assets.core.models import JudgeRequest, validate_answer
-from cojudge_assets.core.prompts import render
+from cojudge_assets.core.ingest.kattis import read_problem
+from cojudge_assets.core.judging.models import JudgeRequest, validate_answer
+from cojudge_assets.core.judging.prompts import render
 from cojudge_assets.judges.local import (
     _loop_depth,
     _max_bound,
@@ -213,7 +213,7 @@ def test_static_rubric_abstains_when_the_statement_states_nothing_it_checks():
 @pytest.mark.skipif(not SHARED_CORPORA.is_dir(), reason=f"shared corpora not found at {SHARED_CORPORA}")
 @pytest.mark.parametrize("corpus", ["condefects-atcoder", "csedm2019-python"])
 def test_on_corpora_without_statements_static_rubric_abstains_and_sample_exec_compiles(corpus):
-    from cojudge_assets.core.corpus import contest_settings, read_corpus, read_problem_table
+    from cojudge_assets.core.ingest.corpus import contest_settings, read_corpus, read_problem_table
     from cojudge_assets.judges.local import PromptParts, SampleExecScorer, StaticRubricScorer
 
     root = SHARED_CORPORA / corpus

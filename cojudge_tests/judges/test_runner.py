@@ -11,8 +11,8 @@ import duckdb
 import polars as pl
 import pytest
 
-from cojudge_assets.core.models import JudgeRequest
-from cojudge_assets.core.prompts import canonical_json, request_hash
+from cojudge_assets.core.judging.models import JudgeRequest
+from cojudge_assets.core.judging.prompts import canonical_json, request_hash
 from cojudge_assets.judges.config import JudgeSpec
 from cojudge_assets.judges.runner import judge_partition
 from cojudge_assets.judges.store import CACHE_TABLE, KEY, start_epoch

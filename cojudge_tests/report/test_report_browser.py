@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from cojudge_assets.core import plots
-from cojudge_assets.core.calibration import reliability_table
-from cojudge_assets.core.report import Figure, Section, Table, write_report
+from cojudge_assets.core.measurement.calibration import reliability_table
+from cojudge_assets.core.report import plots
+from cojudge_assets.core.report.document import Figure, Section, Table, write_report
 from cojudge_tests.report.browser import expect, png_colour_count
 
 TITLE = "How far can an LLM judge of code be trusted?"
@@ -20,7 +20,7 @@ def judge_scores(seed: int, n: int = 150):
 
 
 def study_sections(figures_dir) -> list[Section]:
-    """Two sections with the figures the study draws (core/plots.py) and two tables."""
+    """Two sections with the figures the study draws (core/report/plots.py) and two tables."""
     roc = plots.roc_curves(
         {"static-rubric": judge_scores(0), "sample-exec": judge_scores(1)},
         figures_dir / "roc.png",

@@ -21,17 +21,17 @@ import pytest
 from PIL import Image
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
-from cojudge_assets.core import plots
 from cojudge_assets.core.frames import frames_connection
-from cojudge_assets.core.predictions import has_table
-from cojudge_assets.core.report import write_report
-from cojudge_assets.core.report_content import (
+from cojudge_assets.core.measurement.predictions import has_table
+from cojudge_assets.core.report import plots
+from cojudge_assets.core.report.content import (
     condition_groups,
     condition_label,
     measurement_figures,
     read_tables,
     report_sections,
 )
+from cojudge_assets.core.report.document import write_report
 from cojudge_tests.report.browser import expect, png_colour_count
 
 pytestmark = pytest.mark.timeout(1800)  # the first session runs the demo study cold

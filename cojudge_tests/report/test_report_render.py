@@ -11,8 +11,8 @@ import zlib
 import polars as pl
 import pytest
 
-from cojudge_assets.core import report
-from cojudge_assets.core.report import Figure, Section, Table, render_html, render_markdown, write_report
+from cojudge_assets.core.report import document as report
+from cojudge_assets.core.report.document import Figure, Section, Table, render_html, render_markdown, write_report
 
 HOSTILE = '<script>alert("x")</script>'
 RUN_CONFIG = {"folds": 10, "resamples": 2000, "seed": 20260314, "confident": 0.2, "judges": ["a", "b"]}

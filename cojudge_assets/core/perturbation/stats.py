@@ -37,11 +37,11 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from cojudge_assets.core.agreement import spearman
-from cojudge_assets.core.bootstrap import cluster_codes, cluster_weights, interval
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.metrics import roc_auc, weighted_mean
+from cojudge_assets.core.measurement.agreement import spearman
 from cojudge_assets.core.perturbation.operators import ARM, SEVERITY
+from cojudge_assets.core.stats.bootstrap import cluster_codes, cluster_weights, interval
+from cojudge_assets.core.stats.metrics import roc_auc, weighted_mean
 
 PAIR_SCHEMA = pl.Schema(
     {

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from cojudge_assets.core.contest_judge import ContestJudge, JudgeResult, Verdict
-from cojudge_assets.core.kattis import ProblemPackage
+from cojudge_assets.core.execution.contest_judge import ContestJudge, JudgeResult, Verdict
+from cojudge_assets.core.ingest.kattis import ProblemPackage
 from cojudge_assets.core.perturbation.operators import mutate
 from cojudge_assets.core.perturbation.rewrites import rewrite, rewrite_plan, single_edit
 

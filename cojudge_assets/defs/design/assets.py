@@ -5,8 +5,8 @@ where the corpus has no participants) a prompt designer may inspect;
 ``inspectable_requests`` writes the requests of that part only; ``design_record``
 records which prompt version was designed against which split; ``contamination``
 and ``findings`` score the judges on the never-inspected part and state which
-conclusions survive each robustness check (core/design_split.py,
-core/robustness.py).
+conclusions survive each robustness check (core/design/split.py,
+core/design/robustness.py).
 
 The split and the record are stored once and extended, never redrawn: each reads
 its own previous table through the ``duckdb`` resource. Dagster's public API has
@@ -21,14 +21,14 @@ import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
-from cojudge_assets.core import design_split as ds
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.predictions import has_table
-from cojudge_assets.core.prompts import PROMPT_VERSION
-from cojudge_assets.core.requests import write_jsonl
-from cojudge_assets.core.robustness import RobustnessConfig, widening_by_judge
-from cojudge_assets.core.robustness import contamination as score_contamination
-from cojudge_assets.core.robustness import findings as state_findings
+from cojudge_assets.core.design import split as ds
+from cojudge_assets.core.design.robustness import RobustnessConfig, widening_by_judge
+from cojudge_assets.core.design.robustness import contamination as score_contamination
+from cojudge_assets.core.design.robustness import findings as state_findings
+from cojudge_assets.core.judging.prompts import PROMPT_VERSION
+from cojudge_assets.core.judging.requests import write_jsonl
+from cojudge_assets.core.measurement.predictions import has_table
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.resources import output_dir
@@ -127,7 +127,8 @@ def inspectable_requests(
     kinds=KINDS,
     # the prompt's templates are part of the code version: a template edit makes the record stale, so it runs
     code_version=f"1-{PROMPT_VERSION}-{ds.templates_sha256()[:12]}",
-    description="One row per judge prompt version (core/prompts.py: PROMPT_VERSION and a hash of the templates): "
+    description="One row per judge prompt version (core/judging/prompts.py: PROMPT_VERSION and a hash of the "
+    "templates): "
     "the split it was designed against (content hash, sizes) and the date; a row is appended when the prompt "
     "changes, never rewritten.",
 )
@@ -189,7 +190,7 @@ def contamination(
     description="One row per finding (a judge above chance, a judge above another, a condition above another, the "
     "panel above its mean member, a perturbation arm above the control): estimate, interval and status (holds / "
     "tie / reversed) under trajectory resampling, problem resampling, equal problem weights and on the "
-    "never-inspected part, and the widening of problem over trajectory intervals (core/robustness.py).",
+    "never-inspected part, and the widening of problem over trajectory intervals (core/design/robustness.py).",
 )
 def findings(
     context: dg.AssetExecutionContext,

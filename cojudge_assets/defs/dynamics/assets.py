@@ -1,4 +1,5 @@
-"""Group ``dynamics``: how participants progress across attempts (core/dynamics.py, core/consensus.py).
+"""Group ``dynamics``: how participants progress across attempts (core/dynamics/trajectories.py,
+core/dynamics/consensus.py).
 
 Success@Turn, survival, churn and convergence read verdicts and code only, so
 they exist for any corpus; the rank consensus and its relation to churn need
@@ -11,9 +12,15 @@ import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
-from cojudge_assets.core import dynamics, plots
-from cojudge_assets.core.consensus import CONSENSUS_SCHEMA, churn_vs_improvement, panel_discrimination, rank_consensus
 from cojudge_assets.core.constants import SEED
+from cojudge_assets.core.dynamics import trajectories as dynamics
+from cojudge_assets.core.dynamics.consensus import (
+    CONSENSUS_SCHEMA,
+    churn_vs_improvement,
+    panel_discrimination,
+    rank_consensus,
+)
+from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.resources import output_dir

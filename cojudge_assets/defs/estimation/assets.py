@@ -1,5 +1,5 @@
 """Group ``estimation``: the judges used, not only scored (issue 18): a pass rate from few labels and the judge
-(core/estimation.py), and what shifts each judge's errors (core/bias.py)."""
+(core/design/estimation.py), and what shifts each judge's errors (core/design/bias.py)."""
 
 from pathlib import Path
 
@@ -7,12 +7,12 @@ import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
-from cojudge_assets.core import plots
-from cojudge_assets.core.bias import bias_diagnostics as diagnose
-from cojudge_assets.core.bias import bias_figure, bias_frame
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.estimation import EstimationConfig, estimate_pass_rates, estimation_frame
-from cojudge_assets.core.estimation import labels_saved as saved_labels
+from cojudge_assets.core.design.bias import bias_diagnostics as diagnose
+from cojudge_assets.core.design.bias import bias_figure, bias_frame
+from cojudge_assets.core.design.estimation import EstimationConfig, estimate_pass_rates, estimation_frame
+from cojudge_assets.core.design.estimation import labels_saved as saved_labels
+from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.resources import output_dir

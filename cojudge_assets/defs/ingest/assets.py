@@ -1,18 +1,18 @@
-"""Group ``ingest``: contest data read into tables (see core/attempts.py, core/context.py)."""
+"""Group ``ingest``: contest data read into tables (see core/ingest/attempts.py, core/ingest/context.py)."""
 
 import dagster as dg
 import polars as pl
 
-from cojudge_assets.core.attempts import PAGE_SCHEMA, list_pages
-from cojudge_assets.core.context import build_contexts
-from cojudge_assets.core.corpus import (
+from cojudge_assets.core.ingest.attempts import PAGE_SCHEMA, list_pages
+from cojudge_assets.core.ingest.context import build_contexts
+from cojudge_assets.core.ingest.corpus import (
     contest_settings,
     fingerprint,
     problem_quarantine,
     read_corpus,
     read_problem_table,
 )
-from cojudge_assets.core.label_audit import audit_labels, audit_summary
+from cojudge_assets.core.ingest.label_audit import audit_labels, audit_summary
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource

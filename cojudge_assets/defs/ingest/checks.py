@@ -3,9 +3,9 @@
 import dagster as dg
 import polars as pl
 
-from cojudge_assets.core.attempts import order_disagreements, outside_window, reconcile
-from cojudge_assets.core.corpus import NOT_RAW_STAGES, contest_settings, raw_input_count
-from cojudge_assets.core.scrub import scrub_secrets
+from cojudge_assets.core.ingest.attempts import order_disagreements, outside_window, reconcile
+from cojudge_assets.core.ingest.corpus import NOT_RAW_STAGES, contest_settings, raw_input_count
+from cojudge_assets.core.ingest.scrub import scrub_secrets
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.resources import CorpusResource
 
@@ -111,7 +111,7 @@ def every_file_accounted_for(
     asset="prompt_logs",
     blocking=True,
     description="Nothing unscrubbed at rest: scrubbing the stored chat-log text again finds no secret and "
-    "no e-mail address (core/scrub.py).",
+    "no e-mail address (core/ingest/scrub.py).",
 )
 def prompt_logs_scrubbed(prompt_logs: pl.DataFrame) -> dg.AssetCheckResult:
     texts = prompt_logs["text"].fill_null("").to_list()

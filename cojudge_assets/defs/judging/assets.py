@@ -16,8 +16,8 @@ import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
-from cojudge_assets.core.imported import ImportFormatError
-from cojudge_assets.core.requests import build_requests, label_leaks, write_jsonl
+from cojudge_assets.core.judging.imported import ImportFormatError
+from cojudge_assets.core.judging.requests import build_requests, label_leaks, write_jsonl
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.judging.sources import JUDGES_FILE
@@ -47,7 +47,7 @@ def requests_file(duckdb: DuckDBResource, condition: str) -> Path:
             asset="judge_requests",
             blocking=True,
             description="No request would change if its attempt's label changed, and none "
-            "spells its Result string out (core/requests.py: label_leaks).",
+            "spells its Result string out (core/judging/requests.py: label_leaks).",
         )
     ],
     description="One row per (attempt, condition): the canonical label-free request (problem_id, full statement, "

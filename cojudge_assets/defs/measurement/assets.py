@@ -1,4 +1,4 @@
-"""Group ``measurement``: the judges scored as instruments (core/measurement.py), and ``predictions``.
+"""Group ``measurement``: the judges scored as instruments (core/measurement/measure.py), and ``predictions``.
 
 ``predictions`` joins every valid judge answer to its attempt's label; its
 blocking check proves that the code each judge was sent is the attempt's code
@@ -16,17 +16,17 @@ import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
-from cojudge_assets.core import plots
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.correlation import correlations
-from cojudge_assets.core.measurement import LONG_SCHEMA, MeasurementConfig, headline_table, measure, run_to_run
-from cojudge_assets.core.predictions import (
+from cojudge_assets.core.measurement.correlation import correlations
+from cojudge_assets.core.measurement.measure import LONG_SCHEMA, MeasurementConfig, headline_table, measure, run_to_run
+from cojudge_assets.core.measurement.predictions import (
     OUTCOMES_INPUTS,
     PREDICTIONS_INPUTS,
     outcomes_table,
     predictions_table,
     read_judge_cache,
 )
+from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS, present_inputs
 from cojudge_assets.defs.resources import output_dir
@@ -109,16 +109,17 @@ TABLES = {
     "recalibration": "Out-of-fold isotonic and Platt recalibration: ECE, Brier and ROC-AUC before and after.",
     "correlation": "Per judge x condition x subset (all attempts, and each language when there are several): "
     "Kendall's tau-b, Spearman and Pearson between the label and p, at corpus level (all items) and example level "
-    "(within each problem, then averaged over problems), with trajectory-bootstrap intervals (core/correlation.py).",
+    "(within each problem, then averaged over problems), with trajectory-bootstrap intervals "
+    "(core/measurement/correlation.py).",
 }
 
 
-# who is pooled changed (core/pooling.py): these tables' results, and the kappa heatmap, changed with it
+# who is pooled changed (core/dynamics/pooling.py): these tables' results, and the kappa heatmap, changed with it
 CODE_VERSIONS = {"agreement": "2", "panel": "2", "condition_effects": "2"}
 
 
 def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
-    """The measurement tables: from ``predictions``, with the coverage denominators (core/predictions.py
+    """The measurement tables: from ``predictions``, with the coverage denominators (core/measurement/predictions.py
     ``read_outcomes``) from the assets of :data:`OUTCOMES_INPUTS` that ``present`` (the Definitions) holds."""
 
     @dg.multi_asset(

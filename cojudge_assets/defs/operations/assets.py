@@ -1,4 +1,4 @@
-"""Group ``operations``: what changed when a provider started serving another model (core/drift.py).
+"""Group ``operations``: what changed when a provider started serving another model (core/operations/drift.py).
 
 ``drift_report`` reads ``judge_outputs`` (the judges of the run), which is in the
 Definitions only when the run has a judge: :func:`drift_report_asset` makes it
@@ -12,7 +12,7 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.drift import drift_comparison, read_drift_inputs
+from cojudge_assets.core.operations.drift import drift_comparison, read_drift_inputs
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS, present_inputs
 

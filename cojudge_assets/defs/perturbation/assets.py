@@ -19,8 +19,8 @@ import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
-from cojudge_assets.core import plots
 from cojudge_assets.core.constants import BLIND, SEED
+from cojudge_assets.core.judging.requests import build_requests
 from cojudge_assets.core.perturbation.rewrites import ALL_OPERATORS
 from cojudge_assets.core.perturbation.stats import (
     METRIC_SCHEMA,
@@ -33,7 +33,7 @@ from cojudge_assets.core.perturbation.stats import (
 from cojudge_assets.core.perturbation.stats import perturbation_metrics as score_perturbations
 from cojudge_assets.core.perturbation.verify import generate_mutants, request_frame, verify_mutants
 from cojudge_assets.core.perturbation.verify import mutation_seeds as select_seeds
-from cojudge_assets.core.requests import build_requests
+from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS, present_inputs
 from cojudge_assets.defs.judging.assets import answers_version, judge_one_partition
@@ -142,7 +142,7 @@ def mutants(
     group_name="perturbation",
     kinds=KINDS,
     code_version="1",
-    description="One row per usable seed and verified mutant: the label-free blind request (core/requests.py), "
+    description="One row per usable seed and verified mutant: the label-free blind request (core/judging/requests.py), "
     "keyed by the seed's attempt_uid or the mutant_uid.",
 )
 def perturbation_requests(

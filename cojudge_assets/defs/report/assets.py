@@ -1,6 +1,6 @@
 """Group ``report``: the study report, one self-contained HTML file and its Markdown twin.
 
-The report's inputs are the asset tables its sections read (core/report_content.py
+The report's inputs are the asset tables its sections read (core/report/content.py
 ``READS``) that the Definitions hold, so :func:`report_asset` makes it when the
 Definitions are built; the judging path's internal stores are read from DuckDB.
 """
@@ -16,9 +16,9 @@ from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import CONDITIONS
 from cojudge_assets.core.frames import frames_connection
-from cojudge_assets.core.icescore import published_values
-from cojudge_assets.core.report import write_report
-from cojudge_assets.core.report_content import STORES, read_stores, read_tables, report_sections
+from cojudge_assets.core.ingest.icescore import published_values
+from cojudge_assets.core.report.content import STORES, read_stores, read_tables, report_sections
+from cojudge_assets.core.report.document import write_report
 from cojudge_assets.defs.io import present_inputs
 from cojudge_assets.defs.resources import CorpusResource, JudgesResource, output_dir
 from cojudge_assets.judges.config import layout_judges

@@ -1,0 +1,280 @@
+"""What makes a judge wrong: its errors regressed on the covariates the corpus has (issue 18, part 2).
+
+Two errors per answered attempt x judge x condition:
+
+* ``p_minus_y``: p_accept - y, the signed error of the probability (positive: too lenient);
+* ``oof_wrong``: 1 when the out-of-fold decision ``p >= t_k`` is wrong, t_k the threshold selected on the other
+  folds, with measurement's folds (grouped by trajectory, ``grouped_folds`` on the same attempts and seed), so
+  the decisions are judge_metrics' MCCoof decisions.
+
+Covariates, each fitted in a model of its own (``error ~ covariate`` by OLS, statsmodels), because several are
+nested in others (language and problem, verdict type only among rejected attempts) and would not be separable
+in one model:
+
+* ``log2_lines``, ``log2_tokens``: code length (lines; tokens = identifiers, numbers and single punctuation
+  characters), as log2 so a coefficient is the error shift per doubling;
+* ``language``, ``problem``: categorical, one term per level against the most frequent level;
+* ``turn``: the attempt's index within its trajectory;
+* ``context_kchars`` and ``provenance``: the participant context the judge was sent under the condition
+  (participant_context: chars / 1000, and the provenance tier);
+* ``verdict``: the verdict type (WA/TLE/RE/CE...) among rejected attempts only, against the most frequent.
+
+Standard errors are cluster-robust (statsmodels ``cov_type="cluster"``) by trajectory (participant x problem;
+the problem when the attempt has no participant). p-values are adjusted over every term of a judge x condition
+x error (``multipletests``, Holm by default). A covariate the corpus lacks (no column, all null) or that is
+constant on the cell gets a note row instead of terms.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import statsmodels.api as sm
+from statsmodels.stats.multitest import multipletests
+
+from cojudge_assets.core.constants import SEED
+from cojudge_assets.core.stats import metrics as m
+from cojudge_assets.core.stats.bootstrap import cluster_codes
+
+ERRORS = ("p_minus_y", "oof_wrong")
+NUMERIC = ("log2_lines", "log2_tokens", "turn", "context_kchars")
+CATEGORICAL = ("language", "problem", "provenance", "verdict")
+COVARIATES = ("log2_lines", "log2_tokens", "language", "problem", "turn", "context_kchars", "provenance", "verdict")
+SE_FLOOR = 1e-9  # a standard error below this share of the error's spread is rounding, not an estimate
+TOKEN = re.compile(r"\w+|[^\w\s]")
+BIAS_SCHEMA = pl.Schema(
+    {
+        "judge": pl.String,
+        "condition": pl.String,
+        "error": pl.String,
+        "covariate": pl.String,
+        "term": pl.String,
+        "coef": pl.Float64,
+        "se": pl.Float64,
+        "p": pl.Float64,
+        "p_adjusted": pl.Float64,
+        "n": pl.Int64,
+        "groups": pl.Int64,
+        "cluster": pl.String,
+        "note": pl.String,
+    }
+)
+
+
+def code_size(code: str | None) -> tuple[int, int]:
+    """(lines, tokens) of a source text; tokens are identifiers/numbers and single punctuation characters.
+
+    >>> code_size("int main() {\\n  return 0;\\n}\\n")
+    (3, 9)
+    """
+    if not code:
+        return 0, 0
+    return len(code.splitlines()), len(TOKEN.findall(code))
+
+
+def bias_frame(
+    predictions: pl.DataFrame,
+    participant_context: pl.DataFrame | None = None,
+    *,
+    folds: int = 10,
+    seed: int = SEED,
+) -> pl.DataFrame:
+    """One row per answered attempt x judge x condition: both errors, the trajectory and every covariate the
+    inputs have (a covariate they lack is a null column)."""
+    needed = {"attempt_uid", "judge", "condition", "p_accept", "y", "participant", "problem_id"}
+    missing = needed - set(predictions.columns)
+    if missing:
+        raise ValueError(f"predictions: expected columns {sorted(needed)}; missing {sorted(missing)}")
+    rows = predictions.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan())
+    # measurement's folds: every attempt of the predictions, in attempt_uid order (core/measurement.Universe)
+    attempts = rows.select("attempt_uid", "participant", "problem_id").unique("attempt_uid").sort("attempt_uid")
+    trajectory = cluster_codes(attempts["participant"].to_numpy(), attempts["problem_id"].to_numpy())
+    # fewer than two trajectories: one fold, no out-of-fold decision (oof_wrong is NaN, its models note it)
+    assigned = m.grouped_folds(trajectory, n_splits=folds, seed=seed) if len(set(trajectory)) >= 2 else trajectory * 0
+    fold_of = dict(zip(attempts["attempt_uid"].to_list(), assigned.tolist()))
+    parts = []
+    for _, cell in rows.sort("attempt_uid").group_by("judge", "condition", maintain_order=True):
+        cell_folds = np.array([fold_of[u] for u in cell["attempt_uid"].to_list()])
+        y, p = cell["y"].to_numpy(), cell["p_accept"].to_numpy()
+        if len(np.unique(cell_folds)) >= 2:
+            decisions, _ = m.oof_decisions(y, p, folds=cell_folds)
+            wrong = (decisions != y).astype(float)
+        else:
+            wrong = np.full(len(y), np.nan)
+        parts.append(cell.with_columns(pl.Series("oof_wrong", wrong)))
+    frame = pl.concat(parts) if parts else rows.with_columns(pl.lit(None, dtype=pl.Float64).alias("oof_wrong"))
+
+    def column(name, dtype):
+        return (pl.col(name).cast(dtype) if name in frame.columns else pl.lit(None, dtype=dtype)).alias(name)
+
+    sizes = [code_size(c) for c in frame["code"].to_list()] if "code" in frame.columns else None
+    frame = frame.select(
+        "judge",
+        "condition",
+        "attempt_uid",
+        (pl.col("p_accept") - pl.col("y")).alias("p_minus_y"),
+        pl.col("oof_wrong").cast(pl.Float64),
+        pl.when(pl.col("participant").is_null())
+        .then(pl.lit("problem\x1f") + pl.col("problem_id").cast(pl.String))
+        .otherwise(pl.col("participant").cast(pl.String) + pl.lit("\x1f") + pl.col("problem_id").cast(pl.String))
+        .alias("trajectory"),
+        pl.col("y").cast(pl.Int64),
+        column("language", pl.String),
+        pl.col("problem_id").cast(pl.String).alias("problem"),
+        column("turn", pl.Float64),
+        pl.when(pl.col("y") == 0).then(column("verdict", pl.String)).alias("verdict"),
+    )
+    if sizes is not None:
+        lines, tokens = zip(*sizes) if sizes else ((), ())
+        frame = frame.with_columns(
+            pl.Series("log2_lines", [math.log2(v) if v > 0 else None for v in lines], dtype=pl.Float64),
+            pl.Series("log2_tokens", [math.log2(v) if v > 0 else None for v in tokens], dtype=pl.Float64),
+        )
+    else:
+        frame = frame.with_columns(
+            pl.lit(None, dtype=pl.Float64).alias("log2_lines"), pl.lit(None, dtype=pl.Float64).alias("log2_tokens")
+        )
+    if participant_context is not None and {"attempt_uid", "condition", "chars", "provenance"} <= set(
+        participant_context.columns
+    ):
+        context = participant_context.select(
+            "attempt_uid",
+            "condition",
+            (pl.col("chars").cast(pl.Float64) / 1000).alias("context_kchars"),
+            pl.col("provenance").cast(pl.String),
+        )
+        frame = frame.join(context, on=["attempt_uid", "condition"], how="left")
+    else:
+        frame = frame.with_columns(
+            pl.lit(None, dtype=pl.Float64).alias("context_kchars"), pl.lit(None, dtype=pl.String).alias("provenance")
+        )
+    return frame
+
+
+def _note(covariate: str, n: int, note: str) -> dict:
+    return {"covariate": covariate, "term": None, "coef": None, "se": None, "p": None, "n": n, "note": note}
+
+
+def _fit(part: pl.DataFrame, error: str, covariate: str) -> list[dict]:
+    """The terms of ``error ~ covariate`` on the rows of one cell, or one note row saying why there are none."""
+    if part[covariate].null_count() == len(part):
+        return [_note(covariate, 0, "the corpus has no values of this covariate")]
+    data = part.filter(pl.col(covariate).is_not_null() & pl.col(error).is_not_null() & pl.col(error).is_not_nan())
+    if len(data) < 3:
+        return [_note(covariate, len(data), "fewer than 3 attempts have this covariate")]
+    if data[covariate].n_unique() < 2:
+        return [_note(covariate, len(data), f"constant on this cell ({data[covariate][0]})")]
+    clusters = cluster_codes(data["trajectory"].to_numpy())
+    if clusters.max() < 1:
+        return [_note(covariate, len(data), "a single trajectory: no cluster-robust standard error")]
+    notes = []
+    if covariate in CATEGORICAL:
+        # a level seen in one trajectory only has no cluster-robust variance: its rows are left out, with a note
+        spread = data.group_by(covariate).agg(pl.col("trajectory").n_unique().alias("clusters"))
+        lone = sorted(spread.filter(pl.col("clusters") < 2)[covariate].to_list())
+        if lone:
+            data = data.filter(~pl.col(covariate).is_in(lone))
+            shown = ", ".join(map(str, lone[:5])) + (f" and {len(lone) - 5} more" if len(lone) > 5 else "")
+            notes.append(_note(covariate, len(data), f"levels in a single trajectory, not tested: {shown}"))
+            if data[covariate].n_unique() < 2:
+                return notes
+            clusters = cluster_codes(data["trajectory"].to_numpy())
+        counts = data[covariate].value_counts(sort=True)
+        reference = counts.sort(["count", covariate], descending=[True, False])[covariate][0]
+        levels = sorted(v for v in counts[covariate].to_list() if v != reference)
+        values = data[covariate].to_numpy()
+        design = np.column_stack([np.ones(len(data))] + [(values == level).astype(float) for level in levels])
+        names = [f"{covariate}={level} (vs {reference})" for level in levels]
+    else:
+        design = np.column_stack([np.ones(len(data)), data[covariate].to_numpy().astype(float)])
+        names = [covariate]
+    result = sm.OLS(data[error].to_numpy().astype(float), design).fit(cov_type="cluster", cov_kwds={"groups": clusters})
+    rows = []
+    scale = max(float(np.std(data[error].to_numpy())), 1e-300)
+    for i, name in enumerate(names):
+        coef, se = float(result.params[i + 1]), float(result.bse[i + 1])
+        row = {"covariate": covariate, "term": name, "coef": coef, "se": se, "n": len(data)}
+        row["groups"] = int(clusters.max()) + 1
+        if (
+            not se > SE_FLOOR * scale
+        ):  # no variation left between clusters (a perfect fit, residuals cancelling within every trajectory)
+            rows.append(
+                row | {"p": None, "note": "no residual variance between trajectories (e.g. a perfect fit): not tested"}
+            )
+        else:
+            rows.append(row | {"p": float(result.pvalues[i + 1]), "note": None})
+    return notes + rows
+
+
+def bias_diagnostics(frame: pl.DataFrame, *, method: str = "holm", covariates=COVARIATES) -> pl.DataFrame:
+    """One row per judge x condition x error x covariate term (coef, cluster-robust se, p, p adjusted over the
+    terms of the judge x condition x error), and a note row per covariate skipped. ``frame``: :func:`bias_frame`."""
+    unknown = set(covariates) - set(COVARIATES)
+    if unknown:
+        raise ValueError(f"covariates: expected names among {list(COVARIATES)}, got unknown {sorted(unknown)}")
+    missing = {"judge", "condition", "trajectory", *ERRORS, *covariates} - set(frame.columns)
+    if missing:
+        raise ValueError(f"frame: expected the columns of bias_frame; missing {sorted(missing)}")
+    out = []
+    for (judge, condition), cell in frame.group_by("judge", "condition", maintain_order=True):
+        for error in ERRORS:
+            rows = [r for covariate in covariates for r in _fit(cell, error, covariate)]
+            tested = [i for i, r in enumerate(rows) if r["p"] is not None and not math.isnan(r["p"])]
+            if tested:
+                adjusted = multipletests([rows[i]["p"] for i in tested], method=method)[1]
+                for i, value in zip(tested, adjusted):
+                    rows[i]["p_adjusted"] = float(value)
+            for r in rows:
+                out.append({"judge": judge, "condition": condition, "error": error, "cluster": "trajectory"} | r)
+    if not out:
+        return pl.DataFrame(schema=BIAS_SCHEMA)
+    return pl.DataFrame(out, schema=BIAS_SCHEMA, strict=False).select(list(BIAS_SCHEMA))
+
+
+def bias_title(judge: str) -> str:
+    """The bias figure's title, which the report uses as its caption (one kind of figure: the judge after the comma)."""
+    return f"Shift of p - label by covariate term, {judge}"
+
+
+def bias_figure(table: pl.DataFrame, judge: str, path: Path, *, error: str = "p_minus_y") -> Path | None:
+    """One judge's coefficients (95% interval: coef +- 1.96 se) per term, one marker colour per condition; terms
+    whose adjusted p is below 0.05 are drawn filled. None when the judge has no term."""
+    from cojudge_assets.core.report import plots
+
+    plt = plots.plt
+    rows = table.filter((pl.col("judge") == judge) & (pl.col("error") == error) & pl.col("term").is_not_null())
+    if rows.is_empty():
+        return None
+    terms = sorted(set(rows["term"].to_list()), key=lambda t: (COVARIATES.index(t.split("=")[0].split(" ")[0]), t))
+    conditions = list(dict.fromkeys(rows["condition"].to_list()))
+    fig, ax = plt.subplots(figsize=(plots.FIGSIZE[0] + 1.5, max(plots.FIGSIZE[1], 0.28 * len(terms) + 1.2)))
+    at = {t: i for i, t in enumerate(terms)}
+    for k, condition in enumerate(conditions):
+        part = rows.filter(pl.col("condition") == condition)
+        position = np.array([at[t] for t in part["term"].to_list()]) + (k - (len(conditions) - 1) / 2) * 0.22
+        coef, half = part["coef"].to_numpy(), 1.96 * part["se"].to_numpy()
+        significant = (part["p_adjusted"].fill_null(1.0) < 0.05).to_numpy()
+        for mask, face, label in ((significant, f"C{k}", condition), (~significant, "white", None)):
+            if mask.any():  # one call per condition and fill: drawing stays fast with many terms
+                ax.errorbar(
+                    coef[mask],
+                    position[mask],
+                    xerr=half[mask],
+                    fmt="o",
+                    color=f"C{k}",
+                    markerfacecolor=face,
+                    markersize=5,
+                    capsize=2,
+                    linewidth=1,
+                    label=label if significant.any() else (condition if face == "white" else None),
+                )
+    ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_yticks(range(len(terms)), terms, fontsize="small")
+    ax.invert_yaxis()
+    ax.set(xlabel=f"shift in {error} (95% cluster-robust interval; filled: Holm p < 0.05)", title=bias_title(judge))
+    ax.legend(fontsize="small")
+    return plots._save(fig, path)

@@ -1,0 +1,3 @@
+"""Dynamics: how co-creation unfolds over successive attempts (success at turn, survival, churn, convergence, rank
+consensus and its pooling).
+"""

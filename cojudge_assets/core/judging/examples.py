@@ -1,0 +1,195 @@
+"""The worked examples a problem statement shows: (input, expected output) pairs.
+
+Real statements write them in many ways, and a judge that runs code on them (sample-exec) must read
+them all:
+
+* a label line: "Sample Input 1", "Example Input", "Sample Output 1", Aizu's "Output for the Sample
+  Input 1" (an *output*), JOI's "入力例 1" / "出力例 1", or a bare "Input" / "Output"; with or without
+  a colon, markdown heading marks (``###``) or bold (``**Input:**``);
+* followed by its body: a fenced block, an indented block, plain lines up to the next blank line, or
+  the rest of the label line after the colon ("Input: 2004");
+* in HTML statements, a ``<pre>`` block after an ``<h3>`` label (read with an HTML parser).
+
+Bare "Input"/"Output" labels count only when no label says "sample" or "example": contest statements
+title their input-*format* sections "Input" and their examples "Sample Input". Examples that
+``core/ingest/problems.py`` appended from the problem package (labels ending "(from the problem package)")
+are used instead of any others: they were appended because the text's own could not be read or
+disagreed with the package's sample files.
+
+Inputs pair with outputs by number when every label is numbered, else in reading order (each output
+answers the input before it).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import textwrap
+from dataclasses import dataclass
+
+from selectolax.lexbor import LexborHTMLParser as HTMLParser
+
+PACKAGE_MARK = "(from the problem package)"
+
+_LABEL = re.compile(
+    r"(?:(?P<qualifier>(?:sample|example)\s*)?(?P<kind>input|output)|(?P<japanese>入力例|出力例))"
+    r"(?P<aizu>\s+for\s+(?:the\s+)?(?:sample|example)\s+input)?"  # "Output for the Sample Input 1": an output
+    r"(?:\s*(?P<number>\d+))?"
+    r"(?P<package>\s*" + re.escape(PACKAGE_MARK) + r")?"
+    r"\s*(?::\s*(?P<inline>.*))?",
+    re.IGNORECASE,
+)
+_MARKUP = re.compile(r"^\s{0,3}#{1,6}\s+|\*\*|__|</?(?:b|strong)>", re.IGNORECASE)  # heading marks, bold
+_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_INDENT = ("    ", "\t")  # a markdown indented code block
+_HTML_BLOCKS = "h1, h2, h3, h4, h5, h6, p, div, section, li, tr, br, dt, dd"
+
+
+@dataclass
+class _Block:
+    kind: str  # "input" or "output"
+    number: str | None
+    qualified: bool  # the label says sample or example (also Aizu's "Output for the Sample Input", JOI's 入力例)
+    from_package: bool
+    body: str
+
+
+def statement_examples(statement: str) -> list[tuple[str, str]]:
+    """(input, output) pairs shown in ``statement``, in order; [] when it shows none that can be read.
+
+    >>> statement_examples("## Sample Input 1\\n```\\n1 2\\n```\\n## Sample Output 1\\n```\\n3\\n```")
+    [('1 2\\n', '3\\n')]
+    >>> statement_examples("Sample Input 1:\\n3 4\\n\\nSample Output 1:\\n7\\n")
+    [('3 4\\n', '7\\n')]
+    >>> statement_examples("Sample Input 1\\n\\n    5\\n\\nOutput for the Sample Input 1\\n\\n    25\\n")
+    [('5\\n', '25\\n')]
+    >>> statement_examples("Example:\\nInput: 2004\\nOutput: Leap Year\\n")
+    [('2004\\n', 'Leap Year\\n')]
+    >>> statement_examples("<h3>Sample Input</h3><pre>\\n2\\n</pre><h3>Sample Output</h3><pre>\\n4\\n</pre>")
+    [('2\\n', '4\\n')]
+    >>> statement_examples("## Input\\n    N\\n## Sample Input\\n    7\\n## Sample Output\\n    49\\n")
+    [('7\\n', '49\\n')]
+    >>> statement_examples("Read two integers and print their sum.")
+    []
+    """
+    if re.search(r"<pre\b", statement, re.IGNORECASE):
+        statement = _html_as_text(statement)
+    blocks = _labelled_blocks(statement.splitlines())
+    if any(b.from_package for b in blocks):
+        blocks = [b for b in blocks if b.from_package]
+    elif any(b.qualified for b in blocks):
+        blocks = [b for b in blocks if b.qualified]
+    return _pairs(blocks)
+
+
+def same_examples(shown: list[tuple[str, str]], samples: list[tuple[str, str]]) -> bool:
+    """Whether two lists of (input, output) pairs are the same, pair by pair, token by token (whitespace
+    is not compared: "1  2\\n" and "1 2" agree).
+
+    >>> same_examples([("1 2\\n", "3\\n")], [("1  2", "3")])
+    True
+    >>> same_examples([("1 2\\n", "3\\n")], [("1 2", "4")])
+    False
+    """
+    return len(shown) == len(samples) and all(
+        given.split() == other_given.split() and expected.split() == other_expected.split()
+        for (given, expected), (other_given, other_expected) in zip(shown, samples)
+    )
+
+
+def _html_as_text(statement: str) -> str:
+    """The statement's text with each ``<pre>`` as a fenced block and block elements on lines of their own."""
+    tree = HTMLParser(statement)
+    for pre in tree.css("pre"):
+        pre.replace_with("\n```\n" + pre.text(deep=True).strip("\n") + "\n```\n")
+    for block in tree.css(_HTML_BLOCKS):
+        block.insert_before("\n")
+        block.insert_after("\n")
+    return tree.body.text(deep=True) if tree.body else tree.text(deep=True)
+
+
+def _labelled_blocks(lines: list[str]) -> list[_Block]:
+    blocks = []
+    for i, line in enumerate(lines):
+        label = _label(line)
+        if not label:
+            continue
+        inline = (label["inline"] or "").strip()
+        body = inline + "\n" if inline else _body_after(lines, i + 1)
+        if body is None:
+            continue
+        blocks.append(
+            _Block(
+                kind=_kind(label),
+                number=label["number"],
+                qualified=bool(label["qualifier"] or label["aizu"] or label["japanese"]),
+                from_package=bool(label["package"]),
+                body=body,
+            )
+        )
+    return blocks
+
+
+def _label(line: str) -> re.Match | None:
+    return _LABEL.fullmatch(_MARKUP.sub("", line).strip())
+
+
+def _kind(label: re.Match) -> str:
+    if label["japanese"]:
+        return "input" if label["japanese"] == "入力例" else "output"
+    return "output" if label["aizu"] else label["kind"].lower()
+
+
+def _body_after(lines: list[str], start: int) -> str | None:
+    """The example body that starts at the first non-blank line from ``start``: a fenced block, an indented
+    block, or plain lines; None when a label or a heading comes first."""
+    rest = list(itertools.dropwhile(lambda line: not line.strip(), lines[start:]))
+    if not rest or _HEADING.match(rest[0]) or _label(rest[0]):
+        return None
+    if fence := _FENCE.match(rest[0]):
+        return _fenced(rest[1:], fence["fence"], fence["indent"])
+    if rest[0].startswith(_INDENT):
+        return _indented(rest)
+    return _plain(rest)
+
+
+def _fenced(lines: list[str], fence: str, indent: str) -> str:
+    """The lines up to the closing fence, without the opening fence's indentation (CommonMark)."""
+    body = itertools.takewhile(lambda line: not line.strip().startswith(fence), lines)
+    return "".join(line.removeprefix(indent) + "\n" for line in body)
+
+
+def _indented(lines: list[str]) -> str:
+    """The indented lines (and blank lines between them), dedented."""
+    body = itertools.takewhile(lambda line: not line.strip() or line.startswith(_INDENT), lines)
+    return textwrap.dedent("\n".join(body).expandtabs(4)).strip("\n") + "\n"
+
+
+def _plain(lines: list[str]) -> str:
+    """The lines up to a blank line, a fence, a heading or the next label."""
+    body = itertools.takewhile(
+        lambda line: line.strip() and not (_FENCE.match(line) or _HEADING.match(line) or _label(line)), lines
+    )
+    return "".join(line + "\n" for line in body)
+
+
+def _pairs(blocks: list[_Block]) -> list[tuple[str, str]]:
+    """Inputs paired with outputs: by number when every label has one, else each output with the input
+    before it (an input with no output is dropped)."""
+    if blocks and all(b.number for b in blocks):
+        inputs: dict[str, str] = {}
+        outputs: dict[str, str] = {}
+        for b in blocks:
+            assert b.number  # every block is numbered (checked above)
+            (inputs if b.kind == "input" else outputs).setdefault(b.number, b.body)
+        return [(given, outputs[number]) for number, given in inputs.items() if number in outputs]
+    pairs = []
+    given = None
+    for b in blocks:
+        if b.kind == "input":
+            given = b.body
+        elif given is not None:
+            pairs.append((given, b.body))
+            given = None
+    return pairs

@@ -1,0 +1,804 @@
+"""The measurement group's tables from one predictions table (seed study IV-C, VI-A).
+
+:func:`measure` takes the long predictions table (one row per attempt x judge x
+condition with p_accept and the label) and returns every table of the group in
+long form (judge, condition, metric, value, lo, hi, n). All intervals come from
+one set of trajectory-bootstrap resamples shared by every judge and condition,
+so every difference (between conditions, between the panel and its members) is
+paired: both sides are computed on the same resampled attempts.
+
+Conventions:
+* folds and resamples are seeded (``MeasurementConfig.seed``): the same inputs
+  give the same tables;
+* MCCoof's interval resamples the pooled out-of-fold decisions (the thresholds
+  are selected once, by the cross-validation); the in-fold MCC re-selects its
+  threshold in every resample, as its definition says;
+* the problem-clustered re-estimation (resampling problems instead of
+  trajectories) is given beside the main interval as lo_problem/hi_problem;
+* abstention (core/judging/models.py): a judge with nothing to go on for an attempt
+  abstains, and the predictions hold only answered rows. Every judge x
+  condition is scored on the attempts it answered, and judge_metrics gives its
+  ``coverage`` (answered / attempts it was asked about, ``n`` the latter),
+  ``answered`` and ``abstained`` (counts) as rows of their own, also for a judge
+  that answered nothing (see :func:`measure`'s ``outcomes``);
+* who is pooled: one rule (core/dynamics/pooling.py) on the subset each pooled figure
+  is computed on. A judge that answered nothing there, or whose answers there
+  are all one value, is left out, and the table says so in a row of metric
+  ``excluded_no_answers`` or ``excluded_constant`` (value: its one value; n:
+  its answers on the subset; ``note``: who, why, on which attempts). The
+  subsets: the condition (panel members, in the panel and agreement tables);
+  the attempts every member answered (Fleiss' kappa and the means over pairs:
+  a member constant there is left out of those figures, which are then computed
+  on the attempts every remaining member answered); the attempts both judges of
+  a pair answered (the pair's row ``a~b`` is replaced by the note row);
+* the panel score of an attempt is the unweighted mean of the members'
+  percentile ranks over the members that answered it (each member ranked within
+  its own answers; agreement.answered_panel_score), scored like a judge on the
+  attempts at least one member answered; ``members`` says how many judges it
+  holds. Its gain over the mean member compares it with the members' own
+  ROC-AUCs (each on the attempts it answered, as in judge_metrics); the best
+  member is the member with the highest point ROC-AUC;
+* agreement: a pair of members on the attempts both answered; the panel-wide
+  figures (Fleiss' kappa, mean kappa and rho over the pairs, rho - kappa) on the
+  attempts every one of their judges answered, so they share one set of
+  attempts (``n``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import polars as pl
+from numpy.typing import ArrayLike
+
+from cojudge_assets.core.constants import CONDITIONS, SEED
+from cojudge_assets.core.dynamics import pooling
+from cojudge_assets.core.measurement import agreement, calibration
+from cojudge_assets.core.stats import metrics as m
+from cojudge_assets.core.stats.bootstrap import cluster_codes, cluster_weights, interval
+
+LONG_SCHEMA = {
+    "judge": pl.String,
+    "condition": pl.String,
+    "metric": pl.String,
+    "value": pl.Float64,
+    "lo": pl.Float64,
+    "hi": pl.Float64,
+    "n": pl.Int64,
+}
+PREDICTION_COLUMNS = (
+    "attempt_uid",
+    "judge",
+    "condition",
+    "p_accept",
+    "y",
+    "participant",
+    "problem_id",
+    "turn",
+    "evidence",
+    "code",
+)
+POOLED_SCHEMA = {**LONG_SCHEMA, "note": pl.String}  # the panel and agreement tables: note rows say who is left out
+PANEL = "panel"
+
+
+@dataclass(frozen=True)
+class MeasurementConfig:
+    folds: int = 10
+    resamples: int = 2000
+    seed: int = SEED
+    confident: float = 0.2  # confident errors: p <= 0.2 on accepted, p >= 1 - 0.2 on rejected
+    problem_resamples: int = 2000
+
+
+@dataclass
+class Cell:
+    """One judge under one condition, on the attempts it has."""
+
+    judge: str
+    condition: str
+    index: np.ndarray  # positions in the attempt universe
+    p: np.ndarray
+    y: np.ndarray
+
+
+SCALAR_METRICS = {
+    "roc_auc": lambda c, w, d: m.roc_auc(c.y, c.p, sample_weight=w),
+    "pr_auc": lambda c, w, d: m.average_precision(c.y, c.p, sample_weight=w),
+    "log_loss": lambda c, w, d: m.log_loss(c.y, c.p, sample_weight=w),
+    "brier": lambda c, w, d: m.brier(c.y, c.p, sample_weight=w),
+    "ece15": lambda c, w, d: calibration.ece(c.p, c.y, calibration.ECE_BINS, w),
+    "mcc_in_fold": lambda c, w, d: m.in_fold_mcc(c.y, c.p, sample_weight=w),
+    "mcc_oof": lambda c, w, d: m.mcc(c.y, d, sample_weight=w),
+    "base_rate": lambda c, w, d: m.weighted_mean(c.y, sample_weight=w),
+    "mean_p": lambda c, w, d: m.weighted_mean(c.p, sample_weight=w),
+}
+
+
+class Universe:
+    """The attempts, their clusters and folds, and the predictions as cells."""
+
+    def __init__(self, predictions: pl.DataFrame, config: MeasurementConfig):
+        attempts = (
+            predictions.select("attempt_uid", "y", "participant", "problem_id", "turn", "evidence")
+            .unique("attempt_uid")
+            .sort("attempt_uid")
+        )
+        self.attempts = attempts
+        self.uids = attempts["attempt_uid"].to_numpy()
+        self.y = attempts["y"].to_numpy().astype(np.int64)
+        self.trajectory = cluster_codes(attempts["participant"].to_numpy(), attempts["problem_id"].to_numpy())
+        self.problem = cluster_codes(attempts["problem_id"].to_numpy())
+        self.evidence = attempts["evidence"].fill_null(False).to_numpy().astype(bool)
+        self.folds = m.grouped_folds(self.trajectory, n_splits=config.folds, seed=config.seed)
+        position = {uid: i for i, uid in enumerate(self.uids)}
+        self.cells: dict[tuple[str, str], Cell] = {}
+        for (judge, condition), part in predictions.group_by("judge", "condition", maintain_order=True):
+            part = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()).sort("attempt_uid")
+            index = np.array([position[u] for u in part["attempt_uid"].to_list()], dtype=np.int64)
+            self.cells[(judge, condition)] = Cell(judge, condition, index, part["p_accept"].to_numpy(), self.y[index])
+        self.judges = sorted({j for j, _ in self.cells})
+        self.conditions = sorted({c for _, c in self.cells}, key=_condition_order)
+
+
+@dataclass(frozen=True)
+class Excluded:
+    """A note row: ``label`` (a judge, or a pair ``a~b``) left out of a pooled figure, and why."""
+
+    label: str
+    left_out: pooling.LeftOut
+    note: str
+
+
+@dataclass
+class ConditionPanel:
+    """The judges that form the panel under one condition, and the attempts each comparison uses."""
+
+    condition: str
+    members: list[str]  # the judges pooling keeps under the condition, in name order
+    excluded: list[Excluded]  # left out of the panel (and so of every agreement figure)
+    items: np.ndarray  # attempts at least one member answered
+    score: np.ndarray  # the panel score on items
+    shared: np.ndarray  # attempts every judge of shared_preds answered
+    shared_preds: dict[str, np.ndarray]  # the members pooling keeps on the attempts every member answered: p on shared
+    # the pairs pooling keeps: the attempts both answered, p_a and p_b on them
+    pairs: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]
+    agreement_excluded: list[Excluded]  # members left out of the panel-wide agreement figures, and pairs left out
+
+
+def _on(cell: Cell, index: np.ndarray) -> np.ndarray:
+    """The cell's p on ``index``, a subset of the attempts it answered."""
+    return cell.p[np.searchsorted(cell.index, index)]
+
+
+def _answered_by_all(cells: list[Cell]) -> np.ndarray:
+    shared = cells[0].index
+    for cell in cells[1:]:
+        shared = np.intersect1d(shared, cell.index)
+    return shared
+
+
+def condition_panel(u: Universe, condition: str) -> ConditionPanel:
+    """The members under ``condition`` and who is left out of which figure (core/dynamics/pooling.py's rule on each
+    figure's attempts, see the module docstring)."""
+    cells = {j: u.cells[(j, condition)] for j in u.judges if (j, condition) in u.cells}
+    names, out = pooling.split({j: c.p for j, c in cells.items()})
+    excluded = [Excluded(x.judge, x, x.note(f"under {condition}")) for x in out]
+    if not names:
+        empty = np.array([], dtype=np.int64)
+        return ConditionPanel(condition, [], excluded, empty, np.array([]), empty, {}, {}, [])
+    members = [cells[j] for j in names]
+    items, score = agreement.answered_panel_score({c.judge: (c.index, c.p) for c in members})
+    shared = _answered_by_all(members)
+    agreement_excluded = []
+    kept = members
+    if len(members) >= 2 and len(shared):
+        kept_names, out = pooling.split({c.judge: _on(c, shared) for c in members})
+        agreement_excluded += [
+            Excluded(
+                x.judge,
+                x,
+                x.note(f"on the attempts every member under {condition} answered")
+                + " (left out of Fleiss' kappa and the means over pairs)",
+            )
+            for x in out
+        ]
+        kept = [cells[j] for j in kept_names]
+        # leaving a judge out only adds attempts, on which the others' answers still vary
+        shared = _answered_by_all(kept) if kept else np.array([], dtype=np.int64)
+    pairs = {}
+    for a, b in combinations(members, 2):
+        both = np.intersect1d(a.index, b.index)
+        pa, pb = _on(a, both), _on(b, both)
+        _, out = pooling.split({a.judge: pa, b.judge: pb})
+        label = f"{a.judge}~{b.judge}"
+        if out:
+            note = f"pair {label} left out: " + "; ".join(
+                f"{x.judge}: {x.why('on the attempts both answered')}" for x in out
+            )
+            agreement_excluded.append(Excluded(label, out[0], note))
+        else:
+            pairs[(a.judge, b.judge)] = (both, pa, pb)
+    shared_preds = {c.judge: _on(c, shared) for c in kept} if len(shared) else {}
+    return ConditionPanel(condition, names, excluded, items, score, shared, shared_preds, pairs, agreement_excluded)
+
+
+def _condition_order(condition: str) -> tuple[int, str]:
+    return (CONDITIONS.index(condition) if condition in CONDITIONS else len(CONDITIONS), condition)
+
+
+class Replicates:
+    """Bootstrap replicates collected block by block, keyed by name."""
+
+    def __init__(self) -> None:
+        self.values: dict[tuple, list[np.ndarray]] = {}
+
+    def add(self, key: tuple, block: ArrayLike) -> None:
+        self.values.setdefault(key, []).append(np.asarray(block, dtype=np.float64))
+
+    def get(self, key: tuple) -> np.ndarray:
+        return np.concatenate(self.values[key]) if key in self.values else np.array([])
+
+
+def _row(judge, condition, metric, value, replicates: np.ndarray, n, **extra) -> dict:
+    lo, hi = interval(replicates) if len(replicates) else (float("nan"), float("nan"))
+    return {
+        "judge": judge,
+        "condition": condition,
+        "metric": metric,
+        "value": float(value),
+        "lo": lo,
+        "hi": hi,
+        "n": int(n),
+        **extra,
+    }
+
+
+def _note(judge, condition, metric, value, n, **extra) -> dict:
+    """A row that counts or names something (coverage, members, a judge left out): no interval."""
+    return {
+        "judge": judge,
+        "condition": condition,
+        "metric": metric,
+        "value": float(value),
+        "lo": None,
+        "hi": None,
+        "n": int(n),
+        **extra,
+    }
+
+
+def measure(
+    predictions: pl.DataFrame, config: MeasurementConfig = MeasurementConfig(), outcomes: pl.DataFrame | None = None
+) -> dict[str, pl.DataFrame]:
+    """Every table of the measurement group, in long form.
+
+    ``outcomes`` (optional) has one row per attempt a judge was asked about under
+    a condition (columns judge, condition, attempt_uid, status: ok, abstained or
+    failed): the denominators of coverage. Without it, a judge is taken to have
+    been asked about every attempt of the predictions under that condition (the
+    attempts some judge answered), and every one it did not answer counts as
+    abstained.
+    """
+    u = Universe(predictions, config)
+    decisions, thresholds = {}, {}
+    for key, cell in u.cells.items():
+        decisions[key], thresholds[key] = m.oof_decisions(cell.y, cell.p, folds=u.folds[cell.index])
+    panels = {c: condition_panel(u, c) for c in u.conditions}
+
+    boot = Replicates()
+    for w in cluster_weights(u.trajectory, config.resamples, config.seed):
+        for key, cell in u.cells.items():
+            wc = w[:, cell.index]
+            for name, fn in SCALAR_METRICS.items():
+                boot.add((*key, name), fn(cell, wc, decisions[key]))
+            subset = u.evidence[cell.index]
+            boot.add((*key, "roc_auc_evidence"), m.roc_auc(cell.y[subset], cell.p[subset], sample_weight=wc[:, subset]))
+        for panel in panels.values():
+            if panel.members:
+                _panel_replicates(u, panel, w, boot)
+        for judge in u.judges:
+            for a, b in combinations(u.conditions, 2):
+                if (judge, a) in u.cells and (judge, b) in u.cells:
+                    shared = np.intersect1d(u.cells[(judge, a)].index, u.cells[(judge, b)].index)
+                    pa = u.cells[(judge, a)].p[np.searchsorted(u.cells[(judge, a)].index, shared)]
+                    pb = u.cells[(judge, b)].p[np.searchsorted(u.cells[(judge, b)].index, shared)]
+                    boot.add(("rank_corr", judge, a, b), agreement.spearman(pa, pb, w[:, shared]))
+    problem_boot = Replicates()
+    for w in cluster_weights(u.problem, config.problem_resamples, config.seed + 1):
+        for key, cell in u.cells.items():
+            for name in ("roc_auc", "pr_auc", "log_loss", "brier", "ece15", "mcc_oof"):
+                problem_boot.add((*key, name), SCALAR_METRICS[name](cell, w[:, cell.index], decisions[key]))
+
+    tables = {
+        "judge_metrics": pl.concat(
+            [_judge_metrics(u, decisions, thresholds, boot, problem_boot), _coverage(u, outcomes)]
+        ),
+        "scale_validity": _scale_validity(u, boot, decisions),
+        "agreement": _agreement(panels, boot),
+        "condition_effects": _condition_effects(u, panels, boot),
+        "panel": _panel(u, panels, boot),
+        "per_problem": _per_problem(u),
+        "consistency": _consistency(predictions),
+        "error_profile": _error_profile(u, decisions, config),
+        "recalibration": _recalibration(u),
+    }
+    return tables
+
+
+def _panel_replicates(u: Universe, panel: ConditionPanel, w: np.ndarray, boot: Replicates) -> None:
+    """One block of resamples ``w`` of the panel's ROC-AUC and of the members' agreement."""
+    condition, items = panel.condition, panel.items
+    y, ev, wi = u.y[items], u.evidence[items], w[:, items]
+    boot.add((PANEL, condition, "roc_auc"), m.roc_auc(y, panel.score, sample_weight=wi))
+    boot.add((PANEL, condition, "roc_auc_evidence"), m.roc_auc(y[ev], panel.score[ev], sample_weight=wi[:, ev]))
+    boot.add((PANEL, condition, "pr_auc"), m.average_precision(y, panel.score, sample_weight=wi))
+    pooled = len(panel.shared_preds) >= 2  # kept judges vary on shared: it holds at least 2 attempts
+    ws = w[:, panel.shared]
+    on_shared = (
+        {(pair["judge_a"], pair["judge_b"]): pair for pair in agreement.pairwise_agreement(panel.shared_preds, ws)}
+        if pooled
+        else {}
+    )
+    for (a, b), (both, pa, pb) in panel.pairs.items():
+        if (a, b) in on_shared and np.array_equal(both, panel.shared):  # the same attempts: computed already
+            pair = on_shared[(a, b)]
+        else:
+            pair = agreement.pairwise_agreement({a: pa, b: pb}, w[:, both])[0]
+        boot.add(("pair", a, b, condition, "kappa"), pair["kappa"])
+        boot.add(("pair", a, b, condition, "rho"), pair["rho"])
+    if not pooled:
+        return
+    # panel_agreement's figures from the pairs on the shared attempts (it would recompute every pair)
+    cuts = np.column_stack([agreement.median_cut(p) for p in panel.shared_preds.values()])
+    mean_kappa = np.mean([pair["kappa"] for pair in on_shared.values()], axis=0)
+    mean_rho = np.mean([pair["rho"] for pair in on_shared.values()], axis=0)
+    for name, values in (
+        ("fleiss_kappa", agreement.fleiss_kappa(cuts, ws)),
+        ("mean_kappa", mean_kappa),
+        ("mean_rho", mean_rho),
+        ("rho_minus_kappa", mean_rho - mean_kappa),
+    ):
+        boot.add(("panel_agreement", condition, name), values)
+
+
+def _coverage(u: Universe, outcomes: pl.DataFrame | None) -> pl.DataFrame:
+    """Per judge x condition: coverage (answered / asked), answered and abstained, n = attempts asked about."""
+    answered = {key: len(cell.p) for key, cell in u.cells.items()}
+    if outcomes is None:
+        asked_per_condition = {
+            c: len(np.unique(np.concatenate([cell.index for (_, cc), cell in u.cells.items() if cc == c])))
+            for c in u.conditions
+        }
+        counts = {key: (asked_per_condition[key[1]], asked_per_condition[key[1]] - n) for key, n in answered.items()}
+    else:
+        missing = {"judge", "condition", "attempt_uid", "status"} - set(outcomes.columns)
+        if missing:
+            raise ValueError(
+                f"outcomes: missing columns {sorted(missing)} (expected judge, condition, attempt_uid, status)"
+            )
+        grouped = outcomes.group_by("judge", "condition").agg(
+            pl.col("attempt_uid").n_unique().alias("asked"), (pl.col("status") == "abstained").sum().alias("abstained")
+        )
+        counts = {(r["judge"], r["condition"]): (r["asked"], r["abstained"]) for r in grouped.iter_rows(named=True)}
+    rows = []
+    for judge, condition in sorted(counts, key=lambda k: (k[0], _condition_order(k[1]))):
+        asked, abstained = counts[(judge, condition)]
+        n = answered.get((judge, condition), 0)
+        extra = {"lo_problem": None, "hi_problem": None}
+        for metric, value in (
+            ("coverage", n / asked if asked else float("nan")),
+            ("answered", n),
+            ("abstained", abstained),
+        ):
+            rows.append(_note(judge, condition, metric, value, asked, **extra))
+    schema = {**LONG_SCHEMA, "lo_problem": pl.Float64, "hi_problem": pl.Float64}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def _judge_metrics(u: Universe, decisions, thresholds, boot, problem_boot) -> pl.DataFrame:
+    rows = []
+    for key, cell in u.cells.items():
+        for name, fn in SCALAR_METRICS.items():
+            value = fn(cell, None, decisions[key])
+            lo_p, hi_p = (
+                interval(problem_boot.get((*key, name)))
+                if (*key, name) in problem_boot.values
+                else (float("nan"), float("nan"))
+            )
+            rows.append(_row(*key, name, value, boot.get((*key, name)), len(cell.p), lo_problem=lo_p, hi_problem=hi_p))
+        threshold_values = list(thresholds[key].values())
+        rows.append(
+            _row(
+                *key,
+                "threshold_in_fold",
+                m.select_threshold(cell.y, cell.p),
+                np.array([]),
+                len(cell.p),
+                lo_problem=None,
+                hi_problem=None,
+            )
+        )
+        rows.append(
+            {
+                "judge": key[0],
+                "condition": key[1],
+                "metric": "threshold_oof_median",
+                "value": float(np.median(threshold_values)),
+                "lo": float(min(threshold_values)),
+                "hi": float(max(threshold_values)),
+                "n": len(threshold_values),
+                "lo_problem": None,
+                "hi_problem": None,
+            }
+        )
+    schema = {**LONG_SCHEMA, "lo_problem": pl.Float64, "hi_problem": pl.Float64}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def _scale_validity(u: Universe, boot, decisions) -> pl.DataFrame:
+    rows = []
+    for key, cell in u.cells.items():
+        validity = calibration.scale_validity(cell.p, cell.y)
+        for name in ("distinct_values", "effective_rules", "share_at_zero", "share_at_one"):
+            rows.append(_row(*key, name, validity[name], np.array([]), len(cell.p)))
+        in_fold = boot.get((*key, "mcc_in_fold"))
+        oof = boot.get((*key, "mcc_oof"))
+        value = m.in_fold_mcc(cell.y, cell.p) - m.mcc(cell.y, decisions[key])
+        rows.append(_row(*key, "mcc_drop_in_fold_to_oof", value, in_fold - oof, len(cell.p)))
+    return pl.DataFrame(rows, schema=LONG_SCHEMA)
+
+
+def _excluded_rows(condition: str, excluded: list[Excluded]) -> list[dict]:
+    """A note row per judge or pair left out of a pooled figure (core/dynamics/pooling.py): who, why, on which
+    attempts."""
+    return [
+        _note(x.label, condition, x.left_out.metric, x.left_out.value, x.left_out.answers, note=x.note)
+        for x in excluded
+    ]
+
+
+def _agreement(panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
+    rows = []
+    for condition, panel in panels.items():
+        rows += _excluded_rows(condition, panel.excluded + panel.agreement_excluded)
+        for (a, b), (both, pa, pb) in panel.pairs.items():
+            pair = agreement.pairwise_agreement({a: pa, b: pb})[0]
+            for name in ("kappa", "rho"):
+                rows.append(
+                    _row(
+                        f"{a}~{b}",
+                        condition,
+                        f"pairwise_{name}",
+                        pair[name],
+                        boot.get(("pair", a, b, condition, name)),
+                        len(both),
+                    )
+                )
+        if len(panel.shared_preds) >= 2:
+            for name, value in agreement.panel_agreement(panel.shared_preds).items():
+                rows.append(
+                    _row(
+                        PANEL, condition, name, value, boot.get(("panel_agreement", condition, name)), len(panel.shared)
+                    )
+                )
+    return pl.DataFrame(rows, schema=POOLED_SCHEMA)
+
+
+def _condition_effects(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
+    rows = []
+    for judge in u.judges:
+        for a, b in combinations(u.conditions, 2):
+            if (judge, a) not in u.cells or (judge, b) not in u.cells:
+                continue
+            label = f"{b} - {a}"
+            for metric in ("roc_auc", "roc_auc_evidence"):
+                ca, cb = u.cells[(judge, a)], u.cells[(judge, b)]
+                if metric == "roc_auc":
+                    value = m.roc_auc(cb.y, cb.p) - m.roc_auc(ca.y, ca.p)
+                else:
+                    ea, eb = u.evidence[ca.index], u.evidence[cb.index]
+                    value = m.roc_auc(cb.y[eb], cb.p[eb]) - m.roc_auc(ca.y[ea], ca.p[ea])
+                diff = boot.get((judge, b, metric)) - boot.get((judge, a, metric))
+                n = int(u.evidence[cb.index].sum()) if metric == "roc_auc_evidence" else len(cb.p)
+                rows.append(_row(judge, label, f"delta_{metric}", value, diff, n))
+            shared = np.intersect1d(u.cells[(judge, a)].index, u.cells[(judge, b)].index)
+            pa = u.cells[(judge, a)].p[np.searchsorted(u.cells[(judge, a)].index, shared)]
+            pb = u.cells[(judge, b)].p[np.searchsorted(u.cells[(judge, b)].index, shared)]
+            rows.append(
+                _row(
+                    judge,
+                    label,
+                    "rank_correlation",
+                    agreement.spearman(pa, pb),
+                    boot.get(("rank_corr", judge, a, b)),
+                    len(shared),
+                )
+            )
+    for a, b in combinations(u.conditions, 2):
+        pa, pb = panels[a], panels[b]
+        if min(len(pa.shared_preds), len(pb.shared_preds)) >= 2:
+            value = (
+                agreement.panel_agreement(pb.shared_preds)["fleiss_kappa"]
+                - agreement.panel_agreement(pa.shared_preds)["fleiss_kappa"]
+            )
+            diff = boot.get(("panel_agreement", b, "fleiss_kappa")) - boot.get(("panel_agreement", a, "fleiss_kappa"))
+            rows.append(_row(PANEL, f"{b} - {a}", "delta_fleiss_kappa", value, diff, len(pb.shared)))
+    return pl.DataFrame(rows, schema=LONG_SCHEMA)
+
+
+def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
+    rows = []
+    for condition, panel in panels.items():
+        rows += _excluded_rows(condition, panel.excluded)
+        if not panel.members:
+            continue
+        items, score = panel.items, panel.score
+        y = u.y[items]
+        panel_auc = m.roc_auc(y, score)
+        panel_boot = boot.get((PANEL, condition, "roc_auc"))
+        rows.append(_note(PANEL, condition, "members", len(panel.members), len(items)))
+        rows.append(_row(PANEL, condition, "roc_auc", panel_auc, panel_boot, len(items)))
+        ev = u.evidence[items]
+        rows.append(
+            _row(
+                PANEL,
+                condition,
+                "roc_auc_evidence",
+                m.roc_auc(y[ev], score[ev]),
+                boot.get((PANEL, condition, "roc_auc_evidence")),
+                int(ev.sum()),
+            )
+        )
+        rows.append(
+            _row(
+                PANEL,
+                condition,
+                "pr_auc",
+                m.average_precision(y, score),
+                boot.get((PANEL, condition, "pr_auc")),
+                len(items),
+            )
+        )
+        if len(panel.members) < 2:
+            continue
+        cells = {j: u.cells[(j, condition)] for j in panel.members}
+        members = {j: m.roc_auc(c.y, c.p) for j, c in cells.items()}
+        member_boot = {j: boot.get((j, condition, "roc_auc")) for j in panel.members}
+        mean_member = np.mean(list(members.values()))
+        mean_member_boot = np.mean(list(member_boot.values()), axis=0)
+        rows.append(_row(PANEL, condition, "mean_member_roc_auc", mean_member, mean_member_boot, len(items)))
+        rows.append(
+            _row(
+                PANEL,
+                condition,
+                "gain_over_mean_member",
+                panel_auc - mean_member,
+                panel_boot - mean_member_boot,
+                len(items),
+            )
+        )
+        best = max(members, key=members.__getitem__)
+        rows.append(_row(best, condition, "best_member_roc_auc", members[best], member_boot[best], len(cells[best].p)))
+        rows.append(
+            _row(
+                best,
+                condition,
+                "panel_minus_best_member",
+                panel_auc - members[best],
+                panel_boot - member_boot[best],
+                len(items),
+            )
+        )
+    return pl.DataFrame(rows, schema=POOLED_SCHEMA)
+
+
+def _per_problem(u) -> pl.DataFrame:
+    rows = []
+    problems = u.attempts["problem_id"].to_numpy()
+    for key, cell in u.cells.items():
+        aucs = []
+        for problem in np.unique(problems[cell.index]):
+            mine = problems[cell.index] == problem
+            y = cell.y[mine]
+            auc = m.roc_auc(y, cell.p[mine]) if 0 < y.sum() < len(y) else float("nan")
+            rows.append(
+                {
+                    "judge": key[0],
+                    "condition": key[1],
+                    "problem_id": str(problem),
+                    "metric": "roc_auc",
+                    "value": auc,
+                    "n": int(mine.sum()),
+                    "accepted": int(y.sum()),
+                    "inverted": bool(np.isfinite(auc) and auc < 0.5),
+                }
+            )
+            if np.isfinite(auc):
+                aucs.append(auc)
+        rows.append(
+            {
+                "judge": key[0],
+                "condition": key[1],
+                "problem_id": "(macro)",
+                "metric": "roc_auc_macro",
+                "value": float(np.mean(aucs)) if aucs else float("nan"),
+                "n": len(aucs),
+                "accepted": None,
+                "inverted": None,
+            }
+        )
+    return pl.DataFrame(
+        rows,
+        schema={
+            "judge": pl.String,
+            "condition": pl.String,
+            "problem_id": pl.String,
+            "metric": pl.String,
+            "value": pl.Float64,
+            "n": pl.Int64,
+            "accepted": pl.Int64,
+            "inverted": pl.Boolean,
+        },
+    )
+
+
+def _consistency(predictions: pl.DataFrame) -> pl.DataFrame:
+    """Character-identical consecutive resubmissions in a trajectory, and how far p moved between them."""
+    rows = []
+    ordered = predictions.sort("judge", "condition", "participant", "problem_id", "turn")
+    pairs = ordered.with_columns(
+        pl.col("code").shift(1).over("judge", "condition", "participant", "problem_id").alias("previous_code"),
+        pl.col("p_accept").shift(1).over("judge", "condition", "participant", "problem_id").alias("previous_p"),
+    ).filter(pl.col("previous_code").is_not_null() & (pl.col("code") == pl.col("previous_code")))
+    for (judge, condition), _part in ordered.group_by("judge", "condition", maintain_order=True):
+        mine = pairs.filter((pl.col("judge") == judge) & (pl.col("condition") == condition))
+        moves = (mine["p_accept"] - mine["previous_p"]).abs().to_numpy() if len(mine) else np.array([])
+        for metric, value in (
+            ("identical_resubmissions", float(len(mine))),
+            ("mean_abs_move", float(moves.mean()) if len(moves) else float("nan")),
+            ("max_abs_move", float(moves.max()) if len(moves) else float("nan")),
+            ("share_moved", float((moves > 0).mean()) if len(moves) else float("nan")),
+        ):
+            rows.append(
+                {
+                    "judge": judge,
+                    "condition": condition,
+                    "metric": metric,
+                    "value": value,
+                    "lo": None,
+                    "hi": None,
+                    "n": len(mine),
+                }
+            )
+    return pl.DataFrame(rows, schema=LONG_SCHEMA)
+
+
+def run_to_run(cache: pl.DataFrame) -> pl.DataFrame:
+    """Krippendorff's alpha (interval) between repeated runs (epochs) of one judge on the same requests."""
+    rows = []
+    valid = cache.filter(pl.col("status") == "ok")
+    for (judge, condition), part in valid.group_by("judge", "condition", maintain_order=True):
+        epochs = sorted(part["epoch"].unique().to_list())
+        if len(epochs) < 2:
+            rows.append(
+                {
+                    "judge": judge,
+                    "condition": condition,
+                    "metric": "run_to_run_alpha",
+                    "value": None,
+                    "lo": None,
+                    "hi": None,
+                    "n": len(epochs),
+                }
+            )
+            continue
+        wide = part.pivot(on="epoch", index=["attempt_uid", "request_hash"], values="p_accept")
+        runs = wide.select([str(e) for e in epochs]).to_numpy().T.astype(np.float64)
+        rows.append(
+            {
+                "judge": judge,
+                "condition": condition,
+                "metric": "run_to_run_alpha",
+                "value": agreement.krippendorff_alpha(runs),
+                "lo": None,
+                "hi": None,
+                "n": len(epochs),
+            }
+        )
+    return pl.DataFrame(rows, schema=LONG_SCHEMA)
+
+
+def _error_profile(u, decisions, config: MeasurementConfig) -> pl.DataFrame:
+    rows = []
+    for key, cell in u.cells.items():
+        yhat, y, p = decisions[key], cell.y, cell.p
+        counts = {
+            "tp": int(((yhat == 1) & (y == 1)).sum()),
+            "fp": int(((yhat == 1) & (y == 0)).sum()),
+            "tn": int(((yhat == 0) & (y == 0)).sum()),
+            "fn": int(((yhat == 0) & (y == 1)).sum()),
+            "confident_fn": int(((p <= config.confident) & (y == 1)).sum()),
+            "confident_fp": int(((p >= 1 - config.confident) & (y == 0)).sum()),
+        }
+        for metric, value in counts.items():
+            rows.append(
+                {
+                    "judge": key[0],
+                    "condition": key[1],
+                    "metric": metric,
+                    "value": float(value),
+                    "lo": None,
+                    "hi": None,
+                    "n": len(p),
+                }
+            )
+    return pl.DataFrame(rows, schema=LONG_SCHEMA)
+
+
+def _recalibration(u) -> pl.DataFrame:
+    rows = []
+    for key, cell in u.cells.items():
+        for summary in calibration.recalibration_summary(cell.p, cell.y, u.folds[cell.index]):
+            for metric in ("ece", "brier", "roc_auc"):
+                rows.append(
+                    {
+                        "judge": key[0],
+                        "condition": key[1],
+                        "metric": f"{metric}_{summary['method']}",
+                        "value": float(summary[metric]),
+                        "lo": None,
+                        "hi": None,
+                        "n": len(cell.p),
+                    }
+                )
+    return pl.DataFrame(rows, schema=LONG_SCHEMA)
+
+
+def kappa_matrix(part: pl.DataFrame) -> tuple[list[str], np.ndarray, list[pooling.LeftOut]]:
+    """The kappa heatmap's data for one condition's predictions (columns attempt_uid, judge, p_accept).
+
+    ``(judges, kappa, left_out)``: the judges core/dynamics/pooling.py keeps under the
+    condition, in name order; Cohen's kappa of their median cuts, pair by pair on
+    the attempts both answered, as in the agreement table (1 on the diagonal, nan
+    for a pair left out: one of the two is constant on the attempts both
+    answered); and the judges left out of the figure.
+    """
+    answers = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan())
+    judges, out = pooling.split(
+        {
+            judge: part.filter(pl.col("judge") == judge)["p_accept"].to_numpy()
+            for judge in part["judge"].unique().to_list()
+        }
+    )
+    by_judge = {
+        judge: answers.filter(pl.col("judge") == judge).select("attempt_uid", "p_accept").sort("attempt_uid")
+        for judge in judges
+    }
+    kappa = np.eye(len(judges))
+    for (i, a), (j, b) in combinations(enumerate(judges), 2):
+        both = by_judge[a].join(by_judge[b], on="attempt_uid", suffix="_b")
+        pa, pb = both["p_accept"].to_numpy(), both["p_accept_b"].to_numpy()
+        if not pooling.split({a: pa, b: pb})[1]:
+            kappa[i, j] = kappa[j, i] = agreement.pairwise_agreement({a: pa, b: pb})[0]["kappa"]
+        else:
+            kappa[i, j] = kappa[j, i] = np.nan
+    return judges, kappa, out
+
+
+def headline_table(judge_metrics: pl.DataFrame, condition: str) -> pl.DataFrame:
+    """Table VI of the seed study for one condition: value [lo, hi] per judge and metric."""
+    wanted = ["roc_auc", "pr_auc", "log_loss", "brier", "ece15", "mcc_in_fold", "mcc_oof"]
+    rows = []
+    part = judge_metrics.filter(pl.col("condition") == condition)
+    for judge in sorted(part["judge"].unique().to_list()):
+        row = {"judge": judge}
+        for metric in wanted:
+            r = part.filter((pl.col("judge") == judge) & (pl.col("metric") == metric))
+            if len(r):
+                v, lo, hi = r["value"][0], r["lo"][0], r["hi"][0]
+                row[metric] = f"{v:.4f} [{lo:.3f}, {hi:.3f}]"
+        rows.append(row)
+    return pl.DataFrame(rows)

@@ -1,0 +1,151 @@
+"""The predictions table: every valid judge answer joined to its attempt's label.
+
+The asset tables come in as frames (the ``predictions`` and measurement assets'
+inputs) and are joined in an in-memory DuckDB under their asset names
+(core/frames.py); the judge cache, an internal store, is read from the DuckDB file.
+
+Only rows of status ``ok`` are predictions: an abstention (status ``abstained``)
+has no p_accept and is counted by measurement's coverage (:func:`read_outcomes`),
+never scored.
+
+y = 1 when the verdict is AC. ``evidence`` says whether the attempt's nonblind
+context is anchored or segmented. ``code_matches`` compares the code in the
+request the judge answered (by request hash) with the attempt's code: the
+seed study's V4 check, made on every row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import duckdb
+import polars as pl
+
+from cojudge_assets.core.frames import frames_connection
+
+PREDICTIONS_SCHEMA = pl.Schema(
+    {
+        "attempt_uid": pl.String,
+        "judge": pl.String,
+        "condition": pl.String,
+        "p_accept": pl.Float64,
+        "s_algo": pl.Int32,
+        "s_robust": pl.Int32,
+        "request_hash": pl.String,
+        "served_model": pl.String,
+        "participant": pl.String,
+        "problem_id": pl.String,
+        "turn": pl.Int64,
+        "verdict": pl.String,
+        "accepted": pl.Boolean,
+        "y": pl.Int64,
+        "evidence": pl.Boolean,
+        "code": pl.String,
+        "code_matches": pl.Boolean,
+        "language": pl.String,
+    }
+)
+
+
+PREDICTIONS_SQL = """
+    select o.attempt_uid, o.judge, o.condition, o.p_accept, o.s_algo, o.s_robust, o.request_hash,
+           o.served_model, a.participant, a.problem_id, a.turn, a.verdict, a.accepted,
+           a.accepted::bigint as y, coalesce(pc.provenance in ('anchored', 'segmented'), false) as evidence,
+           a.code, coalesce(r.source_code = a.code, false) as code_matches, a.language
+    from main.judge_outputs o
+    join main.attempts a using (attempt_uid)
+    left join main.judge_requests r using (attempt_uid, condition, request_hash)
+    left join (select attempt_uid, provenance from main.participant_context
+               where condition = 'nonblind') pc using (attempt_uid)
+    where o.status = 'ok'
+    order by o.judge, o.condition, o.attempt_uid
+"""
+
+
+def has_table(conn: duckdb.DuckDBPyConnection, name: str, schema: str = "main") -> bool:
+    return bool(
+        conn.execute(
+            "select count(*) from information_schema.tables where table_schema = ? and table_name = ?", [schema, name]
+        ).fetchall()[0][0]
+    )
+
+
+PREDICTIONS_INPUTS = ("judge_outputs", "judge_requests", "attempts", "participant_context")
+
+
+def read_predictions(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Every valid answer with its label (empty, with the schema, before any judge has answered)."""
+    if not has_table(conn, "judge_outputs"):
+        return pl.DataFrame(schema=PREDICTIONS_SCHEMA)
+    return conn.execute(PREDICTIONS_SQL).pl().cast(PREDICTIONS_SCHEMA)
+
+
+def predictions_table(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
+    """:func:`read_predictions` over the asset frames named in :data:`PREDICTIONS_INPUTS` (``judge_outputs``
+    absent or never materialized: no judge has answered)."""
+    with frames_connection(frames) as conn:
+        return read_predictions(conn)
+
+
+OUTCOMES_SCHEMA = pl.Schema({"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "status": pl.String})
+
+
+def read_outcomes(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """One row per contest attempt each judge was asked about under each condition, with its status (ok,
+    abstained, failed; for an imported judge also invalid, or ``unanswered`` when its source has no row for a
+    request of a condition it answered under): the denominators of coverage (core/measurement/measure.py)."""
+    if not has_table(conn, "judge_outputs"):
+        return pl.DataFrame(schema=OUTCOMES_SCHEMA)
+    only_attempts = (
+        " where attempt_uid in (select attempt_uid from main.attempts)" if has_table(conn, "attempts") else ""
+    )
+    if not has_table(conn, "judge_requests"):
+        return (
+            conn.execute(f"select {', '.join(OUTCOMES_SCHEMA)} from main.judge_outputs{only_attempts}")
+            .pl()
+            .cast(OUTCOMES_SCHEMA)
+        )
+    return (
+        conn.execute(f"""
+        with cells as (select distinct judge, condition from main.judge_outputs),
+             asked as (select c.judge, c.condition, r.attempt_uid
+                       from cells c join main.judge_requests r using (condition))
+        select a.judge, a.condition, a.attempt_uid, coalesce(o.status, 'unanswered') as status
+        from asked a left join main.judge_outputs o using (judge, condition, attempt_uid)
+        {only_attempts.replace("where attempt_uid", "where a.attempt_uid")}
+        """)
+        .pl()
+        .cast(OUTCOMES_SCHEMA)
+    )
+
+
+OUTCOMES_INPUTS = ("judge_outputs", "judge_requests", "attempts")
+
+
+def outcomes_table(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
+    """:func:`read_outcomes` over the asset frames named in :data:`OUTCOMES_INPUTS`."""
+    with frames_connection(frames) as conn:
+        return read_outcomes(conn)
+
+
+def read_judge_cache(conn: duckdb.DuckDBPyConnection, attempts: pl.DataFrame) -> pl.DataFrame:
+    """The judge cache's keys, status and p of the contest's ``attempts`` (for run-to-run agreement between
+    epochs). ``conn``: the DuckDB file, where the cache (an internal store, not an asset) lives."""
+    columns = pl.Schema(
+        {
+            "judge": pl.String,
+            "condition": pl.String,
+            "attempt_uid": pl.String,
+            "request_hash": pl.String,
+            "epoch": pl.Int32,
+            "status": pl.String,
+            "p_accept": pl.Float64,
+        }
+    )
+    if not has_table(conn, "judge_cache"):
+        return pl.DataFrame(schema=columns)
+    cache = conn.execute(f"select {', '.join(columns)} from main.judge_cache").pl().cast(columns)
+    if "attempt_uid" not in attempts.columns:
+        return cache
+    # the cache also holds the perturbation study's mutants: keep the contest's attempts only
+    return cache.filter(pl.col("attempt_uid").is_in(attempts["attempt_uid"].implode()))

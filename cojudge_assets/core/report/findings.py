@@ -1,0 +1,177 @@
+"""The report's first section: what the data supports, and how robust it is (the findings, contamination and
+design split tables of the design group; core/design/robustness.py, core/design/split.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from cojudge_assets.core.measurement.predictions import has_table
+from cojudge_assets.core.report.document import INTERVAL_SPACE, Section, Table, format_number
+
+KIND_ORDER = ("above_chance", "judge_vs_judge", "condition_vs_condition", "panel_vs_mean_member", "perturbation_arm")
+SCHEME_COLUMNS = {
+    "": "trajectory resampling",
+    "problem_": "problem resampling",
+    "equal_weights_": "equal problem weights",
+    "never_inspected_": "never-inspected part",
+}
+
+
+def interval_cell(value, lo, hi) -> str | None:
+    """ "value [lo, hi]" as the report shows numbers (core/report_content.interval_cell, which imports this
+    module); the value alone without an interval, None without a value."""
+    if value is None or value != value:
+        return None
+    if lo is None or hi is None:
+        return format_number(value)
+    return f"{format_number(value)} [{format_number(lo)},{INTERVAL_SPACE}{format_number(hi)}]"
+
+
+def _scheme_cell(row: dict, prefix: str) -> str | None:
+    """ "holds: 0.175 [0.133, 0.214]" (the status, then the estimate and its interval)."""
+    state = row[f"{prefix}status"]
+    value = interval_cell(row[f"{prefix}estimate"], row[f"{prefix}lo"], row[f"{prefix}hi"])
+    if value is None:
+        return state if state not in (None, "undefined") else None
+    return f"{state}: {value}"
+
+
+def findings_table(findings: pl.DataFrame) -> pl.DataFrame:
+    """One row per finding: the claim, then status: estimate [interval] under each scheme, and the widening."""
+    order = {kind: i for i, kind in enumerate(KIND_ORDER)}
+    rows = []
+    for row in sorted(findings.iter_rows(named=True), key=lambda r: (order.get(r["kind"], len(order)), r["finding"])):
+        shown = {"finding": row["finding"], "primary resampling": row["resampling"]}
+        shown.update({label: _scheme_cell(row, prefix) for prefix, label in SCHEME_COLUMNS.items()})
+        shown["widening"] = None if row["widening"] is None else f"{format_number(row['widening'])}x"
+        rows.append(shown)
+    return pl.DataFrame(
+        rows,
+        schema={c: pl.String for c in ("finding", "primary resampling", *SCHEME_COLUMNS.values())}
+        | {"widening": pl.String},
+    )
+
+
+def _number(value) -> str:
+    """A number as the report shows it; "–" when there is none (no attempt of the judge in the part)."""
+    return "–" if value is None or value != value else format_number(value)
+
+
+def contamination_table(contamination: pl.DataFrame) -> pl.DataFrame:
+    """Per judge x condition: ROC-AUC on the full corpus and the never-inspected part, the paired difference and
+    the flag, and the prevalence of both parts."""
+    auc = contamination.filter(pl.col("metric") == "roc_auc")
+    prevalence = contamination.filter(pl.col("metric") == "base_rate").select(
+        "judge", "condition", pl.col("full_corpus").alias("prev_full"), pl.col("never_inspected").alias("prev_never")
+    )
+    rows = []
+    for r in auc.join(prevalence, on=["judge", "condition"], how="left").iter_rows(named=True):
+        rows.append(
+            {
+                "judge": r["judge"],
+                "condition": r["condition"],
+                "ROC-AUC full": interval_cell(r["full_corpus"], r["full_corpus_lo"], r["full_corpus_hi"]),
+                "ROC-AUC never inspected": interval_cell(
+                    r["never_inspected"], r["never_inspected_lo"], r["never_inspected_hi"]
+                ),
+                "full - never inspected": interval_cell(r["difference"], r["difference_lo"], r["difference_hi"]),
+                "flagged": {True: "yes", False: "no"}.get(r["flagged"], "undefined"),
+                "prevalence full / never inspected": f"{_number(r['prev_full'])} / {_number(r['prev_never'])}",
+                "attempts full / never inspected": f"{r['n_full_corpus']} / {r['n_never_inspected']}",
+            }
+        )
+    return pl.DataFrame(rows)
+
+
+def differences_table(contamination: pl.DataFrame) -> pl.DataFrame:
+    """full - never_inspected [interval] for every metric, one column per metric."""
+    shown = contamination.with_columns(
+        pl.struct("difference", "difference_lo", "difference_hi")
+        .map_elements(
+            lambda r: interval_cell(r["difference"], r["difference_lo"], r["difference_hi"]), return_dtype=pl.String
+        )
+        .alias("cell")
+    )
+    return shown.pivot(on="metric", index=["judge", "condition"], values="cell", maintain_order=True)
+
+
+def split_table(design_split: pl.DataFrame) -> pl.DataFrame:
+    present = design_split.filter(pl.col("attempts") > 0)
+    return (
+        present.group_by("split")
+        .agg(pl.len().alias("groups"), pl.col("attempts").sum().alias("attempts"))
+        .with_columns((pl.col("groups") / pl.col("groups").sum()).round(4).alias("share of groups"))
+        .sort(pl.col("split").replace_strict({"train": 0, "validation": 1, "test": 2}, default=3))
+    )
+
+
+def findings_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section | None:
+    """The report's first section; None when the findings table is not there."""
+    if not has_table(conn, "findings"):
+        return None
+    found = conn.execute("select * from main.findings").pl()
+    tables = [
+        Table(
+            "Each comparison the measurement makes, and its status under each check (holds: the interval excludes "
+            "0 on the claimed side; tie: it contains 0; reversed: it excludes 0 on the other side); estimate = "
+            "claimed side minus the other (ROC-AUC, or arm discrimination), widening = problem / trajectory "
+            "interval width",
+            findings_table(found),
+            max_rows=120,
+        )
+    ]
+    widening = (
+        found.filter((pl.col("kind") == "above_chance") & pl.col("widening").is_not_null())
+        .group_by("judge")
+        .agg(pl.col("widening").mean().round(3).alias("mean widening"), pl.len().alias("conditions"))
+        .sort("judge")
+    )
+    if len(widening):
+        tables.append(
+            Table("How much resampling problems instead of trajectories widens each judge's ROC-AUC interval", widening)
+        )
+    if has_table(conn, "contamination"):
+        contamination = conn.execute("select * from main.contamination").pl()
+        if len(contamination):
+            tables.append(
+                Table(
+                    "Prompt-design contamination: the judges on the never-inspected part (test) against the full "
+                    "corpus, paired trajectory-bootstrap intervals; flagged = the ROC-AUC difference excludes 0 on "
+                    "the side where the full corpus looks better",
+                    contamination_table(contamination),
+                )
+            )
+            tables.append(
+                Table(
+                    "Every metric: full corpus minus never-inspected part (paired); not flagged, as PR-AUC and MCC "
+                    "move with prevalence and ECE with sample size",
+                    differences_table(contamination),
+                )
+            )
+    if has_table(conn, "design_split"):
+        tables.append(
+            Table(
+                "The design split (groups fixed once per corpus; train and validation are inspectable)",
+                split_table(conn.execute("select * from main.design_split").pl()),
+            )
+        )
+    if has_table(conn, "design_record"):
+        record = conn.execute("select * from main.design_record").pl()
+        if len(record):
+            tables.append(
+                Table(
+                    "Which prompt version was designed against which split",
+                    record.with_columns(pl.col("templates_sha256").str.head(12), pl.col("split_sha256").str.head(12)),
+                )
+            )
+    return Section(
+        "What the data supports, and how robust it is",
+        "Each conclusion the measurement draws, with its interval under trajectory resampling (the primary "
+        "analysis), problem resampling, equal problem weights (the mean of per-problem ROC-AUCs) and on the "
+        "attempts no prompt designer inspected (the design split's test part). A finding that holds under all "
+        "four is robust; a tie under one says which check it does not survive.",
+        tuple(tables),
+    )
