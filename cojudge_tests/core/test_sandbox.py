@@ -18,6 +18,7 @@ import pytest
 from cojudge_assets.core.cgroups import cgroup_support
 from cojudge_assets.core.contest_judge import Verdict
 from cojudge_assets.core.sandbox import _UID_BASE, isolation_level
+from cojudge_assets.core.syscall_filter import filter_support
 
 
 def _sandbox_processes() -> list[int]:
@@ -44,9 +45,12 @@ def _judge_timed(judge, problem, language, code):
 def test_isolation_is_reported(judge, sum_problem):
     result = judge.judge(sum_problem, "python", "print(7)\n", tests=sum_problem.samples)
     mode, cgroup = result.isolation.split(", cgroup ")
-    assert mode == isolation_level() in ("bwrap", "uid-only", "rlimits-only")
+    seccomp = filter_support().bpf is not None
+    assert mode == isolation_level() + (" + seccomp" if seccomp else "")
+    assert isolation_level() in ("bwrap", "uid-only", "rlimits-only")
     assert cgroup == cgroup_support().version
-    assert {"memory", "processes", "cpu", "kill", "files", "network"} <= set(result.isolation_limits)
+    assert {"memory", "processes", "cpu", "kill", "files", "network", "syscalls"} <= set(result.isolation_limits)
+    assert result.isolation_limits["syscalls"].startswith("seccomp deny list" if seccomp else "none: ")
     if cgroup_support().memory is not None:
         assert "256 MiB" not in result.isolation_limits["memory"].split(" + ")[0]  # the run's: limit + slack
         assert "for the whole run" in result.isolation_limits["memory"]
