@@ -143,8 +143,22 @@ class RunResult:
         return self.oom_kills > 0
 
     @property
-    def output_limit_hit(self) -> bool:
+    def file_size_limit_hit(self) -> bool:
+        """The program was killed for writing past RLIMIT_FSIZE: its stdout or stderr (the output limit) or a
+        file of its own (see :meth:`output_limit_hit`)."""
         return self.signal == signal.SIGXFSZ
+
+    def output_limit_hit(self, limits: Limits) -> bool:
+        """The file-size kill came from its stdout or stderr reaching the limit, not from a file it wrote."""
+        if not self.file_size_limit_hit:
+            return False
+        sizes = []
+        for path in (self.stdout_path, self.stderr_path):
+            try:
+                sizes.append(path.stat().st_size)
+            except OSError:
+                sizes.append(0)
+        return max(sizes) >= limits.output_bytes
 
     @property
     def ok(self) -> bool:
@@ -628,9 +642,8 @@ def _run(
                 f.close()
     wall = time.monotonic() - started
     wall_killed, cpu_killed = why == ["wall"], why == ["cpu"]
-    group_cpu = group.cpu_s() if group is not None else None
-    if group_cpu is not None:
-        group_cpu = max(0.0, group_cpu - (baseline or 0.0))
+    group_total = group.cpu_s() if group is not None else None
+    group_cpu = max(0.0, group_total - (baseline or 0.0)) if group_total is not None else None
     # without a report, what the launched process reaped (bwrap's pid namespace reaps every orphan at its end)
     reaped_cpu = usage.ru_utime + usage.ru_stime if usage is not None else 0.0
     runner_lost = False
@@ -653,7 +666,7 @@ def _run(
         raise SandboxError(f"the sandbox could not run {argv[0]} (exit {proc.returncode}): {message}")
     # the group's count from "run" on can miss what the program used before this thread read its baseline (a
     # busy machine delays the read); what the runner reaped is exact, so the larger of the two
-    return RunResult(
+    result = RunResult(
         exit_code=exit_code,
         signal=sig,
         cpu_s=max(group_cpu, reaped_cpu) if group_cpu is not None else reaped_cpu,
@@ -670,3 +683,9 @@ def _run(
         leftover=leftover,
         isolation=isolation,
     )
+    if result.cpu_limit_hit and group_total is not None:
+        # killed at the CPU limit: the group's whole figure is reported, the one the watchdog compared with the
+        # limit (the runner was killed too, so nothing was reaped, and a late baseline would show less than the
+        # limit), or the kernel's count of a process its RLIMIT_CPU stopped, whichever is larger
+        result.cpu_s = max(result.cpu_s, group_total)
+    return result
