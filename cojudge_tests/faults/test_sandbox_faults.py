@@ -19,6 +19,7 @@ import time
 import uuid
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from cojudge_assets.core import contest_judge as contest_judge_module
@@ -33,9 +34,12 @@ from cojudge_assets.core.contest_judge import (
     runtime_binds,
 )
 from cojudge_assets.core.contest_judge import judge as judge_front
+from cojudge_assets.core.kattis import read_problems
+from cojudge_assets.core.label_audit import audit_labels
+from cojudge_assets.core.progsnap2 import read_progsnap2
 from cojudge_assets.core.sandbox import Limits, SandboxError, isolation_level, run_sandboxed
 from cojudge_assets.core.syscall_filter import FilterSupport, filter_support
-from cojudge_tests.conftest import write_problem
+from cojudge_tests.conftest import SHARED_CORPORA, write_problem
 from cojudge_tests.core.test_sandbox import _sandbox_processes
 
 needs_memory_cgroup = pytest.mark.skipif(
@@ -655,3 +659,28 @@ def test_a_compiled_binary_is_shared_with_each_test_not_copied(tmp_path):
     assert result.verdict == Verdict.AC, result.summary()
     assert [t.verdict for t in result.tests] == [Verdict.AC, Verdict.AC]
     assert (compiled.artifact_dir / "prog").stat().st_nlink == cached.st_nlink  # each test's link is gone again
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SHARED_CORPORA.is_dir(), reason=f"shared corpora not found at {SHARED_CORPORA}")
+@pytest.mark.skipif(filter_support().bpf is None, reason=f"no seccomp filter here: {filter_support().reason}")
+def test_the_filter_changes_no_verdict_of_real_student_programs(tmp_path, monkeypatch):
+    """ITSP's real C programs (the sample test_importers audits: every recorded/re-executed disagreement the corpus
+    knows of and every 12th other attempt) get the same re-executed verdict and first failing test with the
+    filter as without it, each judged from an empty cache."""
+    corpus = SHARED_CORPORA / "itsp-c"
+    attempts, _, _ = read_progsnap2(corpus)
+    main = pl.read_csv(corpus / "progsnap2" / "MainTable.csv", infer_schema=False).with_columns(
+        ("progsnap2/" + pl.col("EventID")).alias("attempt_uid")
+    )
+    noisy = main.filter(pl.col("Verdict") != pl.col("ReexecVerdict"))["attempt_uid"].to_list()
+    rest = main.filter(pl.col("Verdict") == pl.col("ReexecVerdict")).sort("attempt_uid")["attempt_uid"][::12]
+    chosen = attempts.filter(pl.col("attempt_uid").is_in(noisy + rest.to_list()))
+    problems = read_problems(corpus / "problems")
+    with_filter = audit_labels(chosen, problems, ContestJudge(tmp_path / "with"))
+    monkeypatch.setenv("COJUDGE_SECCOMP", "off")
+    without = audit_labels(chosen, problems, ContestJudge(tmp_path / "without"))
+    assert len(with_filter) == len(chosen) > 60
+    assert "JUDGE_ERROR" not in with_filter["reexec_verdict"].to_list()
+    columns = ["attempt_uid", "reexec_verdict", "first_failure"]
+    assert with_filter.select(columns).equals(without.select(columns))
