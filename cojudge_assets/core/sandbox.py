@@ -555,14 +555,15 @@ def _run(
     isolation: Isolation,
     bpf: bytes | None = None,
 ) -> RunResult:
-    bpf_r = filter_pipe(bpf) if bpf is not None else None
-    report_r, report_w = os.pipe()
-    fill = {"{report}": str(report_w), "{seccomp}": str(bpf_r), "--seccomp={seccomp}": f"--seccomp={bpf_r}"}
-    full_argv = [fill.get(a, a) for a in full_argv]
     join = ["/bin/sh", "-c", JOIN_SCRIPT, "cojudge-join", *group.join_files(), "--"] if group is not None else []
     stdin = open(stdin_path, "rb") if stdin_path is not None else subprocess.DEVNULL
     stdout = open(stdout_path, "wb")
     stderr = open(stderr_path, "wb")
+    # descriptors made after the files, so a file that cannot be opened leaves no pipe open
+    bpf_r = filter_pipe(bpf) if bpf is not None else None
+    report_r, report_w = os.pipe()
+    fill = {"{report}": str(report_w), "{seccomp}": str(bpf_r), "--seccomp={seccomp}": f"--seccomp={bpf_r}"}
+    full_argv = [fill.get(a, a) for a in full_argv]
     stopped = threading.Event()
     why: list[str] = []  # "wall", "cpu" or "memory": why the watchdog killed the run
     started = time.monotonic()

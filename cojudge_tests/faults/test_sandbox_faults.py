@@ -9,6 +9,7 @@ limit, and that no process of the run and no control group of it is left afterwa
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -684,3 +685,32 @@ def test_the_filter_changes_no_verdict_of_real_student_programs(tmp_path, monkey
     assert "JUDGE_ERROR" not in with_filter["reexec_verdict"].to_list()
     columns = ["attempt_uid", "reexec_verdict", "first_failure"]
     assert with_filter.select(columns).equals(without.select(columns))
+
+
+def test_a_cache_on_another_filesystem_is_copied_once_per_process_not_per_test(tmp_path, monkeypatch):
+    """Hard links cannot cross filesystems (EXDEV, injected): each cached file is copied once beside the run
+    folders and every test's box links that copy; a file a run could change (world-writable) is copied per box."""
+    artifact = tmp_path / "artifact"
+    (artifact / "classes").mkdir(parents=True)
+    (artifact / "prog").write_bytes(b"\x7fELF" + bytes(4096))
+    (artifact / "prog").chmod(0o755)
+    (artifact / "classes" / "Main.class").write_bytes(b"\xca\xfe\xba\xbe")
+    (artifact / "writable").write_bytes(b"x")
+    (artifact / "writable").chmod(0o666)
+    real_link = os.link
+
+    def cross_device(source, target, *args, **kwargs):
+        if Path(source).is_relative_to(artifact):
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return real_link(source, target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "link", cross_device)
+    boxes = [tmp_path / f"run{i}" / "box" for i in range(3)]
+    for box in boxes:
+        box.parent.mkdir()
+        judge_front.link_box(artifact, box)
+    for name in ("prog", "classes/Main.class"):
+        inodes = {(box / name).stat().st_ino for box in boxes}
+        assert len(inodes) == 1 and (artifact / name).stat().st_ino not in inodes, name
+        assert (boxes[0] / name).read_bytes() == (artifact / name).read_bytes()
+    assert len({(box / "writable").stat().st_ino for box in boxes}) == 3
