@@ -44,7 +44,7 @@ class JudgeResult:
     tests: list[TestOutcome] = field(default_factory=list)
     compile_message: str = ""
     compile_cached: bool = False
-    isolation: str = ""  # the mode and cgroup hierarchy, "bwrap, cgroup v1+v2" (sandbox.Isolation)
+    isolation: str = ""  # mode, filter, cgroup hierarchy: "bwrap + seccomp, cgroup v1+v2" (sandbox.Isolation)
     from_cache: bool = False  # the whole result was read from the result cache (nothing ran)
     isolation_limits: dict[str, str] = field(default_factory=dict)  # how each limit was enforced
     error: str = ""  # why the verdict is JUDGE_ERROR
