@@ -31,7 +31,7 @@ def test_keys_are_the_ones_caches_on_disk_were_written_under(tmp_path):
     problem = _problem(tmp_path)
     compile_cache, results = CompileCache(tmp_path / "cache"), ResultCache(tmp_path / "cache")
     c_spec = language_spec("c", C_CODE, 256)
-    assert RESULT_CACHE_VERSION == "2"
+    assert RESULT_CACHE_VERSION == "3"  # 3: the seccomp filter and the honest labels (results keys changed)
     assert compile_cache.entry("c", c_spec, C_CODE)[0] == (
         "b113b7f232a4d9d7ffb278059347c79257e98df5ad96897d84cdb2cf2fe39277"
     )
@@ -42,10 +42,10 @@ def test_keys_are_the_ones_caches_on_disk_were_written_under(tmp_path):
         "80bbb3738e12616e755e390ecfb92725007804f63ec11a2f5ef10718082b1691"
     )
     assert results.result_key("c", c_spec.run_argv, "a" * 64, problem, list(problem.tests), True) == (
-        "03d35cb7aa383f18542a5be755c19fcf6fe481462b0193de727e105cec6f6337"
+        "b75eb3def45f9130cf92e02d35ad30ebe243c276251c42db4066bfbbec56a4de"
     )
     assert results.outcome_key("c", c_spec.run_argv, "a" * 64, problem.tests[1], problem) == (
-        "a6075dd5080ff0163dbba5a2222531b7aeca6612b71cc9ad64c893dcaeda5508"
+        "d562dec80b89a058879aaf17f7fee910b9e756e4f7cba0696671a84bffc013d5"
     )
 
 
@@ -100,10 +100,10 @@ def test_a_result_round_trips_in_its_record_format(tmp_path):
     result = JudgeResult(
         Verdict.WA, "c", [outcome], "", compile_cached=False, isolation="bwrap", isolation_limits={"cpu": "x"}
     )
-    key = "03d35cb7aa383f18542a5be755c19fcf6fe481462b0193de727e105cec6f6337"
+    key = "b75eb3def45f9130cf92e02d35ad30ebe243c276251c42db4066bfbbec56a4de"
     assert results.load_result(key, compile_cached=True) is None
     results.store_result(key, result)
-    record = tmp_path / "cache" / "results" / "03" / f"{key}.json"
+    record = tmp_path / "cache" / "results" / key[:2] / f"{key}.json"
     assert json.loads(record.read_text()) == {
         "verdict": "WA",
         "language": "c",

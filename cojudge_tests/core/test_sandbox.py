@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from cojudge_assets.core.execution.cgroups import cgroup_support
-from cojudge_assets.core.execution.contest_judge import Verdict
-from cojudge_assets.core.execution.sandbox import _UID_BASE, isolation_level
+from cojudge_assets.core.cgroups import cgroup_support
+from cojudge_assets.core.contest_judge import Verdict
+from cojudge_assets.core.sandbox import _UID_BASE, isolation_level
+from cojudge_assets.core.syscall_filter import filter_support
 
 
 def _sandbox_processes() -> list[int]:
@@ -44,9 +45,12 @@ def _judge_timed(judge, problem, language, code):
 def test_isolation_is_reported(judge, sum_problem):
     result = judge.judge(sum_problem, "python", "print(7)\n", tests=sum_problem.samples)
     mode, cgroup = result.isolation.split(", cgroup ")
-    assert mode == isolation_level() in ("bwrap", "uid-only", "rlimits-only")
+    seccomp = filter_support().bpf is not None
+    assert mode == isolation_level() + (" + seccomp" if seccomp else "")
+    assert isolation_level() in ("bwrap", "uid-only", "rlimits-only")
     assert cgroup == cgroup_support().version
-    assert {"memory", "processes", "cpu", "kill", "files", "network"} <= set(result.isolation_limits)
+    assert {"memory", "processes", "cpu", "kill", "files", "network", "syscalls"} <= set(result.isolation_limits)
+    assert result.isolation_limits["syscalls"].startswith("seccomp deny list" if seccomp else "none: ")
     if cgroup_support().memory is not None:
         assert "256 MiB" not in result.isolation_limits["memory"].split(" + ")[0]  # the run's: limit + slack
         assert "for the whole run" in result.isolation_limits["memory"]
@@ -176,3 +180,64 @@ def test_the_runner_is_built_once_when_the_first_runs_start_together(tmp_path, m
         assert len(list((tmp_path / "cojudge" / "runner").iterdir())) == 1
     finally:
         sandbox._runner_path.cache_clear()
+
+
+_THREADED = {
+    "c": r"""#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+static long sum[4];
+static void *work(void *arg) { long i = (long)arg; sum[i] = i; return NULL; }
+int main(void) {
+    long a, b; if (scanf("%ld %ld", &a, &b) != 2) return 1;
+    pthread_t t[4]; pthread_attr_t small; pthread_attr_init(&small); pthread_attr_setstacksize(&small, 1 << 20);
+    for (long i = 0; i < 4; i++) if (pthread_create(&t[i], &small, work, (void *)i)) return 3;
+    for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+    if (system("/bin/true") != 0) return 2;  /* posix_spawn: clone3, then clone */
+    printf("%ld\n", a + b + sum[0] * sum[3]);
+}
+""",
+    "cpp": r"""#include <bits/stdc++.h>
+#include <pthread.h>
+static std::atomic<long> n{0};
+static void *work(void *) { n += 1; return nullptr; }
+int main() {
+    long a, b; std::cin >> a >> b;
+    pthread_attr_t small; pthread_attr_init(&small); pthread_attr_setstacksize(&small, 1 << 20);
+    std::vector<pthread_t> pool(4);
+    for (auto &t : pool) if (pthread_create(&t, &small, work, nullptr)) return 3;
+    for (auto &t : pool) pthread_join(t, nullptr);
+    std::cout << a + b + (n - 4) << "\n";
+}
+""",
+    "java": """import java.util.*;
+import java.util.stream.*;
+public class Main {
+    public static void main(String[] args) throws Exception {
+        Scanner in = new Scanner(System.in);
+        long a = in.nextLong(), b = in.nextLong();
+        Thread t = new Thread(() -> {});
+        t.start(); t.join();
+        long zero = IntStream.range(0, 1000).parallel().map(i -> 0).sum();
+        System.out.println(a + b + zero);
+    }
+}
+""",
+    "python": "import subprocess, threading\n"
+    "threading.stack_size(1 << 20)\n"
+    "a, b = map(int, input().split())\n"
+    "t = threading.Thread(target=lambda: None); t.start(); t.join()\n"
+    "subprocess.run(['/bin/true'], check=True)\n"
+    "print(a + b)\n",
+}
+
+
+@pytest.mark.parametrize("language", sorted(_THREADED))
+def test_compilers_and_runtimes_work_under_the_seccomp_filter(judge, sum_problem, language):
+    """gcc, g++, javac, java and python3 compile and run programs that start threads and processes under the
+    filter (threads go through clone3, refused with ENOSYS, and glibc's fall-back to clone). The native threads
+    ask for a 1 MiB stack: glibc's default is RLIMIT_STACK, which the sandbox sets to the memory limit, so a
+    default thread's stack cannot fit the address-space limit (with or without the filter)."""
+    result, _ = _judge_timed(judge, sum_problem, language, _THREADED[language])
+    assert result.verdict == Verdict.AC, result.summary()
+    assert ("+ seccomp" in result.isolation) == (filter_support().bpf is not None)

@@ -9,12 +9,18 @@ limit, and that no process of the run and no control group of it is left afterwa
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
+import signal
+import subprocess
 import tempfile
+import threading
+import time
 import uuid
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from cojudge_assets.core.execution import contest_judge as contest_judge_module
@@ -28,9 +34,13 @@ from cojudge_assets.core.execution.contest_judge import (
     python_executable,
     runtime_binds,
 )
-from cojudge_assets.core.execution.contest_judge import judge as judge_front
-from cojudge_assets.core.execution.sandbox import Limits, SandboxError, isolation_level, run_sandboxed
-from cojudge_tests.conftest import write_problem
+from cojudge_assets.core.contest_judge import judge as judge_front
+from cojudge_assets.core.kattis import read_problems
+from cojudge_assets.core.label_audit import audit_labels
+from cojudge_assets.core.progsnap2 import read_progsnap2
+from cojudge_assets.core.sandbox import Limits, SandboxError, isolation_level, run_sandboxed
+from cojudge_assets.core.syscall_filter import FilterSupport, filter_support
+from cojudge_tests.conftest import SHARED_CORPORA, write_problem
 from cojudge_tests.core.test_sandbox import _sandbox_processes
 
 needs_memory_cgroup = pytest.mark.skipif(
@@ -356,7 +366,6 @@ def test_without_cgroups_runs_keep_the_per_process_limits(tmp_path, two_second_p
 def test_groups_of_a_judge_killed_mid_run_are_removed_at_the_next_probe():
     """A judge process killed with runs in flight leaves their groups (and, without bubblewrap, their
     processes): the next probe kills what is in them and removes them."""
-    import subprocess
     import sys
 
     from cojudge_assets.core.execution.cgroups import probe_support
@@ -432,3 +441,276 @@ int main(void){
     assert forks.tests[0].detail.startswith("memory limit exceeded")
     assert unreaped.verdict == Verdict.AC and unreaped.tests[0].cpu_s >= 3 * 0.3  # the zombies' CPU, from cpuacct
     assert leftovers == ([], [])
+
+
+# -- the seccomp filter (issue 28): the doors a kernel bug would use are shut ----------------------------------
+
+# each program makes one call and prints "denied" when it failed with the errno the filter gives
+_CALL_HEAD = r"""#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+static void report(long r, int expected) {
+    if (r == -1 && errno == expected) puts("denied");
+    else printf("allowed: returned %ld, errno %d (%s)\n", r, errno, strerror(errno));
+}
+int main(void) {
+"""
+
+DENIED_CALLS = {
+    "ptrace-attach-parent": "report(ptrace(PTRACE_ATTACH, getppid(), 0, 0), EPERM);",
+    "ptrace-attach-pid-1": "report(ptrace(PTRACE_ATTACH, 1, 0, 0), EPERM);",
+    "ptrace-seize-parent": "report(ptrace(PTRACE_SEIZE, getppid(), 0, 0), EPERM);",
+    "process_vm_readv-parent": "char buf[64]; struct iovec l = {buf, sizeof buf}, r = {(void *)0x400000, sizeof buf};"
+    " report(process_vm_readv(getppid(), &l, 1, &r, 1, 0), EPERM);",
+    "process_vm_writev-parent": "char buf[64] = {0}; struct iovec l = {buf, sizeof buf}, r = {(void *)0x400000, 64};"
+    " report(process_vm_writev(getppid(), &l, 1, &r, 1, 0), EPERM);",
+    "unshare-user": "report(unshare(CLONE_NEWUSER), EPERM);",
+    "unshare-user-mount": "report(unshare(CLONE_NEWUSER | CLONE_NEWNS), EPERM);",
+    "clone-new-user": "long r = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0); if (r == 0) _exit(0);"
+    " report(r, EPERM);",
+    "clone3-new-user": "unsigned long long args[11] = {0}; args[0] = CLONE_NEWUSER; args[4] = SIGCHLD;"
+    " long r = syscall(SYS_clone3, args, sizeof args); if (r == 0) _exit(0); report(r, ENOSYS);",
+    "mount-tmpfs": 'report(mount("none", "/tmp", "tmpfs", 0, NULL), EPERM);',
+    "umount2": 'report(umount2("/tmp", MNT_DETACH), EPERM);',
+    "setns": 'report(setns(open("/proc/self/ns/uts", O_RDONLY), 0), EPERM);',
+    "pivot_root": 'report(syscall(SYS_pivot_root, ".", "."), EPERM);',
+    "keyctl": "report(syscall(SYS_keyctl, 0 /* GET_KEYRING_ID */, -3 /* session */, 1), EPERM);",
+    "add_key": 'report(syscall(SYS_add_key, "user", "cojudge", "x", 1, -3), EPERM);',
+    "bpf": "char attr[128] = {0}; report(syscall(SYS_bpf, 0 /* MAP_CREATE */, attr, sizeof attr), EPERM);",
+    "perf_event_open": "struct perf_event_attr a; memset(&a, 0, sizeof a); a.size = sizeof a;"
+    " a.type = PERF_TYPE_SOFTWARE; a.config = PERF_COUNT_SW_CPU_CLOCK; a.exclude_kernel = 1;"
+    " report(syscall(SYS_perf_event_open, &a, 0, -1, -1, 0), EPERM);",
+    "userfaultfd": "report(syscall(SYS_userfaultfd, 0), EPERM);",
+    "kexec_load": "report(syscall(SYS_kexec_load, 0, 0, 0, 0), EPERM);",
+    "io_uring_setup": "char params[120] = {0}; report(syscall(SYS_io_uring_setup, 1, params), EPERM);",
+}
+
+
+def _call_program(body: str) -> str:
+    return _CALL_HEAD + "    " + body + "\n    return 0;\n}\n"
+
+
+@pytest.fixture(scope="module")
+def denied_problem(tmp_path_factory):
+    return write_problem(
+        tmp_path_factory.mktemp("seccomp"), {"sample/1": ("\n", "denied\n")}, time_limit=2.0, name="denied"
+    )
+
+
+@pytest.mark.skipif(filter_support().bpf is None, reason=f"no seccomp filter here: {filter_support().reason}")
+@pytest.mark.parametrize("call", sorted(DENIED_CALLS))
+def test_a_denied_call_fails_with_eperm(judge, denied_problem, call):
+    """ptrace of the parent, unshare, mount and the rest fail (clone3 with ENOSYS, so glibc falls back to clone,
+    whose namespace flags are refused); the program goes on and prints what it saw."""
+    result = _judge(judge, denied_problem, "c", _call_program(DENIED_CALLS[call]))
+    assert result.verdict == Verdict.AC, result.summary()
+    assert "+ seccomp" in result.isolation
+
+
+_OTHER_ABIS = {
+    # unshare(CLONE_NEWUSER) through the x32 table (the x32 bit on x86-64's own number)
+    "x32-unshare": "report(syscall(0x40000000 | SYS_unshare, CLONE_NEWUSER), ENOSYS);",
+    # unshare(CLONE_NEWUSER) through the 32-bit gate (i386's number 310)
+    "int80-unshare": 'long r; __asm__ volatile("int $0x80" : "=a"(r) : "a"(310), "b"(CLONE_NEWUSER) : "memory");'
+    " if (r < 0) { errno = -r; r = -1; } report(r, ENOSYS);",
+}
+
+
+@pytest.mark.skipif(filter_support().bpf is None, reason=f"no seccomp filter here: {filter_support().reason}")
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the other ABIs tried are x86-64's")
+@pytest.mark.parametrize("call", sorted(_OTHER_ABIS))
+def test_the_deny_list_cannot_be_bypassed_through_another_abi(judge, denied_problem, call):
+    """A call through another system call table kills the program (SIGSYS), or the kernel has no such table."""
+    result = _judge(judge, denied_problem, "c", _call_program(_OTHER_ABIS[call]))
+    killed = result.verdict == Verdict.RE and result.tests[0].detail.startswith(f"signal {signal.SIGSYS}")
+    assert killed or result.verdict == Verdict.AC, result.summary()
+
+
+@pytest.mark.skipif(filter_support().bpf is None, reason=f"no seccomp filter here: {filter_support().reason}")
+@pytest.mark.skipif(os.geteuid() != 0, reason="the mode without bubblewrap is the uid-only mode of root")
+@pytest.mark.parametrize("call", ["ptrace-attach-parent", "unshare-user", "mount-tmpfs", "clone-new-user"])
+def test_without_bubblewrap_the_runner_installs_the_filter(tmp_path, denied_problem, monkeypatch, call):
+    from cojudge_assets.core import sandbox
+
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    result = _judge(ContestJudge(tmp_path / "cache", workers=1), denied_problem, "c", _call_program(DENIED_CALLS[call]))
+    assert result.isolation.startswith("uid-only + seccomp"), result.isolation
+    assert result.verdict == Verdict.AC, result.summary()
+
+
+def test_without_the_filter_the_record_says_so_and_the_call_goes_through(tmp_path, denied_problem, monkeypatch):
+    """COJUDGE_SECCOMP=off: the isolation record says "none" and why; and the same unshare then succeeds inside
+    bubblewrap (what the filter tests above would see without it)."""
+    monkeypatch.setenv("COJUDGE_SECCOMP", "off")
+    result = _judge(
+        ContestJudge(tmp_path / "cache", workers=1), denied_problem, "c", _call_program(DENIED_CALLS["unshare-user"])
+    )
+    assert "seccomp" not in result.isolation
+    assert result.isolation_limits["syscalls"] == "none: turned off by COJUDGE_SECCOMP"
+    if isolation_level() == "bwrap":
+        assert result.verdict == Verdict.WA, result.summary()  # "allowed: returned 0"
+
+
+@pytest.mark.parametrize("use_bwrap", [True, False], ids=["bwrap", "runner"])
+def test_a_filter_that_cannot_be_installed_stops_the_run(tmp_path, monkeypatch, use_bwrap):
+    """Never silently weaker: a filter bubblewrap or the runner cannot install is a sandbox error, not a run
+    without it."""
+    from cojudge_assets.core import sandbox
+
+    if use_bwrap and isolation_level() != "bwrap":
+        pytest.skip("no bubblewrap here")
+    if not use_bwrap:
+        monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    monkeypatch.setattr(sandbox, "filter_support", lambda: FilterSupport(b"\x06\x00\x00", denied=("ptrace",)))
+    box = Path(tempfile.mkdtemp(prefix="cojudge-faults-"))
+    try:
+        os.chmod(box, 0o755)
+        with pytest.raises(SandboxError):
+            run_sandboxed(
+                ["/bin/true"], box=box, limits=Limits(), stdout_path=tmp_path / "o", stderr_path=tmp_path / "e"
+            )
+    finally:
+        shutil.rmtree(box, ignore_errors=True)
+    assert _leftovers() == ([], [])
+
+
+# -- honest labels (issue 28) --------------------------------------------------------------------------------
+
+
+def test_a_disk_filling_program_is_a_file_size_limit_not_an_output_limit(judge, two_second_problem):
+    """Writing a file of its own past RLIMIT_FSIZE (the kernel's SIGXFSZ) is "file size limit exceeded"; its
+    stdout stayed small, so it is not the output limit (test_sandbox's output flood still is)."""
+    code = r"""#include <stdio.h>
+#include <string.h>
+int main(void){
+    static char block[1 << 20];
+    memset(block, 'x', sizeof block);
+    FILE *f = fopen("/tmp/fill", "wb");
+    if (!f) { perror("fopen"); return 3; }
+    for (int i = 0; i < 1024; i++) { fwrite(block, 1, sizeof block, f); fflush(f); }
+    puts("7");
+    return 0;
+}
+"""
+    result = _judge(judge, two_second_problem, "c", code)
+    assert result.verdict == Verdict.RE, result.summary()
+    assert result.tests[0].detail.startswith("file size limit exceeded"), result.summary()
+    assert "output limit" not in result.tests[0].detail
+
+
+@needs_cpu_cgroup
+def test_a_run_killed_at_the_cpu_limit_reports_at_least_the_limit(tmp_path, monkeypatch):
+    """The watchdog kills when the run group's CPU passes the limit; that figure is the one reported, even when
+    a busy machine delays the read of the start-up baseline (injected: 0.6 s late, while the program burns)."""
+    from cojudge_assets.core import sandbox
+
+    real_cpu_s = sandbox.RunCgroup.cpu_s
+    delayed: list[bool] = []
+
+    def late_first_read(self):
+        if threading.current_thread() is threading.main_thread() and not delayed:
+            delayed.append(True)
+            time.sleep(0.6)
+        return real_cpu_s(self)
+
+    monkeypatch.setattr(sandbox.RunCgroup, "cpu_s", late_first_read)
+    box = Path(tempfile.mkdtemp(prefix="cojudge-faults-"))
+    try:
+        os.chmod(box, 0o755)
+        (box / "burn.c").write_text("int main(void){volatile unsigned long x = 0; for (;;) x++;}\n")
+        subprocess.run(["gcc", "-O2", "-o", str(box / "burn"), str(box / "burn.c")], check=True)
+        limits = Limits(cpu_s=0.5, wall_s=20)
+        result = run_sandboxed(
+            ["./burn"], box=box, limits=limits, stdout_path=tmp_path / "out", stderr_path=tmp_path / "err"
+        )
+    finally:
+        shutil.rmtree(box, ignore_errors=True)
+    assert delayed, "the baseline read was not delayed"
+    assert result.cpu_killed and result.cpu_limit_hit and result.cpu_source == "cgroup"
+    assert result.cpu_s >= limits.cpu_s, result
+    assert _leftovers() == ([], [])
+
+
+def test_a_compiled_binary_is_shared_with_each_test_not_copied(tmp_path):
+    """Each test's box holds another name of the cached binary's inode (a 220 MiB static binary was copied for
+    every test): the program prints the inode and link count of ./prog, and every test's answer is the cached
+    file's inode."""
+    judge = ContestJudge(tmp_path / "cache", workers=1)
+    code = (
+        '#include <stdio.h>\n#include <sys/stat.h>\nint main(void){struct stat s; if (stat("./prog", &s)) return 3;'
+        ' printf("%lu\\n", (unsigned long)s.st_ino); fprintf(stderr, "%lu links\\n", (unsigned long)s.st_nlink);'
+        " return 0;}\n"
+    )
+    compiled = judge.compile("c", code)
+    assert compiled.ok, compiled.message
+    cached = (compiled.artifact_dir / "prog").stat()
+    inode = f"{cached.st_ino}\n"
+    problem = write_problem(tmp_path, {"sample/1": ("1\n", inode), "secret/1": ("2\n", inode)}, name="inode")
+    result = judge.judge(problem, "c", code)
+    assert result.verdict == Verdict.AC, result.summary()
+    assert [t.verdict for t in result.tests] == [Verdict.AC, Verdict.AC]
+    assert (compiled.artifact_dir / "prog").stat().st_nlink == cached.st_nlink  # each test's link is gone again
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SHARED_CORPORA.is_dir(), reason=f"shared corpora not found at {SHARED_CORPORA}")
+@pytest.mark.skipif(filter_support().bpf is None, reason=f"no seccomp filter here: {filter_support().reason}")
+def test_the_filter_changes_no_verdict_of_real_student_programs(tmp_path, monkeypatch):
+    """ITSP's real C programs (the sample test_importers audits: every recorded/re-executed disagreement the corpus
+    knows of and every 12th other attempt) get the same re-executed verdict and first failing test with the
+    filter as without it, each judged from an empty cache."""
+    corpus = SHARED_CORPORA / "itsp-c"
+    attempts, _, _ = read_progsnap2(corpus)
+    main = pl.read_csv(corpus / "progsnap2" / "MainTable.csv", infer_schema=False).with_columns(
+        ("progsnap2/" + pl.col("EventID")).alias("attempt_uid")
+    )
+    noisy = main.filter(pl.col("Verdict") != pl.col("ReexecVerdict"))["attempt_uid"].to_list()
+    rest = main.filter(pl.col("Verdict") == pl.col("ReexecVerdict")).sort("attempt_uid")["attempt_uid"][::12]
+    chosen = attempts.filter(pl.col("attempt_uid").is_in(noisy + rest.to_list()))
+    problems = read_problems(corpus / "problems")
+    with_filter = audit_labels(chosen, problems, ContestJudge(tmp_path / "with"))
+    monkeypatch.setenv("COJUDGE_SECCOMP", "off")
+    without = audit_labels(chosen, problems, ContestJudge(tmp_path / "without"))
+    assert len(with_filter) == len(chosen) > 60
+    assert "JUDGE_ERROR" not in with_filter["reexec_verdict"].to_list()
+    columns = ["attempt_uid", "reexec_verdict", "first_failure"]
+    assert with_filter.select(columns).equals(without.select(columns))
+
+
+def test_a_cache_on_another_filesystem_is_copied_once_per_process_not_per_test(tmp_path, monkeypatch):
+    """Hard links cannot cross filesystems (EXDEV, injected): each cached file is copied once beside the run
+    folders and every test's box links that copy; a file a run could change (world-writable) is copied per box."""
+    artifact = tmp_path / "artifact"
+    (artifact / "classes").mkdir(parents=True)
+    (artifact / "prog").write_bytes(b"\x7fELF" + bytes(4096))
+    (artifact / "prog").chmod(0o755)
+    (artifact / "classes" / "Main.class").write_bytes(b"\xca\xfe\xba\xbe")
+    (artifact / "writable").write_bytes(b"x")
+    (artifact / "writable").chmod(0o666)
+    real_link = os.link
+
+    def cross_device(source, target, *args, **kwargs):
+        if Path(source).is_relative_to(artifact):
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return real_link(source, target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "link", cross_device)
+    boxes = [tmp_path / f"run{i}" / "box" for i in range(3)]
+    for box in boxes:
+        box.parent.mkdir()
+        judge_front.link_box(artifact, box)
+    for name in ("prog", "classes/Main.class"):
+        inodes = {(box / name).stat().st_ino for box in boxes}
+        assert len(inodes) == 1 and (artifact / name).stat().st_ino not in inodes, name
+        assert (boxes[0] / name).read_bytes() == (artifact / name).read_bytes()
+    assert len({(box / "writable").stat().st_ino for box in boxes}) == 3

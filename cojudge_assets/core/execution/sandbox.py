@@ -21,12 +21,15 @@ outside in:
   its tmpfs files) under one limit with no swap, a process count, the CPU time
   of the whole tree (children never reaped included), read at the end and
   watched during the run, and a kill of everything left when it ends;
+* a seccomp filter (core/syscall_filter.py): ptrace, mount, unshare, setns, bpf, keyctl and the other calls a
+  contest program never needs fail with EPERM, namespace flags of clone too, other ABIs are killed; given to
+  bubblewrap (``--seccomp``) or, without it, installed by the runner itself before the program starts;
 * a clean environment: only ``PATH``, ``HOME``, ``LANG``, never a secret;
 * a wall-clock timer that kills the whole process group at the limit.
 
 Without bubblewrap (a machine where it is not installed) the run still gets
 the uid, the limits, the clean environment and, as root, an empty network
-namespace through ``unshare(2)``; the filesystem view is then the uid's normal
+namespace through ``unshare(2)``, and the seccomp filter; the filesystem view is then the uid's normal
 view, and what the run leaves in the host's ``/tmp``, ``/var/tmp`` and
 ``/dev/shm`` is removed after it. Without control groups the per-process limits remain. :func:`isolation_level`
 says which mode is in force and :func:`isolation_record` which limits; each
@@ -54,7 +57,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from cojudge_assets.core.execution.cgroups import CgroupSupport, RunCgroup, cgroup_support
+from cojudge_assets.core.cgroups import CgroupSupport, RunCgroup, cgroup_support
+from cojudge_assets.core.syscall_filter import FilterSupport, filter_pipe, filter_support
 
 BOX = "/box"  # where the program's directory appears inside the sandbox
 
@@ -101,9 +105,10 @@ class Isolation:
     mode: str  # "bwrap" (namespaces + uid + limits), "uid-only" (root, no bwrap), "rlimits-only" (neither)
     cgroup: str  # "v2", "v1", "v1+v2" or "none"
     limits: dict[str, str]
+    seccomp: bool = False  # the run had the seccomp filter (limits["syscalls"] says which, or why not)
 
     def __str__(self) -> str:
-        return f"{self.mode}, cgroup {self.cgroup}"
+        return f"{self.mode} + seccomp, cgroup {self.cgroup}" if self.seccomp else f"{self.mode}, cgroup {self.cgroup}"
 
 
 @dataclass
@@ -138,8 +143,22 @@ class RunResult:
         return self.oom_kills > 0
 
     @property
-    def output_limit_hit(self) -> bool:
+    def file_size_limit_hit(self) -> bool:
+        """The program was killed for writing past RLIMIT_FSIZE: its stdout or stderr (the output limit) or a
+        file of its own (see :meth:`output_limit_hit`)."""
         return self.signal == signal.SIGXFSZ
+
+    def output_limit_hit(self, limits: Limits) -> bool:
+        """The file-size kill came from its stdout or stderr reaching the limit, not from a file it wrote."""
+        if not self.file_size_limit_hit:
+            return False
+        sizes = []
+        for path in (self.stdout_path, self.stderr_path):
+            try:
+                sizes.append(path.stat().st_size)
+            except OSError:
+                sizes.append(0)
+        return max(sizes) >= limits.output_bytes
 
     @property
     def ok(self) -> bool:
@@ -189,9 +208,12 @@ def isolation_level() -> str:
     return "uid-only" if os.geteuid() == 0 else "rlimits-only"
 
 
-def isolation_record(limits: Limits, support: CgroupSupport | None = None) -> Isolation:
+def isolation_record(
+    limits: Limits, support: CgroupSupport | None = None, syscalls: FilterSupport | None = None
+) -> Isolation:
     """How each of ``limits`` is enforced on this machine (the same for every run with these limits)."""
     support = support if support is not None else cgroup_support()
+    syscalls = syscalls if syscalls is not None else filter_support()
     mode = isolation_level()
     mib = 1024 * 1024
     record: dict[str, str] = {}
@@ -228,9 +250,10 @@ def isolation_record(limits: Limits, support: CgroupSupport | None = None) -> Is
     )
     record["output"] = f"RLIMIT_FSIZE {limits.output_bytes // mib} MiB"
     record["network"] = "none (empty network namespace)" if mode != "rlimits-only" else "the host's"
+    record["syscalls"] = syscalls.describe()
     if support.reason:
         record["cgroup_note"] = support.reason
-    return Isolation(mode, support.version, record)
+    return Isolation(mode, support.version, record, seccomp=syscalls.bpf is not None)
 
 
 def _next_uid() -> int | None:
@@ -267,11 +290,14 @@ def _bwrap_argv(
     runner: str,
     extra_ro_binds: tuple[str, ...],
     ro_mounts: tuple[tuple[str, str], ...] = (),
+    seccomp: bool = False,
 ) -> list[str]:
     path = bwrap_path()
     assert path is not None
     extra = [a for p in extra_ro_binds for a in ("--ro-bind", p, p)]
     extra += [a for source, target in ro_mounts for a in ("--ro-bind", source, target)]
+    if seccomp:  # the filter's descriptor is filled in when the run starts; bwrap applies it just before the exec
+        extra += ["--seccomp", "{seccomp}"]
     return [
         path,
         "--unshare-all",  # user, ipc, pid, net, uts, cgroup
@@ -431,7 +457,8 @@ def run_sandboxed(
     """
     use_bwrap = bwrap_path() is not None
     support = cgroup_support()
-    isolation = isolation_record(limits, support)
+    syscalls = filter_support()
+    isolation = isolation_record(limits, support, syscalls)
     uid = _next_uid()
     if uid is not None and box_writable:
         for folder in (box, *(d for d in box.rglob("*") if d.is_dir() and not d.is_symlink())):
@@ -451,9 +478,10 @@ def run_sandboxed(
             runner=runner,
             extra_ro_binds=binds,
             ro_mounts=tuple((a, b) for a, b in ro_mounts if os.path.isdir(a)),
+            seccomp=syscalls.bpf is not None,
         )
-    else:
-        full_argv = [runner, "{report}", *argv]
+    else:  # the runner installs the filter on itself
+        full_argv = [runner, "{report}", *(["--seccomp={seccomp}"] if syscalls.bpf is not None else []), *argv]
     group: RunCgroup | None = None
     if support.folders():
         group = RunCgroup(support, memory_bytes=limits.cgroup_memory_bytes, pids_max=limits.cgroup_pids)
@@ -475,6 +503,7 @@ def run_sandboxed(
             stderr_path=stderr_path,
             env=clean_env,
             isolation=isolation,
+            bpf=syscalls.bpf,
         )
     finally:
         if group is not None:
@@ -524,13 +553,17 @@ def _run(
     stderr_path: Path,
     env: dict[str, str],
     isolation: Isolation,
+    bpf: bytes | None = None,
 ) -> RunResult:
-    report_r, report_w = os.pipe()
-    full_argv = [str(report_w) if a == "{report}" else a for a in full_argv]
     join = ["/bin/sh", "-c", JOIN_SCRIPT, "cojudge-join", *group.join_files(), "--"] if group is not None else []
     stdin = open(stdin_path, "rb") if stdin_path is not None else subprocess.DEVNULL
     stdout = open(stdout_path, "wb")
     stderr = open(stderr_path, "wb")
+    # descriptors made after the files, so a file that cannot be opened leaves no pipe open
+    bpf_r = filter_pipe(bpf) if bpf is not None else None
+    report_r, report_w = os.pipe()
+    fill = {"{report}": str(report_w), "{seccomp}": str(bpf_r), "--seccomp={seccomp}": f"--seccomp={bpf_r}"}
+    full_argv = [fill.get(a, a) for a in full_argv]
     stopped = threading.Event()
     why: list[str] = []  # "wall", "cpu" or "memory": why the watchdog killed the run
     started = time.monotonic()
@@ -547,13 +580,15 @@ def _run(
                 env=env,
                 start_new_session=True,
                 close_fds=True,
-                pass_fds=(report_w,),
+                pass_fds=(report_w,) if bpf_r is None else (report_w, bpf_r),
             )
         except OSError as exc:
             os.close(report_r)
             raise SandboxError(f"the sandbox could not start {argv[0]}: {exc}") from exc
         finally:
             os.close(report_w)
+            if bpf_r is not None:
+                os.close(bpf_r)
 
         def kill_run() -> None:
             try:
@@ -608,9 +643,8 @@ def _run(
                 f.close()
     wall = time.monotonic() - started
     wall_killed, cpu_killed = why == ["wall"], why == ["cpu"]
-    group_cpu = group.cpu_s() if group is not None else None
-    if group_cpu is not None:
-        group_cpu = max(0.0, group_cpu - (baseline or 0.0))
+    group_total = group.cpu_s() if group is not None else None
+    group_cpu = max(0.0, group_total - (baseline or 0.0)) if group_total is not None else None
     # without a report, what the launched process reaped (bwrap's pid namespace reaps every orphan at its end)
     reaped_cpu = usage.ru_utime + usage.ru_stime if usage is not None else 0.0
     runner_lost = False
@@ -633,7 +667,7 @@ def _run(
         raise SandboxError(f"the sandbox could not run {argv[0]} (exit {proc.returncode}): {message}")
     # the group's count from "run" on can miss what the program used before this thread read its baseline (a
     # busy machine delays the read); what the runner reaped is exact, so the larger of the two
-    return RunResult(
+    result = RunResult(
         exit_code=exit_code,
         signal=sig,
         cpu_s=max(group_cpu, reaped_cpu) if group_cpu is not None else reaped_cpu,
@@ -650,3 +684,9 @@ def _run(
         leftover=leftover,
         isolation=isolation,
     )
+    if result.cpu_limit_hit and group_total is not None:
+        # killed at the CPU limit: the group's whole figure is reported, the one the watchdog compared with the
+        # limit (the runner was killed too, so nothing was reaped, and a late baseline would show less than the
+        # limit), or the kernel's count of a process its RLIMIT_CPU stopped, whichever is larger
+        result.cpu_s = max(result.cpu_s, group_total)
+    return result

@@ -7,7 +7,10 @@ to the caller of :meth:`ContestJudge.judge` or :meth:`ContestJudge.judge_many`,
 never cached, so a re-run tries again. Tests run in judging
 order (samples, then secret tests, each in file-name order) and judging stops at
 the first test that is not AC, as contest systems do; that test decides the
-verdict. An output over the output cap counts as WA ("output limit exceeded").
+verdict. An output over the output cap counts as WA ("output limit exceeded");
+a file the program writes itself (in its ``/tmp``) past the same file-size
+limit is RE ("file size limit exceeded"), told apart by the size of its stdout
+and stderr when the kernel's SIGXFSZ ended it.
 A memory-limit kill is RE, as the corpora record it (CodeNet's "Memory Limit
 Exceeded" is RE): seen by the run's control group (its ``oom_kill`` count), the
 detail says "memory limit exceeded"; without a control group the program

@@ -31,8 +31,9 @@ from cojudge_assets.core.execution.contest_judge.verdict import JudgeResult, Tes
 from cojudge_assets.core.ingest.kattis import ProblemPackage, TestCase
 
 # bump when verdict rules change: cached results are then not reused. 2: CPU time and memory of the whole run
-# (control group), a private /dev/shm, the isolation record in the result
-RESULT_CACHE_VERSION = "2"
+# (control group), a private /dev/shm, the isolation record in the result. 3: the seccomp filter on every run,
+# "file size limit exceeded" apart from the output limit, a killed run's CPU time from its control group
+RESULT_CACHE_VERSION = "3"
 
 
 @dataclass

@@ -9,11 +9,14 @@ itself into a ``JUDGE_ERROR`` result. Compiling (:mod:`.compiler`, :mod:`.java_b
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,10 +32,57 @@ from cojudge_assets.core.execution.contest_judge.languages import (
     run_limits,
     runtime_binds,
 )
-from cojudge_assets.core.execution.contest_judge.python_batch import precompile_python
-from cojudge_assets.core.execution.contest_judge.verdict import JudgeResult, TestOutcome, Verdict, outcome_of
-from cojudge_assets.core.execution.sandbox import Limits, SandboxError, isolation_record, run_sandboxed
-from cojudge_assets.core.ingest.kattis import ProblemPackage, TestCase
+from cojudge_assets.core.contest_judge.python_batch import precompile_python
+from cojudge_assets.core.contest_judge.verdict import JudgeResult, TestOutcome, Verdict, outcome_of
+from cojudge_assets.core.kattis import ProblemPackage, TestCase
+from cojudge_assets.core.sandbox import Limits, SandboxError, isolation_record, readable_copy, run_sandboxed
+
+_staged: dict[Path, Path] = {}  # a cached file -> this process's copy of it beside the run folders
+_staged_lock = threading.Lock()
+
+
+def _linkable(path: Path) -> bool:
+    """A cached file a run may share: this process's own, and writable by nobody else (a run's uid cannot
+    change it, nor its mode; the box is read-only under bubblewrap anyway)."""
+    info = path.stat()
+    return info.st_uid == os.geteuid() and not info.st_mode & 0o022 and stat.S_ISREG(info.st_mode)
+
+
+def _staged_copy(source: Path) -> Path:
+    """This process's one copy of ``source`` where the run folders are (the cache is on another filesystem)."""
+    with _staged_lock:
+        if source not in _staged:
+            staged = readable_copy("cojudge-artifact-", {source.name: source}) / source.name
+            staged.chmod(staged.stat().st_mode & ~0o022)
+            _staged[source] = staged
+        return _staged[source]
+
+
+def link_box(artifact: Path, box: Path) -> None:
+    """``box``: the compiled ``artifact`` folder for one test run, its files hard links to the cached ones.
+
+    A 220 MiB static binary is then not copied for every test: each run's box holds another name of the same
+    inode (read-only in the run: the box is mounted read-only and the file is this process's, writable by no
+    one else). Where the cache is on another filesystem than the run folders, each file is copied once per
+    process beside them and linked from there; a file a run could change (another owner, group- or
+    world-writable) is copied for each run, as before.
+    """
+    box.mkdir(mode=0o755)
+    for folder, subfolders, files in os.walk(artifact):
+        relative = Path(folder).relative_to(artifact)
+        for name in subfolders:
+            (box / relative / name).mkdir(mode=0o755)
+        for name in files:
+            source, target = Path(folder) / name, box / relative / name
+            if not _linkable(source):
+                shutil.copy2(source, target)
+                continue
+            try:
+                os.link(source, target)
+            except OSError as exc:
+                if exc.errno != errno.EXDEV:
+                    raise
+                os.link(_staged_copy(source), target)
 
 
 class ContestJudge:
@@ -93,7 +143,7 @@ class ContestJudge:
             )
             run_dir = Path(tempfile.mkdtemp(prefix="cojudge-run-"))
             box = run_dir / "box"
-            shutil.copytree(compiled.artifact_dir, box)
+            link_box(compiled.artifact_dir, box)
             os.chmod(run_dir, 0o755)
             result = run_sandboxed(
                 spec.run_argv,

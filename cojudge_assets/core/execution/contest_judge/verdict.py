@@ -3,8 +3,9 @@ that turn one sandbox run into a test's verdict.
 
 Owns the verdict vocabulary (AC, WA, TLE, RE, CE and JUDGE_ERROR), :class:`TestOutcome` and
 :class:`JudgeResult`, the Kattis token comparison of an output with its answer, and :func:`outcome_of`,
-which applies the rules of :mod:`cojudge_assets.core.execution.contest_judge` (memory kill is RE, CPU over the
-limit is TLE, output over its cap is WA, ...). Pure: nothing here runs a program.
+which applies the rules of :mod:`cojudge_assets.core.contest_judge` (memory kill is RE, CPU over the
+limit is TLE, output over its cap is WA, a file of its own over the file-size limit is RE, ...). Pure:
+nothing here runs a program.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ class JudgeResult:
     tests: list[TestOutcome] = field(default_factory=list)
     compile_message: str = ""
     compile_cached: bool = False
-    isolation: str = ""  # the mode and cgroup hierarchy, "bwrap, cgroup v1+v2" (sandbox.Isolation)
+    isolation: str = ""  # mode, filter, cgroup hierarchy: "bwrap + seccomp, cgroup v1+v2" (sandbox.Isolation)
     from_cache: bool = False  # the whole result was read from the result cache (nothing ran)
     isolation_limits: dict[str, str] = field(default_factory=dict)  # how each limit was enforced
     error: str = ""  # why the verdict is JUDGE_ERROR
@@ -130,8 +131,16 @@ def outcome_of(result: RunResult, test: TestCase, limits: Limits, float_toleranc
         )
     if cpu > limits.cpu_s:
         return TestOutcome(test.name, Verdict.TLE, cpu, wall, f"CPU {cpu:.2f}s over limit {limits.cpu_s}s{suffix}")
-    if result.output_limit_hit:
+    if result.output_limit_hit(limits):
         return TestOutcome(test.name, Verdict.WA, cpu, wall, f"output limit exceeded{suffix}")
+    if result.file_size_limit_hit:  # a file of its own (in /tmp, in its box when writable), not its output
+        return TestOutcome(
+            test.name,
+            Verdict.RE,
+            cpu,
+            wall,
+            f"file size limit exceeded: a file it wrote reached {limits.output_bytes / 2**20:g} MiB (SIGXFSZ){suffix}",
+        )
     if result.runner_lost:
         return TestOutcome(
             test.name,
