@@ -29,8 +29,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this checkout's package, not another one installed in the environment
 
 from cojudge_assets.core import sandbox  # noqa: E402
-from cojudge_assets.core.sandbox import Limits, run_sandboxed  # noqa: E402
-from cojudge_assets.core.syscall_filter import filter_support  # noqa: E402
+from cojudge_assets.core.execution.sandbox import Limits, run_sandboxed  # noqa: E402
+from cojudge_assets.core.execution.syscall_filter import filter_support  # noqa: E402
 
 SYSCALL_LOOP = r"""#include <unistd.h>
 #include <sys/syscall.h>

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from cojudge_assets.core.cgroups import cgroup_support
-from cojudge_assets.core.contest_judge import Verdict
-from cojudge_assets.core.sandbox import _UID_BASE, isolation_level
-from cojudge_assets.core.syscall_filter import filter_support
+from cojudge_assets.core.execution.cgroups import cgroup_support
+from cojudge_assets.core.execution.contest_judge import Verdict
+from cojudge_assets.core.execution.sandbox import _UID_BASE, isolation_level
+from cojudge_assets.core.execution.syscall_filter import filter_support
 
 
 def _sandbox_processes() -> list[int]:

@@ -34,12 +34,12 @@ from cojudge_assets.core.execution.contest_judge import (
     python_executable,
     runtime_binds,
 )
-from cojudge_assets.core.contest_judge import judge as judge_front
-from cojudge_assets.core.kattis import read_problems
-from cojudge_assets.core.label_audit import audit_labels
-from cojudge_assets.core.progsnap2 import read_progsnap2
-from cojudge_assets.core.sandbox import Limits, SandboxError, isolation_level, run_sandboxed
-from cojudge_assets.core.syscall_filter import FilterSupport, filter_support
+from cojudge_assets.core.execution.contest_judge import judge as judge_front
+from cojudge_assets.core.execution.sandbox import Limits, SandboxError, isolation_level, run_sandboxed
+from cojudge_assets.core.execution.syscall_filter import FilterSupport, filter_support
+from cojudge_assets.core.ingest.kattis import read_problems
+from cojudge_assets.core.ingest.label_audit import audit_labels
+from cojudge_assets.core.ingest.progsnap2 import read_progsnap2
 from cojudge_tests.conftest import SHARED_CORPORA, write_problem
 from cojudge_tests.core.test_sandbox import _sandbox_processes
 
@@ -540,7 +540,7 @@ def test_the_deny_list_cannot_be_bypassed_through_another_abi(judge, denied_prob
 @pytest.mark.skipif(os.geteuid() != 0, reason="the mode without bubblewrap is the uid-only mode of root")
 @pytest.mark.parametrize("call", ["ptrace-attach-parent", "unshare-user", "mount-tmpfs", "clone-new-user"])
 def test_without_bubblewrap_the_runner_installs_the_filter(tmp_path, denied_problem, monkeypatch, call):
-    from cojudge_assets.core import sandbox
+    from cojudge_assets.core.execution import sandbox
 
     monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
     result = _judge(ContestJudge(tmp_path / "cache", workers=1), denied_problem, "c", _call_program(DENIED_CALLS[call]))
@@ -565,7 +565,7 @@ def test_without_the_filter_the_record_says_so_and_the_call_goes_through(tmp_pat
 def test_a_filter_that_cannot_be_installed_stops_the_run(tmp_path, monkeypatch, use_bwrap):
     """Never silently weaker: a filter bubblewrap or the runner cannot install is a sandbox error, not a run
     without it."""
-    from cojudge_assets.core import sandbox
+    from cojudge_assets.core.execution import sandbox
 
     if use_bwrap and isolation_level() != "bwrap":
         pytest.skip("no bubblewrap here")
@@ -612,7 +612,7 @@ int main(void){
 def test_a_run_killed_at_the_cpu_limit_reports_at_least_the_limit(tmp_path, monkeypatch):
     """The watchdog kills when the run group's CPU passes the limit; that figure is the one reported, even when
     a busy machine delays the read of the start-up baseline (injected: 0.6 s late, while the program burns)."""
-    from cojudge_assets.core import sandbox
+    from cojudge_assets.core.execution import sandbox
 
     real_cpu_s = sandbox.RunCgroup.cpu_s
     delayed: list[bool] = []

@@ -21,7 +21,7 @@ outside in:
   its tmpfs files) under one limit with no swap, a process count, the CPU time
   of the whole tree (children never reaped included), read at the end and
   watched during the run, and a kill of everything left when it ends;
-* a seccomp filter (core/syscall_filter.py): ptrace, mount, unshare, setns, bpf, keyctl and the other calls a
+* a seccomp filter (core/execution/syscall_filter.py): ptrace, mount, unshare, setns, bpf, keyctl and the other calls a
   contest program never needs fail with EPERM, namespace flags of clone too, other ABIs are killed; given to
   bubblewrap (``--seccomp``) or, without it, installed by the runner itself before the program starts;
 * a clean environment: only ``PATH``, ``HOME``, ``LANG``, never a secret;
@@ -57,8 +57,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from cojudge_assets.core.cgroups import CgroupSupport, RunCgroup, cgroup_support
-from cojudge_assets.core.syscall_filter import FilterSupport, filter_pipe, filter_support
+from cojudge_assets.core.execution.cgroups import CgroupSupport, RunCgroup, cgroup_support
+from cojudge_assets.core.execution.syscall_filter import FilterSupport, filter_pipe, filter_support
 
 BOX = "/box"  # where the program's directory appears inside the sandbox
 

@@ -32,10 +32,10 @@ from cojudge_assets.core.execution.contest_judge.languages import (
     run_limits,
     runtime_binds,
 )
-from cojudge_assets.core.contest_judge.python_batch import precompile_python
-from cojudge_assets.core.contest_judge.verdict import JudgeResult, TestOutcome, Verdict, outcome_of
-from cojudge_assets.core.kattis import ProblemPackage, TestCase
-from cojudge_assets.core.sandbox import Limits, SandboxError, isolation_record, readable_copy, run_sandboxed
+from cojudge_assets.core.execution.contest_judge.python_batch import precompile_python
+from cojudge_assets.core.execution.contest_judge.verdict import JudgeResult, TestOutcome, Verdict, outcome_of
+from cojudge_assets.core.execution.sandbox import Limits, SandboxError, isolation_record, readable_copy, run_sandboxed
+from cojudge_assets.core.ingest.kattis import ProblemPackage, TestCase
 
 _staged: dict[Path, Path] = {}  # a cached file -> this process's copy of it beside the run folders
 _staged_lock = threading.Lock()

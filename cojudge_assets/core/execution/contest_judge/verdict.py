@@ -3,7 +3,7 @@ that turn one sandbox run into a test's verdict.
 
 Owns the verdict vocabulary (AC, WA, TLE, RE, CE and JUDGE_ERROR), :class:`TestOutcome` and
 :class:`JudgeResult`, the Kattis token comparison of an output with its answer, and :func:`outcome_of`,
-which applies the rules of :mod:`cojudge_assets.core.contest_judge` (memory kill is RE, CPU over the
+which applies the rules of :mod:`cojudge_assets.core.execution.contest_judge` (memory kill is RE, CPU over the
 limit is TLE, output over its cap is WA, a file of its own over the file-size limit is RE, ...). Pure:
 nothing here runs a program.
 """
