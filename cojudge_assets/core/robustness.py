@@ -58,9 +58,9 @@ Two tables, both from the long predictions table and the design split (core/desi
   *Multiplicity.* The stated family is every distinct ROC-AUC row that is a
   test (``family`` = ``roc_auc``; by-construction rows are not), and
   separately the perturbation rows (``arm_discrimination``). Each row's
-  ``p_value`` is the two-sided bootstrap p of its primary replicates, ``2 *
-  min(share <= 0, share >= 0)`` (the smallest level whose percentile interval
-  excludes 0; resolution 1 / resamples), ``holm_p`` its Holm-adjusted value
+  ``p_value`` is the two-sided bootstrap p of its primary replicates
+  (:func:`bootstrap_p`: twice the smaller tail share, the smallest level whose
+  percentile interval excludes 0, never below 1 / (resamples + 1)), ``holm_p`` its Holm-adjusted value
   within the family (statsmodels ``multipletests``, ``method="holm"``) and
   ``holm_status`` the status at 0.05 after the adjustment: ``holds`` or
   ``reversed`` only when the raw status says so and ``holm_p < 0.05``, else
@@ -319,17 +319,20 @@ FINDINGS_SCHEMA = {
 
 
 def bootstrap_p(replicates: np.ndarray) -> float | None:
-    """Two-sided bootstrap p of "the difference is 0": ``2 * min(share <= 0, share >= 0)``, capped at 1; the
-    smallest level at which the percentile interval excludes 0. None without finite replicates.
+    """Two-sided bootstrap p of "the difference is 0": ``(2 * min(#{r <= 0}, #{r >= 0}) + 1) / (B + 1)`` over the
+    B finite replicates, capped at 1: twice the smaller tail share (the smallest level at which the percentile
+    interval excludes 0), with the usual +1 so that it is never 0 (at least 1 / (B + 1)). None without finite
+    replicates.
 
     >>> bootstrap_p(np.array([0.1, 0.2, 0.3, -0.1])), bootstrap_p(np.array([0.1, 0.2])), bootstrap_p(np.zeros(3))
-    (0.5, 0.0, 1.0)
+    (0.6, 0.3333333333333333, 1.0)
     """
     finite = np.asarray(replicates, dtype=np.float64)
     finite = finite[np.isfinite(finite)]
     if finite.size == 0:
         return None
-    return min(1.0, 2 * min(float(np.mean(finite <= 0)), float(np.mean(finite >= 0))))
+    tail = min(int(np.sum(finite <= 0)), int(np.sum(finite >= 0)))
+    return min(1.0, (2 * tail + 1) / (finite.size + 1))
 
 
 def holm(rows: list[dict], alpha: float = ALPHA) -> None:
