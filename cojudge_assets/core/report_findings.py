@@ -34,6 +34,8 @@ def interval_cell(value, lo, hi) -> str | None:
 def _scheme_cell(row: dict, prefix: str) -> str | None:
     """ "holds: 0.175 [0.133, 0.214]" (the status, then the estimate and its interval)."""
     state = row[f"{prefix}status"]
+    if state == "by construction":  # 0 [0, 0] says nothing more
+        return "no difference by construction"
     value = interval_cell(row[f"{prefix}estimate"], row[f"{prefix}lo"], row[f"{prefix}hi"])
     if value is None:
         return state if state not in (None, "undefined") else None
