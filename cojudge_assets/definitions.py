@@ -9,6 +9,7 @@ from pathlib import Path
 import dagster as dg
 
 from cojudge_assets.core.preflight import DEFAULT_DUCKDB, DUCKDB_VARIABLE
+from cojudge_assets.defs.design.assets import findings_asset
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
 from cojudge_assets.defs.judging.sources import JUDGES_FILE, judges_file_asset
@@ -73,12 +74,12 @@ def _names(assets: list) -> set[str]:
 
 def readers_of(assets: list) -> list[dg.AssetsDefinition]:
     """The assets whose inputs depend on which assets the Definitions hold (``judge_outputs`` and ``judges_file``
-    only with a judge, ``perturbation_outputs`` only with an asked judge): each made by its module's factory with
-    the inputs ``assets`` hold, the report last, over everything else."""
+    only with a judge, ``perturbation_outputs`` only with an asked judge; ``findings`` reads the latter): each made
+    by its module's factory with the inputs ``assets`` hold, the report last, over everything else."""
     readers = [predictions_asset(_names(assets))]
     readers += [
         factory(_names(assets + readers))
-        for factory in (measurement_asset, drift_report_asset, perturbation_metrics_asset)
+        for factory in (measurement_asset, drift_report_asset, perturbation_metrics_asset, findings_asset)
     ]
     return readers + [report_asset(_names(assets + readers))]
 

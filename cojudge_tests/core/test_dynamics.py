@@ -569,3 +569,85 @@ def test_convergence_summary_of_nothing():
         "q1": None,
         "q3": None,
     }
+
+
+# -- the same CodeBLEU in every process ---------------------------------------------------------------------
+
+# Branches that assign the same variables: codebleu merges the parents of an edge reached along both
+# branches through a set, so its own dataflow match of this pair depends on PYTHONHASHSEED.
+BRANCHY_REFERENCE = """#include <stdio.h>
+int main(){int n,i,s=0,m=0;scanf("%d",&n);for(i=0;i<n;i++){int x;scanf("%d",&x);
+if(x>m){m=x;s=s+x;}else{s=s-x;m=m+s;}}printf("%d %d",s,m);return 0;}"""
+BRANCHY_CANDIDATE = """#include <stdio.h>
+int main(){int n,j,t=0,k=0;scanf("%d",&n);for(j=0;j<n;j++){int y;scanf("%d",&y);
+if(y>k){k=y+t;t=t+y;}else{t=k-y;}}printf("%d %d",t,k);return 0;}"""
+
+_DETERMINISM_SCRIPT = """
+import json, sys
+import polars as pl
+from codebleu import calc_codebleu
+from cojudge_assets.core.dynamics import churn_pairs, convergence
+from cojudge_tests.core.test_dynamics import BRANCHY_CANDIDATE, BRANCHY_REFERENCE, attempts_table, PROGRAMS
+c_prog, c_edit, c_other = PROGRAMS["c"]
+rows = [
+    ("a1", "p", "A", 1, 0.0, "c", BRANCHY_CANDIDATE, False),
+    ("a2", "p", "A", 2, 3.0, "c", BRANCHY_REFERENCE, True),
+    ("a3", "p", "A", 3, 5.0, "c", BRANCHY_CANDIDATE.replace("t=k-y", "t=k+y"), True),
+    ("b1", "q", "A", 1, 1.0, "c", c_other, False),
+    ("b2", "q", "A", 2, 2.0, "c", BRANCHY_CANDIDATE, False),
+    ("b3", "q", "A", 3, 4.0, "c", BRANCHY_REFERENCE, True),
+    ("c1", "q", "B", 1, 1.0, "python", "total = 0\\nfor v in range(3):\\n    total += v\\nprint(total)", False),
+    ("c2", "q", "B", 2, 2.0, "python", "total = 1\\nfor v in range(3):\\n    total += v\\nprint(total)", True),
+]
+attempts = attempts_table(rows)
+raw = calc_codebleu([BRANCHY_REFERENCE], [BRANCHY_CANDIDATE], lang="c")["dataflow_match_score"]
+json.dump({"convergence": convergence(attempts).rows(), "churn": churn_pairs(attempts).rows(), "raw": raw},
+          sys.stdout)
+"""
+
+
+def _tables_under_hash_seed(seed: int) -> dict:
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONHASHSEED": str(seed), "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-c", _DETERMINISM_SCRIPT], env=env, cwd=root, capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout)
+
+
+def test_convergence_and_churn_are_the_same_under_every_hash_seed():
+    # Seeds 1 and 2 give codebleu's own dataflow match of the branchy pair two different values
+    # (0.857 and 0.821), so the test would fail if the tables still took codebleu's.
+    one, two = _tables_under_hash_seed(1), _tables_under_hash_seed(2)
+    assert one["raw"] != two["raw"]
+    assert one["convergence"] == two["convergence"]
+    assert one["churn"] == two["churn"]
+    assert len(one["convergence"]) == 5 and len(one["churn"]) == 5
+    assert all(row[-1] is not None for row in one["convergence"])
+
+
+def test_dataflow_match_is_codebleus_where_codebleus_order_is_already_canonical():
+    # Straight-line code has no merged parents: codebleu's order is the source order and the match agrees.
+    from codebleu.dataflow_match import corpus_dataflow_match
+
+    for language, (program, edited, unrelated) in PROGRAMS.items():
+        for candidate in (program, edited, unrelated):
+            ours = dynamics.dataflow_match(program, candidate, language)
+            theirs = corpus_dataflow_match([[program.strip()]], [candidate.strip()], language)
+            assert ours == theirs, language
+            assert (
+                codebleu_similarity(program, candidate, language)
+                == calc_codebleu([program], [candidate], lang=language)["codebleu"]
+            )
+    # The branchy pair keeps codebleu's other three components exactly.
+    parts = calc_codebleu([BRANCHY_REFERENCE], [BRANCHY_CANDIDATE], lang="c")
+    flow = dynamics.dataflow_match(BRANCHY_REFERENCE, BRANCHY_CANDIDATE, "c")
+    assert 0.0 < flow < 1.0
+    expected = 0.25 * (parts["ngram_match_score"] + parts["weighted_ngram_match_score"] + parts["syntax_match_score"])
+    assert codebleu_similarity(BRANCHY_REFERENCE, BRANCHY_CANDIDATE, "c") == pytest.approx(expected + 0.25 * flow)

@@ -3,11 +3,13 @@ the problem package's sample files (core/judging/examples.py, core/ingest/proble
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from cojudge_assets.core.ingest.kattis import scan_problems
-from cojudge_assets.core.ingest.problems import full_statement, problems_table
-from cojudge_assets.core.judging.examples import PACKAGE_MARK, same_examples, statement_examples
+from cojudge_assets.core.examples import PACKAGE_MARK, read_examples, same_examples, statement_examples
+from cojudge_assets.core.kattis import scan_problems
+from cojudge_assets.core.problems import full_statement, problems_table
 from cojudge_assets.judges.local import PromptParts, SampleExecScorer
 from cojudge_tests.conftest import SHARED_CORPORA
 
@@ -303,3 +305,109 @@ def test_every_codenet_statement_shows_examples_the_extractor_reads_as_its_sampl
         )
     ]
     assert len(packages) > 200 and misread == []
+
+
+# -- format prose is never an example (issue 26) ------------------------------------------------------------
+# Statements written for these tests: format sections under bare labels, and genuine examples in the forms
+# course statements use.
+
+PROSE_ONLY = {
+    "one-line-format": """Sort the numbers.
+
+Input: A positive integer n followed by a line containing n positive integers separated by space.
+Output: Space separated sorted list of integers.
+""",
+    "multi-line-format": """Count the vowels of each word.
+
+Input
+The first line contains an integer T, the number of test cases.
+Each of the next T lines contains a single word of lowercase letters.
+
+Output
+For each test case print the number of vowels on its own line.
+""",
+    "tex-format": """Find where two circles meet.
+
+INPUT: $x_1 \\: y_1 \\: r_1$ and $x_2 \\: y_2 \\: r_2$ are given on two lines.
+
+OUTPUT: Print "NONE" if the circles do not meet, else print each point up to 2 decimal places.
+""",
+    "heading-format": """## Input
+
+Two integers a and b separated by a single space.
+
+## Output
+
+Print their greatest common divisor as a single integer.
+""",
+    "bold-format": """**Input:** an array of integers given as its length followed by its elements.
+
+**Output:** the largest element of the array.
+""",
+}
+
+GENUINE = {
+    "inline": ("Add the two numbers.\n\nInput: 3 4\nOutput: 7\n", [("3 4\n", "7\n")]),
+    "example-then-labels": (
+        "Say whether a year is a leap year.\n\nExample:\nInput: 2024\nOutput: Leap Year\n",
+        [("2024\n", "Leap Year\n")],
+    ),
+    "code-block": (
+        "Reverse the list.\n\nInput:\n```\n4\n1 2 3 4\n```\nOutput:\n```\n4 3 2 1\n```\n",
+        [("4\n1 2 3 4\n", "4 3 2 1\n")],
+    ),
+    "sample-input-1": (
+        "Sample Input 1\n\n    2\n    abc\n    de\n\nSample Output 1\n\n    3\n    2\n",
+        [("2\nabc\nde\n", "3\n2\n")],
+    ),
+    "sentence-output": (
+        "Tell the sign.\n\nInput: -12\nOutput: -12.0000 is negative.\n\nInput: 0\nOutput: input is zero.\n",
+        [("-12\n", "-12.0000 is negative.\n"), ("0\n", "input is zero.\n")],
+    ),
+    "words-as-data": (
+        "Count the words.\n\nInput:\nhello world how are you\nOutput:\n5\n",
+        [("hello world how are you\n", "5\n")],
+    ),
+}
+
+
+@pytest.mark.parametrize("statement", list(PROSE_ONLY.values()), ids=list(PROSE_ONLY))
+def test_format_prose_under_bare_labels_is_never_an_example(statement):
+    reading = read_examples(statement)
+    assert reading.examples == [] and statement_examples(statement) == []
+    assert reading.set_aside, "the prose bodies are reported as set aside"
+
+
+@pytest.mark.parametrize(("statement", "expected"), list(GENUINE.values()), ids=list(GENUINE))
+def test_genuine_examples_are_still_read(statement, expected):
+    assert statement_examples(statement) == expected
+    assert read_examples(statement).set_aside == []
+
+
+def test_a_format_section_beside_genuine_bare_examples_keeps_only_the_examples():
+    statement = PROSE_ONLY["one-line-format"] + "\nExample:\nInput:\n3\n5 1 4\nOutput:\n1 4 5\n"
+    reading = read_examples(statement)
+    assert reading.examples == [("3\n5 1 4\n", "1 4 5\n")]
+    assert len(reading.set_aside) == 2
+
+
+def test_a_prose_input_does_not_pair_its_output_with_an_earlier_input():
+    # reading order: the genuine input's output is missing; the prose input's data-like output must not pair
+    # with the genuine input
+    statement = "Input: 5 6\n\nInput: Two integers separated by a space.\nOutput: 11\n"
+    assert statement_examples(statement) == []
+
+
+def test_qualified_labels_are_read_even_when_their_body_is_wordy():
+    # "Sample Input" is an example by its label: a sentence there is the test's data (a text problem)
+    statement = "Sample Input 1:\nthe number of lines is given first\n\nSample Output 1:\n7\n"
+    assert statement_examples(statement) == [("the number of lines is given first\n", "7\n")]
+
+
+@pytest.mark.parametrize("name", list(PROSE_ONLY))
+def test_sample_exec_abstains_on_format_prose_instead_of_guessing(name):
+    parts = PromptParts(problem_id="p", language="C", statement=PROSE_ONLY[name], code="int main(){}", context="")
+    reason = SampleExecScorer.abstention(parts)
+    assert "read as prose" in reason and "with confidence" in reason
+    answer = json.loads(SampleExecScorer().score(parts))
+    assert answer == {"abstain": reason}

@@ -52,15 +52,21 @@ def test_a_planted_leak_is_flagged_and_an_honest_judge_is_not(corpus):
     table = rb.contamination(predictions, split, CONFIG)
     assert set(table["metric"].to_list()) == set(rb.CONTAMINATION_METRICS)
     leaky = table.filter((pl.col("judge") == "leaky") & (pl.col("metric") == "roc_auc")).row(0, named=True)
-    assert leaky["flagged"] and leaky["difference_lo"] > 0  # full - never-inspected excludes 0: better where seen
-    assert leaky["never_inspected"] < leaky["full_corpus"]
+    assert leaky["flagged"] and leaky["difference_lo"] > 0  # inspectable - never-inspected excludes 0
+    assert leaky["never_inspected"] < 0.6 < 0.9 < leaky["inspectable"]  # the contrast is inspectable vs test
+    assert leaky["difference"] == pytest.approx(leaky["inspectable"] - leaky["never_inspected"])
     honest = table.filter(pl.col("judge") == "honest")
     assert honest.filter(pl.col("metric") == "roc_auc")["flagged"].to_list() == [False]
     assert honest.filter(pl.col("metric") != "roc_auc")["flagged"].is_null().all()
+    # beside "not flagged": the smallest difference the check could have flagged (ROC-AUC rows only)
+    assert 0.02 < honest.filter(pl.col("metric") == "roc_auc")["detectable"][0] < 0.5
+    assert table.filter(pl.col("metric") != "roc_auc")["detectable"].is_null().all()
     # the prevalence of both parts is reported, without a flag
     prevalence = table.filter(pl.col("metric") == "base_rate")
     assert prevalence["flagged"].is_null().all() and prevalence["never_inspected"].is_between(0.1, 0.5).all()
-    assert (table["n_never_inspected"] == int((ds.attempt_splits(predictions, split) == "test").sum() / 2)).all()
+    splits = ds.attempt_splits(predictions, split)
+    assert (table["n_never_inspected"] == int((splits == "test").sum() / 2)).all()
+    assert (table["n_inspectable"] == int(splits.is_in(list(ds.INSPECTABLE)).sum() / 2)).all()
 
 
 def test_the_flag_is_one_sided_and_on_roc_auc_only():
@@ -153,6 +159,210 @@ def test_the_report_section_shows_every_finding_and_the_contamination(corpus, tm
     shown = {t.caption.split(":")[0]: t.frame for t in section.tables}
     contamination = shown["Prompt-design contamination"]
     assert contamination.filter(pl.col("judge") == "leaky")["flagged"].to_list() == ["yes"]
-    assert contamination.filter(pl.col("judge") == "honest")["flagged"].to_list() == ["no"]
+    assert (
+        contamination.filter(pl.col("judge") == "honest")["flagged"]
+        .str.starts_with("no (detectable at 80% power: ")
+        .all()
+    )
     sizes = shown["The design split (groups fixed once per corpus; train and validation are inspectable)"]
     assert sizes["split"].to_list() == ["train", "validation", "test"] and sizes["groups"].sum() == 600
+
+
+def test_a_split_by_problem_never_inspects_a_test_problem(corpus):
+    predictions, by_trajectory = corpus
+    attempts = predictions.filter(pl.col("judge") == "honest")
+    seen = by_trajectory.filter(pl.col("split").is_in(list(ds.INSPECTABLE)))["problem_id"]
+    tested = by_trajectory.filter(pl.col("split") == "test")["problem_id"]
+    assert set(tested) & set(seen)  # by trajectory: test problems are inspectable through other trajectories
+    by_problem = ds.assign_split(attempts, by_trajectory, seed=2026, unit="problem")
+    assert set(by_problem["unit"]) == {"problem"} and by_problem.height == 30  # the stored split is replaced
+    seen = by_problem.filter(pl.col("split").is_in(list(ds.INSPECTABLE)))["problem_id"]
+    tested = by_problem.filter(pl.col("split") == "test")["problem_id"]
+    assert len(tested) > 0 and not set(tested) & set(seen)
+    assert ds.assign_split(attempts, by_problem, seed=2026).equals(by_problem)  # then kept, as any stored split
+    table = rb.contamination(predictions, by_problem, CONFIG, metrics=("roc_auc",))
+    assert table["metric"].to_list() == ["roc_auc", "roc_auc"]
+    with pytest.raises(ValueError, match="'unit' must be"):
+        ds.assign_split(attempts, unit="participant")
+
+
+def _simulated(rng: np.random.Generator, leak: float, n: int = 2000, auc: float = 0.70) -> pl.DataFrame:
+    """One attempt per trajectory; the judge's ROC-AUC is ``auc`` on test and ``auc + leak`` on the inspectable
+    part (binormal scores: AUC = Phi(d / sqrt 2))."""
+    from scipy.stats import norm
+
+    y = rng.binomial(1, 0.4, n)
+    seen = _SIM_SEEN
+    d = np.where(seen, np.sqrt(2) * norm.ppf(auc + leak), np.sqrt(2) * norm.ppf(auc))
+    score = y * d + rng.normal(0, 1, n)
+    return _SIM_BASE.with_columns(pl.Series("y", y), pl.Series("p_accept", 1 / (1 + np.exp(-score))))
+
+
+_SIM_ATTEMPTS = pl.DataFrame(
+    {"attempt_uid": [f"s{i:04d}" for i in range(2000)], "participant": [f"u{i}" for i in range(2000)]}
+).with_columns(pl.lit("p").alias("problem_id"), pl.lit(1).alias("turn"))
+_SIM_SPLIT = ds.assign_split(_SIM_ATTEMPTS, seed=11)
+_SIM_SEEN = ds.attempt_splits(_SIM_ATTEMPTS, _SIM_SPLIT).is_in(list(ds.INSPECTABLE)).to_numpy()
+_SIM_BASE = _SIM_ATTEMPTS.with_columns(
+    pl.lit(False).alias("evidence"), pl.lit("blind").alias("condition"), pl.lit("j").alias("judge")
+)
+
+
+@pytest.mark.slow
+def test_the_printed_detectable_difference_is_the_simulated_80_percent_power_point():
+    # The printed figure on one corpus without a leak, then the flag's rate on corpora with a planted leak 0.02
+    # below and above it: the simulated 80%-power point must lie within 0.02 of the printed figure.
+    config = rb.RobustnessConfig(resamples=200, seed=3)
+    rng = np.random.default_rng(2026)
+    printed = rb.contamination(_simulated(rng, 0.0), _SIM_SPLIT, config, metrics=("roc_auc",))["detectable"][0]
+    assert 0.05 < printed < 0.2
+
+    def power(leak: float, runs: int = 200) -> float:
+        flags = [
+            rb.contamination(_simulated(rng, leak), _SIM_SPLIT, config, metrics=("roc_auc",))["flagged"][0]
+            for _ in range(runs)
+        ]
+        return float(np.mean(flags))
+
+    below, above = power(printed - 0.02), power(printed + 0.02)
+    assert below < 0.80 < above, (printed, below, above)
+
+
+# -- one row per distinct result, by construction, Holm (issue 26) --------------------------------------------
+
+CONDITIONS = ["blind", "nonblind", "prefix12k"]
+
+
+@pytest.fixture(scope="module")
+def conditions_corpus(corpus) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The corpus under three conditions: ``honest`` ignores the context (the same p under each), ``leaky`` does
+    not (its p moves by condition), and ``flat`` answers one value everywhere."""
+    predictions, split = corpus
+    rng = np.random.default_rng(5)
+    frames = []
+    for i, condition in enumerate(CONDITIONS):
+        honest = predictions.filter(pl.col("judge") == "honest").with_columns(pl.lit(condition).alias("condition"))
+        leaky = predictions.filter(pl.col("judge") == "leaky")
+        moved = np.clip(leaky["p_accept"].to_numpy() + rng.normal(0, 0.05 * (i + 1), len(leaky)), 0, 1)
+        leaky = leaky.with_columns(pl.lit(condition).alias("condition"), pl.Series("p_accept", moved))
+        flat = honest.with_columns(pl.lit("flat").alias("judge"), pl.lit(0.7).alias("p_accept"))
+        frames += [honest, leaky, flat]
+    return pl.concat(frames), split
+
+
+@pytest.fixture(scope="module")
+def distinct(conditions_corpus) -> pl.DataFrame:
+    predictions, split = conditions_corpus
+    return rb.findings(predictions, split, config=rb.RobustnessConfig(resamples=200, seed=7))
+
+
+def test_a_judge_that_ignores_the_context_has_one_row_per_distinct_result(distinct):
+    above = distinct.filter(pl.col("kind") == "above_chance")
+    honest = above.filter(pl.col("judge") == "honest")
+    assert honest.height == 1 and honest["condition"][0] == "blind, prefix12k, nonblind"
+    assert (
+        honest["shared_by"][0] == 3
+        and honest["finding"][0] == "honest above chance under blind, prefix12k and nonblind"
+    )
+    assert above.filter(pl.col("judge") == "leaky").height == 3  # its answers differ by condition: three results
+    # no two rows of the table state the same numbers for the same claim
+    numbers = [c for c in distinct.columns if c.endswith(("estimate", "lo", "hi"))]
+    assert distinct.select("kind", "judge", "versus", *numbers).is_duplicated().sum() == 0
+
+
+def test_comparing_conditions_of_a_context_blind_judge_is_no_difference_by_construction(distinct):
+    pairs = distinct.filter(pl.col("kind") == "condition_vs_condition")
+    honest = pairs.filter(pl.col("judge") == "honest").row(0, named=True)
+    assert pairs.filter(pl.col("judge") == "honest").height == 1 and honest["shared_by"] == 3  # the three pairs
+    assert honest["finding"] == (
+        "honest: no difference between blind, prefix12k and nonblind by construction (the same answers under each)"
+    )
+    assert {honest[f"{p}status"] for p in rb.PREFIX.values()} == {"by construction"}
+    assert honest["family"] is None and honest["p_value"] is None and honest["holm_status"] == "by construction"
+    assert (honest["estimate"], honest["lo"], honest["hi"]) == (0.0, 0.0, 0.0)
+    assert pairs.filter(pl.col("judge") == "leaky").height == 3
+
+
+def test_rows_at_exactly_zero_state_no_direction(distinct):
+    flat = distinct.filter((pl.col("kind") == "above_chance") & (pl.col("judge") == "flat")).row(0, named=True)
+    assert (flat["estimate"], flat["lo"], flat["hi"]) == (0.0, 0.0, 0.0)
+    assert flat["finding"] == "flat at chance under blind, prefix12k and nonblind" and flat["status"] == "tie"
+    zero = distinct.filter((pl.col("estimate") == 0) & (pl.col("lo") == 0) & (pl.col("hi") == 0))
+    assert zero.height >= 2
+    assert not zero["finding"].str.contains(" above ").any()
+
+
+def test_holm_is_applied_within_the_stated_family(distinct):
+    from statsmodels.stats.multitest import multipletests
+
+    family = distinct.filter(pl.col("family") == "roc_auc")
+    assert family.height == distinct.filter(pl.col("status") != "by construction").height
+    adjusted = multipletests(family["p_value"].to_numpy(), alpha=0.05, method="holm")[1]
+    assert family["holm_p"].to_numpy() == pytest.approx(adjusted)
+    assert (family["holm_p"] >= family["p_value"]).all()
+    for row in family.iter_rows(named=True):
+        if row["status"] in ("holds", "reversed"):
+            assert row["holm_status"] == (row["status"] if row["holm_p"] < 0.05 else "tie")
+        else:
+            assert row["holm_status"] == row["status"]
+        # the raw status and the bootstrap p agree: the interval excludes 0 where p < 0.05
+        assert (row["status"] in ("holds", "reversed")) == (row["p_value"] < 0.05) or abs(row["p_value"] - 0.05) < 0.02
+
+
+def test_holm_demotes_a_raw_result_that_does_not_survive_the_family():
+    rows = [
+        {"family": "roc_auc", "p_value": 0.03, "status": "holds"},
+        {"family": "roc_auc", "p_value": 0.001, "status": "holds"},
+        {"family": "roc_auc", "p_value": 0.4, "status": "tie"},
+        {"family": None, "p_value": None, "status": "by construction"},
+    ]
+    rb.holm(rows)
+    assert [r["holm_status"] for r in rows] == ["tie", "holds", "tie", "by construction"]
+    assert rows[0]["holm_p"] == pytest.approx(0.06) and rows[1]["holm_p"] == pytest.approx(0.003)
+
+
+def test_perturbation_rows_are_filled_under_all_four_checks(corpus):
+    from cojudge_assets.core.perturbation.stats import PAIR_SCHEMA, PerturbationConfig, perturbation_metrics
+
+    predictions, split = corpus
+    attempts = predictions.filter(pl.col("judge") == "honest").select("attempt_uid", "participant", "problem_id")
+    rng = np.random.default_rng(3)
+    seeds = attempts.filter(pl.col("attempt_uid").str.slice(-1).is_in(["0", "2", "4"]))["attempt_uid"].to_list()
+    rows = []
+    for seed in seeds:
+        for k, arm in enumerate(["semantic", "semantic", "control"]):
+            drop = rng.normal(-0.3, 0.2) if arm == "semantic" else rng.normal(0, 0.05)
+            rows.append(
+                {
+                    "judge": "a",
+                    "seed_uid": seed,
+                    "mutant_uid": f"{seed}-m{k}",
+                    "operator": "ARITH_FLIP" if arm == "semantic" else "RENAME_LOCAL",
+                    "arm": arm,
+                    "severity": 2 if arm == "semantic" else None,
+                    "in_loop": k >= 1,
+                    "in_guard": False,
+                    "behaviour_changed": arm == "semantic",
+                    "p_seed": 0.9,
+                    "p_mutant": float(np.clip(0.9 + drop, 0, 1)),
+                }
+            )
+    pairs = pl.DataFrame(rows, schema=PAIR_SCHEMA)
+    metrics = perturbation_metrics(pairs, PerturbationConfig(n_resamples=200))
+    table = rb.findings(
+        pl.DataFrame(schema={"attempt_uid": pl.String}),
+        split,
+        perturbation_metrics=metrics,
+        perturbation_pairs=pairs,
+        attempts=attempts,
+        config=rb.RobustnessConfig(resamples=200, seed=7),
+    )
+    assert table["kind"].unique().to_list() == ["perturbation_arm"] and table.height == 3  # all, loop, confirmed
+    for prefix in rb.PREFIX.values():
+        assert table[f"{prefix}status"].is_in(["holds", "tie", "reversed"]).all(), prefix
+        assert table[f"{prefix}estimate"].is_not_null().all()
+    row = table.filter(pl.col("condition") == "all").row(0, named=True)
+    assert row["status"] == "holds" and row["problem_status"] == "holds" and row["equal_weights_estimate"] > 0.3
+    assert row["widening"] is not None and row["family"] == "arm_discrimination" and row["p_value"] < 0.01
+    # the never-inspected check uses the mutants of test seeds only: a subset of the seeds
+    assert row["never_inspected_hi"] - row["never_inspected_lo"] > row["hi"] - row["lo"]

@@ -3,36 +3,77 @@
 Two tables, both from the long predictions table and the design split (core/design/split.py):
 
 * :func:`contamination`: every measurement metric of each judge x condition on
-  the never-inspected part (the design split's test groups) and on the full
-  corpus, with the prevalence of both, and the paired difference full minus
-  never-inspected. All three come from one set of trajectory-bootstrap resamples
-  (core/stats/bootstrap.py): a resample draws trajectories, and the never-inspected
-  figure uses the drawn trajectories that are in test, so both sides move
-  together. A cell is **flagged** when the paired difference of its ROC-AUC has
-  an interval excluding 0 on the positive side: the judge ranks better on what
-  the prompt designer could read than on what they never saw. Only ROC-AUC
-  flags, because only it compares like with like across two parts of different
-  size and case mix: PR-AUC and MCC move with the prevalence, ECE is biased
-  upward on a smaller sample (fewer attempts per bin), Brier and log loss move
-  with how hard the part's attempts are. Their differences are reported, their
-  ``flagged`` is null, as is the prevalence's (``base_rate``).
-* :func:`findings`: each comparison the measurement makes, one row each: a judge
-  above chance (ROC-AUC - 0.5), a judge above another under the same condition,
-  one condition above another for a judge, the panel above its mean member, a
-  perturbation arm above the control (arm discrimination - 0.5, from
-  ``perturbation_metrics``: its seed bootstrap is the only resampling it has).
-  Every ROC-AUC is computed on the attempts the judge answered, as in the
-  measurement tables. The claimed direction is the point estimate's (for a judge
-  against a judge, a condition against a condition) or the comparison's own
-  (above chance, panel above mean member, arm above control); ``estimate`` is
-  the claimed side minus the other, so a positive estimate agrees with the
-  claim. Each row gives the estimate, its interval and :func:`status` under
-  trajectory resampling (the primary one, unprefixed), problem resampling
-  (``problem_``), equal problem weights (``equal_weights_``: the mean of
-  per-problem ROC-AUCs, problems with both labels, as in ``per_problem``'s macro
-  average, with a problem-bootstrap interval) and on the never-inspected part
-  (``never_inspected_``: trajectory resampling of the test groups), and
-  ``widening`` = problem interval width / trajectory interval width.
+  the inspectable part (the design split's train and validation groups, what a
+  prompt designer could read) and on the never-inspected part (its test
+  groups), with the prevalence of both, and the paired difference inspectable
+  minus never-inspected. Contrasting the inspectable part with test, not the
+  full corpus with test, keeps test out of both sides: test is about a tenth of
+  the corpus, so a full-vs-test contrast shares most of its attempts with the
+  inspectable side and dilutes a leak. All three come from one set of
+  trajectory-bootstrap resamples (core/bootstrap.py): a resample draws
+  trajectories, each part uses its drawn trajectories, so both sides move
+  together. A cell is **flagged** when the paired difference of its ROC-AUC
+  has an interval excluding 0 on the positive side: the judge ranks better on
+  what the prompt designer could read than on what they never saw. Beside the
+  flag, ``detectable`` is the smallest ROC-AUC difference the check would flag
+  with 80% power, ``(z_{0.975} + z_{0.80}) * SE``, SE the standard deviation
+  of the paired difference over the resamples (:func:`detectable_difference`):
+  "not flagged" with a detectable difference of 0.25 says that only a large
+  leak could have shown. Only ROC-AUC flags, because only it compares like with
+  like across two parts of different size and case mix: PR-AUC and MCC move
+  with the prevalence, ECE is biased upward on a smaller sample (fewer attempts
+  per bin), Brier and log loss move with how hard the part's attempts are.
+  Their differences are reported, their ``flagged`` and ``detectable`` are
+  null, as is the prevalence's (``base_rate``). When test problems also appear
+  in the inspectable part (a split by trajectory), a prompt tuned to a problem
+  cannot show; the design split can group by problem instead
+  (core/design_split.py, ``unit="problem"``), so that no test problem is ever
+  inspected.
+* :func:`findings`: each comparison the measurement makes: a judge above
+  chance (ROC-AUC - 0.5), a judge above another under the same condition, one
+  condition above another for a judge, the panel above its mean member, a
+  perturbation arm above the control (arm discrimination - 0.5). Every ROC-AUC
+  is computed on the attempts the judge answered, as in the measurement tables.
+  The claimed direction is the point estimate's (for a judge against a judge, a
+  condition against a condition) or the comparison's own (above chance, panel
+  above mean member, arm above control); ``estimate`` is the claimed side minus
+  the other, so a positive estimate agrees with the claim. Each row gives the
+  estimate, its interval and :func:`status` under trajectory resampling (the
+  primary one, unprefixed), problem resampling (``problem_``), equal problem
+  weights (``equal_weights_``: the mean of per-problem ROC-AUCs, problems with
+  both labels, as in ``per_problem``'s macro average, with a problem-bootstrap
+  interval) and on the never-inspected part (``never_inspected_``: trajectory
+  resampling of the test groups), and ``widening`` = problem interval width /
+  trajectory interval width.
+
+  *One row per distinct result.* A judge that ignores the context answers the
+  same under every condition, so its rows under each condition are the same
+  numbers: such rows are one row whose ``condition`` names every condition that
+  shares it (``shared_by`` counts them). Its comparison of one condition with
+  another is 0 with the interval [0, 0] under every check: that row says **no
+  difference by construction** (status ``by construction``) and is not a test.
+  Any other row whose estimate and interval are exactly 0 states no direction
+  ("no difference between ...").
+
+  *Multiplicity.* The stated family is every distinct ROC-AUC row that is a
+  test (``family`` = ``roc_auc``; by-construction rows are not), and
+  separately the perturbation rows (``arm_discrimination``). Each row's
+  ``p_value`` is the two-sided bootstrap p of its primary replicates
+  (:func:`bootstrap_p`: twice the smaller tail share, the smallest level whose
+  percentile interval excludes 0, never below 1 / (resamples + 1)), ``holm_p`` its Holm-adjusted value
+  within the family (statsmodels ``multipletests``, ``method="holm"``) and
+  ``holm_status`` the status at 0.05 after the adjustment: ``holds`` or
+  ``reversed`` only when the raw status says so and ``holm_p < 0.05``, else
+  ``tie``.
+
+  *Perturbation rows* come from the per-mutant pairs (``judged_pairs``: each
+  mutant with its seed, on the primary subset of seeds the judge accepted),
+  each mutant clustered by its seed and by its seed's problem: the primary
+  interval resamples mutation seeds (as ``perturbation_metrics``, whose figure
+  it keeps), problem resampling draws the seeds' problems, equal weights is the
+  mean over problems of the per-problem arm discrimination (problems with both
+  arms) with a problem-bootstrap interval, and the never-inspected part keeps
+  the mutants whose seed attempt is in the design split's test groups.
 
 Numbers already in the measurement tables are reused, not recomputed: a judge's
 ROC-AUC with its trajectory and problem intervals (``judge_metrics``), a
@@ -52,15 +93,21 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+from scipy.stats import norm
+from statsmodels.stats.multitest import multipletests
 
+from cojudge_assets.core import calibration
+from cojudge_assets.core import metrics as m
+from cojudge_assets.core.bootstrap import cluster_codes, cluster_counts, cluster_weights, interval
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.design.split import NEVER_INSPECTED, attempt_splits
-from cojudge_assets.core.measurement import calibration
-from cojudge_assets.core.measurement.measure import PANEL, MeasurementConfig, Universe, condition_panel
-from cojudge_assets.core.stats import metrics as m
-from cojudge_assets.core.stats.bootstrap import cluster_counts, cluster_weights, interval
+from cojudge_assets.core.design_split import INSPECTABLE, NEVER_INSPECTED, attempt_splits
+from cojudge_assets.core.measurement import PANEL, MeasurementConfig, Universe, _condition_order, condition_panel
+from cojudge_assets.core.perturbation.stats import PerturbationConfig, _statistics, primary
 
 HOLDS, TIE, REVERSED, UNDEFINED = "holds", "tie", "reversed", "undefined"
+BY_CONSTRUCTION = "by construction"  # a judge that ignores the context: identical answers under both conditions
+ALPHA = 0.05
+PERTURBATION = PerturbationConfig()  # the perturbation study's defaults (seed cut, resamples, seed)
 SCHEMES = ("trajectory", "problem", "equal_weights", "never_inspected")
 PREFIX = {
     "trajectory": "",
@@ -122,27 +169,45 @@ CONTAMINATION_SCHEMA = {
     "judge": pl.String,
     "condition": pl.String,
     "metric": pl.String,
-    "full_corpus": pl.Float64,
-    "full_corpus_lo": pl.Float64,
-    "full_corpus_hi": pl.Float64,
-    "never_inspected": pl.Float64,
+    "inspectable": pl.Float64,  # train and validation: what a prompt designer could read
+    "inspectable_lo": pl.Float64,
+    "inspectable_hi": pl.Float64,
+    "never_inspected": pl.Float64,  # test
     "never_inspected_lo": pl.Float64,
     "never_inspected_hi": pl.Float64,
-    "difference": pl.Float64,  # full_corpus - never_inspected
+    "difference": pl.Float64,  # inspectable - never_inspected
     "difference_lo": pl.Float64,
     "difference_hi": pl.Float64,
-    "n_full_corpus": pl.Int64,
+    "n_inspectable": pl.Int64,
     "n_never_inspected": pl.Int64,
     "flagged": pl.Boolean,  # ROC-AUC only (leak_flag); null for the other metrics and the prevalence
+    "detectable": pl.Float64,  # ROC-AUC only: the smallest difference flagged with 80% power (detectable_difference)
 }
+POWER = 0.80
+
+
+def detectable_difference(replicates: np.ndarray, level: float = 0.95, power: float = POWER) -> float | None:
+    """The smallest true difference the one-sided flag detects with probability ``power``: ``(z_{1-a/2} +
+    z_{power}) * sd(replicates)``, a = 1 - level (the flag is the lower end of a two-sided ``level`` interval),
+    the normal approximation to the paired difference's bootstrap distribution. None without two finite
+    replicates.
+
+    >>> round(detectable_difference(np.random.default_rng(0).normal(0, 0.1, 20000)), 2)
+    0.28
+    """
+    finite = replicates[np.isfinite(replicates)]
+    if finite.size < 2:
+        return None
+    return float((norm.ppf(1 - (1 - level) / 2) + norm.ppf(power)) * np.std(finite, ddof=1))
 
 
 FLAGGED_METRICS = ("roc_auc",)  # see the module docstring: the one metric comparable across the two parts
 
 
 def leak_flag(metric: str, lo: float, hi: float) -> bool | None:
-    """For a flagged metric (:data:`FLAGGED_METRICS`): True when the interval of full - never_inspected excludes 0
-    on the side where the full corpus is better; None for the other metrics and when the interval is undefined.
+    """For a flagged metric (:data:`FLAGGED_METRICS`): True when the interval of inspectable - never_inspected
+    excludes 0 on the side where the inspectable part is better; None for the other metrics and when the interval
+    is undefined.
 
     >>> leak_flag("roc_auc", 0.01, 0.08), leak_flag("roc_auc", -0.02, 0.05), leak_flag("brier", -0.05, -0.01)
     (True, False, None)
@@ -156,57 +221,73 @@ def leak_flag(metric: str, lo: float, hi: float) -> bool | None:
 
 
 def contamination(
-    predictions: pl.DataFrame, design_split: pl.DataFrame, config: RobustnessConfig = RobustnessConfig()
+    predictions: pl.DataFrame,
+    design_split: pl.DataFrame,
+    config: RobustnessConfig = RobustnessConfig(),
+    *,
+    metrics: tuple[str, ...] | None = None,
 ) -> pl.DataFrame:
-    """Per judge x condition x metric: the metric on the full corpus and on the never-inspected part, the paired
-    difference full - never_inspected, each with a trajectory-bootstrap interval, and the leak flag
-    (:func:`leak_flag`). Out-of-fold MCC uses the measurement's out-of-fold decisions (same folds and seed)."""
+    """Per judge x condition x metric: the metric on the inspectable part (train and validation) and on the
+    never-inspected part (test), the paired difference inspectable - never_inspected, each with a
+    trajectory-bootstrap interval, the leak flag (:func:`leak_flag`) and, for ROC-AUC, the smallest difference
+    detectable at 80% power (:func:`detectable_difference`). Out-of-fold MCC uses the measurement's out-of-fold
+    decisions (same folds and seed). ``metrics`` limits the rows to some of :data:`CONTAMINATION_METRICS` (all by
+    default)."""
+    chosen = {name: CONTAMINATION_METRICS[name] for name in (metrics or CONTAMINATION_METRICS)}
     if predictions.is_empty():
         return pl.DataFrame(schema=CONTAMINATION_SCHEMA)
     u = _universe(predictions, config)
-    test = _test_mask(u, design_split)
-    decisions = {key: m.oof_decisions(cell.y, cell.p, folds=u.folds[cell.index])[0] for key, cell in u.cells.items()}
-    # the never-inspected figures on the cell's test attempts only: the same as zero weights elsewhere, cheaper
-    tested = {key: np.flatnonzero(test[cell.index]) for key, cell in u.cells.items()}
-    full_reps: dict[tuple, list[np.ndarray]] = {}
+    splits = attempt_splits(u.attempts, design_split, source="predictions")
+    test = (splits == NEVER_INSPECTED).to_numpy()
+    seen = splits.is_in(list(INSPECTABLE)).to_numpy()
+    decisions = {
+        key: m.oof_decisions(cell.y, cell.p, folds=u.folds[cell.index])[0] if "mcc_oof" in chosen else cell.p
+        for key, cell in u.cells.items()
+    }
+    # each part's figures on the cell's attempts in that part only: the same as zero weights elsewhere, cheaper
+    parts = {key: (np.flatnonzero(seen[cell.index]), np.flatnonzero(test[cell.index])) for key, cell in u.cells.items()}
+    seen_reps: dict[tuple, list[np.ndarray]] = {}
     test_reps: dict[tuple, list[np.ndarray]] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", m.UndefinedMetricWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
         for w in cluster_weights(u.trajectory, config.resamples, config.seed):
             for key, cell in u.cells.items():
-                wc, ti = w[:, cell.index], tested[key]
+                wc, (si, ti) = w[:, cell.index], parts[key]
                 y, p, d = cell.y, cell.p, decisions[key]
-                for name, (fn, _) in CONTAMINATION_METRICS.items():
-                    full_reps.setdefault((*key, name), []).append(fn(y, p, d, wc))
+                for name, (fn, _) in chosen.items():
+                    seen_reps.setdefault((*key, name), []).append(fn(y[si], p[si], d[si], wc[:, si]))
                     test_reps.setdefault((*key, name), []).append(fn(y[ti], p[ti], d[ti], wc[:, ti]))
         rows = []
         for key, cell in u.cells.items():
-            ti = tested[key]
+            si, ti = parts[key]
             y, p, d = cell.y, cell.p, decisions[key]
-            for name, (fn, _) in CONTAMINATION_METRICS.items():
-                full = float(fn(y, p, d, np.ones((1, len(y))))[0])
+            for name, (fn, _) in chosen.items():
+                inspected = float(fn(y[si], p[si], d[si], np.ones((1, len(si))))[0])
                 never = float(fn(y[ti], p[ti], d[ti], np.ones((1, len(ti))))[0])
-                fr = np.concatenate(full_reps[(*key, name)])
+                sr = np.concatenate(seen_reps[(*key, name)])
                 tr = np.concatenate(test_reps[(*key, name)])
-                (flo, fhi), (tlo, thi) = interval(fr, config.level), interval(tr, config.level)
-                dlo, dhi = interval(fr - tr, config.level)
+                (slo, shi), (tlo, thi) = interval(sr, config.level), interval(tr, config.level)
+                dlo, dhi = interval(sr - tr, config.level)
+                flag = leak_flag(name, dlo, dhi)
                 rows.append(
                     {
                         "judge": key[0],
                         "condition": key[1],
                         "metric": name,
-                        "full_corpus": full,
-                        "full_corpus_lo": flo,
-                        "full_corpus_hi": fhi,
+                        "inspectable": inspected,
+                        "inspectable_lo": slo,
+                        "inspectable_hi": shi,
                         "never_inspected": never,
                         "never_inspected_lo": tlo,
                         "never_inspected_hi": thi,
-                        "difference": full - never,
+                        "difference": inspected - never,
                         "difference_lo": dlo,
                         "difference_hi": dhi,
-                        "n_full_corpus": len(cell.index),
+                        "n_inspectable": len(si),
                         "n_never_inspected": len(ti),
-                        "flagged": leak_flag(name, dlo, dhi),
+                        "flagged": flag,
+                        "detectable": detectable_difference(sr - tr, config.level) if flag is not None else None,
                     }
                 )
     return pl.DataFrame(rows, schema=CONTAMINATION_SCHEMA)
@@ -218,7 +299,7 @@ FINDINGS_SCHEMA = {
     "finding": pl.String,  # the claim in words
     "kind": pl.String,  # above_chance, judge_vs_judge, condition_vs_condition, panel_vs_mean_member, perturbation_arm
     "judge": pl.String,  # the claimed side (a judge, or "panel")
-    "condition": pl.String,  # the claimed condition (or the perturbation subset)
+    "condition": pl.String,  # the claimed condition(s), comma-separated when several share the row (or the subset)
     "versus": pl.String,  # the other side: "chance", another judge, another condition, "mean member", "control arm"
     "metric": pl.String,
     "resampling": pl.String,  # what the unprefixed interval resamples: trajectory (mutation seed for perturbation)
@@ -229,7 +310,49 @@ FINDINGS_SCHEMA = {
     },
     "widening": pl.Float64,  # problem interval width / trajectory interval width
     "n": pl.Int64,  # attempts behind the claimed side (mutants for perturbation)
+    "shared_by": pl.Int64,  # how many conditions (or condition pairs) give this same result
+    "family": pl.String,  # the multiplicity family (roc_auc, arm_discrimination); null: not a test
+    "p_value": pl.Float64,  # two-sided bootstrap p of the primary replicates
+    "holm_p": pl.Float64,  # Holm-adjusted within the family
+    "holm_status": pl.String,  # the primary status after the Holm adjustment at ALPHA
 }
+
+
+def bootstrap_p(replicates: np.ndarray) -> float | None:
+    """Two-sided bootstrap p of "the difference is 0": ``(2 * min(#{r <= 0}, #{r >= 0}) + 1) / (B + 1)`` over the
+    B finite replicates, capped at 1: twice the smaller tail share (the smallest level at which the percentile
+    interval excludes 0), with the usual +1 so that it is never 0 (at least 1 / (B + 1)). None without finite
+    replicates.
+
+    >>> bootstrap_p(np.array([0.1, 0.2, 0.3, -0.1])), bootstrap_p(np.array([0.1, 0.2])), bootstrap_p(np.zeros(3))
+    (0.6, 0.3333333333333333, 1.0)
+    """
+    finite = np.asarray(replicates, dtype=np.float64)
+    finite = finite[np.isfinite(finite)]
+    if finite.size == 0:
+        return None
+    tail = min(int(np.sum(finite <= 0)), int(np.sum(finite >= 0)))
+    return min(1.0, (2 * tail + 1) / (finite.size + 1))
+
+
+def holm(rows: list[dict], alpha: float = ALPHA) -> None:
+    """Fill ``holm_p`` and ``holm_status`` of ``rows`` in place, Holm within each ``family`` (rows without a family
+    or a p-value get none: their ``holm_status`` is their status)."""
+    for row in rows:
+        row["holm_p"], row["holm_status"] = None, row["status"]
+    families: dict[str, list[dict]] = {}
+    for row in rows:
+        if row.get("family") and row.get("p_value") is not None:
+            families.setdefault(row["family"], []).append(row)
+    for members in families.values():
+        reject, adjusted, _, _ = multipletests([r["p_value"] for r in members], alpha=alpha, method="holm")
+        for row, keep, p in zip(members, reject, adjusted):
+            row["holm_p"] = float(p)
+            row["holm_status"] = (
+                row["status"]
+                if row["status"] in (HOLDS, REVERSED) and keep
+                else (TIE if row["status"] in (HOLDS, REVERSED, TIE) else row["status"])
+            )
 
 
 class _Figures:
@@ -330,14 +453,30 @@ class _Comparison:
         minus = figures.replicates(self.minus)
         return plus - minus if len(plus) and len(plus) == len(minus) else np.array([])
 
-    def text(self) -> str:
+    def text(self, conditions: list[str] | None = None, *, zero: bool = False, built: bool = False) -> str:
+        """The claim in words, under ``conditions`` (default: its own); ``zero``: no direction is stated;
+        ``built``: no difference by construction (the judge answers the same under the conditions)."""
+        under = _listed(conditions or [self.condition])
         if self.kind == "above_chance":
-            return f"{self.judge} above chance under {self.condition}"
+            return f"{self.judge} at chance under {under}" if zero else f"{self.judge} above chance under {under}"
         if self.kind == "judge_vs_judge":
-            return f"{self.judge} above {self.versus} under {self.condition}"
+            if zero:
+                return f"no difference between {self.judge} and {self.versus} under {under}"
+            return f"{self.judge} above {self.versus} under {under}"
         if self.kind == "condition_vs_condition":
+            if built:
+                return f"{self.judge}: no difference between {under} by construction (the same answers under each)"
+            if zero:
+                return f"{self.judge}: no difference between {self.condition} and {self.versus}"
             return f"{self.judge}: {self.condition} above {self.versus}"
-        return f"the panel above its mean member under {self.condition}"
+        if zero:
+            return f"no difference between the panel and its mean member under {under}"
+        return f"the panel above its mean member under {under}"
+
+
+def _listed(names: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _comparisons(u: Universe, panels: dict, trajectory_point: dict) -> list[_Comparison]:
@@ -442,10 +581,15 @@ def findings(
     panel: pl.DataFrame | None = None,
     per_problem: pl.DataFrame | None = None,
     perturbation_metrics: pl.DataFrame | None = None,
+    perturbation_pairs: pl.DataFrame | None = None,
+    attempts: pl.DataFrame | None = None,
     config: RobustnessConfig = RobustnessConfig(),
+    perturbation: PerturbationConfig = PERTURBATION,
 ) -> pl.DataFrame:
-    """One row per finding (:data:`FINDINGS_SCHEMA`; see the module docstring)."""
-    rows = []
+    """One row per distinct finding (:data:`FINDINGS_SCHEMA`; see the module docstring). ``perturbation_pairs``
+    (core/perturbation/stats.py ``judged_pairs``) and ``attempts`` (attempt_uid, participant, problem_id of the
+    seeds) give the perturbation rows their four checks; without them those rows have the primary check only."""
+    rows: list[dict] = []
     if not predictions.is_empty():
         u = _universe(predictions, config)
         test = _test_mask(u, design_split).astype(np.float64)
@@ -455,32 +599,109 @@ def findings(
             warnings.simplefilter("ignore", RuntimeWarning)  # the mean over members of an undefined replicate
             figures = _scheme_figures(u, panels, test, config)
         for comparison in _comparisons(u, panels, figures["trajectory"].point):
-            stored = _stored(comparison, judge_metrics, condition_effects, panel, per_problem)
-            row: dict[str, Any] = {
-                "finding": comparison.text(),
-                "kind": comparison.kind,
-                "judge": comparison.judge,
-                "condition": comparison.condition,
-                "versus": comparison.versus,
-                "metric": "roc_auc",
-                "resampling": "trajectory",
-                "n": comparison.n,
-            }
-            for scheme in SCHEMES:
-                estimate = comparison.estimate(figures[scheme].point)
-                lo, hi = interval(comparison.replicates(figures[scheme]), config.level)
-                if scheme in stored:
-                    estimate = stored[scheme][0]
-                    if stored[scheme][1] is not None:
-                        lo, hi = stored[scheme][1], stored[scheme][2]
-                prefix = PREFIX[scheme]
-                row[f"{prefix}estimate"] = _none_if_nan(estimate)
-                row[f"{prefix}lo"], row[f"{prefix}hi"] = _none_if_nan(lo), _none_if_nan(hi)
-                row[f"{prefix}status"] = status(row[f"{prefix}lo"], row[f"{prefix}hi"])
-            row["widening"] = _widening(row)
-            rows.append(row)
-    rows += _perturbation_rows(perturbation_metrics)
-    return pl.DataFrame(rows, schema=FINDINGS_SCHEMA)
+            rows.append(_comparison_row(u, comparison, figures, config, judge_metrics, condition_effects, panel,
+                                        per_problem))  # fmt: skip
+    rows = _distinct(rows)
+    rows += _perturbation_rows(perturbation_metrics, perturbation_pairs, attempts, design_split, config, perturbation)
+    holm(rows, ALPHA)
+    return pl.DataFrame([{k: r.get(k) for k in FINDINGS_SCHEMA} for r in rows], schema=FINDINGS_SCHEMA)
+
+
+def _same_answers(u: Universe, judge: str, a: str, b: str) -> bool:
+    """Whether ``judge`` answered exactly the same attempts with exactly the same p under conditions a and b."""
+    first, second = u.cells.get((judge, a)), u.cells.get((judge, b))
+    return (
+        first is not None
+        and second is not None
+        and np.array_equal(first.index, second.index)
+        and np.array_equal(first.p, second.p)
+    )
+
+
+def _comparison_row(u, comparison, figures, config, judge_metrics, condition_effects, panel, per_problem) -> dict:
+    stored = _stored(comparison, judge_metrics, condition_effects, panel, per_problem)
+    built = comparison.kind == "condition_vs_condition" and _same_answers(
+        u, comparison.judge, comparison.condition, comparison.versus
+    )
+    row: dict[str, Any] = {
+        "kind": comparison.kind,
+        "judge": comparison.judge,
+        "condition": comparison.condition,
+        "versus": comparison.versus,
+        "metric": "roc_auc",
+        "resampling": "trajectory",
+        "n": comparison.n,
+        "_comparison": comparison,
+        "_conditions": [comparison.condition],
+        "_built": built,
+    }
+    for scheme in SCHEMES:
+        estimate = comparison.estimate(figures[scheme].point)
+        replicates = comparison.replicates(figures[scheme])
+        lo, hi = interval(replicates, config.level)
+        if scheme in stored:
+            estimate = stored[scheme][0]
+            if stored[scheme][1] is not None:
+                lo, hi = stored[scheme][1], stored[scheme][2]
+        prefix = PREFIX[scheme]
+        row[f"{prefix}estimate"] = _none_if_nan(estimate)
+        row[f"{prefix}lo"], row[f"{prefix}hi"] = _none_if_nan(lo), _none_if_nan(hi)
+        row[f"{prefix}status"] = BY_CONSTRUCTION if built else status(row[f"{prefix}lo"], row[f"{prefix}hi"])
+        if scheme == "trajectory":
+            row["p_value"] = None if built else bootstrap_p(replicates)
+    row["family"] = None if built else "roc_auc"
+    row["widening"] = _widening(row)
+    return row
+
+
+def _is_zero(row: dict) -> bool:
+    return row["estimate"] == 0 and row["lo"] == 0 and row["hi"] == 0
+
+
+def _distinct(rows: list[dict]) -> list[dict]:
+    """Rows that give the same result under several conditions merged into one naming them all (module docstring);
+    the finding's words written last, once its conditions are known."""
+    numbers = [f"{PREFIX[s]}{f}" for s in SCHEMES for f in ("estimate", "lo", "hi", "status")] + ["n", "p_value"]
+
+    def key(row: dict) -> tuple:
+        if row["_built"]:  # every by-construction comparison of a judge: one row
+            return ("built", row["judge"])
+        if row["kind"] == "condition_vs_condition":
+            return ("pair", row["judge"], row["condition"], row["versus"])
+        return (row["kind"], row["judge"], row["versus"], *(_rounded(row[c]) for c in numbers))
+
+    merged: dict[tuple, dict] = {}
+    for row in rows:
+        k = key(row)
+        if k not in merged:
+            merged[k] = {**row, "_pairs": 1}
+            if row["_built"]:
+                merged[k]["_conditions"] = [row["condition"], row["versus"]]
+            continue
+        into = merged[k]
+        into["_pairs"] += 1
+        for condition in [row["condition"], row["versus"]] if row["_built"] else [row["condition"]]:
+            if condition not in into["_conditions"]:
+                into["_conditions"].append(condition)
+    out = []
+    for row in merged.values():
+        comparison, conditions = row["_comparison"], sorted(row["_conditions"], key=_condition_order)
+        if row["_built"]:
+            row["condition"], row["versus"] = ", ".join(conditions), "each other"
+        elif row["kind"] != "condition_vs_condition":
+            row["condition"] = ", ".join(conditions)
+        row["shared_by"] = row["_pairs"]
+        row["finding"] = comparison.text(
+            conditions if row["kind"] != "condition_vs_condition" or row["_built"] else None,
+            zero=_is_zero(row),
+            built=row["_built"],
+        )
+        out.append({k: v for k, v in row.items() if not k.startswith("_")})
+    return out
+
+
+def _rounded(value):
+    return round(value, 12) if isinstance(value, float) else value
 
 
 def _widening(row: dict) -> float | None:
@@ -489,16 +710,24 @@ def _widening(row: dict) -> float | None:
     return (row["problem_hi"] - row["problem_lo"]) / (row["hi"] - row["lo"])
 
 
-def _perturbation_rows(perturbation_metrics: pl.DataFrame | None) -> list[dict]:
-    """Arm discrimination (control mutants' shifts above semantic ones'), - 0.5, with its seed-bootstrap interval."""
+def _perturbation_rows(
+    perturbation_metrics: pl.DataFrame | None,
+    pairs: pl.DataFrame | None,
+    attempts: pl.DataFrame | None,
+    design_split: pl.DataFrame,
+    config: RobustnessConfig,
+    perturbation: PerturbationConfig,
+) -> list[dict]:
+    """Arm discrimination - 0.5 per judge and subset: the seed-bootstrap figure of ``perturbation_metrics`` and, from
+    the per-mutant pairs, the same under problem resampling, equal problem weights and the never-inspected part."""
     if perturbation_metrics is None or perturbation_metrics.is_empty() or "metric" not in perturbation_metrics.columns:
         return []
+    checks = _perturbation_checks(pairs, attempts, design_split, config, perturbation)
     rows = []
     for r in perturbation_metrics.filter(pl.col("metric") == "arm_discrimination").iter_rows(named=True):
         lo = _none_if_nan(None if r["lo"] is None else r["lo"] - 0.5)
         hi = _none_if_nan(None if r["hi"] is None else r["hi"] - 0.5)
         row: dict[str, Any] = {
-            "finding": f"{r['judge']}: semantic mutants scored below control mutants ({r['subset']})",
             "kind": "perturbation_arm",
             "judge": r["judge"],
             "condition": r["subset"],
@@ -511,13 +740,103 @@ def _perturbation_rows(perturbation_metrics: pl.DataFrame | None) -> list[dict]:
             "status": status(lo, hi),
             "widening": None,
             "n": r.get("n"),
+            "shared_by": 1,
+            "family": "arm_discrimination",
+            "p_value": None,
         }
+        found = checks.get((r["judge"], r["subset"]))
         for scheme in SCHEMES[1:]:
             prefix = PREFIX[scheme]
-            row.update({f"{prefix}estimate": None, f"{prefix}lo": None, f"{prefix}hi": None})
-            row[f"{prefix}status"] = "not computed"
+            if found is None:
+                row.update({f"{prefix}estimate": None, f"{prefix}lo": None, f"{prefix}hi": None})
+                row[f"{prefix}status"] = "not computed"
+                continue
+            estimate, s_lo, s_hi = found[scheme]
+            row[f"{prefix}estimate"], row[f"{prefix}lo"], row[f"{prefix}hi"] = estimate, s_lo, s_hi
+            row[f"{prefix}status"] = status(s_lo, s_hi)
+        if found is not None:
+            row["p_value"] = found["p_value"]
+            row["widening"] = _widening(row)
+        zero = row["estimate"] == 0 and row["lo"] == 0 and row["hi"] == 0
+        verb = "scored no differently from" if zero else "scored below"
+        row["finding"] = f"{r['judge']}: semantic mutants {verb} control mutants ({r['subset']})"
         rows.append(row)
     return rows
+
+
+def _perturbation_checks(
+    pairs: pl.DataFrame | None,
+    attempts: pl.DataFrame | None,
+    design_split: pl.DataFrame,
+    config: RobustnessConfig,
+    perturbation: PerturbationConfig,
+) -> dict[tuple[str, str], dict]:
+    """Per (judge, subset): (estimate - 0.5, lo - 0.5, hi - 0.5) under problem resampling, equal problem weights and
+    the never-inspected part, and the bootstrap p of the mutation-seed replicates."""
+    if pairs is None or pairs.is_empty() or attempts is None or attempts.is_empty():
+        return {}
+    seeds = attempts.select(pl.col("attempt_uid").alias("seed_uid"), "participant", "problem_id").unique("seed_uid")
+    out: dict[tuple[str, str], dict] = {}
+    for judge in sorted(set(pairs["judge"].to_list())):
+        rows = primary(pairs.filter(pl.col("judge") == judge), perturbation.seed_cut).sort("seed_uid", "mutant_uid")
+        rows = rows.join(seeds, on="seed_uid", how="left")
+        if rows.is_empty() or rows["problem_id"].null_count():
+            continue
+        seed_code = cluster_codes(rows["seed_uid"].to_numpy())
+        problem = cluster_codes(rows["problem_id"].to_numpy())
+        test = (attempt_splits(rows, design_split, source="perturbation pairs") == NEVER_INSPECTED).to_numpy()
+        n_problems = int(problem.max()) + 1
+        one_hot = (problem[None, :] == np.arange(n_problems)[:, None]).astype(np.float64)
+        stats = _statistics(rows, perturbation.drop_cut, perturbation.seed_cut)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", m.UndefinedMetricWarning)
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for subset in ("all", "loop", "confirmed"):
+                mask, auc = stats[("arm_discrimination", subset)]
+                if not mask.any():
+                    continue
+
+                def macro(counts: np.ndarray, mask=mask, auc=auc, one_hot=one_hot) -> np.ndarray:
+                    per_problem = np.asarray(auc(one_hot[:, mask]), dtype=np.float64)  # NaN: one arm only
+                    defined = np.isfinite(per_problem)
+                    with np.errstate(invalid="ignore", divide="ignore"):
+                        return (counts @ np.where(defined, per_problem, 0.0)) / (counts @ defined.astype(np.float64))
+
+                seed_reps = np.concatenate(
+                    [auc(w[:, mask]) for w in cluster_weights(seed_code, perturbation.n_resamples, perturbation.seed)]
+                )
+                problem_reps = np.concatenate(
+                    [auc(w[:, mask]) for w in cluster_weights(problem, config.resamples, config.seed + 1)]
+                )
+                equal_reps = np.concatenate(
+                    [macro(c) for c in cluster_counts(n_problems, config.resamples, config.seed + 1)]
+                )
+                never_reps = np.concatenate(
+                    [
+                        auc((w * test[None, :])[:, mask])
+                        for w in cluster_weights(seed_code, config.resamples, config.seed)
+                    ]
+                )
+                ones = np.ones((1, int(mask.sum())))
+                points = {
+                    "problem": float(np.asarray(auc(ones))[0]),
+                    "equal_weights": float(macro(np.ones((1, n_problems)))[0]),
+                    "never_inspected": float(np.asarray(auc(test[None, mask].astype(np.float64)))[0]),
+                }
+                found: dict[str, Any] = {"p_value": bootstrap_p(seed_reps - 0.5)}
+                for scheme, reps in (
+                    ("problem", problem_reps),
+                    ("equal_weights", equal_reps),
+                    ("never_inspected", never_reps),
+                ):
+                    lo, hi = interval(reps, config.level)
+                    found[scheme] = (
+                        _none_if_nan(points[scheme] - 0.5),
+                        _none_if_nan(lo - 0.5),
+                        _none_if_nan(hi - 0.5),
+                    )
+                out[(judge, subset)] = found
+    return out
 
 
 def widening_by_judge(findings_table: pl.DataFrame) -> pl.DataFrame:
@@ -526,6 +845,6 @@ def widening_by_judge(findings_table: pl.DataFrame) -> pl.DataFrame:
     part = findings_table.filter((pl.col("kind") == "above_chance") & pl.col("widening").is_not_null())
     return (
         part.group_by("judge")
-        .agg(pl.col("widening").mean().alias("widening"), pl.len().alias("conditions"))
+        .agg(pl.col("widening").mean().alias("widening"), pl.col("shared_by").sum().alias("conditions"))
         .sort("judge")
     )

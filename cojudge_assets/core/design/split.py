@@ -8,7 +8,13 @@ is computed on it and compared with the full corpus (the contamination check,
 core/design/robustness.py).
 
 The group is the trajectory (participant, problem); a corpus without participants
-(the ICE-Score release: one generation per item) is grouped by problem. A group's
+(the ICE-Score release: one generation per item) is grouped by problem. Grouping
+by trajectory lets a test problem appear in the inspectable part too (another
+participant's trajectory on it), so a prompt tuned to that problem cannot show in
+the contamination check; ``unit="problem"`` (the ``design_split`` asset's config
+``unit: problem``) groups every corpus by problem instead, so that no test
+problem is ever inspected. Changing the unit of a stored assignment is a new
+split: the stored one is replaced (the design record keeps the old split's hash). A group's
 split depends only on the corpus seed and its key: ``u = blake2b(seed, unit, key)``
 mapped to [0, 1) and cut at the proportions. The assignment is also stored once
 (the ``design_split`` table): on a re-run every stored group keeps its stored
@@ -102,8 +108,13 @@ def assign_split(
     seed: int = SEED,
     proportions: tuple[float, float, float] = PROPORTIONS,
     today: str | None = None,
+    unit: str | None = None,
 ) -> pl.DataFrame:
     """The design split: one row per group (:data:`SPLIT_SCHEMA`), stable under appending.
+
+    ``unit`` (``"trajectory"`` or ``"problem"``) chooses the group; None keeps the stored assignment's unit, or
+    :func:`grouping_unit` on a first run. A ``unit`` other than the stored one discards the stored assignment and
+    assigns every group afresh (module docstring).
 
     ``previous`` is the stored assignment (None or empty on a corpus's first run): every group in it keeps its
     split, seed, position, unit and date; only groups it does not hold are assigned, by :func:`position` and
@@ -111,14 +122,20 @@ def assign_split(
     what was inspectable is not rewritten). The grouping unit is the stored one when there is a stored
     assignment, else :func:`grouping_unit`.
     """
+    if unit is not None and unit not in (TRAJECTORY, PROBLEM):
+        raise ValueError(f"design_split: setting 'unit' must be {TRAJECTORY!r}, {PROBLEM!r} or null, got {unit!r}")
     previous = previous if previous is not None and len(previous) else None
     if previous is not None:
         _require(previous, tuple(SPLIT_SCHEMA), "design_split (stored)")
         units = set(previous["unit"].to_list())
         if len(units) != 1:
             raise ValueError(f"design_split (stored): field 'unit' must hold one value, got {sorted(units)}")
-        unit = units.pop()
-    else:
+        stored_unit = units.pop()
+        if unit is not None and unit != stored_unit:
+            previous = None  # a new grouping is a new split
+        else:
+            unit = stored_unit
+    if unit is None:
         unit = grouping_unit(attempts)
     today = today or datetime.now(UTC).strftime("%Y-%m-%d")
     keyed = attempts.select(

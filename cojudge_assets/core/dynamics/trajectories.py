@@ -33,7 +33,9 @@ Definitions:
 - CodeBLEU similarity (:func:`codebleu_similarity`): codebleu 0.7's
   ``0.25 BLEU + 0.25 weighted BLEU + 0.25 syntax match + 0.25 dataflow match``
   of a candidate against one reference, in [0, 1], for the languages in
-  :data:`CODEBLEU_LANGUAGES`; None for any other language.
+  :data:`CODEBLEU_LANGUAGES`; None for any other language. The dataflow match
+  (:func:`dataflow_match`) is codebleu's with each edge's parent variables in
+  a fixed order, so the score does not change with PYTHONHASHSEED.
 - Churn (:func:`churn_pairs`): for two consecutive attempts of a trajectory,
   ``ned_code`` the NED of their code, ``codebleu_churn = 1 - CodeBLEU(previous,
   current)``, ``ned_prompt`` the NED of their contexts, and
@@ -67,14 +69,20 @@ seeded ``numpy.random.default_rng(seed)``), so a seed fixes every interval.
 
 from __future__ import annotations
 
+import functools
 import logging
+import math
 from typing import cast
 
 import numpy as np
 import polars as pl
 from codebleu import calc_codebleu
+from codebleu.dataflow_match import dfg_function, get_data_flow, normalize_dataflow
+from codebleu.parser import remove_comments_and_docstrings
+from codebleu.utils import get_tree_sitter_language
 from lifelines import KaplanMeierFitter
 from rapidfuzz.distance import Levenshtein
+from tree_sitter import Parser
 
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.stats.bootstrap import cluster_counts, interval
@@ -387,16 +395,85 @@ def normalized_edit_distance(s: str, t: str) -> float:
     return Levenshtein.distance(s, t) / max(1, len(s), len(t))
 
 
+@functools.cache
+def _dataflow_parser(lang: str) -> list:
+    """codebleu's pair for ``lang``: a tree-sitter parser and its data-flow extractor (built once per process)."""
+    parser = Parser()
+    parser.language = get_tree_sitter_language(lang)
+    return [parser, dfg_function[lang]]
+
+
+def _canonical_dataflow(code: str, lang: str) -> list[tuple]:
+    """codebleu's normalised data flow of ``code`` with every edge's parent names in a fixed order.
+
+    codebleu 0.7 (``dataflow_match.get_data_flow`` and the ``DFG_*``
+    extractors) merges the parents of an edge reached along several paths
+    with ``list(set(...))``, so their order follows string hashing and changes
+    with PYTHONHASHSEED; ``normalize_dataflow`` then numbers the variables in
+    that order and the match compares the numbered lists in order. Here each
+    edge's parents are sorted by where the variable first appears in the data
+    flow (its smallest token index as a defined variable), then by name,
+    before codebleu's own normalisation. That order does not depend on the
+    hash seed and, like codebleu's numbering, not on the variables' names.
+    """
+    try:
+        code = remove_comments_and_docstrings(code, lang)
+    except Exception:  # noqa: BLE001 - codebleu scores the code unchanged when its comment stripper fails
+        pass
+    flow = get_data_flow(code, _dataflow_parser(lang))
+    first: dict[str, int] = {}
+    for item in flow:
+        first.setdefault(item[0], item[1])
+    ordered = [
+        (item[0], item[1], item[2], sorted(item[3], key=lambda name: (first.get(name, math.inf), name)), item[4])
+        for item in flow
+    ]
+    return normalize_dataflow(ordered)
+
+
+def dataflow_match(reference: str, candidate: str, language: str) -> float:
+    """codebleu 0.7's dataflow match of one pair, independent of the process's hash seed.
+
+    The share of the reference's normalised data-flow edges found in the
+    candidate's (each candidate edge used once), 0 when the reference has no
+    data flow, exactly as ``codebleu.dataflow_match.corpus_dataflow_match``
+    counts it; the one change is the order of each edge's parent variables
+    (:func:`_canonical_dataflow`). Where codebleu's order is already that
+    order, the two give the same number.
+
+    >>> dataflow_match("int main() { int a = 1; int b = a; return b; }",
+    ...                "int main() { int x = 1; int y = x; return y; }", "c")
+    1.0
+    """
+    lang = CODEBLEU_LANGUAGES[language]
+    reference_flow = _canonical_dataflow(reference.strip(), lang)
+    candidate_flow = _canonical_dataflow(candidate.strip(), lang)
+    if not reference_flow:
+        return 0.0
+    matched = 0
+    for edge in reference_flow:
+        if edge in candidate_flow:
+            matched += 1
+            candidate_flow.remove(edge)
+    return matched / len(reference_flow)
+
+
 def codebleu_similarity(reference: str, candidate: str, language: str | None) -> float | None:
     """CodeBLEU of ``candidate`` against ``reference``, or None for a language codebleu is not used for.
 
-    ``codebleu.calc_codebleu([reference], [candidate], lang=...)["codebleu"]``
-    with the default weights, ``0.25`` each on BLEU, keyword-weighted BLEU,
-    syntax (AST subtree) match and dataflow match, so the score is in [0, 1].
-    Languages are those of :data:`CODEBLEU_LANGUAGES`. C is scored with the C
-    grammar (tree-sitter-c) and codebleu's C keyword list, not the C++
-    configuration; codebleu extracts data flow for C and C++ alike with the
-    extractor it inherited from C#.
+    codebleu 0.7's default score, ``0.25`` each on BLEU, keyword-weighted
+    BLEU, syntax (AST subtree) match and dataflow match, so the score is in
+    [0, 1]. The first three components are those of
+    ``codebleu.calc_codebleu([reference], [candidate], lang=...)``; the
+    dataflow match is :func:`dataflow_match`, codebleu's with each edge's
+    parent variables in a fixed order. codebleu's own dataflow match depends
+    on the process's string-hash seed (it merges parents through a set), so
+    the same pair scored 0.4558 and 0.4506 under PYTHONHASHSEED 1 and 2; this
+    score is the same in every process. Languages are those of
+    :data:`CODEBLEU_LANGUAGES`. C is scored with the C grammar (tree-sitter-c)
+    and codebleu's C keyword list, not the C++ configuration; codebleu
+    extracts data flow for C and C++ alike with the extractor it inherited
+    from C#.
 
     Traits of codebleu 0.7 that the score keeps (it is not adjusted):
 
@@ -428,7 +505,15 @@ def codebleu_similarity(reference: str, candidate: str, language: str | None) ->
     if lang is None:
         return None
     logging.getLogger().addFilter(_NO_DATAFLOW_FILTER)  # idempotent: one filter instance, added once
-    return float(calc_codebleu([reference], [candidate], lang=lang)["codebleu"])
+    parts = calc_codebleu([reference], [candidate], lang=lang)
+    flow = dataflow_match(reference, candidate, lang)
+    # The sum in codebleu's order and grouping, so a pair whose dataflow match agrees gets codebleu's float.
+    return float(
+        0.25 * parts["ngram_match_score"]
+        + 0.25 * parts["weighted_ngram_match_score"]
+        + 0.25 * parts["syntax_match_score"]
+        + 0.25 * (flow or 1)
+    )
 
 
 # -- churn between consecutive attempts ---------------------------------------------------------------------

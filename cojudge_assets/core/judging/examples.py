@@ -18,6 +18,13 @@ disagreed with the package's sample files.
 
 Inputs pair with outputs by number when every label is numbered, else in reading order (each output
 answers the input before it).
+
+A bare "Input"/"Output" label is also how a statement titles its *format* section ("Input: A positive
+integer n followed by a line containing n positive integers separated by space."), so its body counts only
+when it looks like data (:func:`looks_like_prose`): an input body must not read as a sentence about the
+input, and an output body must not read as a description of the output (an output may be a sentence: "1.0000
+is positive."). A pair with such a body is set aside, never guessed at; when nothing is left the statement
+shows no example that can be read with confidence, and sample-exec abstains (judges/local.py).
 """
 
 from __future__ import annotations
@@ -46,6 +53,48 @@ _INDENT = ("    ", "\t")  # a markdown indented code block
 _HTML_BLOCKS = "h1, h2, h3, h4, h5, h6, p, div, section, li, tr, br, dt, dd"
 
 
+# Words that describe an input or output format rather than being part of one. A body of a bare label reads as a
+# description when it is mostly words and uses these (see looks_like_prose).
+FORMAT_WORDS = frozenset(
+    """integer integers number numbers float floats real reals digit digits string strings character characters
+    word words line lines separated space spaces followed containing contains contain denoting denotes
+    representing represents given print prints printed output outputs input inputs each single list array
+    elements element value values test tests case cases format specify specifies describing describes size
+    length sequence decimal places newline consisting consists where which should must""".split()
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[.,;:!?]?")
+
+
+def looks_like_prose(body: str, kind: str) -> bool:
+    """Whether the body of a bare "Input"/"Output" label is a sentence about the format, not an example.
+
+    Tokens are whitespace-separated; a *word* is a token of letters (a trailing punctuation mark allowed),
+    and a format word one of :data:`FORMAT_WORDS`. Under three words a body is data. An input body is prose
+    when it has two format words, or one and words make up at least 60% of its tokens, or it writes TeX
+    (``$``) among words. An output body is prose only when it has two format words and words make up at
+    least half its tokens: programs print sentences ("1.0000 is positive.", "Leap Year") but not their own
+    format.
+
+    >>> looks_like_prose("A positive integer n followed by a line containing n positive integers.", "input")
+    True
+    >>> looks_like_prose("Space separated sorted list of integers.", "output")
+    True
+    >>> looks_like_prose("3 4", "input"), looks_like_prose("hello world how are you", "input")
+    (False, False)
+    >>> looks_like_prose("-12.0000 is negative.", "output"), looks_like_prose("Leap Year", "output")
+    (False, False)
+    """
+    tokens = body.split()
+    words = [t.rstrip(".,;:!?").lower() for t in tokens if _WORD.fullmatch(t)]
+    if len(words) < 3:
+        return False
+    share = len(words) / len(tokens)
+    hits = sum(w in FORMAT_WORDS for w in words)
+    if kind == "output":
+        return hits >= 2 and share >= 0.5
+    return hits >= 2 or (hits >= 1 and share >= 0.6) or "$" in body
+
+
 @dataclass
 class _Block:
     kind: str  # "input" or "output"
@@ -53,6 +102,19 @@ class _Block:
     qualified: bool  # the label says sample or example (also Aizu's "Output for the Sample Input", JOI's 入力例)
     from_package: bool
     body: str
+
+    @property
+    def prose(self) -> bool:
+        """A bare label's body that reads as a format description (the statement's own wording for its format)."""
+        return not (self.qualified or self.from_package) and looks_like_prose(self.body, self.kind)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What :func:`read_examples` found: the examples, and the labelled bodies set aside as format prose."""
+
+    examples: list[tuple[str, str]]
+    set_aside: list[str]
 
 
 def statement_examples(statement: str) -> list[tuple[str, str]]:
@@ -73,6 +135,20 @@ def statement_examples(statement: str) -> list[tuple[str, str]]:
     >>> statement_examples("Read two integers and print their sum.")
     []
     """
+    return read_examples(statement).examples
+
+
+def read_examples(statement: str) -> Reading:
+    """:func:`statement_examples` with the bare-label bodies it set aside because they read as format prose.
+
+    A pair is kept only when neither body is prose (:attr:`_Block.prose`); pairing happens before, so setting a
+    prose input aside never pairs its output with an earlier input.
+
+    >>> r = read_examples("Input: A positive integer n followed by n integers separated by space.\\n"
+    ...                   "Output: Space separated sorted list of integers.\\n")
+    >>> r.examples, len(r.set_aside)
+    ([], 2)
+    """
     if re.search(r"<pre\b", statement, re.IGNORECASE):
         statement = _html_as_text(statement)
     blocks = _labelled_blocks(statement.splitlines())
@@ -80,7 +156,11 @@ def statement_examples(statement: str) -> list[tuple[str, str]]:
         blocks = [b for b in blocks if b.from_package]
     elif any(b.qualified for b in blocks):
         blocks = [b for b in blocks if b.qualified]
-    return _pairs(blocks)
+    kept = [(given, expected) for given, expected in _pairs(blocks) if not (given.prose or expected.prose)]
+    return Reading(
+        examples=[(given.body, expected.body) for given, expected in kept],
+        set_aside=[b.body for b in blocks if b.prose],
+    )
 
 
 def same_examples(shown: list[tuple[str, str]], samples: list[tuple[str, str]]) -> bool:
@@ -174,22 +254,22 @@ def _plain(lines: list[str]) -> str:
     return "".join(line + "\n" for line in body)
 
 
-def _pairs(blocks: list[_Block]) -> list[tuple[str, str]]:
+def _pairs(blocks: list[_Block]) -> list[tuple[_Block, _Block]]:
     """Inputs paired with outputs: by number when every label has one, else each output with the input
     before it (an input with no output is dropped)."""
     if blocks and all(b.number for b in blocks):
-        inputs: dict[str, str] = {}
-        outputs: dict[str, str] = {}
+        inputs: dict[str, _Block] = {}
+        outputs: dict[str, _Block] = {}
         for b in blocks:
             assert b.number  # every block is numbered (checked above)
-            (inputs if b.kind == "input" else outputs).setdefault(b.number, b.body)
+            (inputs if b.kind == "input" else outputs).setdefault(b.number, b)
         return [(given, outputs[number]) for number, given in inputs.items() if number in outputs]
     pairs = []
     given = None
     for b in blocks:
         if b.kind == "input":
-            given = b.body
+            given = b
         elif given is not None:
-            pairs.append((given, b.body))
+            pairs.append((given, b))
             given = None
     return pairs

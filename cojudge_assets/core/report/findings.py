@@ -18,6 +18,7 @@ SCHEME_COLUMNS = {
     "equal_weights_": "equal problem weights",
     "never_inspected_": "never-inspected part",
 }
+HOLM_COLUMN = "trajectory resampling after Holm"
 
 
 def interval_cell(value, lo, hi) -> str | None:
@@ -33,24 +34,38 @@ def interval_cell(value, lo, hi) -> str | None:
 def _scheme_cell(row: dict, prefix: str) -> str | None:
     """ "holds: 0.175 [0.133, 0.214]" (the status, then the estimate and its interval)."""
     state = row[f"{prefix}status"]
+    if state == "by construction":  # 0 [0, 0] says nothing more
+        return "no difference by construction"
     value = interval_cell(row[f"{prefix}estimate"], row[f"{prefix}lo"], row[f"{prefix}hi"])
     if value is None:
         return state if state not in (None, "undefined") else None
     return f"{state}: {value}"
 
 
+def _holm_cell(row: dict) -> str | None:
+    """ "holds (p 0.004, Holm 0.012)": the primary status after Holm within the row's family; "not a test" for a row
+    that is no test (no difference by construction)."""
+    if row.get("family") is None:
+        return "not a test" if row.get("status") == "by construction" else None
+    if row.get("p_value") is None:
+        return row.get("holm_status")
+    return f"{row['holm_status']} (p {format_number(row['p_value'])}, Holm {format_number(row['holm_p'])})"
+
+
 def findings_table(findings: pl.DataFrame) -> pl.DataFrame:
-    """One row per finding: the claim, then status: estimate [interval] under each scheme, and the widening."""
+    """One row per distinct finding: the claim, then status: estimate [interval] under each scheme, the status after
+    Holm within its family, and the widening."""
     order = {kind: i for i, kind in enumerate(KIND_ORDER)}
     rows = []
     for row in sorted(findings.iter_rows(named=True), key=lambda r: (order.get(r["kind"], len(order)), r["finding"])):
         shown = {"finding": row["finding"], "primary resampling": row["resampling"]}
         shown.update({label: _scheme_cell(row, prefix) for prefix, label in SCHEME_COLUMNS.items()})
+        shown[HOLM_COLUMN] = _holm_cell(row)
         shown["widening"] = None if row["widening"] is None else f"{format_number(row['widening'])}x"
         rows.append(shown)
     return pl.DataFrame(
         rows,
-        schema={c: pl.String for c in ("finding", "primary resampling", *SCHEME_COLUMNS.values())}
+        schema={c: pl.String for c in ("finding", "primary resampling", *SCHEME_COLUMNS.values(), HOLM_COLUMN)}
         | {"widening": pl.String},
     )
 
@@ -60,12 +75,21 @@ def _number(value) -> str:
     return "–" if value is None or value != value else format_number(value)
 
 
+def _flag_cell(flagged, detectable) -> str:
+    """ "yes", or "no" with the smallest ROC-AUC difference the check could have flagged at 80% power."""
+    if flagged is None:
+        return "undefined"
+    if flagged:
+        return "yes"
+    return "no" if detectable is None else f"no (detectable at 80% power: {format_number(detectable)})"
+
+
 def contamination_table(contamination: pl.DataFrame) -> pl.DataFrame:
-    """Per judge x condition: ROC-AUC on the full corpus and the never-inspected part, the paired difference and
-    the flag, and the prevalence of both parts."""
+    """Per judge x condition: ROC-AUC on the inspectable and the never-inspected part, the paired difference, the
+    flag with the smallest difference detectable at 80% power, and the prevalence of both parts."""
     auc = contamination.filter(pl.col("metric") == "roc_auc")
     prevalence = contamination.filter(pl.col("metric") == "base_rate").select(
-        "judge", "condition", pl.col("full_corpus").alias("prev_full"), pl.col("never_inspected").alias("prev_never")
+        "judge", "condition", pl.col("inspectable").alias("prev_seen"), pl.col("never_inspected").alias("prev_never")
     )
     rows = []
     for r in auc.join(prevalence, on=["judge", "condition"], how="left").iter_rows(named=True):
@@ -73,21 +97,21 @@ def contamination_table(contamination: pl.DataFrame) -> pl.DataFrame:
             {
                 "judge": r["judge"],
                 "condition": r["condition"],
-                "ROC-AUC full": interval_cell(r["full_corpus"], r["full_corpus_lo"], r["full_corpus_hi"]),
+                "ROC-AUC inspectable": interval_cell(r["inspectable"], r["inspectable_lo"], r["inspectable_hi"]),
                 "ROC-AUC never inspected": interval_cell(
                     r["never_inspected"], r["never_inspected_lo"], r["never_inspected_hi"]
                 ),
-                "full - never inspected": interval_cell(r["difference"], r["difference_lo"], r["difference_hi"]),
-                "flagged": {True: "yes", False: "no"}.get(r["flagged"], "undefined"),
-                "prevalence full / never inspected": f"{_number(r['prev_full'])} / {_number(r['prev_never'])}",
-                "attempts full / never inspected": f"{r['n_full_corpus']} / {r['n_never_inspected']}",
+                "inspectable - never inspected": interval_cell(r["difference"], r["difference_lo"], r["difference_hi"]),
+                "flagged": _flag_cell(r["flagged"], r["detectable"]),
+                "prevalence inspectable / never inspected": f"{_number(r['prev_seen'])} / {_number(r['prev_never'])}",
+                "attempts inspectable / never inspected": f"{r['n_inspectable']} / {r['n_never_inspected']}",
             }
         )
     return pl.DataFrame(rows)
 
 
 def differences_table(contamination: pl.DataFrame) -> pl.DataFrame:
-    """full - never_inspected [interval] for every metric, one column per metric."""
+    """inspectable - never_inspected [interval] for every metric, one column per metric."""
     shown = contamination.with_columns(
         pl.struct("difference", "difference_lo", "difference_hi")
         .map_elements(
@@ -115,10 +139,13 @@ def findings_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section |
     found = conn.execute("select * from main.findings").pl()
     tables = [
         Table(
-            "Each comparison the measurement makes, and its status under each check (holds: the interval excludes "
-            "0 on the claimed side; tie: it contains 0; reversed: it excludes 0 on the other side); estimate = "
-            "claimed side minus the other (ROC-AUC, or arm discrimination), widening = problem / trajectory "
-            "interval width",
+            "Each distinct comparison the measurement makes (conditions that give the same result share a row), and "
+            "its status under each check (holds: the interval excludes 0 on the claimed side; tie: it contains 0; "
+            "reversed: it excludes 0 on the other side; by construction: the judge gives the same answers under "
+            "both conditions, so there is nothing to test); estimate = claimed side minus the other (ROC-AUC, or "
+            "arm discrimination); after Holm: the primary status with the bootstrap p Holm-adjusted over the family "
+            "(every ROC-AUC row that is a test; the perturbation rows apart), at 0.05; widening = problem / "
+            "trajectory interval width",
             findings_table(found),
             max_rows=120,
         )
@@ -126,7 +153,7 @@ def findings_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section |
     widening = (
         found.filter((pl.col("kind") == "above_chance") & pl.col("widening").is_not_null())
         .group_by("judge")
-        .agg(pl.col("widening").mean().round(3).alias("mean widening"), pl.len().alias("conditions"))
+        .agg(pl.col("widening").mean().round(3).alias("mean widening"), pl.col("shared_by").sum().alias("conditions"))
         .sort("judge")
     )
     if len(widening):
@@ -138,15 +165,16 @@ def findings_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section |
         if len(contamination):
             tables.append(
                 Table(
-                    "Prompt-design contamination: the judges on the never-inspected part (test) against the full "
-                    "corpus, paired trajectory-bootstrap intervals; flagged = the ROC-AUC difference excludes 0 on "
-                    "the side where the full corpus looks better",
+                    "Prompt-design contamination: the judges on the never-inspected part (test) against the "
+                    "inspectable part (train and validation), paired trajectory-bootstrap intervals; flagged = the "
+                    "ROC-AUC difference excludes 0 on the side where the inspectable part looks better; beside "
+                    '"no", the smallest difference the check flags with 80% power',
                     contamination_table(contamination),
                 )
             )
             tables.append(
                 Table(
-                    "Every metric: full corpus minus never-inspected part (paired); not flagged, as PR-AUC and MCC "
+                    "Every metric: inspectable minus never-inspected part (paired); not flagged, as PR-AUC and MCC "
                     "move with prevalence and ECE with sample size",
                     differences_table(contamination),
                 )

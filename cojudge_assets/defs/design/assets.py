@@ -15,6 +15,7 @@ itself is a cycle; self-dependent assets need a partition mapping to an earlier
 partition), so that one read of the asset's own table is by name.
 """
 
+from collections.abc import Set
 from typing import Any
 
 import dagster as dg
@@ -22,15 +23,15 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.design import split as ds
-from cojudge_assets.core.design.robustness import RobustnessConfig, widening_by_judge
-from cojudge_assets.core.design.robustness import contamination as score_contamination
-from cojudge_assets.core.design.robustness import findings as state_findings
-from cojudge_assets.core.judging.prompts import PROMPT_VERSION
-from cojudge_assets.core.judging.requests import write_jsonl
-from cojudge_assets.core.measurement.predictions import has_table
+from cojudge_assets.core.perturbation.stats import judged_pairs, perturbation_answers
+from cojudge_assets.core.predictions import has_table
+from cojudge_assets.core.prompts import PROMPT_VERSION
+from cojudge_assets.core.requests import write_jsonl
+from cojudge_assets.core.robustness import RobustnessConfig, widening_by_judge
+from cojudge_assets.core.robustness import contamination as score_contamination
+from cojudge_assets.core.robustness import findings as state_findings
 from cojudge_assets.core.tables import markdown_table
-from cojudge_assets.defs.io import KINDS
+from cojudge_assets.defs.io import KINDS, present_inputs
 from cojudge_assets.defs.resources import output_dir
 
 GROUP = "design"
@@ -44,6 +45,9 @@ def _stored(duckdb: DuckDBResource, table: str) -> pl.DataFrame | None:
 
 class SplitSettings(dg.Config):
     seed: int = SEED  # the corpus seed: a new group's split is a keyed hash of (seed, its key)
+    # the group: "trajectory", "problem" (no test problem is ever inspected) or null (the stored unit; on a first
+    # run trajectory, or problem for a corpus without participants); a unit other than the stored one re-splits
+    unit: str | None = None
 
 
 class RobustnessSettings(dg.Config):
@@ -63,8 +67,9 @@ def _sizes_metadata(table: pl.DataFrame) -> dict:
 @dg.asset(
     group_name=GROUP,
     kinds=KINDS,
-    code_version="1",
-    description="One row per group (trajectory; problem where the corpus has no participants): its design split "
+    code_version="2",
+    description="One row per group (trajectory; problem where the corpus has no participants, or with config unit: "
+    "problem, so that no test problem is ever inspected): its design split "
     "(train / validation / test, seed study V-A proportions 146/19/19 of 184), from a keyed hash of (seed, group) "
     "cut at the proportions; stored once: on a re-run every stored group keeps its split and only new groups are "
     "assigned, so appending attempts moves no group.",
@@ -73,13 +78,16 @@ def design_split(
     context: dg.AssetExecutionContext, config: SplitSettings, attempts: pl.DataFrame, duckdb: DuckDBResource
 ) -> pl.DataFrame:
     previous = _stored(duckdb, "design_split")
-    table = ds.assign_split(attempts, previous, seed=config.seed)
+    table = ds.assign_split(attempts, previous, seed=config.seed, unit=config.unit)
     known = 0 if previous is None else int(table["group_key"].is_in(previous["group_key"].implode()).sum())
+    test_problems = set(table.filter(pl.col("split") == ds.NEVER_INSPECTED)["problem_id"].to_list())
+    seen_problems = set(table.filter(pl.col("split").is_in(list(ds.INSPECTABLE)))["problem_id"].to_list())
     context.add_output_metadata(
         {
             "unit": table["unit"][0] if len(table) else "none",
             "groups_kept_from_stored": known,
             "groups_assigned_now": len(table) - known,
+            "test_problems_also_inspectable": len(test_problems & seen_problems),
             "split_sha256": ds.split_hash(table),
             **_sizes_metadata(table),
         }
@@ -154,11 +162,12 @@ def _config(settings: RobustnessSettings) -> RobustnessConfig:
 @dg.asset(
     group_name=GROUP,
     kinds=KINDS,
-    code_version="1",
+    code_version="2",
     description="One row per (judge, condition, metric): ROC-AUC, PR-AUC, Brier, ECE, log loss, out-of-fold MCC "
-    "and the prevalence on the full corpus and on the never-inspected part (test), the paired difference full - "
-    "never-inspected, trajectory-bootstrap intervals, and flagged = the difference's interval excludes 0 on the "
-    "side where the full corpus looks better (prompt-design contamination, seed study VI).",
+    "and the prevalence on the inspectable part (train and validation) and on the never-inspected part (test), the "
+    "paired difference inspectable - never-inspected, trajectory-bootstrap intervals, flagged = the ROC-AUC "
+    "difference's interval excludes 0 on the side where the inspectable part looks better (prompt-design "
+    "contamination, seed study VI), and detectable = the smallest ROC-AUC difference flagged with 80% power.",
 )
 def contamination(
     context: dg.AssetExecutionContext,
@@ -183,45 +192,87 @@ def contamination(
     return table
 
 
-@dg.asset(
-    group_name=GROUP,
-    kinds=KINDS,
-    code_version="1",
-    description="One row per finding (a judge above chance, a judge above another, a condition above another, the "
-    "panel above its mean member, a perturbation arm above the control): estimate, interval and status (holds / "
-    "tie / reversed) under trajectory resampling, problem resampling, equal problem weights and on the "
-    "never-inspected part, and the widening of problem over trajectory intervals (core/design/robustness.py).",
-)
-def findings(
-    context: dg.AssetExecutionContext,
-    config: RobustnessSettings,
-    predictions: pl.DataFrame,
-    design_split: pl.DataFrame,
-    judge_metrics: pl.DataFrame,
-    condition_effects: pl.DataFrame,
-    panel: pl.DataFrame,
-    per_problem: pl.DataFrame,
-    perturbation_metrics: pl.DataFrame,
-) -> pl.DataFrame:
-    table = state_findings(
-        predictions,
-        design_split,
-        judge_metrics=judge_metrics,
-        condition_effects=condition_effects,
-        panel=panel,
-        per_problem=per_problem,
-        perturbation_metrics=perturbation_metrics,
-        config=_config(config),
+MUTANT_COLUMNS = ["mutant_uid", "seed_uid", "operator", "arm", "severity", "in_loop", "in_guard",
+                  "behaviour_changed", "verified"]  # fmt: skip
+
+
+def findings_asset(present: Set[str]) -> dg.AssetsDefinition:
+    """``findings`` over the measurement tables, ``perturbation_metrics`` and, when ``present`` (the Definitions)
+    holds it, ``perturbation_outputs`` with ``mutants``: the per-mutant pairs its perturbation rows' checks use."""
+    optional = present_inputs(
+        ("perturbation_outputs",),
+        present,
+        columns={"perturbation_outputs": ["judge", "attempt_uid", "status", "p_accept"]},
     )
-    counts = table.group_by("kind", "status").len().sort("kind", "status") if len(table) else table
-    context.add_output_metadata(
-        {
-            "findings": len(table),
-            "by_status": dg.MetadataValue.md(markdown_table(counts)) if len(table) else "none",
-            "widening_by_judge": dg.MetadataValue.md(markdown_table(widening_by_judge(table)))
+    if optional:
+        optional["mutants"] = dg.AssetIn("mutants", metadata={"columns": MUTANT_COLUMNS})
+    optional["attempts"] = dg.AssetIn("attempts", metadata={"columns": ["attempt_uid", "participant", "problem_id"]})
+
+    @dg.asset(
+        name="findings",
+        group_name=GROUP,
+        kinds=KINDS,
+        code_version="2",
+        ins=optional,
+        description="One row per distinct finding (a judge above chance, a judge above another, a condition above "
+        "another, the panel above its mean member, a perturbation arm above the control; rows that give the same "
+        "result under several conditions are one row naming them, and a judge that answers the same under two "
+        "conditions shows no difference by construction): estimate, interval and status (holds / tie / reversed) "
+        "under trajectory resampling, problem resampling, equal problem weights and on the never-inspected part, "
+        "the widening of problem over trajectory intervals, and the bootstrap p with its Holm adjustment within "
+        "the stated family (core/robustness.py).",
+    )
+    def findings(
+        context: dg.AssetExecutionContext,
+        config: RobustnessSettings,
+        predictions: pl.DataFrame,
+        design_split: pl.DataFrame,
+        judge_metrics: pl.DataFrame,
+        condition_effects: pl.DataFrame,
+        panel: pl.DataFrame,
+        per_problem: pl.DataFrame,
+        perturbation_metrics: pl.DataFrame,
+        attempts: pl.DataFrame,
+        **frames: pl.DataFrame,
+    ) -> pl.DataFrame:
+        outputs = perturbation_answers(frames.get("perturbation_outputs"))
+        mutants = frames.get("mutants")
+        pairs = None
+        if not outputs.is_empty() and mutants is not None and not mutants.is_empty():
+            pairs = judged_pairs(mutants, outputs)
+        table = state_findings(
+            predictions,
+            design_split,
+            judge_metrics=judge_metrics,
+            condition_effects=condition_effects,
+            panel=panel,
+            per_problem=per_problem,
+            perturbation_metrics=perturbation_metrics,
+            perturbation_pairs=pairs,
+            attempts=None if attempts.is_empty() else attempts,
+            config=_config(config),
+        )
+        counts = table.group_by("kind", "status").len().sort("kind", "status") if len(table) else table
+        holm = (
+            table.filter(pl.col("family").is_not_null())
+            .group_by("family", "status", "holm_status")
+            .len()
+            .sort("family", "status", "holm_status")
             if len(table)
-            else "none",
-            "perturbation_rows": int((table["kind"] == "perturbation_arm").sum()) if len(table) else 0,
-        }
-    )
-    return table
+            else table
+        )
+        context.add_output_metadata(
+            {
+                "findings": len(table),
+                "by_status": dg.MetadataValue.md(markdown_table(counts)) if len(table) else "none",
+                "holm": dg.MetadataValue.md(markdown_table(holm)) if len(table) else "none",
+                "widening_by_judge": dg.MetadataValue.md(markdown_table(widening_by_judge(table)))
+                if len(table)
+                else "none",
+                "perturbation_rows": int((table["kind"] == "perturbation_arm").sum()) if len(table) else 0,
+                "perturbation_pairs": 0 if pairs is None else len(pairs),
+            }
+        )
+        return table
+
+    return findings

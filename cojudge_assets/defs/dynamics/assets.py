@@ -125,7 +125,7 @@ def survival(context: dg.AssetExecutionContext, attempts: pl.DataFrame, duckdb: 
 @dg.asset(
     group_name="dynamics",
     kinds=KINDS,
-    code_version="1",
+    code_version="2",
     description="One row per consecutive pair of attempts in a trajectory: normalized edit distance of the "
     "code and of the prompt-side (nonblind) context, CodeBLEU churn, whether the transition reached "
     "acceptance.",
@@ -155,7 +155,7 @@ def churn(
 @dg.asset(
     group_name="dynamics",
     kinds=KINDS,
-    code_version="1",
+    code_version="2",
     description="Within solved trajectories, the CodeBLEU similarity of each attempt to the first accepted "
     "submission (which is left out of its own comparison).",
 )
