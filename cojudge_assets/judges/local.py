@@ -38,7 +38,7 @@ reader understands (:meth:`SampleExecScorer.abstention`,
 anything when it cannot run the language, when there is neither a statement nor
 code, and when a statement gives no example with input and output to run (or
 only bare Input/Output sections whose bodies read as a format description, not
-data: core/examples.py, ``looks_like_prose``; it does not guess): such
+data: core/judging/examples.py, ``looks_like_prose``; it does not guess): such
 statements are function-level prompts (HumanEval-style), whose code is a fragment
 that does not compile alone (ICE-Score: 3,112 of 3,220 Python items are not valid
 Python on their own, and 117 of 120 sampled Java items do not compile), so calling
@@ -58,10 +58,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cojudge_assets.core.contest_judge import ContestJudge, Verdict, normalize_language
-from cojudge_assets.core.examples import read_examples, statement_examples
-from cojudge_assets.core.kattis import DEFAULT_MEMORY_MB, DEFAULT_TIME_LIMIT_S, ProblemPackage, TestCase
-from cojudge_assets.core.sandbox import SandboxError
+from cojudge_assets.core.execution.contest_judge import ContestJudge, Verdict, normalize_language
+from cojudge_assets.core.execution.sandbox import SandboxError
+from cojudge_assets.core.ingest.kattis import DEFAULT_MEMORY_MB, DEFAULT_TIME_LIMIT_S, ProblemPackage, TestCase
+from cojudge_assets.core.judging.examples import read_examples, statement_examples
 
 _BLOCK = re.compile(r"<<<BEGIN (STATEMENT|CODE|CONTEXT)>>>\n(.*?)\n<<<END \1>>>", re.DOTALL)
 
@@ -143,7 +143,7 @@ class SampleExecScorer:
             return ""
         if reading.set_aside:
             # its Input/Output sections describe the format in words: running the code on a sentence would fail
-            # every program alike, so sample-exec does not guess (core/examples.py: looks_like_prose)
+            # every program alike, so sample-exec does not guess (core/judging/examples.py: looks_like_prose)
             return (
                 "the statement's Input/Output sections describe the format in words "
                 f"({len(reading.set_aside)} read as prose, not data) and it gives no example that can be read "

@@ -586,7 +586,7 @@ _DETERMINISM_SCRIPT = """
 import json, sys
 import polars as pl
 from codebleu import calc_codebleu
-from cojudge_assets.core.dynamics import churn_pairs, convergence
+from cojudge_assets.core.dynamics.trajectories import churn_pairs, convergence
 from cojudge_tests.core.test_dynamics import BRANCHY_CANDIDATE, BRANCHY_REFERENCE, attempts_table, PROGRAMS
 c_prog, c_edit, c_other = PROGRAMS["c"]
 rows = [

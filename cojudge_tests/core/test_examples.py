@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from cojudge_assets.core.examples import PACKAGE_MARK, read_examples, same_examples, statement_examples
-from cojudge_assets.core.kattis import scan_problems
-from cojudge_assets.core.problems import full_statement, problems_table
+from cojudge_assets.core.ingest.kattis import scan_problems
+from cojudge_assets.core.ingest.problems import full_statement, problems_table
+from cojudge_assets.core.judging.examples import PACKAGE_MARK, read_examples, same_examples, statement_examples
 from cojudge_assets.judges.local import PromptParts, SampleExecScorer
 from cojudge_tests.conftest import SHARED_CORPORA
 

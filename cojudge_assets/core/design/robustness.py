@@ -10,7 +10,7 @@ Two tables, both from the long predictions table and the design split (core/desi
   full corpus with test, keeps test out of both sides: test is about a tenth of
   the corpus, so a full-vs-test contrast shares most of its attempts with the
   inspectable side and dilutes a leak. All three come from one set of
-  trajectory-bootstrap resamples (core/bootstrap.py): a resample draws
+  trajectory-bootstrap resamples (core/stats/bootstrap.py): a resample draws
   trajectories, each part uses its drawn trajectories, so both sides move
   together. A cell is **flagged** when the paired difference of its ROC-AUC
   has an interval excluding 0 on the positive side: the judge ranks better on
@@ -27,7 +27,7 @@ Two tables, both from the long predictions table and the design split (core/desi
   null, as is the prevalence's (``base_rate``). When test problems also appear
   in the inspectable part (a split by trajectory), a prompt tuned to a problem
   cannot show; the design split can group by problem instead
-  (core/design_split.py, ``unit="problem"``), so that no test problem is ever
+  (core/design/split.py, ``unit="problem"``), so that no test problem is ever
   inspected.
 * :func:`findings`: each comparison the measurement makes: a judge above
   chance (ROC-AUC - 0.5), a judge above another under the same condition, one
@@ -96,13 +96,19 @@ import polars as pl
 from scipy.stats import norm
 from statsmodels.stats.multitest import multipletests
 
-from cojudge_assets.core import calibration
-from cojudge_assets.core import metrics as m
-from cojudge_assets.core.bootstrap import cluster_codes, cluster_counts, cluster_weights, interval
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.design_split import INSPECTABLE, NEVER_INSPECTED, attempt_splits
-from cojudge_assets.core.measurement import PANEL, MeasurementConfig, Universe, _condition_order, condition_panel
+from cojudge_assets.core.design.split import INSPECTABLE, NEVER_INSPECTED, attempt_splits
+from cojudge_assets.core.measurement import calibration
+from cojudge_assets.core.measurement.measure import (
+    PANEL,
+    MeasurementConfig,
+    Universe,
+    _condition_order,
+    condition_panel,
+)
 from cojudge_assets.core.perturbation.stats import PerturbationConfig, _statistics, primary
+from cojudge_assets.core.stats import metrics as m
+from cojudge_assets.core.stats.bootstrap import cluster_codes, cluster_counts, cluster_weights, interval
 
 HOLDS, TIE, REVERSED, UNDEFINED = "holds", "tie", "reversed", "undefined"
 BY_CONSTRUCTION = "by construction"  # a judge that ignores the context: identical answers under both conditions

@@ -23,13 +23,14 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import SEED
+from cojudge_assets.core.design import split as ds
+from cojudge_assets.core.design.robustness import RobustnessConfig, widening_by_judge
+from cojudge_assets.core.design.robustness import contamination as score_contamination
+from cojudge_assets.core.design.robustness import findings as state_findings
+from cojudge_assets.core.judging.prompts import PROMPT_VERSION
+from cojudge_assets.core.judging.requests import write_jsonl
+from cojudge_assets.core.measurement.predictions import has_table
 from cojudge_assets.core.perturbation.stats import judged_pairs, perturbation_answers
-from cojudge_assets.core.predictions import has_table
-from cojudge_assets.core.prompts import PROMPT_VERSION
-from cojudge_assets.core.requests import write_jsonl
-from cojudge_assets.core.robustness import RobustnessConfig, widening_by_judge
-from cojudge_assets.core.robustness import contamination as score_contamination
-from cojudge_assets.core.robustness import findings as state_findings
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS, present_inputs
 from cojudge_assets.defs.resources import output_dir
@@ -220,7 +221,7 @@ def findings_asset(present: Set[str]) -> dg.AssetsDefinition:
         "conditions shows no difference by construction): estimate, interval and status (holds / tie / reversed) "
         "under trajectory resampling, problem resampling, equal problem weights and on the never-inspected part, "
         "the widening of problem over trajectory intervals, and the bootstrap p with its Holm adjustment within "
-        "the stated family (core/robustness.py).",
+        "the stated family (core/design/robustness.py).",
     )
     def findings(
         context: dg.AssetExecutionContext,
