@@ -564,7 +564,7 @@ def _summaries(
             "coverage_se": None,
             "width": None,
             "reps": int(interval.sum()),
-            "no_interval": int((has & ~interval).sum()),
+            "no_interval": 0 if method == "judge" else int((has & ~interval).sum()),
             "undefined": int((np.isnan(est[:, k]) & open_).sum()),
             "all_labelled": int((~open_).sum()),
             "boot_undefined": float(np.mean(dropped[interval, k])) if dropped is not None and interval.any() else None,
