@@ -546,7 +546,10 @@ def _summaries(
         g, total = groups_l[:, k], groups_t[k]
         open_ = g < total  # not every group of the stratum labelled
         has = ~np.isnan(est[:, k]) & open_
-        interval = has & (g >= min_groups) & ~np.isnan(lo[:, k]) & ~np.isnan(hi[:, k])
+        # an interval needs min_groups labelled groups in the repetition, and on average over the repetitions (a
+        # participant's row does not report the coverage of the few samples that happened to reach min_groups)
+        enough = (g >= min_groups) & (g.mean() >= min_groups)
+        interval = has & enough & ~np.isnan(lo[:, k]) & ~np.isnan(hi[:, k])
         e = est[has, k]
         row = {
             "participant": name,

@@ -41,7 +41,7 @@ def _folder(duckdb: DuckDBResource) -> Path:
 @dg.asset(
     group_name="estimation",
     kinds=KINDS,
-    code_version="2",
+    code_version="3",
     description="One row per judge x condition x participant (null: every attempt) x method (labels, judge, "
     "rogan_gladen, ppi) x label budget n < G (groups; a budget reaching G: one 'every group labelled' row): truth "
     "(full-label pass rate), mean estimate, bias, sd, RMSE, empirical coverage of the interval with its Monte Carlo "
