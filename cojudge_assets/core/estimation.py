@@ -680,7 +680,9 @@ def labels_saved(estimation: pl.DataFrame, *, alpha: float = 0.05) -> pl.DataFra
         out = {k: r[k] for k in ("judge", "condition", "method", "n", "groups_total", "labels", "rmse_labels")}
         out |= {"rmse": r["rmse"], "coverage": r["coverage"], "coverage_se": r["coverage_se"], "coverage_ok": ok}
         out |= dict.fromkeys(("groups_needed", "attempts_needed", "labels_saved", "attempts_saved"))
-        if r["coverage"] is None:
+        if r["estimate"] is None:
+            out["note"] = "undefined in every repetition"
+        elif r["coverage"] is None:
             out["note"] = "no interval: not compared"
         elif not ok:
             out["note"] = f"coverage {r['coverage']:.3f} not within Monte Carlo error of {1 - alpha:.2f}: not shown"

@@ -100,7 +100,9 @@ def _repetitions(r: dict) -> str:
     if r["undefined"]:
         parts.append(f"{r['undefined']} undefined")
     if r["boot_undefined"]:
-        parts.append(f"{r['boot_undefined']:.0%} of bootstrap replicates undefined")
+        share = r["boot_undefined"]
+        parts.append(f"{share:.1%}" if share >= 0.001 else "< 0.1%")
+        parts[-1] += " of bootstrap replicates undefined"
     return "; ".join(parts) if parts else "–"
 
 

@@ -217,28 +217,71 @@ def recompute_labels_saved(frame: pl.DataFrame, config: EstimationConfig) -> pl.
                 n = m[i].sum()
                 ybar, fl = yg[i].sum() / n, fg[i].sum() / n
                 fu = (fg.sum() - fg[i].sum()) / (total - n)
-                lam = np.clip(
-                    np.sum((yg[i] - ybar * m[i]) * (fg[i] - fl * m[i])) / n / ((1 + n / (total - n)) * var_all), 0, 1
-                )
+                cov = np.sum((yg[i] - ybar * m[i]) * (fg[i] - fl * m[i])) / n
+                # a judge with one p for every attempt has no variance: lam = 0, the labels alone
+                lam = np.clip(cov / ((1 + n / (total - n)) * var_all), 0, 1) if var_all > 0 else 0.0
                 labels.append(ybar)
                 ppi.append(lam * fu + ybar - lam * fl)
             mse_labels = np.mean((np.array(labels) - truth) ** 2)
             mse_ppi = np.mean((np.array(ppi) - truth) ** 2)
-            needed = 1 / ((1 / budget - 1 / big_g) * mse_labels / mse_ppi + 1 / big_g)
-            out.append({"judge": judge, "condition": condition, "n": budget, "recomputed": budget - needed})
+            exact = mse_labels == 0 or mse_ppi == 0  # no label-equivalent (the asset shows none)
+            needed = np.nan if exact else 1 / ((1 / budget - 1 / big_g) * mse_labels / mse_ppi + 1 / big_g)
+            out.append(
+                {"judge": judge, "condition": condition, "n": budget, "recomputed": budget - needed}
+                | {"mse_labels": mse_labels, "mse_ppi": mse_ppi}
+            )
     return pl.DataFrame(out)
 
 
-def compare_with_recomputation(frame: pl.DataFrame, config: EstimationConfig, *, saved: pl.DataFrame | None = None):
-    """Every PPI++ labels_saved shown matches the recomputation within 5% (of its size, or 0.05 groups near 0);
-    returns the rows compared."""
-    saved = saved if saved is not None else labels_saved(estimate_pass_rates(frame, config))
+def compare_with_recomputation(
+    frame: pl.DataFrame,
+    config: EstimationConfig,
+    *,
+    estimation: pl.DataFrame | None = None,
+    saved: pl.DataFrame | None = None,
+):
+    """Every PPI++ labels_saved shown matches the recomputation within 5% (of its size, or 0.05 groups near 0),
+    and so does the spread (MSE) of labels alone and PPI++ at every budget, shown or not; returns the rows
+    compared."""
+    estimation = estimation if estimation is not None else estimate_pass_rates(frame, config)
+    saved = saved if saved is not None else labels_saved(estimation)
+    recomputed = recompute_labels_saved(frame, config)
+    overall = estimation.filter(pl.col("participant").is_null() & pl.col("note").is_null())
+    for method, column in (("labels", "mse_labels"), ("ppi", "mse_ppi")):
+        mine = overall.filter(pl.col("method") == method).select("judge", "condition", "n", "rmse")
+        both = mine.join(recomputed, on=["judge", "condition", "n"], how="inner")
+        assert len(both) == len(recomputed) > 0
+        for row in both.iter_rows(named=True):
+            assert row["rmse"] ** 2 == pytest.approx(row[column], rel=0.05, abs=1e-12), (method, row)
     shown = saved.filter((pl.col("method") == "ppi") & pl.col("labels_saved").is_not_null())
-    joined = shown.join(recompute_labels_saved(frame, config), on=["judge", "condition", "n"], how="inner")
+    joined = shown.join(recomputed, on=["judge", "condition", "n"], how="inner")
     assert len(joined) == len(shown)
     for row in joined.iter_rows(named=True):
         assert row["labels_saved"] == pytest.approx(row["recomputed"], rel=0.05, abs=0.05), row
     return joined
+
+
+@pytest.mark.slow
+def test_labels_saved_on_the_demo_study_matches_the_recomputation(demo_study):
+    """The demo study's stored estimation and labels_saved tables against the recomputation from its predictions
+    (the pipeline's settings)."""
+    import duckdb
+
+    with duckdb.connect(str(demo_study.db), read_only=True) as conn:
+        predictions = conn.execute("select * from main.predictions").pl()
+        estimation = conn.execute("select * from main.estimation").pl()
+        saved = conn.execute("select * from main.labels_saved").pl()
+    # no coverage row at or beyond every group; every coverage with its Monte Carlo SE; no per-participant
+    # interval below 10 labelled groups
+    assert (
+        estimation.filter(pl.col("coverage").is_not_null())["n"]
+        < estimation["groups_total"].filter(estimation["coverage"].is_not_null())
+    ).all()
+    assert estimation.filter(pl.col("coverage").is_not_null())["coverage_se"].null_count() == 0
+    assert estimation.filter(pl.col("participant").is_not_null() & (pl.col("groups") < 10))[
+        "coverage"
+    ].null_count() == len(estimation.filter(pl.col("participant").is_not_null() & (pl.col("groups") < 10)))
+    compare_with_recomputation(estimation_frame(predictions), EstimationConfig(), estimation=estimation, saved=saved)
 
 
 def test_labels_saved_matches_an_independent_recomputation_from_the_estimates_spread():

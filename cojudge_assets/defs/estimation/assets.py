@@ -80,7 +80,7 @@ def estimation(
 @dg.asset(
     group_name="estimation",
     kinds=KINDS,
-    code_version="2",
+    code_version="3",
     description="One row per judge x condition x judge-assisted method x label budget n: labels needed for equal "
     "precision, from the achieved MSE across repetitions: the groups (and attempts) the method needs to match "
     "labels alone's MSE at n, and the labels saved (n - groups needed); shown only where the method's coverage "
