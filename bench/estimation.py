@@ -1,13 +1,13 @@
 """The estimation group's time on a study's tables, at 1x and 10x.
 
-Usage: .venv/bin/python bench/estimation.py [--duckdb data/cojudge.duckdb] [--scales 1 10] [--repetitions 200]
+Usage: .venv/bin/python bench/estimation.py [--duckdb data/cojudge.duckdb] [--scales 1 10] [--repetitions 1000]
 
-Reads predictions, judge_metrics and participant_context from a materialized DuckDB file (the demo corpus's:
+Reads predictions and participant_context from a materialized DuckDB file (the demo corpus's:
 `cojudge materialize --duckdb <file>`), and times the three assets' core calls as the assets make them
 (estimation: estimation_frame + estimate_pass_rates with the pipeline's defaults; labels_saved;
 bias_diagnostics: bias_frame + bias_diagnostics + one figure per judge). At scale k the attempts are
 replicated k times with new attempt ids and new participants (so trajectories are replicated, not
-lengthened); thresholds are the study's. Prints the date, the load average, seconds per step and scale, and the
+lengthened). Prints the date, the load average, seconds per step and scale, and the
 process's CPU seconds (less sensitive than wall time to a busy machine).
 """
 
@@ -54,11 +54,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--duckdb", type=Path, default=ROOT / "data" / "cojudge.duckdb")
     parser.add_argument("--scales", type=int, nargs="+", default=[1, 10])
-    parser.add_argument("--repetitions", type=int, default=200)
+    parser.add_argument("--repetitions", type=int, default=EstimationConfig().repetitions)
     args = parser.parse_args()
     with duckdb.connect(str(args.duckdb), read_only=True) as conn:
         predictions = conn.execute("select * from main.predictions").pl()
-        judge_metrics = conn.execute("select * from main.judge_metrics").pl()
         context = conn.execute("select attempt_uid, condition, chars, provenance from main.participant_context").pl()
     config = EstimationConfig(repetitions=args.repetitions)
     print(f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, load average {os.getloadavg()[0]:.1f}, {args.duckdb}")
@@ -66,9 +65,9 @@ def main() -> None:
         preds, ctx = replicate(predictions, scale), replicate(context, scale)
         attempts = preds["attempt_uid"].n_unique()
         start, cpu = time.perf_counter(), time.process_time()
-        table = estimate_pass_rates(estimation_frame(preds, judge_metrics), config)
+        table = estimate_pass_rates(estimation_frame(preds), config)
         estimated = time.perf_counter()
-        labels_saved(table, k=config.k)
+        labels_saved(table, alpha=config.alpha)
         saved = time.perf_counter()
         diagnostics = bias_diagnostics(bias_frame(preds, ctx))
         with tempfile.TemporaryDirectory() as folder:

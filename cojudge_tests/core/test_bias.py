@@ -4,8 +4,9 @@ covariates a corpus lacks or holds constant get a note row."""
 import numpy as np
 import polars as pl
 import pytest
+from scipy import stats
 
-from cojudge_assets.core.design.bias import bias_diagnostics, bias_frame, code_size
+from cojudge_assets.core.bias import bias_diagnostics, bias_frame, code_size, format_p
 
 
 def synthetic_predictions(length_bias: float, *, seed: int = 1) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -96,3 +97,17 @@ def test_code_size_and_invalid_inputs():
     predictions, context = synthetic_predictions(0.0)
     with pytest.raises(ValueError, match="covariates"):
         bias_diagnostics(bias_frame(predictions, context), covariates=("shoe_size",))
+
+
+def test_p_values_use_t_on_trajectories_minus_one_and_tiny_ones_print_as_a_floor():
+    """Few trajectories: the p-value is the two-sided t tail on G - 1 degrees of freedom of coef / se, larger than
+    the z tail; a p-value below 1e-16 prints as "< 1e-16"."""
+    predictions, context = synthetic_predictions(0.03)
+    few = predictions.filter(pl.col("participant").is_in([f"u{i:02d}" for i in range(3)]))  # 15 trajectories
+    table = bias_diagnostics(bias_frame(few, context))
+    row = table.filter((pl.col("error") == "p_minus_y") & (pl.col("term") == "log2_lines")).row(0, named=True)
+    assert row["groups"] == 15
+    t = abs(row["coef"] / row["se"])
+    assert row["p"] == pytest.approx(2 * stats.t.sf(t, 14), rel=1e-9)
+    assert row["p"] > 2 * stats.norm.sf(t)
+    assert format_p(7.7e-113) == "< 1e-16" and format_p(2e-16) == "2.0e-16" and format_p(0.04) == "0.0400"

@@ -6,12 +6,15 @@ import json
 
 import dagster as dg
 import duckdb
+import polars as pl
 import pytest
 
 from cojudge_assets.cli import run_steps
-from cojudge_assets.core.judging.examples import statement_examples
+from cojudge_assets.core.estimation import EstimationConfig, estimation_frame
+from cojudge_assets.core.examples import statement_examples
 from cojudge_assets.definitions import build_definitions
 from cojudge_tests.conftest import REPO, SHARED_CORPORA
+from cojudge_tests.core.test_estimation import compare_with_recomputation
 
 pytestmark = pytest.mark.skipif(not SHARED_CORPORA.is_dir(), reason=f"shared corpora not found at {SHARED_CORPORA}")
 
@@ -76,6 +79,17 @@ def test_itsp_is_judged_by_both_local_judges(tmp_path, monkeypatch):
         "recalibration",
         "predictions",
     } <= tables
+    # labels needed for equal precision (issue 26): the stored tables (whole trajectories, which know the pass
+    # rate) and a study drawn attempt by attempt match their recomputation from the estimates' spread
+    predictions = con.sql("select * from main.predictions").pl()
+    compare_with_recomputation(
+        estimation_frame(predictions),
+        EstimationConfig(),
+        estimation=con.sql("select * from main.estimation").pl(),
+        saved=con.sql("select * from main.labels_saved").pl(),
+    )
+    by_attempt = compare_with_recomputation(estimation_frame(predictions, grouping="attempt"), EstimationConfig())
+    assert (by_attempt.filter(pl.col("judge") == "sample-exec")["labels_saved"] > 0).all() and len(by_attempt) >= 4
     # the verdict-only dynamics of real students' trajectories
     assert con.sql("select count(*) from main.success_at_turn where subset = 'all'").fetchone()[0] > 0
     assert con.sql("select count(*) from main.survival where clock = 'turn'").fetchone()[0] > 1

@@ -19,10 +19,16 @@ in one model:
   (participant_context: chars / 1000, and the provenance tier);
 * ``verdict``: the verdict type (WA/TLE/RE/CE...) among rejected attempts only, against the most frequent.
 
-Standard errors are cluster-robust (statsmodels ``cov_type="cluster"``) by trajectory (participant x problem;
-the problem when the attempt has no participant). p-values are adjusted over every term of a judge x condition
-x error (``multipletests``, Holm by default). A covariate the corpus lacks (no column, all null) or that is
-constant on the cell gets a note row instead of terms.
+Standard errors are cluster-robust (statsmodels ``cov_type="cluster"``, CR1) by trajectory (participant x problem;
+the problem when the attempt has no participant), and p-values come from t on G - 1 degrees of freedom (G the
+trajectories), not z: with few trajectories z overstates the evidence (issue 26). p-values are adjusted over
+every term of a judge x condition x error (``multipletests``, Holm by default). A covariate the corpus lacks
+(no column, all null) or that is constant on the cell gets a note row instead of terms.
+
+What ``p_minus_y`` measures: the judge's error *and* whatever predicts y. A covariate that predicts the verdict
+(longer programs fail more often, turn 2 is the accepted one) shifts p - y even for a judge that ignores it,
+because p cannot follow y perfectly; a coefficient is "the judge is more lenient where this covariate is high"
+only beside the covariate's association with y. ``oof_wrong`` has the same caveat for the error rate.
 """
 
 from __future__ import annotations
@@ -39,6 +45,24 @@ from statsmodels.stats.multitest import multipletests
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.stats import metrics as m
 from cojudge_assets.core.stats.bootstrap import cluster_codes
+
+P_FLOOR = 1e-16  # a p-value below this is shown as "< 1e-16": double precision holds no more
+
+
+def format_p(value: float | None) -> str:
+    """A p-value as shown in the report: "< 1e-16" below P_FLOOR, else three significant digits.
+
+    >>> [format_p(v) for v in (7.7e-113, 0.0, 0.0123, 0.5, None)]
+    ['< 1e-16', '< 1e-16', '0.0123', '0.500', '–']
+    """
+    if value is None or value != value:
+        return "–"
+    if value < P_FLOOR:
+        return "< 1e-16"
+    if value < 0.001:
+        return f"{value:.1e}"
+    return f"{value:#.3g}"
+
 
 ERRORS = ("p_minus_y", "oof_wrong")
 NUMERIC = ("log2_lines", "log2_tokens", "turn", "context_kchars")
@@ -192,7 +216,9 @@ def _fit(part: pl.DataFrame, error: str, covariate: str) -> list[dict]:
     else:
         design = np.column_stack([np.ones(len(data)), data[covariate].to_numpy().astype(float)])
         names = [covariate]
-    result = sm.OLS(data[error].to_numpy().astype(float), design).fit(cov_type="cluster", cov_kwds={"groups": clusters})
+    result = sm.OLS(data[error].to_numpy().astype(float), design).fit(
+        cov_type="cluster", cov_kwds={"groups": clusters}, use_t=True
+    )  # t on (trajectories - 1) degrees of freedom
     rows = []
     scale = max(float(np.std(data[error].to_numpy())), 1e-300)
     for i, name in enumerate(names):

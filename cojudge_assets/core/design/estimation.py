@@ -1,51 +1,55 @@
 """A pass rate from few labels and a judge: what each way of estimating it gives, over many repeated samples.
 
-The question (issue 18): "I can afford to label n attempts; the judge scores the rest: what pass rate can I
-report, with what interval?". For every judge x condition, label budgets n and R repetitions, a labelled
-sample is drawn and the pass rate (share of attempts accepted) is estimated four ways:
+The question (issue 18): "I can afford to label n groups of attempts; the judge scores the rest: what pass rate
+can I report, with what interval?". The corpus is a **finite population** of G groups (a group: a trajectory,
+participant x problem, or the problem when the attempt has no participant); the truth is the pass rate of every
+attempt of the cell (the full-label pass rate). For every judge x condition, label budget n < G and R
+repetitions, n groups are drawn without replacement (every attempt of a drawn group labelled), seeded, and the
+pass rate is estimated four ways. With g labelled groups of G, every interval carries the finite-population
+correction ``1 - g/G`` on its variance (issue 26), and an interval is given only where ``MIN_GROUPS <= g < G``:
+with fewer labelled groups no variance estimate is trustworthy, and with every group labelled the pass rate is
+known (a budget reaching G is reported once, as "every group labelled", not as a coverage row).
 
-* ``labels``: the labelled attempts alone. The mean of y; its interval is the cluster-robust (CR1) t interval
-  ``ybar +- t_{G-1} se``, ``se^2 = G/(G-1) * sum_g (Y_g - ybar M_g)^2 / n^2`` over the G labelled groups
-  (Y_g the accepted attempts, M_g the attempts of group g, n = sum M_g). With one attempt per group it is
-  the textbook t interval of a mean.
-* ``judge``: the judge alone, no label: the share of attempts with ``p >= t``, t the judge's out-of-fold
-  threshold (judge_metrics' ``threshold_oof_median``: the median of the per-fold thresholds). It does not
-  depend on the sample; its interval (the same CR1 t interval, over every attempt) only says how precisely the
-  judge's own rate is known, not how far it is from the truth: its coverage shows that.
+* ``labels``: the labelled attempts alone: ``ybar = sum Y_g / sum M_g`` over the labelled groups (Y_g accepted
+  attempts, M_g attempts of group g, n_att = sum M_g). Interval ``ybar +- t_{g-1} se`` with the cluster-robust
+  CR1 variance and the correction: ``se^2 = (1 - g/G) g/(g-1) sum_g (Y_g - ybar M_g)^2 / n_att^2``.
+* ``judge``: the judge alone: the share of every attempt with ``p >= t``, t the threshold selected on the
+  labelled sample (the grid threshold of largest MCC, middle of ties, as ``metrics.select_threshold``). It is
+  computed on every attempt, so with the correction its own sampling variance is 0: it has **no interval**; its
+  error is its bias, which the bias and RMSE columns show.
 * ``rogan_gladen``: ``(q + spec - 1) / (sens + spec - 1)`` clipped to [0, 1], q the judge's positive rate on
-  every attempt, sensitivity and specificity (of the decision ``p >= t``) estimated on the labelled attempts
-  (Rogan and Gladen 1978). Interval: percentile bootstrap over the labelled groups (resampled with
-  replacement, q fixed). Undefined (no estimate) when the labelled sample has no accepted or no rejected
-  attempt, or ``sens + spec <= 1``.
-* ``ppi``: PPI++, prediction-powered inference of a mean with power tuning (Angelopoulos, Duchi and Zrnic
-  2023, arXiv:2311.01453), as ``ppi_py.ppi_mean_ci(Y, Yhat, Yhat_unlabeled, lam=None)`` computes it, with
-  the unlabelled set = the attempts not labelled: ``theta = lam fbar_u + mean_l(y - lam f)``,
-  ``lam = clip(cov_l(y, f) / ((1 + n/N) var(f)), 0, 1)`` (cov with divisor n, var over all n + N attempts
-  with divisor n + N - 1), ``se^2 = var_l(y - lam f)/n + lam^2 var_u(f)/N`` (divisor the count), z interval.
-  Grouped samples: every (co)variance is taken over group sums (``sum_g (A_g - abar M_g)(B_g - bbar M_g)``
-  in place of ``sum_i (a_i - abar)(b_i - bbar)``), which is the same number when every group is one attempt
-  (tested against ppi_python to 1e-9) and the cluster-robust one otherwise.
+  every attempt, sensitivity and specificity of ``p >= t`` measured on the labelled sample, t selected there
+  (Rogan and Gladen 1978). Interval: percentile bootstrap over the labelled groups (resampled with replacement,
+  q and t fixed), its ends pulled towards the estimate by ``sqrt(1 - g/G)`` (the correction on the scale of a
+  standard error). Undefined (counted in ``undefined``) when the labelled sample has no accepted or no rejected
+  attempt, or ``sens + spec <= 1``; the share of bootstrap replicates undefined for the same reasons is
+  ``boot_undefined``. Overall only: a participant's sample is too small for its own sensitivity and specificity,
+  and borrowing the pooled ones was biased (issue 26), so there is no per-participant row.
+* ``ppi``: PPI++ (Angelopoulos, Duchi and Zrnic 2023, arXiv:2311.01453) with power tuning, the point estimate
+  of ``ppi_py.ppi_mean_pointestimate(Y, Yhat, Yhat_unlabeled, lam=None)`` with the unlabelled set = the attempts
+  not labelled: ``theta = lam fbar_u + ybar - lam fbar_l``, ``lam = clip(cov_l(y, f) / ((1 + n/N) var(f)), 0,
+  1)``, (co)variances over group sums. In a finite population ``fbar_u = (F - n fbar_l) / N``, so theta is the
+  regression (difference) estimator ``ybar - c (fbar_l - fbar)`` with ``c = lam (n + N) / N`` and fbar the
+  judge's mean over every attempt. Its interval is therefore the design-based one of that estimator, the same
+  small-sample treatment as labels alone: ``theta +- t_{g-1} se``, ``se^2 = (1 - g/G) g/(g-1) sum_g (E_g - ebar
+  M_g)^2 / n_att^2`` with ``e = y - c f``. ppi_python's own interval (``ppi_mean_ci``: a z interval of
+  ``var_l(y - lam f)/n + lam^2 var_u(f)/N``, made for an unlabelled sample drawn apart from the labelled one) is
+  :func:`ppi_mean_interval` with ``finite=False``, equal to ppi_python to 1e-9 in the tests; over few groups it
+  covered too little (0.92 at G = 25, issue 26; docs/methodology.md compares both and a cluster bootstrap).
 
-Sampling: the unit of sampling is a **group**: a trajectory (participant x problem), or the problem when the
-attempt has no participant; a labelled sample of budget n is n groups drawn without replacement (every attempt
-of a drawn group labelled), seeded. ``n`` is therefore counted in groups, capped at the groups the cell has;
-``labels`` gives the mean number of labelled attempts. Truth is the pass rate of every attempt of the cell
-(the full-label pass rate). Per repetition the estimate and its interval; per method and n: the mean estimate,
-bias (mean estimate - truth), RMSE, empirical coverage (share of repetitions whose interval holds the truth),
-mean width, and ``reps``: the repetitions where the method was defined.
+Per repetition the estimate and its interval; per method and n: the mean labelled groups and attempts, mean
+estimate, bias, spread (sd) and RMSE of the estimates, empirical coverage with its Monte Carlo standard error
+``sqrt(c (1 - c) / reps)``, mean width; ``reps`` the repetitions with an interval, ``no_interval`` those with an
+estimate but fewer than MIN_GROUPS labelled groups, ``undefined`` those without an estimate, ``all_labelled``
+those where every group of the stratum was labelled (a participant's). Per participant (where the corpus has two
+or more with two groups or more): the same draws restricted to the participant's groups (labels, judge, ppi).
 
-Per participant (where the corpus has two or more): the same labelled draws, restricted to the participant's
-groups: ``labels`` and ``ppi`` use the participant's labelled and unlabelled attempts (undefined with fewer than
-two labelled groups of the participant); ``rogan_gladen`` borrows sensitivity and specificity from the whole
-labelled sample and takes q on the participant's attempts.
-
-Labels saved (:func:`labels_saved`): the **label-equivalent budget** of a judge-assisted method at budget n is
-``n_eff = n * (se_labels(n) / se_method(n))^2``: the budget labels alone would need to give an interval
-as narrow (standard errors scale as 1/sqrt(n)); each se is the mean width over its quantile (``2 t_{n-1}``, and
-CR1's ``sqrt(n/(n-1))``, for labels alone, ``2 z`` for the others), so neither counts as labels saved;
-``labels_saved = n_eff - n``, in groups, and ``attempts_saved`` the
-same in labelled attempts. A method at n is "as narrow as labels alone at k n" when ``n_eff >= k n``;
-``first_n_at_k`` is the smallest budget where that holds (null if none).
+Labels needed for equal precision (:func:`labels_saved`): from the achieved precision, the mean squared error of
+the estimates across repetitions. Under sampling without replacement an estimator's MSE at g groups is about
+``(1/g - 1/G) V``; so a judge-assisted method whose MSE at n is ``MSE`` reaches labels alone's ``MSE_labels(n)``
+with ``groups_needed = 1 / ((1/n - 1/G) MSE_labels / MSE + 1/G)`` groups; ``labels_saved = n -
+groups_needed`` (groups) and the same in attempts (groups times the mean attempts per labelled group). Shown only
+where the method's coverage is within Monte Carlo error (two standard errors at the nominal level) of nominal.
 """
 
 from __future__ import annotations
@@ -57,13 +61,20 @@ import polars as pl
 from scipy import stats
 
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.stats.bootstrap import cluster_codes
+from cojudge_assets.core.metrics import THRESHOLD_GRID, _mcc
 
 METHODS = ("labels", "judge", "rogan_gladen", "ppi")
 JUDGE_ASSISTED = ("rogan_gladen", "ppi")
+# PPI++ intervals compared in docs/methodology.md (bench/ppi_intervals.py): ppi_python's z interval without the
+# correction (CR0), and a cluster bootstrap with the correction; ``ppi`` is the design-based t interval
+PPI_VARIANTS = ("ppi_z_cr0", "ppi_bootstrap")
+PER_PARTICIPANT = ("labels", "judge", "ppi")
+MIN_GROUPS = 10  # fewer labelled groups than this: no interval
 TIE = 1e-12  # an interval end within this of the truth covers it (sums in another order differ by ulps)
-THRESHOLD_METRIC = "threshold_oof_median"  # judge_metrics' row holding the out-of-fold threshold (value column)
-FRAME_COLUMNS = ("judge", "condition", "unit", "group", "participant", "y", "p", "threshold")
+EVERY_GROUP = "every group labelled: the pass rate is known"
+JUDGE_NOTE = "no interval: the judge's rate on every attempt has no sampling error; its error is the bias"
+CHUNK = 200  # repetitions per bootstrap block (memory: bootstrap x CHUNK x n float32)
+FRAME_COLUMNS = ("judge", "condition", "unit", "group", "participant", "y", "p")
 ESTIMATION_SCHEMA = pl.Schema(
     {
         "judge": pl.String,
@@ -71,14 +82,23 @@ ESTIMATION_SCHEMA = pl.Schema(
         "participant": pl.String,  # null: every attempt of the cell
         "method": pl.String,
         "n": pl.Int64,  # label budget, in groups
+        "groups": pl.Float64,  # mean labelled groups of the stratum
+        "groups_total": pl.Int64,  # G: the stratum's groups
         "labels": pl.Float64,  # mean labelled attempts
         "truth": pl.Float64,
         "estimate": pl.Float64,
         "bias": pl.Float64,
+        "sd": pl.Float64,  # spread of the estimates across repetitions
         "rmse": pl.Float64,
         "coverage": pl.Float64,
+        "coverage_se": pl.Float64,  # Monte Carlo standard error of the coverage
         "width": pl.Float64,
-        "reps": pl.Int64,
+        "reps": pl.Int64,  # repetitions with an interval (coverage and width are over these)
+        "no_interval": pl.Int64,  # an estimate, but fewer than MIN_GROUPS labelled groups
+        "undefined": pl.Int64,  # no estimate
+        "all_labelled": pl.Int64,  # every group of the stratum labelled: not counted above
+        "boot_undefined": pl.Float64,  # Rogan-Gladen: share of bootstrap replicates undefined
+        "note": pl.String,
     }
 )
 
@@ -86,11 +106,12 @@ ESTIMATION_SCHEMA = pl.Schema(
 @dataclass(frozen=True)
 class EstimationConfig:
     budgets: tuple[int, ...] = (25, 50, 100, 200)
-    repetitions: int = 200
-    bootstrap: int = 200  # Rogan-Gladen bootstrap resamples per repetition
+    repetitions: int = 1000
+    bootstrap: int = 200  # bootstrap resamples per repetition (Rogan-Gladen; PPI++'s bootstrap variant)
     alpha: float = 0.05
-    k: float = 2.0
     seed: int = SEED
+    min_groups: int = MIN_GROUPS
+    variants: bool = False  # also PPI_VARIANTS (the comparison of PPI++ intervals)
 
     def __post_init__(self):
         if not self.budgets or any(int(b) != b or b < 2 for b in self.budgets):
@@ -100,31 +121,18 @@ class EstimationConfig:
                 raise ValueError(f"{name}: expected a positive integer, got {getattr(self, name)!r}")
         if not 0 < self.alpha < 1:
             raise ValueError(f"alpha: expected a level in (0, 1), got {self.alpha!r}")
-        if self.k <= 1:
-            raise ValueError(f"k: expected a label multiple > 1, got {self.k!r}")
+        if self.min_groups < 2:
+            raise ValueError(f"min_groups: expected an integer >= 2, got {self.min_groups!r}")
 
 
 # -- the frame ---------------------------------------------------------------------------------------------
 
 
-def oof_thresholds(judge_metrics: pl.DataFrame) -> pl.DataFrame:
-    """(judge, condition, threshold): the out-of-fold threshold, from judge_metrics' ``threshold_oof_median`` row."""
-    missing = {"judge", "condition", "metric", "value"} - set(judge_metrics.columns)
-    if missing:
-        raise ValueError(f"judge_metrics: expected columns judge, condition, metric, value; missing {sorted(missing)}")
-    return judge_metrics.filter(pl.col("metric") == THRESHOLD_METRIC).select(
-        "judge", "condition", pl.col("value").alias("threshold")
-    )
-
-
 GROUPINGS = ("trajectory", "attempt")
 
 
-def estimation_frame(
-    predictions: pl.DataFrame, judge_metrics: pl.DataFrame, *, grouping: str = "trajectory"
-) -> pl.DataFrame:
-    """One row per answered attempt x judge x condition: unit (attempt_uid), group, participant, y, p (p_accept)
-    and the cell's out-of-fold threshold. Cells without a threshold (a judge that was not scored) are left out.
+def estimation_frame(predictions: pl.DataFrame, *, grouping: str = "trajectory") -> pl.DataFrame:
+    """One row per answered attempt x judge x condition: unit (attempt_uid), group, participant, y, p (p_accept).
 
     ``grouping``: ``trajectory`` (the default: the sampling group is the trajectory, or the problem when the
     attempt has no participant) or ``attempt`` (every attempt a group of its own: labels drawn attempt by attempt,
@@ -144,19 +152,15 @@ def estimation_frame(
         .then(pl.lit("problem\x1f") + pl.col("problem_id").cast(pl.String))
         .otherwise(pl.col("participant").cast(pl.String) + pl.lit("\x1f") + pl.col("problem_id").cast(pl.String))
     )
-    return (
-        rows.select(
-            "judge",
-            "condition",
-            pl.col("attempt_uid").alias("unit"),
-            group.alias("group"),
-            pl.col("participant").cast(pl.String),
-            pl.col("y").cast(pl.Int64),
-            pl.col("p_accept").cast(pl.Float64).alias("p"),
-        )
-        .join(oof_thresholds(judge_metrics), on=["judge", "condition"], how="inner")
-        .sort("judge", "condition", "unit")
-    )
+    return rows.select(
+        "judge",
+        "condition",
+        pl.col("attempt_uid").alias("unit"),
+        group.alias("group"),
+        pl.col("participant").cast(pl.String),
+        pl.col("y").cast(pl.Int64),
+        pl.col("p_accept").cast(pl.Float64).alias("p"),
+    ).sort("judge", "condition", "unit")
 
 
 # -- vectorised estimators over repetitions -----------------------------------------------------------------
@@ -164,24 +168,29 @@ def estimation_frame(
 
 @dataclass
 class _Groups:
-    """Per-group sums of one cell, and a stratum matrix Z (G x K): column 0 every group, then one per participant."""
+    """Per-group sums of one cell, the judge's positives per grid threshold, and a stratum matrix Z (G x K):
+    column 0 every group, then one per participant."""
 
     m: np.ndarray  # attempts
     y: np.ndarray  # accepted attempts
     f: np.ndarray  # sum of p
-    d: np.ndarray  # judge positives (p >= t)
-    yd: np.ndarray  # accepted and judged positive
+    d: np.ndarray  # (G, T) attempts with p >= THRESHOLD_GRID[t]
+    yd: np.ndarray  # (G, T) accepted attempts with p >= THRESHOLD_GRID[t]
     z: np.ndarray  # (G, K) 0/1
 
     @classmethod
-    def build(cls, y, p, groups, threshold: float, strata=None) -> _Groups:
+    def build(cls, y, p, groups, strata=None) -> _Groups:
         codes = cluster_codes(np.asarray(groups))
         n_groups = int(codes.max()) + 1
 
         def total(values):
             return np.bincount(codes, weights=np.asarray(values, dtype=float), minlength=n_groups)
 
-        d = (p >= threshold).astype(float)
+        above = (p[:, None] >= THRESHOLD_GRID[None, :]).astype(float)  # (n, T)
+        d = np.zeros((n_groups, len(THRESHOLD_GRID)))
+        yd = np.zeros_like(d)
+        np.add.at(d, codes, above)
+        np.add.at(yd, codes, above * y[:, None])
         z = np.ones((n_groups, 1))
         if strata is not None:
             strata = np.asarray(strata, dtype=object)
@@ -194,24 +203,20 @@ class _Groups:
                 if value is not None:  # an attempt outside every stratum counts only in column 0
                     one_hot[group, index[value]] = 1.0
             z = np.hstack([z, one_hot])
-        return cls(total(np.ones(len(y))), total(y), total(p), total(d), total(y * d), z)
+        return cls(total(np.ones(len(y))), total(y), total(p), d, yd, z)
 
 
-# products of the per-group sums that every estimator needs: one (R, G) x (G, len * K) product gives them all
+# products of the per-group sums that the estimators need: one (R, G) x (G, len) product gives them all
 _PRODUCTS = {
     "m": ("m",),
     "y": ("y",),
     "f": ("f",),
-    "d": ("d",),
-    "yd": ("yd",),
     "yy": ("y", "y"),
     "ym": ("y", "m"),
     "mm": ("m", "m"),
     "yf": ("y", "f"),
     "fm": ("f", "m"),
     "ff": ("f", "f"),
-    "dd": ("d", "d"),
-    "dm": ("d", "m"),
 }
 
 
@@ -246,7 +251,7 @@ def _sums(g: _Groups, s: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, n
 
 def _centred(sums: dict, a: str, b: str, abar, bbar):
     """``sum_g (A_g - abar M_g)(B_g - bbar M_g)`` from the sums of products."""
-    ab = sums["".join(sorted((a, b), key="ydfm".index))] if a != b else sums[a + b]
+    ab = sums["".join(sorted((a, b), key="yfm".index))] if a != b else sums[a + b]
     return ab - bbar * sums[a + "m"] - abar * sums[b + "m"] + abar * bbar * sums["mm"]
 
 
@@ -272,88 +277,148 @@ def _percentile_interval(values: np.ndarray, alpha: float) -> tuple[np.ndarray, 
     return at(alpha / 2), at(1 - alpha / 2)
 
 
-def _estimates(g: _Groups, s: np.ndarray, *, alpha: float, boot: np.ndarray | None) -> dict[str, tuple]:
-    """Per method: (estimate, lo, hi) arrays of shape (R, K), for the labelled selections s (R, G) 0/1.
+def _t_quantile(groups: np.ndarray, alpha: float) -> np.ndarray:
+    return stats.t.ppf(1 - alpha / 2, np.maximum(groups - 1, 1))
 
-    ``boot``: (B, R, n) bootstrap counts over the n labelled groups of each repetition (Rogan-Gladen), or None
-    to skip it."""
-    lab, tot = _sums(g, s)
+
+def _fpc(groups: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """The finite-population correction ``1 - g/G`` (on a variance)."""
+    return np.clip(1.0 - groups / total, 0.0, 1.0)
+
+
+def _ppi(lab: dict, tot: dict, groups_l, groups_t, *, alpha: float, finite: bool) -> tuple:
+    """PPI++ (estimate, lo, hi) per row and stratum from the sums of the labelled groups and of every group.
+
+    ``finite``: the design-based t interval with the correction (the study's); else ppi_python's z interval."""
     unl = {name: tot[name] - lab[name] for name in lab}
-    z_crit = stats.norm.ppf(1 - alpha / 2)
-    n, n_u = lab["m"], unl["m"]  # labelled and unlabelled attempts (R, K)
-    groups_l = s @ g.z  # labelled groups
-    ok = groups_l >= 2
+    n, n_u = lab["m"], unl["m"]  # labelled and unlabelled attempts
     ybar = _divide(lab["y"], n)
     yb, fl, fu = np.nan_to_num(ybar), np.nan_to_num(_divide(lab["f"], n)), np.nan_to_num(_divide(unl["f"], n_u))
     n_safe, nu_safe = np.where(n > 0, n, 1), np.where(n_u > 0, n_u, 1)
     syy = _centred(lab, "y", "y", yb, yb)
     syf = _centred(lab, "y", "f", yb, fl)
     sff = _centred(lab, "f", "f", fl, fl)
-    out = {}
-
-    # labels alone: CR1 t interval
-    se = np.sqrt(np.maximum(syy, 0) * _divide(groups_l, groups_l - 1)) / n_safe
-    t_crit = stats.t.ppf(1 - alpha / 2, np.maximum(groups_l - 1, 1))
-    est = np.where(ok, ybar, np.nan)
-    out["labels"] = (est, est - t_crit * se, est + t_crit * se)
-
-    # PPI++: power-tuned lam, (co)variances over group sums
     fbar_all = tot["f"] / tot["m"]
     var_all = _centred(tot, "f", "f", fbar_all, fbar_all) / np.maximum(tot["m"] - 1, 1)  # (K,)
     with np.errstate(divide="ignore", invalid="ignore"):
         lam = np.where((n_u > 0) & (var_all > 0), (syf / n_safe) / ((1 + n / nu_safe) * var_all), 0.0)
     lam = np.clip(np.nan_to_num(lam), 0.0, 1.0)
     theta = lam * fu + yb - lam * fl
-    var_rect = (syy - 2 * lam * syf + lam**2 * sff) / n_safe**2
-    var_imp = lam**2 * _centred(unl, "f", "f", fu, fu) / nu_safe**2
-    se = np.sqrt(np.maximum(var_rect, 0) + np.maximum(var_imp, 0))
-    est = np.where(ok, theta, np.nan)
-    out["ppi"] = (est, est - z_crit * se, est + z_crit * se)
+    est = np.where((groups_l >= 2) & (n_u > 0), theta, np.nan)
+    if finite:
+        c = lam * (n + n_u) / nu_safe  # theta = ybar - c (fbar_l - fbar): the regression estimator
+        see = syy - 2 * c * syf + c**2 * sff
+        # CR1 with two fitted parameters (the mean and the slope c): g/(g-1) * (g-1)/(g-2); t on g-1 df
+        small = _divide(groups_l, groups_l - 2)
+        se = np.sqrt(np.maximum(see, 0) * small * _fpc(groups_l, groups_t)) / n_safe
+        crit = _t_quantile(groups_l, alpha)
+    else:
+        var_rect = (syy - 2 * lam * syf + lam**2 * sff) / n_safe**2
+        var_imp = lam**2 * _centred(unl, "f", "f", fu, fu) / nu_safe**2
+        se = np.sqrt(np.maximum(var_rect, 0) + np.maximum(var_imp, 0))
+        crit = np.full_like(se, stats.norm.ppf(1 - alpha / 2))
+    return est, est - crit * se, est + crit * se
 
-    if boot is not None:
-        out["rogan_gladen"] = _rogan_gladen(g, s, lab, tot, alpha=alpha, boot=boot)
-    return out
+
+def _labels_alone(lab: dict, groups_l, groups_t, *, alpha: float) -> tuple:
+    n = lab["m"]
+    ybar = _divide(lab["y"], n)
+    yb = np.nan_to_num(ybar)
+    syy = _centred(lab, "y", "y", yb, yb)
+    factor = _divide(groups_l, groups_l - 1) * _fpc(groups_l, groups_t)
+    se = np.sqrt(np.maximum(syy, 0) * factor) / np.where(n > 0, n, 1)
+    est = np.where(groups_l >= 2, ybar, np.nan)
+    crit = _t_quantile(groups_l, alpha)
+    return est, est - crit * se, est + crit * se
 
 
-def _rogan_gladen(g: _Groups, s: np.ndarray, lab: dict, tot: dict, *, alpha: float, boot: np.ndarray) -> tuple:
-    """Sensitivity and specificity on the whole labelled sample (stratum 0), q per stratum; percentile bootstrap."""
-    q = tot["d"] / tot["m"]  # (K,)
+def _thresholds(g: _Groups, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per repetition, the grid index of the threshold of largest MCC on the labelled attempts (the middle one
+    among ties, as ``metrics.select_threshold``), and whether one exists (both classes labelled)."""
+    tp = s @ g.yd  # (R, T)
+    positive = s @ g.d
+    accepted = (s @ g.y)[:, None]
+    attempts = (s @ g.m)[:, None]
+    fp = positive - tp
+    score = _mcc(tp, fp, attempts - accepted - fp, accepted - tp)
+    ties = score >= score.max(axis=1, keepdims=True) - 1e-12
+    middle = ties.sum(axis=1) // 2
+    index = np.argmax(np.cumsum(ties, axis=1) > middle[:, None], axis=1)
+    defined = (accepted[:, 0] > 0) & (accepted[:, 0] < attempts[:, 0])
+    return index, defined
 
-    def rg(sens, spec):
+
+def _judge_alone(g: _Groups, index: np.ndarray, defined: np.ndarray) -> tuple:
+    """The judge's positive rate on every attempt of each stratum at each repetition's threshold; no interval."""
+    rate = (g.z.T @ g.d) / (g.z.T @ g.m)[:, None]  # (K, T)
+    est = np.where(defined[:, None], rate[:, index].T, np.nan)  # (R, K)
+    none = np.full_like(est, np.nan)
+    return est, none, none
+
+
+def _boot_counts(rng: np.random.Generator, resamples: int, reps: int, budget: int) -> np.ndarray:
+    """(reps, B, n) float32 counts: for each repetition, ``resamples`` draws of its n groups with replacement."""
+    rows = resamples * reps
+    picks = rng.integers(0, budget, (rows, budget), dtype=np.int64)
+    picks += np.arange(rows, dtype=np.int64)[:, None] * budget
+    counts = np.bincount(picks.ravel(), minlength=rows * budget).astype(np.float32)
+    return counts.reshape(reps, resamples, budget)
+
+
+def _rogan_gladen(g: _Groups, s, index, defined, *, alpha: float, resamples: int, rng) -> tuple:
+    """Overall Rogan-Gladen (estimate, lo, hi, share of bootstrap replicates undefined), each (R, 1)."""
+    reps, budget = len(s), int(s[0].sum())
+    chosen = np.nonzero(s)[1].reshape(reps, budget)  # each row's groups in index order
+    at = index[:, None]
+    yd, d, y, m = g.yd[chosen, at], g.d[chosen, at], g.y[chosen], g.m[chosen]
+    stat = np.stack([yd, y, m - y - d + yd, m - y], axis=-1)  # (R, n, 4): TP, P, TN, N per group
+    q = (g.d.sum(axis=0) / g.m.sum())[index]  # (R,)
+
+    def rg(sums, q):
+        sens, spec = _divide(sums[..., 0], sums[..., 1]), _divide(sums[..., 2], sums[..., 3])
         denom = sens + spec - 1
-        denom[~(denom > 0)] = np.nan  # undefined: no accepted or no rejected label, or sens + spec <= 1
-        value = (q + (spec - 1)[..., None]) / denom[..., None]
-        return np.clip(value, 0.0, 1.0, out=value)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = np.where(denom > 0, (q + spec - 1) / np.where(denom > 0, denom, 1.0), np.nan)
+        return np.clip(value, 0.0, 1.0)
 
-    def tn(part):  # rejected and judged negative
-        return part["m"] - part["y"] - part["d"] + part["yd"]
-
-    sens = _divide(lab["yd"][:, 0], lab["y"][:, 0])
-    spec = _divide(tn(lab)[:, 0], (lab["m"] - lab["y"])[:, 0])
-    point = rg(sens, spec)  # (R, K)
-    # the labelled groups of each repetition, in index order, and their sums
-    chosen = np.nonzero(s)[1].reshape(len(s), boot.shape[2])  # row-major: each row's groups in index order
-    group_tn = g.m - g.y - g.d + g.yd
-    stat = np.stack([g.yd[chosen], g.y[chosen], group_tn[chosen], (g.m - g.y)[chosen]], axis=-1)  # (R, n, 4)
-    # counts are whole numbers below 2**24: float32 sums are exact
-    sums = np.matmul(boot.transpose(1, 0, 2), stat.astype(np.float32)).astype(float).transpose(2, 1, 0)  # (4, B, R)
-    boot_rg = rg(_divide(sums[0], sums[1]), _divide(sums[2], sums[3]))  # (B, R, K)
-    reps, strata = point.shape
-    flat = boot_rg.transpose(1, 2, 0).reshape(reps * strata, -1)
-    lo, hi = _percentile_interval(flat, alpha)
-    return point, lo.reshape(reps, strata), hi.reshape(reps, strata)
+    point = np.where(defined, rg(stat.sum(axis=1), q), np.nan)
+    lo, hi, dropped = np.full(reps, np.nan), np.full(reps, np.nan), np.full(reps, np.nan)
+    for start in range(0, reps, CHUNK):
+        part = slice(start, min(start + CHUNK, reps))
+        counts = _boot_counts(rng, resamples, part.stop - part.start, budget)  # (r, B, n)
+        sums = np.matmul(counts, stat[part].astype(np.float32)).astype(float)  # (r, B, 4); whole counts: exact
+        boot = rg(sums, q[part, None])  # (r, B)
+        dropped[part] = np.isnan(boot).mean(axis=1)
+        lo[part], hi[part] = _percentile_interval(boot, alpha)
+    shrink = np.sqrt(_fpc(np.full(reps, float(budget)), np.full(reps, float(len(g.m)))))
+    lo, hi = point + shrink * (lo - point), point + shrink * (hi - point)
+    return point[:, None], lo[:, None], hi[:, None], np.where(defined, dropped, np.nan)[:, None]
 
 
-def _judge_alone(g: _Groups, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The judge's positive rate on every attempt of each stratum, with the CR1 t interval over its groups."""
-    _, tot = _sums(g, np.zeros((1, len(g.m))))
-    groups = g.z.sum(axis=0)
-    rate = tot["d"] / tot["m"]
-    sdd = _centred(tot, "d", "d", rate, rate)
-    se = np.sqrt(np.maximum(sdd, 0) * _divide(groups, groups - 1)) / tot["m"]
-    t_crit = stats.t.ppf(1 - alpha / 2, np.maximum(groups - 1, 1))
-    est = np.where(groups >= 2, rate, np.nan)
-    return est, est - t_crit * se, est + t_crit * se
+def _ppi_bootstrap(g: _Groups, s, *, alpha: float, resamples: int, rng) -> tuple:
+    """PPI++ overall with a percentile cluster-bootstrap interval (lam re-tuned in every resample), its ends
+    pulled towards the estimate by sqrt(1 - g/G): the comparison variant."""
+    reps, budget = len(s), int(s[0].sum())
+    chosen = np.nonzero(s)[1].reshape(reps, budget)
+    names = list(_PRODUCTS)
+    values = np.stack([np.prod([getattr(g, f) for f in _PRODUCTS[n]], axis=0) for n in names], axis=-1)  # (G, P)
+    stat = values[chosen]  # (R, n, P)
+    tot = {n: np.array([values[:, i].sum()]) for i, n in enumerate(names)}
+    groups_t = np.array([float(len(g.m))])
+
+    def estimate(sums):  # sums (..., P) -> PPI++ estimate (...)
+        lab = {n: sums[..., i, None] for i, n in enumerate(names)}
+        est, _, _ = _ppi(lab, tot, np.full(sums.shape[:-1] + (1,), float(budget)), groups_t, alpha=alpha, finite=True)
+        return est[..., 0]
+
+    point = estimate(stat.sum(axis=1))
+    lo, hi = np.full(reps, np.nan), np.full(reps, np.nan)
+    for start in range(0, reps, CHUNK):
+        part = slice(start, min(start + CHUNK, reps))
+        counts = _boot_counts(rng, resamples, part.stop - part.start, budget).astype(float)
+        lo[part], hi[part] = _percentile_interval(estimate(np.matmul(counts, stat[part])), alpha)
+    shrink = np.sqrt(1 - budget / len(g.m))
+    return point[:, None], (point + shrink * (lo - point))[:, None], (point + shrink * (hi - point))[:, None]
 
 
 def _selections(n_groups: int, budget: int, repetitions: int, rng: np.random.Generator) -> np.ndarray:
@@ -364,15 +429,9 @@ def _selections(n_groups: int, budget: int, repetitions: int, rng: np.random.Gen
     return s
 
 
-def bootstrap_counts(budget: int, *, resamples: int, repetitions: int, seed: int) -> np.ndarray:
-    """(B, R, n) float32 counts: for each repetition, ``resamples`` multinomial draws of n out of n (its n labelled
-    groups resampled with replacement). They depend only on the shape and seed, so one array serves every cell."""
-    rng = np.random.default_rng((seed, budget, 1))
-    rows = resamples * repetitions
-    picks = rng.integers(0, budget, (rows, budget), dtype=np.int64)
-    picks += np.arange(rows, dtype=np.int64)[:, None] * budget
-    counts = np.bincount(picks.ravel(), minlength=rows * budget).astype(np.float32)
-    return counts.reshape(resamples, repetitions, budget)
+def selections(n_groups: int, budget: int, *, repetitions: int, seed: int = SEED) -> np.ndarray:
+    """The labelled draws the study makes at one budget: (R, G) 0/1 over the cell's groups in sorted order."""
+    return _selections(n_groups, budget, repetitions, np.random.default_rng((seed, budget)))
 
 
 def _check_cell(y, p, groups) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -390,80 +449,142 @@ def _check_cell(y, p, groups) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return y, p, groups
 
 
-def simulate_cell(
-    y,
-    p,
-    groups,
-    *,
-    threshold: float,
-    participants=None,
-    config: EstimationConfig = EstimationConfig(),
-    counts: dict[int, np.ndarray] | None = None,
-) -> pl.DataFrame:
+def simulate_cell(y, p, groups, *, participants=None, config: EstimationConfig = EstimationConfig()) -> pl.DataFrame:
     """The repeated-sampling study of one judge x condition: one row per participant (null: all) x method x n.
 
     ``y`` 0/1 labels, ``p`` the judge's probabilities, ``groups`` the sampling group of each attempt,
-    ``threshold`` the judge's out-of-fold threshold, ``participants`` (optional) a participant per attempt.
-    ``counts``: a cache of :func:`bootstrap_counts` by budget, shared by the cells of one run."""
+    ``participants`` (optional) a participant per attempt. A budget of G groups or more gives one row, method
+    ``labels``, n = G, note "every group labelled"."""
     y, p, groups = _check_cell(y, p, groups)
-    if not 0 <= threshold <= 1:
-        raise ValueError(f"threshold: expected a value in [0, 1], got {threshold!r}")
-    g = _Groups.build(y, p, groups, threshold, participants)
+    g = _Groups.build(y, p, groups, participants)
     strata_names = [None]
     if participants is not None:
         strata_names += sorted({v for v in np.asarray(participants, dtype=object).tolist() if v is not None})
     n_groups = len(g.m)
+    groups_t = g.z.sum(axis=0)
     truth = (g.z.T @ g.y) / (g.z.T @ g.m)
-    judge = _judge_alone(g, config.alpha)
     rows = []
     for budget in sorted({min(int(b), n_groups) for b in config.budgets}):
-        if budget < 2:
+        if budget >= n_groups:
+            rows.append(_every_group(truth[0], n_groups, float(g.m.sum())))
             continue
         rng = np.random.default_rng((config.seed, budget))
         s = _selections(n_groups, budget, config.repetitions, rng)
-        counts = {} if counts is None else counts
-        if budget not in counts:
-            counts[budget] = bootstrap_counts(
-                budget, resamples=config.bootstrap, repetitions=config.repetitions, seed=config.seed
+        boot_rng = np.random.default_rng((config.seed, budget, 1))
+        lab, tot = _sums(g, s)
+        groups_l = s @ g.z  # (R, K)
+        index, defined = _thresholds(g, s)
+        results = {
+            "labels": _labels_alone(lab, groups_l, groups_t, alpha=config.alpha),
+            "judge": _judge_alone(g, index, defined),
+            "ppi": _ppi(lab, tot, groups_l, groups_t, alpha=config.alpha, finite=True),
+        }
+        est, lo, hi, dropped = _rogan_gladen(
+            g, s, index, defined, alpha=config.alpha, resamples=config.bootstrap, rng=boot_rng
+        )
+        results["rogan_gladen"] = (est, lo, hi)
+        if config.variants:
+            results["ppi_z_cr0"] = _ppi(lab, tot, groups_l, groups_t, alpha=config.alpha, finite=False)
+            results["ppi_bootstrap"] = _ppi_bootstrap(
+                g, s, alpha=config.alpha, resamples=config.bootstrap, rng=boot_rng
             )
-        results = _estimates(g, s, alpha=config.alpha, boot=counts[budget])
-        reps_shape = (config.repetitions, len(truth))
-        results["judge"] = tuple(np.broadcast_to(a, reps_shape) for a in judge)
-        labels = (s @ (g.z * g.m[:, None])).mean(axis=0)
-        for method in METHODS:
+        labels = lab["m"]
+        for method in METHODS + (PPI_VARIANTS if config.variants else ()):
             est, lo, hi = results[method]
-            rows += _summaries(method, budget, est, lo, hi, truth, labels, strata_names)
-    return pl.DataFrame(rows, schema={k: v for k, v in ESTIMATION_SCHEMA.items() if k not in ("judge", "condition")})
+            width = est.shape[1]
+            rows += _summaries(
+                method,
+                budget,
+                est,
+                lo,
+                hi,
+                truth[:width],
+                groups_l[:, :width],
+                groups_t[:width],
+                labels[:, :width],
+                strata_names[:width],
+                min_groups=config.min_groups,
+                dropped=dropped if method == "rogan_gladen" else None,
+            )
+    schema = {k: v for k, v in ESTIMATION_SCHEMA.items() if k not in ("judge", "condition")}
+    return pl.DataFrame(rows, schema=schema)
 
 
-def _summaries(method, budget, est, lo, hi, truth, labels, strata_names) -> list[dict]:
-    defined = ~np.isnan(est) & ~np.isnan(lo) & ~np.isnan(hi)
-    count = defined.sum(axis=0)
+def _every_group(truth: float, n_groups: int, attempts: float) -> dict:
+    return {
+        "participant": None,
+        "method": "labels",
+        "n": n_groups,
+        "groups": float(n_groups),
+        "groups_total": n_groups,
+        "labels": attempts,
+        "truth": float(truth),
+        "estimate": float(truth),
+        "bias": 0.0,
+        "sd": 0.0,
+        "rmse": 0.0,
+        "coverage": None,
+        "coverage_se": None,
+        "width": None,
+        "reps": 0,
+        "no_interval": 0,
+        "undefined": 0,
+        "all_labelled": None,
+        "boot_undefined": None,
+        "note": EVERY_GROUP,
+    }
+
+
+def _summaries(
+    method, budget, est, lo, hi, truth, groups_l, groups_t, labels, strata_names, *, min_groups, dropped
+) -> list[dict]:
     rows = []
     for k, name in enumerate(strata_names):
-        mask = defined[:, k]
-        if not mask.any():
-            rows.append(
-                {"participant": name, "method": method, "n": budget, "labels": float(labels[k]), "truth": truth[k]}
-                | {"estimate": None, "bias": None, "rmse": None, "coverage": None, "width": None, "reps": 0}
-            )
+        if name is not None and method not in PER_PARTICIPANT:
             continue
-        e, low, high = est[mask, k], lo[mask, k], hi[mask, k]
-        rows.append(
-            {
-                "participant": name,
-                "method": method,
-                "n": budget,
-                "labels": float(labels[k]),
-                "truth": float(truth[k]),
-                "estimate": float(e.mean()),
-                "bias": float(e.mean() - truth[k]),
-                "rmse": float(np.sqrt(np.mean((e - truth[k]) ** 2))),
-                "coverage": float(np.mean((low - TIE <= truth[k]) & (truth[k] <= high + TIE))),
-                "width": float(np.mean(high - low)),
-                "reps": int(count[k]),
+        g, total = groups_l[:, k], groups_t[k]
+        open_ = g < total  # not every group of the stratum labelled
+        has = ~np.isnan(est[:, k]) & open_
+        # an interval needs min_groups labelled groups in the repetition, and on average over the repetitions (a
+        # participant's row does not report the coverage of the few samples that happened to reach min_groups)
+        enough = (g >= min_groups) & (g.mean() >= min_groups)
+        interval = has & enough & ~np.isnan(lo[:, k]) & ~np.isnan(hi[:, k])
+        e = est[has, k]
+        row = {
+            "participant": name,
+            "method": method,
+            "n": budget,
+            "groups": float(g.mean()),
+            "groups_total": int(total),
+            "labels": float(labels[:, k].mean()),
+            "truth": float(truth[k]),
+            "estimate": float(e.mean()) if len(e) else None,
+            "bias": float(e.mean() - truth[k]) if len(e) else None,
+            "sd": float(e.std()) if len(e) else None,
+            "rmse": float(np.sqrt(np.mean((e - truth[k]) ** 2))) if len(e) else None,
+            "coverage": None,
+            "coverage_se": None,
+            "width": None,
+            "reps": int(interval.sum()),
+            "no_interval": 0 if method == "judge" else int((has & ~interval).sum()),
+            "undefined": int((np.isnan(est[:, k]) & open_).sum()),
+            "all_labelled": int((~open_).sum()),
+            "boot_undefined": float(np.mean(dropped[interval, k])) if dropped is not None and interval.any() else None,
+            "note": None,
+        }
+        if interval.any():
+            covered = (lo[interval, k] - TIE <= truth[k]) & (truth[k] <= hi[interval, k] + TIE)
+            c = float(covered.mean())
+            row |= {
+                "coverage": c,
+                "coverage_se": float(np.sqrt(c * (1 - c) / interval.sum())),
+                "width": float(np.mean(hi[interval, k] - lo[interval, k])),
             }
-        )
+        if method == "judge":
+            row["note"] = JUDGE_NOTE
+        elif not interval.any() and len(e):
+            row["note"] = f"fewer than {min_groups} groups labelled: no interval"
+        rows.append(row)
     return rows
 
 
@@ -484,19 +605,15 @@ def estimate_pass_rates(frame: pl.DataFrame, config: EstimationConfig = Estimati
     if missing:
         raise ValueError(f"frame: expected columns {list(FRAME_COLUMNS)}; missing {sorted(missing)}")
     parts: list[pl.DataFrame] = []
-    counts: dict[int, np.ndarray] = {}
     for (judge, condition), cell in frame.group_by("judge", "condition", maintain_order=True):
         if cell["group"].n_unique() < 2:
             continue
-        strata = _participant_strata(cell)
         table = simulate_cell(
             cell["y"].to_numpy(),
             cell["p"].to_numpy(),
             cell["group"].to_numpy(),
-            threshold=float(cell["threshold"][0]),
-            participants=strata,
+            participants=_participant_strata(cell),
             config=config,
-            counts=counts,
         )
         parts.append(table.with_columns(pl.lit(judge).alias("judge"), pl.lit(condition).alias("condition")))
     if not parts:
@@ -504,84 +621,96 @@ def estimate_pass_rates(frame: pl.DataFrame, config: EstimationConfig = Estimati
     return pl.concat(parts).select(list(ESTIMATION_SCHEMA)).sort("judge", "condition", "participant", "method", "n")
 
 
+# -- labels needed for equal precision -------------------------------------------------------------------------
+
 LABELS_SAVED_SCHEMA = pl.Schema(
     {
         "judge": pl.String,
         "condition": pl.String,
         "method": pl.String,
-        "n": pl.Int64,
-        "labels": pl.Float64,
-        "width_labels": pl.Float64,
-        "width": pl.Float64,
+        "n": pl.Int64,  # labels alone's budget, in groups
+        "groups_total": pl.Int64,
+        "labels": pl.Float64,  # labels alone's mean labelled attempts at n
+        "rmse_labels": pl.Float64,
+        "rmse": pl.Float64,
         "coverage": pl.Float64,
-        "n_eff": pl.Float64,
-        "labels_saved": pl.Float64,
-        "attempts_saved": pl.Float64,
-        "at_k": pl.Boolean,
-        "first_n_at_k": pl.Int64,
-        "k": pl.Float64,
+        "coverage_se": pl.Float64,
+        "coverage_ok": pl.Boolean,  # within two Monte Carlo standard errors of nominal
+        "groups_needed": pl.Float64,  # groups the method needs for labels alone's precision at n
+        "attempts_needed": pl.Float64,
+        "labels_saved": pl.Float64,  # n - groups_needed
+        "attempts_saved": pl.Float64,  # labels - attempts_needed
+        "note": pl.String,
     }
 )
 
 
-def _labels_scale(n: int, alpha: float) -> float:
-    """What labels alone's interval multiplies its standard error by beyond z: the t quantile and CR1's
-    sqrt(G / (G - 1)) (PPI++, as ppi_python, takes variances with divisor n)."""
-    return float(stats.t.ppf(1 - alpha / 2, max(n - 1, 1)) * np.sqrt(n / max(n - 1, 1)))
+def groups_needed(n: float, total: float, mse_labels: float, mse: float) -> float:
+    """Groups a method needs to match labels alone's MSE at n groups of ``total``, both MSEs scaling as
+    ``(1/g - 1/G)`` (sampling without replacement).
+
+    >>> round(groups_needed(50, 10**9, 0.01, 0.008), 3)  # no correction to speak of: n MSE / MSE_labels
+    40.0
+    >>> round(groups_needed(50, 160, 0.01, 0.008), 1)  # of 160 groups: the correction shrinks both MSEs
+    42.7
+    """
+    return 1.0 / ((1.0 / n - 1.0 / total) * mse_labels / mse + 1.0 / total)
 
 
-def labels_saved(estimation: pl.DataFrame, *, k: float = 2.0, alpha: float = 0.05) -> pl.DataFrame:
-    """Per judge x condition x judge-assisted method x n (every attempt, not per participant): the
-    label-equivalent budget ``n_eff = n (se_labels / se)^2``, ``labels_saved = n_eff - n`` (groups),
-    ``attempts_saved = labels (n_eff / n - 1)``, ``at_k`` = ``n_eff >= k n`` and ``first_n_at_k`` the smallest n
-    where it holds (see the module docstring). The standard errors are the widths on one scale: labels alone's
-    t interval divided by ``2 t_{n-1} sqrt(n / (n - 1))`` (its quantile and CR1 factor), the judge-assisted
-    intervals (z, or a bootstrap percentile interval) by ``2 z``, so that neither is counted as labels saved."""
-    if k <= 1:
-        raise ValueError(f"k: expected a label multiple > 1, got {k!r}")
+def coverage_within_error(coverage: float, reps: int, alpha: float) -> bool:
+    """Is an empirical coverage within two Monte Carlo standard errors (at the nominal level) of 1 - alpha?"""
+    return abs(coverage - (1 - alpha)) <= 2 * np.sqrt(alpha * (1 - alpha) / reps)
+
+
+def labels_saved(estimation: pl.DataFrame, *, alpha: float = 0.05) -> pl.DataFrame:
+    """Per judge x condition x judge-assisted method x n (every attempt, not per participant): the groups (and
+    attempts) the method needs for the precision (MSE) labels alone achieve with n groups, and the labels saved;
+    null, with a note, where the method's coverage is not within Monte Carlo error of nominal, or an MSE is 0."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha: expected a level in (0, 1), got {alpha!r}")
-    overall = estimation.filter(pl.col("participant").is_null())
-    z_crit = stats.norm.ppf(1 - alpha / 2)
+    overall = estimation.filter(pl.col("participant").is_null() & pl.col("note").is_null())
     base = overall.filter(pl.col("method") == "labels").select(
-        "judge",
-        "condition",
-        "n",
-        pl.col("width").alias("width_labels"),
-        pl.col("n").map_elements(lambda n: _labels_scale(n, alpha) / z_crit, return_dtype=pl.Float64).alias("t_over_z"),
+        "judge", "condition", "n", "labels", pl.col("rmse").alias("rmse_labels")
     )
-    # a zero width (a sample that knows the pass rate exactly) has no label-equivalent budget
-    ratio = pl.when((pl.col("width") > 0) & (pl.col("width_labels") > 0)).then(
-        (pl.col("width_labels") / pl.col("t_over_z") / pl.col("width")) ** 2
-    )
-    table = (
-        overall.filter(pl.col("method").is_in(JUDGE_ASSISTED))
-        .join(base, on=["judge", "condition", "n"], how="inner")
-        .with_columns((pl.col("n") * ratio).alias("n_eff"))
-        .with_columns(
-            (pl.col("n_eff") - pl.col("n")).alias("labels_saved"),
-            (pl.col("labels") * (ratio - 1)).alias("attempts_saved"),
-            (pl.col("n_eff") >= k * pl.col("n")).fill_null(False).alias("at_k"),
-            pl.lit(float(k)).alias("k"),
-        )
-    )
-    first = (
-        table.filter(pl.col("at_k"))
-        .group_by("judge", "condition", "method")
-        .agg(pl.col("n").min().alias("first_n_at_k"))
-    )
-    return (
-        table.join(first, on=["judge", "condition", "method"], how="left")
-        .select(list(LABELS_SAVED_SCHEMA))
-        .cast(LABELS_SAVED_SCHEMA)
-        .sort("judge", "condition", "method", "n")
-    )
+    rows = []
+    methods = overall.filter(pl.col("method").is_in(JUDGE_ASSISTED)).drop("labels")
+    for r in methods.join(base, on=["judge", "condition", "n"], how="inner").iter_rows(named=True):
+        ok = r["coverage"] is not None and coverage_within_error(r["coverage"], r["reps"], alpha)
+        out = {k: r[k] for k in ("judge", "condition", "method", "n", "groups_total", "labels", "rmse_labels")}
+        out |= {"rmse": r["rmse"], "coverage": r["coverage"], "coverage_se": r["coverage_se"], "coverage_ok": ok}
+        out |= dict.fromkeys(("groups_needed", "attempts_needed", "labels_saved", "attempts_saved"))
+        if r["estimate"] is None:
+            out["note"] = "undefined in every repetition"
+        elif r["coverage"] is None:
+            out["note"] = "no interval: not compared"
+        elif not ok:
+            out["note"] = f"coverage {r['coverage']:.3f} not within Monte Carlo error of {1 - alpha:.2f}: not shown"
+        elif not (r["rmse_labels"] and r["rmse"]):
+            out["note"] = "an MSE of 0 (every sample knows the pass rate): no label-equivalent"
+        else:
+            needed = groups_needed(r["n"], r["groups_total"], r["rmse_labels"] ** 2, r["rmse"] ** 2)
+            per_group = r["labels"] / r["n"]
+            out |= {
+                "groups_needed": needed,
+                "attempts_needed": needed * per_group,
+                "labels_saved": r["n"] - needed,
+                "attempts_saved": r["labels"] - needed * per_group,
+                "note": None,
+            }
+        rows.append(out)
+    if not rows:
+        return pl.DataFrame(schema=LABELS_SAVED_SCHEMA)
+    return pl.DataFrame(rows, schema=LABELS_SAVED_SCHEMA).sort("judge", "condition", "method", "n")
 
 
-def ppi_mean_interval(y, f, f_unlabelled, *, alpha: float = 0.05, groups=None, groups_unlabelled=None) -> tuple:
+def ppi_mean_interval(
+    y, f, f_unlabelled, *, alpha: float = 0.05, groups=None, groups_unlabelled=None, finite: bool = False
+) -> tuple:
     """PPI++ estimate of a mean and its (1 - alpha) interval: (estimate, lo, hi), by the same code the
-    repeated-sampling study uses. Without groups it is ``ppi_py.ppi_mean_pointestimate`` and ``ppi_mean_ci``
-    with ``lam=None``; with groups, the cluster-robust version (module docstring).
+    repeated-sampling study uses. ``finite=False``: ``ppi_py.ppi_mean_pointestimate`` and ``ppi_mean_ci`` with
+    ``lam=None`` (with groups, the cluster-robust version); ``finite=True``: the unlabelled items are the rest of
+    a finite population whose mean is the target, the design-based t interval with the correction (module
+    docstring).
 
     >>> est, lo, hi = ppi_mean_interval([1, 0, 1, 1], [0.9, 0.2, 0.7, 0.6], [0.8, 0.1, 0.9, 0.3, 0.6])
     >>> round(est, 4), bool(lo < est < hi)
@@ -593,17 +722,23 @@ def ppi_mean_interval(y, f, f_unlabelled, *, alpha: float = 0.05, groups=None, g
         raise ValueError("f_unlabelled: expected a non-empty 1-D array of predictions without NaN")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha: expected a level in (0, 1), got {alpha!r}")
-    n = len(y)
-    labelled = np.arange(n) if groups is None else np.asarray(groups)
+    labelled = np.arange(len(y)) if groups is None else np.asarray(groups)
     unlabelled = np.arange(len(f_u)) if groups_unlabelled is None else np.asarray(groups_unlabelled)
     if labelled.shape != y.shape or unlabelled.shape != f_u.shape:
         raise ValueError("groups, groups_unlabelled: expected one group per labelled and per unlabelled item")
     keys = np.concatenate([np.char.add("l\x1f", labelled.astype(str)), np.char.add("u\x1f", unlabelled.astype(str))])
-    yy = np.concatenate([y, np.zeros(len(f_u))])
-    ff = np.concatenate([f, f_u])
-    g = _Groups.build(yy, np.clip(ff, 0, 1), keys, 0.5)
-    g.f = np.bincount(cluster_codes(keys), weights=ff)  # the predictions as given (not clipped)
-    s = np.zeros((1, len(g.m)))
-    s[0, : len(np.unique(labelled))] = 1.0  # "l" groups sort first
-    est, lo, hi = _estimates(g, s, alpha=alpha, boot=None)["ppi"]
+    codes = cluster_codes(keys)
+    n_groups = int(codes.max()) + 1
+    yy, ff = np.concatenate([y, np.zeros(len(f_u))]), np.concatenate([f, f_u])
+    g = {
+        "m": np.bincount(codes, minlength=n_groups).astype(float),
+        "y": np.bincount(codes, weights=yy, minlength=n_groups),
+        "f": np.bincount(codes, weights=ff, minlength=n_groups),  # the predictions as given (not clipped)
+    }
+    values = {name: np.prod([g[k] for k in factors], axis=0) for name, factors in _PRODUCTS.items()}
+    s = np.zeros(n_groups)
+    s[: len(np.unique(labelled))] = 1.0  # "l" groups sort first
+    lab = {name: np.array([[v @ s]]) for name, v in values.items()}
+    tot = {name: np.array([v.sum()]) for name, v in values.items()}
+    est, lo, hi = _ppi(lab, tot, np.array([[s.sum()]]), np.array([float(n_groups)]), alpha=alpha, finite=finite)
     return float(est[0, 0]), float(lo[0, 0]), float(hi[0, 0])

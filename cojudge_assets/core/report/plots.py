@@ -399,3 +399,47 @@ def consistency_under_rewrite(metrics: pl.DataFrame, order: list[str], path, tit
     if judges:
         axes[1].legend(fontsize=8)
     return _save(fig, path)
+
+
+ESTIMATION_METHODS = {"labels": "labels alone", "rogan_gladen": "Rogan-Gladen", "ppi": "PPI++"}
+
+
+def estimation_title(judge: str) -> str:
+    """The estimation figure's title, which the report uses as its caption."""
+    return f"Interval width and coverage against the label budget, {judge}"
+
+
+def estimation_curves(rows: pl.DataFrame, path, title: str, *, nominal: float = 0.95) -> Path:
+    """Two panels over the label budget n (groups): each method's mean interval width, and its coverage with a
+    band of two Monte Carlo standard errors and the nominal level as a dashed line. ``rows``: estimation rows
+    (method, n, width, coverage, coverage_se, and ``conditions`` naming the conditions that share a result:
+    one line style per distinct result)."""
+    needed = {"method", "n", "width", "coverage", "coverage_se", "conditions"}
+    missing = needed - set(rows.columns)
+    if missing:
+        raise ValueError(f"rows: expected columns {sorted(needed)}; missing {sorted(missing)}")
+    shown = rows.filter(pl.col("method").is_in(list(ESTIMATION_METHODS)) & pl.col("coverage").is_not_null())
+    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGSIZE[0] * 2, FIGSIZE[1]))
+    groups = list(dict.fromkeys(shown["conditions"].to_list()))
+    styles = ["-", "--", ":", "-."]
+    for k, conditions in enumerate(groups):
+        for c, (method, name) in enumerate(ESTIMATION_METHODS.items()):
+            part = shown.filter((pl.col("conditions") == conditions) & (pl.col("method") == method)).sort("n")
+            if part.is_empty():
+                continue
+            label = name if len(groups) == 1 else f"{name} ({conditions})"
+            n = part["n"].to_numpy()
+            style = {"color": f"C{c}", "linestyle": styles[k % len(styles)], "marker": "o", "markersize": 4}
+            left.plot(n, part["width"].to_numpy(), label=label, **style)
+            coverage, se = part["coverage"].to_numpy(), part["coverage_se"].to_numpy()
+            right.plot(n, coverage, **style)
+            right.fill_between(n, coverage - 2 * se, coverage + 2 * se, color=f"C{c}", alpha=0.15, linewidth=0)
+    right.axhline(nominal, color="black", linestyle="--", linewidth=1, label=f"nominal {nominal:.0%}")
+    left.set(xlabel="labelled groups n", ylabel="mean width of the 95% interval", title=title)
+    left.set_ylim(bottom=0)
+    right.set(xlabel="labelled groups n", ylabel="coverage (band: 2 Monte Carlo SE)", title="coverage")
+    low = float(np.nanmin((shown["coverage"] - 2 * shown["coverage_se"]).to_numpy())) if len(shown) else nominal
+    right.set_ylim(min(low, nominal) - 0.02, 1.005)
+    left.legend(fontsize="small")  # the methods (and conditions): the right panel draws them alike
+    right.legend(fontsize="small", loc="lower right")
+    return _save(fig, path)

@@ -20,10 +20,10 @@ from cojudge_assets.defs.resources import output_dir
 
 class EstimationSettings(dg.Config):
     budgets: list[int] = [25, 50, 100, 200]  # label budgets, in trajectory (or problem) groups
-    repetitions: int = 200
+    repetitions: int = 1000  # coverage's Monte Carlo standard error about 0.007 at 95%
     bootstrap: int = 200  # Rogan-Gladen bootstrap resamples per repetition
     alpha: float = 0.05
-    k: float = 2.0  # "as narrow as labels alone with k times the labels"
+    min_groups: int = 10  # fewer labelled groups than this: no interval
     seed: int = SEED
     grouping: str = "trajectory"  # or "attempt": labels drawn attempt by attempt (core/estimation.estimation_frame)
 
@@ -41,33 +41,36 @@ def _folder(duckdb: DuckDBResource) -> Path:
 @dg.asset(
     group_name="estimation",
     kinds=KINDS,
-    code_version="1",
+    code_version="3",
     description="One row per judge x condition x participant (null: every attempt) x method (labels, judge, "
-    "rogan_gladen, ppi) x label budget n (groups): truth (full-label pass rate), mean estimate, bias, RMSE, "
-    "empirical coverage of the interval, mean width, repetitions where the method was defined.",
+    "rogan_gladen, ppi) x label budget n < G (groups; a budget reaching G: one 'every group labelled' row): truth "
+    "(full-label pass rate), mean estimate, bias, sd, RMSE, empirical coverage of the interval with its Monte Carlo "
+    "se, mean width; repetitions with an interval, without one (< min_groups labelled groups), undefined, and "
+    "Rogan-Gladen's share of undefined bootstrap replicates. Intervals carry the finite-population correction.",
 )
 def estimation(
     context: dg.AssetExecutionContext,
     config: EstimationSettings,
     predictions: pl.DataFrame,
-    judge_metrics: pl.DataFrame,
 ) -> pl.DataFrame:
     settings = EstimationConfig(
         budgets=tuple(config.budgets),
         repetitions=config.repetitions,
         bootstrap=config.bootstrap,
         alpha=config.alpha,
-        k=config.k,
+        min_groups=config.min_groups,
         seed=config.seed,
     )
-    table = estimate_pass_rates(estimation_frame(predictions, judge_metrics, grouping=config.grouping), settings)
+    table = estimate_pass_rates(estimation_frame(predictions, grouping=config.grouping), settings)
     overall = table.filter(pl.col("participant").is_null())
     context.add_output_metadata(
         {
             "rows": len(table),
             "cells": overall.select("judge", "condition").n_unique(),
             "overall": dg.MetadataValue.md(
-                markdown_table(overall.select("judge", "condition", "method", "n", "bias", "coverage", "width"))
+                markdown_table(
+                    overall.select("judge", "condition", "method", "n", "bias", "coverage", "coverage_se", "width")
+                )
             ),
         }
     )
@@ -77,13 +80,14 @@ def estimation(
 @dg.asset(
     group_name="estimation",
     kinds=KINDS,
-    code_version="1",
-    description="One row per judge x condition x judge-assisted method x label budget n: the label-equivalent "
-    "budget n_eff = n (width_labels / width)^2, labels saved (n_eff - n, groups; attempts_saved in attempts), "
-    "whether n_eff >= k n and the first n where it holds.",
+    code_version="3",
+    description="One row per judge x condition x judge-assisted method x label budget n: labels needed for equal "
+    "precision, from the achieved MSE across repetitions: the groups (and attempts) the method needs to match "
+    "labels alone's MSE at n, and the labels saved (n - groups needed); shown only where the method's coverage "
+    "is within Monte Carlo error of nominal.",
 )
 def labels_saved(context: dg.AssetExecutionContext, config: EstimationSettings, estimation: pl.DataFrame):
-    table = saved_labels(estimation, k=config.k)
+    table = saved_labels(estimation, alpha=config.alpha)
     context.add_output_metadata({"rows": len(table), "table": dg.MetadataValue.md(markdown_table(table))})
     return table
 
@@ -91,10 +95,10 @@ def labels_saved(context: dg.AssetExecutionContext, config: EstimationSettings, 
 @dg.asset(
     group_name="estimation",
     kinds=KINDS,
-    code_version="1",
+    code_version="2",
     description="One row per judge x condition x error (p_minus_y, oof_wrong) x covariate term: OLS coef, "
-    "cluster-robust (trajectory) se, p, Holm-adjusted p, n, groups; a note row per covariate the corpus lacks "
-    "or that is constant. One figure per judge.",
+    "cluster-robust (trajectory) se, p (t on groups - 1 df), Holm-adjusted p, n, groups; a note row per "
+    "covariate the corpus lacks or that is constant. One figure per judge.",
 )
 def bias_diagnostics(
     context: dg.AssetExecutionContext,
