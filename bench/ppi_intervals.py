@@ -3,7 +3,7 @@
 Usage: .venv/bin/python bench/ppi_intervals.py [--duckdb data/cojudge.duckdb] [--repetitions 2000]
 
 * ``ppi``: the study's interval: the design-based t interval of the regression estimator (CR1 with the slope
-  counted, t on g - 1 df, finite-population correction; core/estimation.py);
+  counted, t on g - 1 df, finite-population correction; core/design/estimation.py);
 * ``ppi_z_cr0``: ppi_python's ``ppi_mean_ci`` (a z interval, CR0 over groups, no correction), the interval
   before issue 26;
 * ``ppi_bootstrap``: a percentile cluster bootstrap over the labelled groups (lam re-tuned in every resample,
@@ -27,7 +27,7 @@ import duckdb  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-from cojudge_assets.core.estimation import EstimationConfig, estimate_pass_rates, estimation_frame, simulate_cell  # noqa: E402
+from cojudge_assets.core.design.estimation import EstimationConfig, estimate_pass_rates, estimation_frame, simulate_cell  # noqa: E402
 
 METHODS = ("ppi", "ppi_z_cr0", "ppi_bootstrap", "labels")
 

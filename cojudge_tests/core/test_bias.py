@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from cojudge_assets.core.bias import bias_diagnostics, bias_frame, code_size, format_p
+from cojudge_assets.core.design.bias import bias_diagnostics, bias_frame, code_size, format_p
 
 
 def synthetic_predictions(length_bias: float, *, seed: int = 1) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -1,4 +1,4 @@
-"""Pass rates from few labels (core/estimation.py): PPI++ against ppi_python and statsmodels, coverage on
+"""Pass rates from few labels (core/design/estimation.py): PPI++ against ppi_python and statsmodels, coverage on
 synthetic data with a known truth (few groups, correlated attempts, the finite-population correction), labels
 needed for equal precision against an independent recomputation, and input errors."""
 
@@ -8,7 +8,7 @@ import pytest
 import statsmodels.api as sm
 from scipy import stats
 
-from cojudge_assets.core.estimation import (
+from cojudge_assets.core.design.estimation import (
     EVERY_GROUP,
     EstimationConfig,
     estimate_pass_rates,

@@ -1,15 +1,15 @@
-"""The report's estimation section (core/report_estimation.py): one block per distinct result, fixed decimals,
+"""The report's estimation section (core/report/estimation.py): one block per distinct result, fixed decimals,
 coverage beside its Monte Carlo SE, the width/coverage figure per judge, p-values floored at 1e-16."""
 
 import duckdb
 import numpy as np
 import polars as pl
 
-from cojudge_assets.core.bias import bias_diagnostics, bias_frame
-from cojudge_assets.core.estimation import EstimationConfig, estimate_pass_rates, estimation_frame, labels_saved
-from cojudge_assets.core.plots import estimation_title, png_title
-from cojudge_assets.core.report import render_html, render_markdown
-from cojudge_assets.core.report_estimation import estimation_section, fixed
+from cojudge_assets.core.design.bias import bias_diagnostics, bias_frame
+from cojudge_assets.core.design.estimation import EstimationConfig, estimate_pass_rates, estimation_frame, labels_saved
+from cojudge_assets.core.report.document import render_html, render_markdown
+from cojudge_assets.core.report.estimation import estimation_section, fixed
+from cojudge_assets.core.report.plots import estimation_title, png_title
 from cojudge_tests.core.test_bias import synthetic_predictions
 from cojudge_tests.core.test_estimation import correlated_population
 

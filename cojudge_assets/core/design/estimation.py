@@ -61,7 +61,8 @@ import polars as pl
 from scipy import stats
 
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.metrics import THRESHOLD_GRID, _mcc
+from cojudge_assets.core.stats.bootstrap import cluster_codes
+from cojudge_assets.core.stats.metrics import THRESHOLD_GRID, _mcc
 
 METHODS = ("labels", "judge", "rogan_gladen", "ppi")
 JUDGE_ASSISTED = ("rogan_gladen", "ppi")

@@ -1,6 +1,6 @@
 """The report's section on using a judge: a pass rate from few labels, the labels needed for equal precision, and
-what shifts each judge's errors (tables ``estimation``, ``labels_saved``, ``bias_diagnostics``; core/estimation.py,
-core/bias.py).
+what shifts each judge's errors (tables ``estimation``, ``labels_saved``, ``bias_diagnostics``;
+core/design/estimation.py, core/design/bias.py).
 
 The section shows one block per distinct result: a judge that ignores the participant context gives the same
 figures under every condition, so its conditions share one block, named "blind = prefix12k = nonblind". Numbers
@@ -15,10 +15,10 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from cojudge_assets.core import plots
-from cojudge_assets.core.bias import bias_figure, bias_title, format_p
-from cojudge_assets.core.predictions import has_table
-from cojudge_assets.core.report import Figure, Section, Table
+from cojudge_assets.core.design.bias import bias_figure, bias_title, format_p
+from cojudge_assets.core.measurement.predictions import has_table
+from cojudge_assets.core.report import plots
+from cojudge_assets.core.report.document import Figure, Section, Table
 
 TABLES = ("estimation", "labels_saved", "bias_diagnostics")
 METHOD_ORDER = {"labels": 0, "judge": 1, "rogan_gladen": 2, "ppi": 3}
