@@ -302,7 +302,7 @@ def _if_to_ternary(nodes: dict[str, list[Node]], language: str, src: bytes) -> I
 def _single_letter_names(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
     free = [c.encode() for c in "abcdefghijklmnopqrstuvwxyz" if c.encode() not in _words(src)]
     sites = sorted(_rename_sites(nodes, language), key=lambda s: s[0].start_byte)
-    for (name, occurrences), letter in zip((s for s in sites if len(_t(s[0])) > 1), free):
+    for (_name, occurrences), letter in zip((s for s in sites if len(_t(s[0])) > 1), free):
         yield [Edit(n.start_byte, n.end_byte, letter) for n in occurrences]
 
 
@@ -362,8 +362,14 @@ def _magic_numbers(nodes: dict[str, list[Node]], language: str, src: bytes) -> I
             ):
                 constants.append((decl, _t(name), _t(value)))
     for definition, name, literal in constants:
-        uses = [u for u in _identifier_uses(nodes, name) if not (u.start_byte >= definition.start_byte and u.end_byte <= definition.end_byte)]
-        if not uses or any(u.parent is not None and u.parent.type in ("field_access", "field_expression") for u in uses):
+        uses = [
+            u
+            for u in _identifier_uses(nodes, name)
+            if not (u.start_byte >= definition.start_byte and u.end_byte <= definition.end_byte)
+        ]
+        if not uses or any(
+            u.parent is not None and u.parent.type in ("field_access", "field_expression") for u in uses
+        ):
             continue
         text = b"(" + literal + b")" if literal.startswith(b"-") else literal
         start, end = _line_span(src, definition)
@@ -436,11 +442,7 @@ def _duplicate_into_branches(nodes: dict[str, list[Node]], language: str, src: b
         if after.type != "expression_statement" or _has(statement, _JUMPS):
             continue
         text = _t(after)
-        yield (
-            _into_branch(then, text)
-            + _into_branch(other, text)
-            + [Edit(statement.end_byte, after.end_byte, b"")]
-        )
+        yield (_into_branch(then, text) + _into_branch(other, text) + [Edit(statement.end_byte, after.end_byte, b"")])
 
 
 _PURE_ARGUMENT = {
@@ -533,6 +535,63 @@ def _inline_helper(nodes: dict[str, list[Node]], language: str, src: bytes) -> I
             yield [Edit(call.start_byte, call.end_byte, text)]
 
 
+_SCALAR_TYPES = {"primitive_type", "sized_type_specifier", "integral_type", "floating_point_type", "boolean_type"}
+_LITERALS = {
+    "number_literal",
+    "decimal_integer_literal",
+    "decimal_floating_point_literal",
+    "char_literal",
+    "character_literal",
+    "true",
+    "false",
+}
+
+
+def _movable(decl: Node, language: str) -> bool:
+    """A declaration of scalars (or, in C/C++, fixed-size arrays) with no qualifier, each at most initialised
+    with a literal: the same at file scope as at the top of main."""
+    if any(c.type in ("type_qualifier", "storage_class_specifier", "modifiers") for c in decl.children):
+        return False
+    type_node = decl.child_by_field_name("type")
+    if type_node is None or type_node.type not in _SCALAR_TYPES:
+        return False
+    for declarator in decl.children_by_field_name("declarator"):
+        value = declarator.child_by_field_name("value")
+        if value is not None and value.type not in _LITERALS:
+            return False
+        name = declarator.child_by_field_name("name" if language == "java" else "declarator") or declarator
+        if declarator.type in ("identifier",):
+            continue
+        if language == "java":
+            if declarator.child_by_field_name("dimensions") is not None:
+                return False
+        elif name.type == "array_declarator":
+            size = name.child_by_field_name("size")
+            if value is not None or size is None or size.type != "number_literal":
+                return False
+        elif name.type != "identifier":
+            return False
+    return True
+
+
+def _locals_to_globals(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
+    for definition, name, body in _functions(nodes, language):
+        if name != b"main":
+            continue
+        kind = "local_variable_declaration" if language == "java" else "declaration"
+        moved = [s for s in _named(body) if s.type == kind and _movable(s, language)]
+        if not moved:
+            continue
+        start = src.rfind(b"\n", 0, definition.start_byte) + 1
+        indent = src[start : definition.start_byte]
+        prefix = b"static " if language == "java" else b""
+        text = b"".join(prefix + _t(d) + b"\n" + indent for d in moved)
+        yield [Edit(definition.start_byte, definition.start_byte, text)] + [
+            Edit(*_line_span(src, d), b"") for d in moved
+        ]
+        return
+
+
 # --- 2: Minor bugs (the seed study's operators, one site each) --------------------------------------------------
 
 
@@ -613,7 +672,9 @@ RULES: tuple[Rule, ...] = (
     Rule("R5_COMPOUND_ASSIGN", 5, "x = x op e written x op= e", _compound_assign),
     Rule("R5_INCREMENT_AS_COMPOUND", 5, "a discarded i++ / i-- written i += 1 / i -= 1", _increment_as_compound),
     Rule("R5_IF_TO_TERNARY", 5, "if/else assigning or returning one value written with ?:", _if_to_ternary),
-    Rule("R4_SINGLE_LETTER_NAMES", 4, "descriptive local names replaced by unused single letters", _single_letter_names),
+    Rule(
+        "R4_SINGLE_LETTER_NAMES", 4, "descriptive local names replaced by unused single letters", _single_letter_names
+    ),
     Rule("R4_MAGIC_NUMBERS", 4, "named numeric constants inlined as bare literals", _magic_numbers),
     Rule("R4_CHAR_CODES", 4, "character literals in comparisons written as their ASCII codes", _char_codes),
     Rule("R4_UNREACHABLE_CODE", 4, "an unreachable block at the top of every function", _unreachable_code),
@@ -625,8 +686,14 @@ RULES: tuple[Rule, ...] = (
         "the statement after an if/else copied into both branches",
         _duplicate_into_branches,
     ),
+    Rule("R3_LOCALS_TO_GLOBALS", 3, "main's scalar locals made global (shared mutable state)", _locals_to_globals),
     Rule("R3_INLINE_HELPER", 3, "calls of a one-expression helper inlined (a longer caller)", _inline_helper),
-    Rule("R2_OFF_BY_ONE", 2, "a comparison in a condition off by one (< <-> <=, > <-> >=)", _from_operator(ops._ror_boundary)),
+    Rule(
+        "R2_OFF_BY_ONE",
+        2,
+        "a comparison in a condition off by one (< <-> <=, > <-> >=)",
+        _from_operator(ops._ror_boundary),
+    ),
     Rule("R2_SWAP_PLUS_MINUS", 2, "one arithmetic + written -", _from_operator(ops._arith_flip)),
     Rule("R2_LOOP_BOUND_MINUS_ONE", 2, "a for loop's bound lowered by one", _from_operator(ops._loop_shorten)),
     Rule("R2_NARROW_TYPE", 2, "a 64-bit integer variable declared 32-bit", _from_operator(ops._type_narrow)),

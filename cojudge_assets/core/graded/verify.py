@@ -84,9 +84,7 @@ def _one(code: str, language: str, rule: Rule) -> str | None:
     return made[0] if rule.every_site else made[spread(len(made), 1)[0]]
 
 
-def candidates(
-    seeds: pl.DataFrame, rules: tuple[Rule, ...] = RULES
-) -> tuple[list[dict], list[dict]]:
+def candidates(seeds: pl.DataFrame, rules: tuple[Rule, ...] = RULES) -> tuple[list[dict], list[dict]]:
     """(programs, skips): one program per usable seed and applicable rule (chained for half of them, see the
     module docstring), and one skip row per (seed, rule) that found no site."""
     programs, skips = [], []
@@ -102,7 +100,9 @@ def candidates(
                 pool = [
                     r
                     for r in rules
-                    if r.name != rule.name and r.ceiling in PRESERVING and r.ceiling >= rule.ceiling
+                    if r.name != rule.name
+                    and r.ceiling in PRESERVING
+                    and r.ceiling >= rule.ceiling
                     and r.name in applicable
                 ]
                 for other in sorted(pool, key=lambda r: _hash(uid, rule.name, r.name)):
@@ -198,9 +198,7 @@ def verify(
     """Every candidate program run on its problem's tests (module docstring); one row per program, ``graded``
     set by :func:`balance`."""
     by_seed = {r["seed_uid"]: r for r in seeds.iter_rows(named=True)}
-    judge.precompile(
-        (p["language"], p["code"], packages[p["problem_id"]].memory_mb) for p in programs
-    )
+    judge.precompile((p["language"], p["code"], packages[p["problem_id"]].memory_mb) for p in programs)
 
     def run(p: dict) -> dict:
         package = packages[p["problem_id"]]
@@ -233,7 +231,12 @@ def balance(table: pl.DataFrame) -> pl.DataFrame:
             by_seed[row["seed_uid"]].append(row["program_uid"])
         # round-robin: every seed's first program, then every seed's second, ...; seeds in a hash order
         order = sorted(by_seed, key=lambda s: _hash(s, str(ceiling)))
-        queue = [by_seed[s][i] for i in range(max(map(len, by_seed.values()), default=0)) for s in order if i < len(by_seed[s])]
+        queue = [
+            by_seed[s][i]
+            for i in range(max(map(len, by_seed.values()), default=0))
+            for s in order
+            if i < len(by_seed[s])
+        ]
         chosen.update(queue[:n])
     return table.with_columns(graded=pl.col("program_uid").is_in(sorted(chosen))).sort("program_uid")
 
@@ -252,7 +255,11 @@ def rule_yield(table: pl.DataFrame, skips: pl.DataFrame) -> pl.DataFrame:
         languages=pl.col("language").unique().sort().str.join(","),
     )
     rules = pl.DataFrame(
-        {"rule": [r.name for r in RULES], "ceiling": [r.ceiling for r in RULES], "category": [r.category for r in RULES]}
+        {
+            "rule": [r.name for r in RULES],
+            "ceiling": [r.ceiling for r in RULES],
+            "category": [r.category for r in RULES],
+        }
     )
     return (
         rules.join(made, on="rule", how="left")
