@@ -42,7 +42,10 @@ def test_a_for_loop_with_continue_is_not_made_a_while_loop():
 
 
 def test_bug_rules_make_one_program_per_site_and_preserving_rules_one_program_for_every_site():
-    code = "int f(int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++) s += i;\n    for (int j = 0; j < n; j++) s += j;\n    return s;\n}\n"
+    code = (
+        "int f(int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++) s += i;\n"
+        "    for (int j = 0; j < n; j++) s += j;\n    return s;\n}\n"
+    )
     assert len(variants(code, "c", BY_NAME["R2_OFF_BY_ONE"])) == 2
     (both,) = variants(code, "c", BY_NAME["R5_INCREMENT_AS_COMPOUND"])
     assert both.count("+= 1") == 2
@@ -50,7 +53,10 @@ def test_bug_rules_make_one_program_per_site_and_preserving_rules_one_program_fo
 
 def test_deleting_an_accumulation_spares_the_loop_counter():
     # deleting `i += 2` would only hang the loop (a timeout, not a plausible defect)
-    code = "int f(int n) {\n    int i = 0, s = 0;\n    while (i < n) {\n        s += i;\n        i += 2;\n    }\n    return s;\n}\n"
+    code = (
+        "int f(int n) {\n    int i = 0, s = 0;\n    while (i < n) {\n"
+        "        s += i;\n        i += 2;\n    }\n    return s;\n}\n"
+    )
     (made,) = variants(code, "c", BY_NAME["R1_DELETE_ACCUMULATION"])
     assert "i += 2" in made and "s += i" not in made
 
@@ -62,7 +68,10 @@ def test_single_letter_names_never_take_a_letter_the_program_uses():
 
 
 def test_java_gets_java_forms():
-    code = "class A {\n    void f(int n) {\n        for (int i = 0; ; i++) {\n            if (i > n) break;\n        }\n    }\n}\n"
+    code = (
+        "class A {\n    void f(int n) {\n        for (int i = 0; ; i++) {\n"
+        "            if (i > n) break;\n        }\n    }\n}\n"
+    )
     (made,) = variants(code, "java", BY_NAME["R5_FOR_TO_WHILE"])
     assert "while (true)" in made
     (dead,) = variants(code, "java", BY_NAME["R4_UNREACHABLE_CODE"])
