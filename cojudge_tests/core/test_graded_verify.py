@@ -13,6 +13,7 @@ from cojudge_assets.core.graded.verify import (
     balance,
     candidates,
     ceiling_balance,
+    graded_programs,
     rule_yield,
     verify,
 )
@@ -99,10 +100,11 @@ def test_every_program_is_verified_and_only_the_intended_effect_is_accepted(judg
     assert negated["failed"] > 0.5 * negated["tests"]
     graded = table.filter(pl.col("graded"))
     assert graded.group_by("ceiling").len()["len"].n_unique() <= 1  # balanced (possibly empty)
-    yields = rule_yield(
-        table, pl.DataFrame(skips, schema={"seed_uid": pl.String, "language": pl.String, "rule": pl.String})
-    )
+    full = graded_programs(seeds, {"sum": problem}, judge)
+    assert full.filter(pl.col("effect") != "skipped").equals(table)
+    yields = rule_yield(full)
     assert yields["applied"].sum() == len(table) and yields["skipped"].sum() == len(skips)
+    assert len(yields) == len(RULES) and (yields["applied"] + yields["skipped"] == 1).all()  # one seed
 
 
 def _table(counts: dict[int, int]) -> pl.DataFrame:

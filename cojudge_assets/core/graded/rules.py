@@ -361,10 +361,10 @@ def _magic_numbers(nodes: dict[str, list[Node]], language: str, src: bytes) -> I
                 and macro_text.count(_t(name)) == 0
             ):
                 constants.append((decl, _t(name), _t(value)))
-    for definition, name, literal in constants:
+    for definition, constant, literal in constants:
         uses = [
             u
-            for u in _identifier_uses(nodes, name)
+            for u in _identifier_uses(nodes, constant)
             if not (u.start_byte >= definition.start_byte and u.end_byte <= definition.end_byte)
         ]
         if not uses or any(
@@ -494,7 +494,7 @@ def _parameter_names(definition: Node, language: str) -> list[bytes] | None:
 
 def _inline_helper(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
     functions = list(_functions(nodes, language))
-    defined = defaultdict(int)
+    defined: dict[bytes, int] = defaultdict(int)
     for _, name, _ in functions:
         defined[name] += 1
     locals_ = {_t(name) for name, _ in _local_declarations(nodes, language)}

@@ -218,6 +218,38 @@ def verify(
     return balance(table)
 
 
+def graded_programs(
+    seeds: pl.DataFrame, packages: dict[str, ProblemPackage], judge: ContestJudge, rules: tuple[Rule, ...] = RULES
+) -> pl.DataFrame:
+    """Candidates made, verified and balanced (module docstring), with one ``skipped`` row per (seed, rule) the
+    rule found no site in (no code, never accepted): the table the yield is counted from."""
+    programs, skips = candidates(seeds, rules)
+    table = verify(seeds, programs, packages, judge)
+    by_seed = {r["seed_uid"]: r for r in seeds.iter_rows(named=True)}
+    skipped = pl.DataFrame(
+        [
+            {
+                "program_uid": f"{s['seed_uid']}~{s['rule']}",
+                "seed_uid": s["seed_uid"],
+                "problem_id": by_seed[s["seed_uid"]]["problem_id"],
+                "language": s["language"],
+                "language_label": by_seed[s["seed_uid"]]["language_label"],
+                "rule": s["rule"],
+                "rules": [s["rule"]],
+                "ceiling": BY_NAME[s["rule"]].ceiling,
+                "category": BY_NAME[s["rule"]].category,
+                "effect": "skipped",
+                "accepted": False,
+                "reason": "the rule finds no site in this program",
+                "graded": False,
+            }
+            for s in skips
+        ],
+        schema=PROGRAM_SCHEMA,
+    )
+    return pl.concat([table, skipped]).sort("program_uid")
+
+
 def balance(table: pl.DataFrame) -> pl.DataFrame:
     """``graded`` set on ``n`` accepted programs per ceiling, n the count of the scarcest ceiling, taken
     round-robin over the seeds (rules in name order within a seed)."""
@@ -241,18 +273,22 @@ def balance(table: pl.DataFrame) -> pl.DataFrame:
     return table.with_columns(graded=pl.col("program_uid").is_in(sorted(chosen))).sort("program_uid")
 
 
-def rule_yield(table: pl.DataFrame, skips: pl.DataFrame) -> pl.DataFrame:
-    """One row per rule: seeds where it applied or was skipped, programs accepted (and the reasons of the
-    rejected), graded, its share of the graded set."""
+def rule_yield(table: pl.DataFrame) -> pl.DataFrame:
+    """One row per rule: seeds it was skipped on (no site), programs made (applied), accepted (their share:
+    the yield), broken (no compile) or of the wrong effect, graded, and its share of the graded set."""
     graded_total = max(int(table["graded"].sum()), 1) if len(table) else 1
-    skipped = skips.group_by("rule").len().rename({"len": "skipped"})
-    made = table.group_by("rule").agg(
-        applied=pl.len(),
-        accepted=pl.col("accepted").sum(),
-        graded=pl.col("graded").sum(),
-        broken=(pl.col("effect") == "broken").sum(),
-        wrong_effect=(~pl.col("accepted") & (pl.col("effect") != "broken")).sum(),
-        languages=pl.col("language").unique().sort().str.join(","),
+    skipped = table.filter(pl.col("effect") == "skipped").group_by("rule").len().rename({"len": "skipped"})
+    made = (
+        table.filter(pl.col("effect") != "skipped")
+        .group_by("rule")
+        .agg(
+            applied=pl.len(),
+            accepted=pl.col("accepted").sum(),
+            graded=pl.col("graded").sum(),
+            broken=(pl.col("effect") == "broken").sum(),
+            wrong_effect=(~pl.col("accepted") & (pl.col("effect") != "broken")).sum(),
+            languages=pl.col("language").unique().sort().str.join(","),
+        )
     )
     rules = pl.DataFrame(
         {
@@ -278,10 +314,11 @@ def rule_yield(table: pl.DataFrame, skips: pl.DataFrame) -> pl.DataFrame:
 def ceiling_balance(table: pl.DataFrame) -> pl.DataFrame:
     """One row per ceiling: candidates, accepted, graded and the graded share (the balance)."""
     total = max(int(table["graded"].sum()), 1) if len(table) else 1
+    made = table.filter(pl.col("effect").fill_null("") != "skipped") if "effect" in table.columns else table
     return (
         pl.DataFrame({"ceiling": list(INTENDED)}, schema={"ceiling": pl.Int64})
         .join(
-            table.group_by("ceiling").agg(
+            made.group_by("ceiling").agg(
                 candidates=pl.len(), accepted=pl.col("accepted").sum(), graded=pl.col("graded").sum()
             ),
             on="ceiling",
@@ -311,7 +348,3 @@ def request_frame(table: pl.DataFrame) -> pl.DataFrame:
         .rename({"program_uid": "attempt_uid"})
         .select("attempt_uid", "problem_id", "language", "language_label", "code")
     )
-
-
-def rule_names() -> list[str]:
-    return list(BY_NAME)
