@@ -16,7 +16,7 @@ from cojudge_assets.defs.measurement.assets import measurement_asset, prediction
 from cojudge_assets.defs.operations.assets import drift_report_asset
 from cojudge_assets.defs.operations.sensors import drift_sensor
 from cojudge_assets.defs.perturbation.assets import perturbation_metrics_asset, perturbation_outputs_asset
-from cojudge_assets.defs.perturbation.graded import graded_metrics_asset
+from cojudge_assets.defs.perturbation.graded import GRADED_PROGRAM_ASSETS, graded_metrics_asset
 from cojudge_assets.defs.report.assets import report_asset
 from cojudge_assets.defs.resources import DEFAULT_CORPUS, ContestJudgeResource, CorpusResource, JudgesResource
 from cojudge_assets.freshness import OBSERVE_JOB
@@ -132,16 +132,14 @@ def build_definitions(
         dg.define_asset_job(
             MUTANTS_JOB,
             selection=dg.AssetSelection.assets(
-                "mutation_seeds", "mutants", "perturbation_requests", "perturbation_yield"
-            )
-            | dg.AssetSelection.assets("graded_programs", "graded_yield", "graded_balance"),
+                "mutation_seeds", "mutants", "perturbation_requests", "perturbation_yield", *GRADED_PROGRAM_ASSETS
+            ),
             description="Seeds re-run, mutants made and verified by execution, their blind requests.",
         ),
         dg.define_asset_job(
             PERTURBATION_METRICS_JOB,
-            selection=dg.AssetSelection.assets(
-                "perturbation_metrics", "findings", "graded_metrics"
-            ),  # findings: its arm rows
+            # findings: its arm rows
+            selection=dg.AssetSelection.assets("perturbation_metrics", "findings", "graded_metrics"),
             description="The judges scored on the perturbation study.",
         ),
     ]

@@ -31,6 +31,7 @@ from cojudge_assets.defs.io import KINDS, present_inputs
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, output_dir
 from cojudge_assets.freshness import content_version
 
+GRADED_PROGRAM_ASSETS = ("graded_programs", "graded_yield", "graded_balance")  # run with the mutants
 BALANCE_TOLERANCE = 0.05  # each ceiling holds 20% +- this of the graded set
 SCORE_VS_CEILING_TITLE = "Score vs ceiling per judge (graded programs, blind)"
 
