@@ -84,7 +84,7 @@ def test_inapplicable_rules_are_counted_as_skips_and_chains_keep_the_lowest_ceil
 
 def test_every_program_is_verified_and_only_the_intended_effect_is_accepted(judge, problem, seeds):
     programs, skips = candidates(seeds)
-    table = verify(seeds, programs, {"sum": problem}, judge)
+    table = verify(seeds, programs, {"sum": problem}, judge, lazy=False)
     assert len(table) == len(programs) and table["effect"].is_not_null().all()
     for row in table.iter_rows(named=True):
         assert row["accepted"] == (row["effect"] == INTENDED[row["ceiling"]]), row["program_uid"]
@@ -101,10 +101,23 @@ def test_every_program_is_verified_and_only_the_intended_effect_is_accepted(judg
     graded = table.filter(pl.col("graded"))
     assert graded.group_by("ceiling").len()["len"].n_unique() <= 1  # balanced (possibly empty)
     full = graded_programs(seeds, {"sum": problem}, judge)
-    assert full.filter(pl.col("effect") != "skipped").equals(table)
+    assert full.filter(pl.col("effect") != "skipped")["program_uid"].equals(table["program_uid"])
     yields = rule_yield(full)
-    assert yields["applied"].sum() == len(table) and yields["skipped"].sum() == len(skips)
-    assert len(yields) == len(RULES) and (yields["applied"] + yields["skipped"] == 1).all()  # one seed
+    ran = full.filter(~pl.col("effect").is_in(["skipped", "not_run"]))
+    assert yields["applied"].sum() == len(ran) and yields["skipped"].sum() == len(skips)
+    assert len(yields) == len(RULES)
+    assert (yields["applied"] + yields["not_run"] + yields["skipped"] == 1).all()  # one seed: one row per rule
+
+
+def test_lazy_verification_runs_a_plentiful_ceiling_only_until_the_balance_is_met(judge, problem, seeds):
+    programs, _ = candidates(seeds)
+    lazy = verify(seeds, programs, {"sum": problem}, judge)
+    full = verify(seeds, programs, {"sum": problem}, judge, lazy=False)
+    assert (full["effect"] != "not_run").all()
+    assert lazy.filter(pl.col("graded")).equals(full.filter(pl.col("graded")))  # the same graded set
+    ran = lazy.filter(pl.col("effect") != "not_run")
+    assert len(ran) < len(full)  # the plentiful ceilings stopped early
+    assert (lazy.filter(pl.col("effect") == "not_run")["reason"].str.contains("balance")).all()
 
 
 def _table(counts: dict[int, int]) -> pl.DataFrame:

@@ -26,7 +26,10 @@ endless loop costs at most half the tests' time limits; ``failed`` and ``tests_r
 
 **Balance.** Among the accepted programs, ``n`` = the count of the scarcest ceiling are kept for every ceiling
 (``graded``), chosen round-robin over the seeds (a seed's programs are taken one per round) so that no seed
-dominates a ceiling; the five ceilings then hold 20% each.
+dominates a ceiling; the five ceilings then hold 20% each. Since no more than ``n`` per ceiling are kept, the
+ceilings are verified scarcest first and a ceiling with more candidates is run, in that round-robin order, only
+until ``n`` of its programs are accepted (:func:`verify`, ``lazy``); the rest are ``not_run`` rows. This is
+what keeps the step's cost near the mutants step's (bench/graded_cost.py).
 """
 
 from __future__ import annotations
@@ -189,14 +192,9 @@ def _reason(row: dict) -> str | None:
     return f"{row['effect']} instead of {intended} ({row['failed']}/{row['tests']} tests failed)"
 
 
-def verify(
-    seeds: pl.DataFrame,
-    programs: list[dict],
-    packages: dict[str, ProblemPackage],
-    judge: ContestJudge,
-) -> pl.DataFrame:
-    """Every candidate program run on its problem's tests (module docstring); one row per program, ``graded``
-    set by :func:`balance`."""
+def _verify_all(
+    seeds: pl.DataFrame, programs: list[dict], packages: dict[str, ProblemPackage], judge: ContestJudge
+) -> list[dict]:
     by_seed = {r["seed_uid"]: r for r in seeds.iter_rows(named=True)}
     judge.precompile((p["language"], p["code"], packages[p["problem_id"]].memory_mb) for p in programs)
 
@@ -213,7 +211,54 @@ def verify(
         return row
 
     with ThreadPoolExecutor(max_workers=judge.workers) as pool:
-        rows = list(pool.map(run, programs))
+        return list(pool.map(run, programs))
+
+
+def _round_robin(programs: list[dict], ceiling: int) -> list[dict]:
+    """A ceiling's programs one seed at a time: every seed's first (rules in name order), then every seed's
+    second, ...; seeds in a hash order, so that any prefix spreads over the seeds."""
+    by_seed: dict[str, list[dict]] = defaultdict(list)
+    for p in sorted(programs, key=lambda p: p["program_uid"]):
+        by_seed[p["seed_uid"]].append(p)
+    order = sorted(by_seed, key=lambda s: _hash(s, str(ceiling)))
+    depth = max(map(len, by_seed.values()), default=0)
+    return [by_seed[s][i] for i in range(depth) for s in order if i < len(by_seed[s])]
+
+
+def verify(
+    seeds: pl.DataFrame,
+    programs: list[dict],
+    packages: dict[str, ProblemPackage],
+    judge: ContestJudge,
+    *,
+    lazy: bool = True,
+) -> pl.DataFrame:
+    """Candidate programs run on their problem's tests (module docstring), one row per program, ``graded`` set
+    by :func:`balance`.
+
+    ``lazy``: the ceilings are verified scarcest first (fewest candidates); once ``n``, the fewest accepted so
+    far, is known, a ceiling with more candidates is verified in round-robin order (:func:`_round_robin`) only
+    until ``n`` are accepted - the balance keeps no more. The candidates never run have effect ``not_run``
+    (never accepted, never graded). ``lazy=False`` runs every candidate."""
+    by_ceiling: dict[int, list[dict]] = defaultdict(list)
+    for p in programs:
+        by_ceiling[p["ceiling"]].append(p)
+    rows: list[dict] = []
+    needed: float = float("inf")
+    for ceiling in sorted(INTENDED, key=lambda c: (len(by_ceiling[c]), c)):
+        queue = _round_robin(by_ceiling[ceiling], ceiling)
+        accepted, start = 0, 0
+        while start < len(queue) and (not lazy or accepted < needed):
+            batch = len(queue) if not lazy or needed == float("inf") else int((needed - accepted) * 1.2) + 2
+            done = _verify_all(seeds, queue[start : start + batch], packages, judge)
+            accepted += sum(r["accepted"] for r in done)
+            rows += done
+            start += batch
+        rows += [
+            {**p, "effect": "not_run", "accepted": False, "reason": "not run: the balance needs no more"}
+            for p in queue[start:]
+        ]
+        needed = min(needed, accepted)
     table = pl.DataFrame([{**r, "graded": False} for r in rows], schema=PROGRAM_SCHEMA)
     return balance(table)
 
@@ -251,42 +296,33 @@ def graded_programs(
 
 
 def balance(table: pl.DataFrame) -> pl.DataFrame:
-    """``graded`` set on ``n`` accepted programs per ceiling, n the count of the scarcest ceiling, taken
-    round-robin over the seeds (rules in name order within a seed)."""
+    """``graded`` set on ``n`` accepted programs per ceiling, n the count of the scarcest ceiling, taken in
+    :func:`_round_robin` order over the seeds."""
     accepted = table.filter(pl.col("accepted"))
-    counts = {c: accepted.filter(pl.col("ceiling") == c).height for c in INTENDED}
-    n = min(counts.values())
+    n = min(accepted.filter(pl.col("ceiling") == c).height for c in INTENDED)
     chosen: set[str] = set()
     for ceiling in INTENDED:
-        by_seed: dict[str, list[str]] = defaultdict(list)
-        for row in accepted.filter(pl.col("ceiling") == ceiling).sort("seed_uid", "program_uid").iter_rows(named=True):
-            by_seed[row["seed_uid"]].append(row["program_uid"])
-        # round-robin: every seed's first program, then every seed's second, ...; seeds in a hash order
-        order = sorted(by_seed, key=lambda s: _hash(s, str(ceiling)))
-        queue = [
-            by_seed[s][i]
-            for i in range(max(map(len, by_seed.values()), default=0))
-            for s in order
-            if i < len(by_seed[s])
-        ]
-        chosen.update(queue[:n])
+        queue = _round_robin(accepted.filter(pl.col("ceiling") == ceiling).to_dicts(), ceiling)
+        chosen.update(p["program_uid"] for p in queue[:n])
     return table.with_columns(graded=pl.col("program_uid").is_in(sorted(chosen))).sort("program_uid")
 
 
 def rule_yield(table: pl.DataFrame) -> pl.DataFrame:
-    """One row per rule: seeds it was skipped on (no site), programs made (applied), accepted (their share:
-    the yield), broken (no compile) or of the wrong effect, graded, and its share of the graded set."""
+    """One row per rule: seeds it was skipped on (no site), programs made and run (applied), made but not run
+    (the balance needed no more), accepted (their share of the run: the yield), broken (no compile) or of the
+    wrong effect, graded, and its share of the graded set."""
     graded_total = max(int(table["graded"].sum()), 1) if len(table) else 1
     skipped = table.filter(pl.col("effect") == "skipped").group_by("rule").len().rename({"len": "skipped"})
     made = (
         table.filter(pl.col("effect") != "skipped")
         .group_by("rule")
         .agg(
-            applied=pl.len(),
+            applied=(pl.col("effect") != "not_run").sum(),
+            not_run=(pl.col("effect") == "not_run").sum(),
             accepted=pl.col("accepted").sum(),
             graded=pl.col("graded").sum(),
             broken=(pl.col("effect") == "broken").sum(),
-            wrong_effect=(~pl.col("accepted") & (pl.col("effect") != "broken")).sum(),
+            wrong_effect=(~pl.col("accepted") & ~pl.col("effect").is_in(["broken", "not_run"])).sum(),
             languages=pl.col("language").unique().sort().str.join(","),
         )
     )
@@ -301,7 +337,9 @@ def rule_yield(table: pl.DataFrame) -> pl.DataFrame:
         rules.join(made, on="rule", how="left")
         .join(skipped, on="rule", how="left")
         .with_columns(
-            pl.col("applied", "accepted", "graded", "broken", "wrong_effect", "skipped").fill_null(0).cast(pl.Int64),
+            pl.col("applied", "not_run", "accepted", "graded", "broken", "wrong_effect", "skipped")
+            .fill_null(0)
+            .cast(pl.Int64),
         )
         .with_columns(
             yield_=pl.when(pl.col("applied") > 0).then(pl.col("accepted") / pl.col("applied")),
@@ -315,16 +353,20 @@ def ceiling_balance(table: pl.DataFrame) -> pl.DataFrame:
     """One row per ceiling: candidates, accepted, graded and the graded share (the balance)."""
     total = max(int(table["graded"].sum()), 1) if len(table) else 1
     made = table.filter(pl.col("effect").fill_null("") != "skipped") if "effect" in table.columns else table
+    run = pl.col("effect").fill_null("") != "not_run" if "effect" in table.columns else pl.lit(True)
     return (
         pl.DataFrame({"ceiling": list(INTENDED)}, schema={"ceiling": pl.Int64})
         .join(
             made.group_by("ceiling").agg(
-                candidates=pl.len(), accepted=pl.col("accepted").sum(), graded=pl.col("graded").sum()
+                candidates=pl.len(),
+                verified=run.sum(),
+                accepted=pl.col("accepted").sum(),
+                graded=pl.col("graded").sum(),
             ),
             on="ceiling",
             how="left",
         )
-        .with_columns(pl.col("candidates", "accepted", "graded").fill_null(0).cast(pl.Int64))
+        .with_columns(pl.col("candidates", "verified", "accepted", "graded").fill_null(0).cast(pl.Int64))
         .with_columns(share=pl.col("graded") / total)
         .sort("ceiling", descending=True)
     )
