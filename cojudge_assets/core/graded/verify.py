@@ -25,8 +25,8 @@ major whatever the rest give; one that has failed a test and passed more than ha
 endless loop costs at most half the tests' time limits; ``failed`` and ``tests_run`` say how far it went.
 
 **Balance.** Among the accepted programs, ``n`` = the count of the scarcest ceiling are kept for every ceiling
-(``graded``), chosen round-robin over the seeds (a seed's programs are taken one per round) so that no seed
-dominates a ceiling; the five ceilings then hold 20% each. Since no more than ``n`` per ceiling are kept, the
+(``graded``), chosen round-robin over the seeds (a seed's programs are taken one per round, rarest rule first)
+so that no seed and no rule dominates a ceiling; the five ceilings then hold 20% each. Since no more than ``n`` per ceiling are kept, the
 ceilings are verified scarcest first and a ceiling with more candidates is run, in that round-robin order, only
 until ``n`` of its programs are accepted (:func:`verify`, ``lazy``); the rest are ``not_run`` rows. This is
 what keeps the step's cost near the mutants step's (bench/graded_cost.py).
@@ -215,10 +215,14 @@ def _verify_all(
 
 
 def _round_robin(programs: list[dict], ceiling: int) -> list[dict]:
-    """A ceiling's programs one seed at a time: every seed's first (rules in name order), then every seed's
-    second, ...; seeds in a hash order, so that any prefix spreads over the seeds."""
+    """A ceiling's programs one seed at a time: every seed's first, then every seed's second, ...; seeds in a
+    hash order, so that any prefix spreads over the seeds, and a seed's programs rarest rule first (the rule
+    with the fewest candidates in the ceiling, then by name), so that any prefix spreads over the rules too."""
+    frequency: dict[str, int] = defaultdict(int)
+    for p in programs:
+        frequency[p["rule"]] += 1
     by_seed: dict[str, list[dict]] = defaultdict(list)
-    for p in sorted(programs, key=lambda p: p["program_uid"]):
+    for p in sorted(programs, key=lambda p: (frequency[p["rule"]], p["rule"], p["program_uid"])):
         by_seed[p["seed_uid"]].append(p)
     order = sorted(by_seed, key=lambda s: _hash(s, str(ceiling)))
     depth = max(map(len, by_seed.values()), default=0)
