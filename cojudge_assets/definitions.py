@@ -17,6 +17,7 @@ from cojudge_assets.defs.measurement.assets import measurement_asset, prediction
 from cojudge_assets.defs.operations.assets import drift_report_asset
 from cojudge_assets.defs.operations.sensors import drift_sensor
 from cojudge_assets.defs.perturbation.assets import perturbation_metrics_asset, perturbation_outputs_asset
+from cojudge_assets.defs.perturbation.graded import GRADED_PROGRAM_ASSETS, graded_metrics_asset
 from cojudge_assets.defs.report.assets import report_asset
 from cojudge_assets.defs.resources import DEFAULT_CORPUS, ContestJudgeResource, CorpusResource, JudgesResource
 from cojudge_assets.freshness import OBSERVE_JOB
@@ -79,7 +80,13 @@ def readers_of(assets: list) -> list[dg.AssetsDefinition]:
     readers = [predictions_asset(_names(assets))]
     readers += [
         factory(_names(assets + readers))
-        for factory in (measurement_asset, drift_report_asset, perturbation_metrics_asset, findings_asset)
+        for factory in (
+            measurement_asset,
+            drift_report_asset,
+            perturbation_metrics_asset,
+            findings_asset,
+            graded_metrics_asset,
+        )
     ]
     return readers + [report_asset(_names(assets + readers))]
 
@@ -132,13 +139,14 @@ def build_definitions(
         dg.define_asset_job(
             MUTANTS_JOB,
             selection=dg.AssetSelection.assets(
-                "mutation_seeds", "mutants", "perturbation_requests", "perturbation_yield"
+                "mutation_seeds", "mutants", "perturbation_requests", "perturbation_yield", *GRADED_PROGRAM_ASSETS
             ),
             description="Seeds re-run, mutants made and verified by execution, their blind requests.",
         ),
         dg.define_asset_job(
             PERTURBATION_METRICS_JOB,
-            selection=dg.AssetSelection.assets("perturbation_metrics", "findings"),  # findings: its arm rows
+            # findings: its arm rows
+            selection=dg.AssetSelection.assets("perturbation_metrics", "findings", "graded_metrics"),
             description="The judges scored on the perturbation study.",
         ),
     ]

@@ -25,6 +25,7 @@ import polars as pl
 
 from cojudge_assets.core.constants import CONDITIONS
 from cojudge_assets.core.dynamics import trajectories as dynamics
+from cojudge_assets.core.graded.metrics import table_iii
 from cojudge_assets.core.measurement.predictions import has_table
 from cojudge_assets.core.perturbation.rewrites import ALL_OPERATORS
 from cojudge_assets.core.perturbation.stats import accuracy_points
@@ -49,6 +50,7 @@ READS: dict[str, tuple[str, ...]] = {
         "agreement",
     ),
     "perturbation": ("perturbation_metrics", "perturbation_yield", "judge_metrics"),
+    "graded": ("graded_metrics", "graded_yield", "graded_balance"),
     "dynamics": ("success_at_turn", "churn_vs_improvement", "convergence", "rank_consensus", "attempts"),
     "estimation": ESTIMATION_TABLES,
     "findings": ("findings", "contamination", "design_split", "design_record"),
@@ -732,6 +734,60 @@ def perturbation_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Secti
     )
 
 
+GRADED_TITLE = "Score vs ceiling per judge (graded programs, blind)"
+
+
+def graded_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section | None:
+    """The graded perturbations (AXIOM): yield per rule, balance per ceiling, Table III per judge, MCC per pair of
+    adjacent ceilings, and the score-vs-ceiling figure."""
+    metrics = _query(conn, "graded_metrics", "select * from main.graded_metrics")
+    yields = _query(conn, "graded_yield", "select * from main.graded_yield")
+    balance = _query(conn, "graded_balance", "select * from main.graded_balance")
+    if metrics is None or yields is None or balance is None:
+        return None
+    tables = [
+        Table("Graded rules: seeds skipped (no site), programs made, accepted (yield), graded", yields),
+        Table("Balance of the verified graded set per ceiling", balance),
+    ]
+    figures: tuple[Figure, ...] = ()
+    if len(metrics):
+        overall = metrics.filter(pl.col("subset") == "all").select(
+            "judge", "answer", "metric", "value", "lo", "hi", "n", "n_seeds", "note"
+        )
+        tables += [
+            Table(
+                "Judges against the ceilings in AXIOM's Table III layout (rho, tau, alpha x100; EMD; mean)",
+                table_iii(metrics),
+            ),
+            Table(
+                "Rank and agreement metrics with seed-bootstrap 95% intervals",
+                overall.sort("judge", "answer", "metric"),
+            ),
+            Table(
+                "Mean score per ceiling and MCC per pair of adjacent ceilings, seed-bootstrap 95% intervals",
+                metrics.filter(pl.col("subset") != "all").sort("judge", "answer", "metric", "subset"),
+            ),
+        ]
+        figures = (
+            _figure(
+                plots.score_vs_ceiling(metrics, folder / "score_vs_ceiling.png", GRADED_TITLE),
+                GRADED_TITLE,
+                "One panel per judge: its mean score (0-5) on the graded programs of each ceiling, with "
+                "seed-bootstrap intervals, one series per answer kind; a judge that grades as the ceilings do "
+                "follows the dashed diagonal.",
+            ),
+        )
+    return Section(
+        "Graded perturbations: does a judge's score fall as far as the flaw deserves?",
+        "Rules with score ceilings (AXIOM's five categories: 5 alternatives, 4 readability, 3 design, 2 minor "
+        "bugs, 1 major defects) chained on accepted programs, every program verified by execution (3-5 keep "
+        "the seed's output on every test, 2 fail at most half the tests, 1 more than half) and the ceilings "
+        "balanced. Judges answer blind; the reference-based judges compare each program with its seed.",
+        tuple(tables),
+        figures,
+    )
+
+
 SUCCESS_TITLE = "Success@Turn: share of trajectories accepted by turn k"
 SURVIVAL_TITLE = "Kaplan-Meier: share of trajectories still unsolved, by turn"
 CODEBLEU_TITLE = "CodeBLEU similarity to the first accepted submission"
@@ -929,6 +985,7 @@ def report_sections(
         "judges": judges_section(conn),
         "measurement": measurement_section(conn, figure_dir / "measurement"),
         "perturbation": perturbation_section(conn, figure_dir / "perturbation"),
+        "graded": graded_section(conn, figure_dir / "graded"),
         "dynamics": dynamics_section(conn, figure_dir / "dynamics"),
         "estimation": estimation_section(conn, figure_dir / "estimation"),
     }

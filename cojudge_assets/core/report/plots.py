@@ -443,3 +443,39 @@ def estimation_curves(rows: pl.DataFrame, path, title: str, *, nominal: float = 
     left.legend(fontsize="small")  # the methods (and conditions): the right panel draws them alike
     right.legend(fontsize="small", loc="lower right")
     return _save(fig, path)
+
+
+def score_vs_ceiling(metrics: pl.DataFrame, path, title: str) -> Path:
+    """The graded study's figure (core/graded/metrics.py): one panel per judge, its mean 0-5 score per ceiling
+    (x 1..5) with the seed-bootstrap interval, one series per answer kind; the dashed diagonal is a judge that
+    answers the ceiling exactly, and each panel's label carries its Spearman rho."""
+    rows = metrics.filter(pl.col("metric") == "mean_score")
+    judges = sorted(set(rows["judge"].to_list()))
+    columns = min(3, max(1, len(judges)))
+    lines = -(-max(1, len(judges)) // columns)
+    fig, axes = plt.subplots(lines, columns, figsize=(3.2 * columns, 2.9 * lines), squeeze=False, sharey=True)
+    for ax in axes.flat[len(judges) :]:
+        ax.axis("off")
+    for ax, judge in zip(axes.flat, judges):
+        for k, answer in enumerate(sorted(set(rows.filter(pl.col("judge") == judge)["answer"].to_list()))):
+            mine = rows.filter((pl.col("judge") == judge) & (pl.col("answer") == answer)).sort("subset")
+            x = mine["subset"].cast(pl.Int64).to_numpy().astype(float) + (k - 0.5) * 0.1
+            y, lo, hi = (mine[c].to_numpy().astype(float) for c in ("value", "lo", "hi"))
+            rho = metrics.filter(
+                (pl.col("judge") == judge) & (pl.col("answer") == answer) & (pl.col("metric") == "spearman_rho")
+            )["value"]
+            label = f"{answer} (rho {rho[0]:.2f})" if len(rho) and np.isfinite(rho[0]) else f"{answer} (constant)"
+            ax.errorbar(x, y, yerr=[np.abs(y - lo), np.abs(hi - y)], fmt="o-", capsize=3, label=label)
+        ax.plot([1, 5], [1, 5], color="grey", linestyle="--", linewidth=0.8)
+        ax.set(xticks=[1, 2, 3, 4, 5], xlim=(0.5, 5.5), ylim=(-0.2, 5.2), xlabel="ceiling", title=judge)
+        ax.legend(fontsize=6, loc="upper left")
+    axes.flat[0].set_ylabel("mean score (0-5)")
+    fig.suptitle(title, fontsize=10)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:  # _save reads the title off the first panel, which here names a judge: the figure's title is written
+        fig.tight_layout()
+        fig.savefig(path, format="png", dpi=DPI, metadata={**PNG_METADATA, "Title": title})
+    finally:
+        plt.close(fig)
+    return path

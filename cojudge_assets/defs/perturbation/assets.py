@@ -20,6 +20,7 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import BLIND, SEED
+from cojudge_assets.core.graded.verify import request_frame as graded_request_frame
 from cojudge_assets.core.judging.requests import build_requests
 from cojudge_assets.core.perturbation.rewrites import ALL_OPERATORS
 from cojudge_assets.core.perturbation.stats import (
@@ -141,15 +142,23 @@ def mutants(
 @dg.asset(
     group_name="perturbation",
     kinds=KINDS,
-    code_version="1",
-    description="One row per usable seed and verified mutant: the label-free blind request (core/judging/requests.py), "
-    "keyed by the seed's attempt_uid or the mutant_uid.",
+    code_version="2",
+    description="One row per usable seed, verified mutant and graded program (defs/perturbation/graded.py): the "
+    "label-free blind request (core/judging/requests.py), keyed by the seed's attempt_uid, the mutant_uid or the "
+    "program_uid.",
 )
 def perturbation_requests(
-    context: dg.AssetExecutionContext, mutation_seeds: pl.DataFrame, mutants: pl.DataFrame, problems: pl.DataFrame
+    context: dg.AssetExecutionContext,
+    mutation_seeds: pl.DataFrame,
+    mutants: pl.DataFrame,
+    graded_programs: pl.DataFrame,
+    problems: pl.DataFrame,
 ):
     no_context = pl.DataFrame(schema={"attempt_uid": pl.String, "condition": pl.String, "context": pl.String})
-    table = build_requests(request_frame(mutation_seeds, mutants), problems, no_context, CONDITION)
+    programs = request_frame(mutation_seeds, mutants)
+    if not graded_programs.is_empty():
+        programs = pl.concat([programs, graded_request_frame(graded_programs)]).sort("attempt_uid")
+    table = build_requests(programs, problems, no_context, CONDITION)
     return dg.Output(
         table, data_version=content_version(table, ["attempt_uid", "request_hash"]), metadata={"requests": len(table)}
     )

@@ -1,0 +1,1 @@
+"""Graded perturbations with score ceilings (AXIOM): rules, their verification by execution, balance, metrics."""

@@ -1,0 +1,278 @@
+"""Judges scored against the graded programs' ceilings (AXIOM's Table III and its MCC per subtask).
+
+**Scores on the 0-5 scale.** Each judge's answer is mapped to AXIOM's scale, one *answer kind* each:
+
+* ``p_accept`` (every judge): ``5 * p_accept`` - the judge's probability that the program is accepted, read
+  as the share of the full score it deserves;
+* ``rubric`` (judges that return the rubric): ``5 * (mean(s_algo, s_robust) - 1) / 4`` - the two 1-5 rubric
+  scores averaged and stretched linearly onto 0-5 (1 -> 0, 5 -> 5);
+* ``similarity`` (the reference-based judges): ``5 * similarity`` - chrF++ / 100, CodeBLEU, or the normalised
+  Levenshtein similarity of the program to its seed, each in [0, 1] (:func:`reference_scores`).
+
+**Metrics** against the ceilings (1..5), each with a percentile interval from a bootstrap clustered by seed
+(a seed's graded programs are drawn together, core/stats/bootstrap.py):
+
+* ``spearman_rho``, ``kendall_tau`` (tau-b; scipy). Undefined for a constant judge: value NaN, ``note``
+  ``constant``;
+* ``krippendorff_alpha``: interval level, the judge and the ceilings as two coders (the ``krippendorff``
+  package);
+* ``emd``: ``scipy.stats.wasserstein_distance`` between the judge's score distribution and the ceilings';
+* ``mean_score`` per ceiling (``subset`` = the ceiling);
+* ``mcc`` per pair of adjacent ceilings (``subset`` ``k-k+1``): the programs of those two ceilings, the
+  truth "ceiling k+1", the prediction "score >= k + 0.5" (the midpoint), sklearn's matthews_corrcoef.
+
+Values are in [-1, 1] for rho, tau, alpha and MCC (AXIOM prints them x100), on the 0-5 scale for EMD and means.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+
+import krippendorff
+import numpy as np
+import polars as pl
+from rapidfuzz.distance import Levenshtein
+from scipy import stats
+from sklearn.metrics import matthews_corrcoef
+
+from cojudge_assets.core.constants import SEED
+from cojudge_assets.core.stats.bootstrap import cluster_codes, cluster_counts, interval
+
+CEILINGS = (1, 2, 3, 4, 5)
+REFERENCE_JUDGES = ("chrF++", "CodeBLEU", "edit-similarity")
+METRIC_SCHEMA = {
+    "judge": pl.String,
+    "answer": pl.String,
+    "metric": pl.String,
+    "subset": pl.String,
+    "value": pl.Float64,
+    "lo": pl.Float64,
+    "hi": pl.Float64,
+    "n": pl.Int64,
+    "n_seeds": pl.Int64,
+    "note": pl.String,
+}
+SCORE_SCHEMA = {
+    "judge": pl.String,
+    "answer": pl.String,
+    "program_uid": pl.String,
+    "seed_uid": pl.String,
+    "ceiling": pl.Int64,
+    "score": pl.Float64,
+}
+
+
+def judge_scores(graded: pl.DataFrame, outputs: pl.DataFrame | None) -> pl.DataFrame:
+    """The judges' valid answers on the graded programs as 0-5 scores, one row per (judge, answer kind,
+    program) (module docstring); ``outputs`` holds judge, attempt_uid (the program_uid), status, p_accept,
+    s_algo, s_robust."""
+    if outputs is None or outputs.is_empty():
+        return pl.DataFrame(schema=SCORE_SCHEMA)
+    programs = graded.filter(pl.col("graded")).select("program_uid", "seed_uid", "ceiling")
+    valid = outputs.filter(pl.col("status") == "ok").rename({"attempt_uid": "program_uid"})
+    valid = valid.join(programs, on="program_uid", how="inner")
+    p_accept = valid.filter(pl.col("p_accept").is_not_null()).select(
+        "judge",
+        pl.lit("p_accept").alias("answer"),
+        "program_uid",
+        "seed_uid",
+        "ceiling",
+        (5 * pl.col("p_accept").cast(pl.Float64)).alias("score"),
+    )
+    columns = set(valid.columns)
+    if not {"s_algo", "s_robust"} <= columns:
+        return p_accept.cast(SCORE_SCHEMA)  # type: ignore[arg-type]
+    rubric = valid.filter(pl.col("s_algo").is_not_null() & pl.col("s_robust").is_not_null()).select(
+        "judge",
+        pl.lit("rubric").alias("answer"),
+        "program_uid",
+        "seed_uid",
+        "ceiling",
+        (5 * ((pl.col("s_algo") + pl.col("s_robust")).cast(pl.Float64) / 2 - 1) / 4).alias("score"),
+    )
+    return pl.concat([p_accept, rubric]).cast(SCORE_SCHEMA)  # type: ignore[arg-type]
+
+
+_CHRF = None
+
+
+def chrf_plus_plus(reference: str, candidate: str) -> float:
+    """chrF++ (character 6-grams and word 2-grams, beta 2; sacrebleu) of ``candidate`` against ``reference``,
+    in [0, 1]."""
+    global _CHRF
+    if _CHRF is None:
+        from sacrebleu.metrics import CHRF
+
+        _CHRF = CHRF(word_order=2)
+    return float(_CHRF.sentence_score(candidate, [reference]).score) / 100
+
+
+def edit_similarity(reference: str, candidate: str) -> float:
+    """1 - Levenshtein distance / the longer length (rapidfuzz), in [0, 1]."""
+    return float(Levenshtein.normalized_similarity(reference, candidate))
+
+
+def reference_scores(graded: pl.DataFrame, seeds: pl.DataFrame) -> pl.DataFrame:
+    """The reference-based judges' 0-5 scores of the graded programs, each against its seed program."""
+    from cojudge_assets.core.dynamics.trajectories import codebleu_similarity
+
+    seed_code = dict(zip(seeds["seed_uid"].to_list(), seeds["code"].to_list()))
+    measures: dict[str, Callable[[str, str, str], float | None]] = {
+        "chrF++": lambda r, c, _: chrf_plus_plus(r, c),
+        "CodeBLEU": lambda r, c, language: codebleu_similarity(r, c, language),
+        "edit-similarity": lambda r, c, _: edit_similarity(r, c),
+    }
+    rows = []
+    for program in graded.filter(pl.col("graded")).sort("program_uid").iter_rows(named=True):
+        reference = seed_code[program["seed_uid"]]
+        for judge, measure in measures.items():
+            value = measure(reference, program["code"], program["language"])
+            if value is not None:
+                rows.append(
+                    {
+                        "judge": judge,
+                        "answer": "similarity",
+                        "program_uid": program["program_uid"],
+                        "seed_uid": program["seed_uid"],
+                        "ceiling": program["ceiling"],
+                        "score": 5 * value,
+                    }
+                )
+    return pl.DataFrame(rows, schema=SCORE_SCHEMA)
+
+
+def _constant(x: np.ndarray) -> bool:
+    return len(x) == 0 or bool(np.all(x == x[0]))
+
+
+def spearman(score: np.ndarray, ceiling: np.ndarray) -> float:
+    if _constant(score) or _constant(ceiling):
+        return float("nan")
+    return float(stats.spearmanr(score, ceiling).statistic)
+
+
+def kendall(score: np.ndarray, ceiling: np.ndarray) -> float:
+    if _constant(score) or _constant(ceiling):
+        return float("nan")
+    return float(stats.kendalltau(score, ceiling).statistic)
+
+
+def alpha_interval(score: np.ndarray, ceiling: np.ndarray) -> float:
+    """Krippendorff's alpha, interval level, of the judge and the ceilings as two coders of the programs."""
+    data = np.vstack([score, ceiling]).astype(np.float64)
+    if len(score) < 2 or len(np.unique(data)) < 2:
+        return float("nan")  # one value in all: no disagreement to compare with
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))
+
+
+def alpha_interval_two_coders(score: np.ndarray, ceiling: np.ndarray) -> float:
+    """The same alpha in closed form for two coders and no missing value (the bootstrap's replicates, where
+    the package's general computation costs more than every other statistic together): D_o is the mean
+    squared difference within programs, D_e the mean squared difference over all ordered pairs of the 2N
+    values, alpha = 1 - D_o / D_e."""
+    pooled = np.concatenate([score, ceiling]).astype(np.float64)
+    n = len(pooled)
+    if len(score) < 2 or np.all(pooled == pooled[0]):
+        return float("nan")
+    observed = float(np.mean((score - ceiling) ** 2))
+    expected = (2 * n * np.sum(pooled**2) - 2 * np.sum(pooled) ** 2) / (n * (n - 1))
+    return 1 - observed / expected
+
+
+def mcc_counts(truth: np.ndarray, predicted: np.ndarray) -> float:
+    """Matthews correlation from the confusion counts (0 when a margin is empty, as sklearn returns)."""
+    tp = float(np.sum(truth & predicted))
+    tn = float(np.sum(~truth & ~predicted))
+    fp = float(np.sum(~truth & predicted))
+    fn = float(np.sum(truth & ~predicted))
+    denominator = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
+    return (tp * tn - fp * fn) / np.sqrt(denominator) if denominator > 0 else 0.0
+
+
+def emd(score: np.ndarray, ceiling: np.ndarray) -> float:
+    return float(stats.wasserstein_distance(score, ceiling)) if len(score) else float("nan")
+
+
+def mcc_pair(score: np.ndarray, ceiling: np.ndarray, low: int, *, fast: bool = False) -> float:
+    """MCC on the programs of ceilings ``low`` and ``low + 1``: truth ``low + 1``, prediction score >= low + 0.5
+    (sklearn's matthews_corrcoef; ``fast``: the same from the confusion counts, for the bootstrap)."""
+    keep = (ceiling == low) | (ceiling == low + 1)
+    truth, predicted = ceiling[keep] == low + 1, score[keep] >= low + 0.5
+    if keep.sum() < 2 or _constant(truth):
+        return float("nan")
+    return mcc_counts(truth, predicted) if fast else float(matthews_corrcoef(truth, predicted))
+
+
+def _statistics(score: np.ndarray, ceiling: np.ndarray, *, fast: bool = False) -> dict[tuple[str, str], float]:
+    alpha = alpha_interval_two_coders if fast else alpha_interval
+    out = {
+        ("spearman_rho", "all"): spearman(score, ceiling),
+        ("kendall_tau", "all"): kendall(score, ceiling),
+        ("krippendorff_alpha", "all"): alpha(score, ceiling),
+        ("emd", "all"): emd(score, ceiling),
+    }
+    for c in CEILINGS:
+        at = ceiling == c
+        out[("mean_score", str(c))] = float(score[at].mean()) if at.any() else float("nan")
+    for low in CEILINGS[:-1]:
+        out[("mcc", f"{low}-{low + 1}")] = mcc_pair(score, ceiling, low, fast=fast)
+    return out
+
+
+def graded_metrics(scores: pl.DataFrame, *, n_resamples: int = 1000, seed: int = SEED) -> pl.DataFrame:
+    """One row per (judge, answer kind, metric, subset) with its seed-clustered bootstrap interval (module
+    docstring); ``note`` is ``constant`` when the judge gave every program one score (rho and tau undefined)."""
+    rows = []
+    for (judge, answer), group in scores.sort("program_uid").group_by(["judge", "answer"], maintain_order=True):
+        score = group["score"].to_numpy().astype(np.float64)
+        ceiling = group["ceiling"].to_numpy().astype(np.int64)
+        clusters = cluster_codes(group["seed_uid"].to_numpy())
+        n_seeds = int(clusters.max()) + 1 if len(clusters) else 0
+        point = _statistics(score, ceiling)
+        replicates: dict[tuple[str, str], list[float]] = {key: [] for key in point}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for counts in cluster_counts(n_seeds, n_resamples, seed):
+                for row in counts.astype(np.int64):
+                    take = np.repeat(np.arange(len(score)), row[clusters])
+                    for key, value in _statistics(score[take], ceiling[take], fast=True).items():
+                        replicates[key].append(value)
+        note = "constant" if _constant(score) else None
+        for (metric, subset), value in point.items():
+            lo, hi = interval(np.array(replicates[(metric, subset)]))
+            members = [int(x) for x in subset.split("-")] if subset != "all" else list(CEILINGS)
+            n = int(np.isin(ceiling, members).sum())
+            rows.append(
+                {
+                    "judge": judge,
+                    "answer": answer,
+                    "metric": metric,
+                    "subset": subset,
+                    "value": value,
+                    "lo": lo,
+                    "hi": hi,
+                    "n": n,
+                    "n_seeds": n_seeds,
+                    "note": note if metric in ("spearman_rho", "kendall_tau") else None,
+                }
+            )
+    return pl.DataFrame(rows, schema=METRIC_SCHEMA)
+
+
+def table_iii(metrics: pl.DataFrame) -> pl.DataFrame:
+    """AXIOM's Table III layout: one row per (judge, answer kind) with rho, tau, alpha (x100), EMD, mean score."""
+    overall = metrics.filter(pl.col("subset") == "all").pivot(on="metric", index=["judge", "answer"], values="value")
+    # the mean over the ceilings' means: the mean score of the graded set, which holds every ceiling equally
+    means = (
+        metrics.filter(pl.col("metric") == "mean_score")
+        .group_by("judge", "answer")
+        .agg(pl.col("value").mean().alias("mean"))
+    )
+    table = overall.join(means, on=["judge", "answer"], how="left")
+    for column in ("spearman_rho", "kendall_tau", "krippendorff_alpha"):
+        if column in table.columns:
+            table = table.with_columns((pl.col(column) * 100).round(2))
+    return table.sort("judge", "answer")

@@ -1,0 +1,188 @@
+"""Group ``perturbation``, graded part: programs with score ceilings (AXIOM), verified, balanced and scored.
+
+``graded_programs`` chains the rules of core/graded/rules.py on the usable seeds of ``mutation_seeds``,
+verifies every program by execution (core/graded/verify.py) and balances the ceilings; ``graded_yield`` and
+``graded_balance`` count it per rule and per ceiling. The graded programs are judged blind through
+``perturbation_requests`` / ``perturbation_outputs`` with the seeds and mutants (one partition per judge, the
+judge cache, so nothing is sent twice); ``graded_metrics`` scores every judge, and the reference-based judges
+(chrF++, CodeBLEU, edit similarity against the seed), against the ceilings (core/graded/metrics.py). It reads
+``perturbation_outputs`` only when the Definitions hold it, so it is made by :func:`graded_metrics_asset`.
+
+Incremental: a program's code depends on its seed, its rule and (for a chain) the companion rendezvous
+hashing picks, so adding a rule adds that rule's programs and changes only the chains the new rule wins; every
+unchanged program is served from the contest judge's result cache and the judge cache.
+"""
+
+from collections.abc import Set
+
+import dagster as dg
+import polars as pl
+from dagster_duckdb import DuckDBResource
+
+from cojudge_assets.core.constants import SEED
+from cojudge_assets.core.graded.metrics import METRIC_SCHEMA, judge_scores, reference_scores, table_iii
+from cojudge_assets.core.graded.metrics import graded_metrics as score_graded
+from cojudge_assets.core.graded.rules import BY_NAME, RULES
+from cojudge_assets.core.graded.verify import PROGRAM_SCHEMA, ceiling_balance, fail_share_distribution, rule_yield
+from cojudge_assets.core.graded.verify import graded_programs as build
+from cojudge_assets.core.report import plots
+from cojudge_assets.core.tables import markdown_table
+from cojudge_assets.defs.io import KINDS, present_inputs
+from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, output_dir
+from cojudge_assets.freshness import content_version
+
+GRADED_PROGRAM_ASSETS = ("graded_programs", "graded_yield", "graded_balance")  # run with the mutants
+BALANCE_TOLERANCE = 0.05  # each ceiling holds 20% +- this of the graded set
+SCORE_VS_CEILING_TITLE = "Score vs ceiling per judge (graded programs, blind)"
+
+
+class GradedSettings(dg.Config):
+    rules: list[str] = []  # rule names (core/graded/rules.py); empty: every rule
+
+
+@dg.asset(
+    group_name="perturbation",
+    kinds=KINDS,
+    code_version="1",
+    check_specs=[
+        dg.AssetCheckSpec(
+            "every_graded_program_verified",
+            asset="graded_programs",
+            description="Every graded program was run on its problem's tests and had its rule's intended effect.",
+        ),
+        dg.AssetCheckSpec(
+            "ceilings_balanced",
+            asset="graded_programs",
+            description="Each ceiling 1..5 holds 20% +- 5% of the graded set.",
+        ),
+    ],
+    description="One row per (usable seed, rule): the graded program (rule, companion, ceiling, code) and its "
+    "verification by execution (tests run, failed, fail_share, effect, accepted, reason), graded when the balance "
+    "keeps it; a rule that finds no site is a skipped row (no code).",
+)
+def graded_programs(
+    context: dg.AssetExecutionContext,
+    config: GradedSettings,
+    mutation_seeds: pl.DataFrame,
+    corpus: CorpusResource,
+    contest_judge: ContestJudgeResource,
+):
+    unknown = sorted(set(config.rules) - set(BY_NAME))
+    if unknown:
+        raise ValueError(f"graded_programs config rules: unknown {unknown}; expected names of {sorted(BY_NAME)}")
+    rules = tuple(r for r in RULES if not config.rules or r.name in config.rules)
+    if mutation_seeds.is_empty():  # no C/C++/Java program accepted (or the seeds never materialized)
+        table = pl.DataFrame(schema=PROGRAM_SCHEMA)
+    else:
+        table = build(mutation_seeds, corpus.packages(), contest_judge.judge(), rules)
+    graded = table.filter(pl.col("graded"))
+    balance = ceiling_balance(table)
+    yield dg.Output(
+        table,
+        data_version=content_version(table, ["program_uid", "code", "effect", "graded"]),
+        metadata={
+            "programs": int((table["effect"] != "skipped").sum()),
+            "accepted": int(table["accepted"].sum()),
+            "graded": len(graded),
+            "balance": dg.MetadataValue.md(markdown_table(balance)),
+            "fail_share": dg.MetadataValue.md(markdown_table(fail_share_distribution(table))),
+        },
+    )
+    yield dg.AssetCheckResult(
+        check_name="every_graded_program_verified",
+        passed=bool(graded["accepted"].all()) if len(graded) else True,
+        metadata={"graded": len(graded), "not_verified": int((~graded["accepted"]).sum())},
+    )
+    shares = balance["share"].to_list()
+    yield dg.AssetCheckResult(
+        check_name="ceilings_balanced",
+        passed=len(graded) > 0 and all(abs(s - 0.2) <= BALANCE_TOLERANCE for s in shares),
+        metadata={"shares": dg.MetadataValue.md(markdown_table(balance.select("ceiling", "graded", "share")))},
+    )
+
+
+@dg.asset(
+    group_name="perturbation",
+    kinds=KINDS,
+    code_version="1",
+    description="One row per graded rule: its ceiling and category, seeds skipped (no site), programs made, "
+    "accepted (yield = accepted / made), broken, of the wrong effect, graded, share of the graded set, languages.",
+)
+def graded_yield(context: dg.AssetExecutionContext, graded_programs: pl.DataFrame) -> pl.DataFrame:
+    table = rule_yield(graded_programs)
+    in_use = int((table["graded"] > 0).sum())
+    context.add_output_metadata(
+        {"rules_in_use": in_use, "yield": dg.MetadataValue.md(markdown_table(table.drop("category")))}
+    )
+    return table
+
+
+@dg.asset(
+    group_name="perturbation",
+    kinds=KINDS,
+    code_version="1",
+    description="One row per ceiling 5..1: candidate programs, accepted, graded, and the graded share (balance).",
+)
+def graded_balance(context: dg.AssetExecutionContext, graded_programs: pl.DataFrame) -> pl.DataFrame:
+    table = ceiling_balance(graded_programs)
+    context.add_output_metadata({"balance": dg.MetadataValue.md(markdown_table(table))})
+    return table
+
+
+class GradedMetricsSettings(dg.Config):
+    resamples: int = 1000
+    seed: int = SEED
+
+
+def graded_metrics_asset(present: Set[str]) -> dg.AssetsDefinition:
+    """``graded_metrics`` over ``graded_programs``, ``mutation_seeds`` and, when ``present`` (the Definitions)
+    holds it, ``perturbation_outputs``."""
+    optional = present_inputs(
+        ("perturbation_outputs",),
+        present,
+        columns={"perturbation_outputs": ["judge", "attempt_uid", "status", "p_accept", "s_algo", "s_robust"]},
+    )
+
+    @dg.asset(
+        name="graded_metrics",
+        group_name="perturbation",
+        kinds=KINDS,
+        code_version="1",
+        ins=optional,
+        description="One row per (judge, answer kind, metric, subset) against the graded ceilings: Spearman rho, "
+        "Kendall tau, Krippendorff's alpha (interval), EMD, mean score per ceiling, MCC per adjacent pair of "
+        "ceilings; seed-clustered bootstrap intervals (lo, hi). Judges: the asked ones (p_accept, rubric) and the "
+        "reference-based chrF++, CodeBLEU and edit similarity against the seed.",
+    )
+    def graded_metrics(
+        context: dg.AssetExecutionContext,
+        config: GradedMetricsSettings,
+        graded_programs: pl.DataFrame,
+        mutation_seeds: pl.DataFrame,
+        duckdb: DuckDBResource,
+        **frames: pl.DataFrame,
+    ) -> pl.DataFrame:
+        folder = output_dir(duckdb) / "graded"
+        plots.remove_figures(folder)
+        if graded_programs.is_empty() or not graded_programs["graded"].any():
+            context.add_output_metadata({"graded": 0, "note": "no graded program"})
+            return pl.DataFrame(schema=METRIC_SCHEMA)
+        scores = pl.concat(
+            [
+                judge_scores(graded_programs, frames.get("perturbation_outputs")),
+                reference_scores(graded_programs, mutation_seeds),
+            ]
+        )
+        table = score_graded(scores, n_resamples=config.resamples, seed=config.seed)
+        figure = plots.score_vs_ceiling(table, folder / "score_vs_ceiling.png", SCORE_VS_CEILING_TITLE)
+        context.add_output_metadata(
+            {
+                "graded": int(graded_programs["graded"].sum()),
+                "judges": len(set(scores["judge"].to_list())),
+                "table_iii": dg.MetadataValue.md(markdown_table(table_iii(table))),
+                "score_vs_ceiling": dg.MetadataValue.path(str(figure)),
+            }
+        )
+        return table
+
+    return graded_metrics
