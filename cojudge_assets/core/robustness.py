@@ -45,7 +45,6 @@ problem), so with the same count they are the measurement's own resamples.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -53,12 +52,18 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from cojudge_assets.core import calibration
 from cojudge_assets.core import metrics as m
 from cojudge_assets.core.bootstrap import cluster_counts, cluster_weights, interval
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.design_split import NEVER_INSPECTED, attempt_splits
-from cojudge_assets.core.measurement import PANEL, MeasurementConfig, Universe, condition_panel
+from cojudge_assets.core.measurement import (
+    INSTRUMENT_METRICS,
+    PANEL,
+    SCALAR_METRICS,
+    MeasurementConfig,
+    Universe,
+    condition_panel,
+)
 
 HOLDS, TIE, REVERSED, UNDEFINED = "holds", "tie", "reversed", "undefined"
 SCHEMES = ("trajectory", "problem", "equal_weights", "never_inspected")
@@ -108,16 +113,8 @@ def _universe(predictions: pl.DataFrame, config: RobustnessConfig) -> Universe:
 
 # ---------------------------------------------------------------------------------------------- contamination
 
-CONTAMINATION_METRICS: dict[str, tuple[Callable, bool | None]] = {
-    # name: (fn(cell y, p, decisions, weights (B, n)) -> (B,), higher is better; None: no direction, no flag)
-    "roc_auc": (lambda y, p, d, w: m.roc_auc(y, p, sample_weight=w), True),
-    "pr_auc": (lambda y, p, d, w: m.average_precision(y, p, sample_weight=w), True),
-    "brier": (lambda y, p, d, w: m.brier(y, p, sample_weight=w), False),
-    "ece15": (lambda y, p, d, w: calibration.ece(p, y, calibration.ECE_BINS, w), False),
-    "log_loss": (lambda y, p, d, w: m.log_loss(y, p, sample_weight=w), False),
-    "mcc_oof": (lambda y, p, d, w: m.mcc(y, d, sample_weight=w), True),
-    "base_rate": (lambda y, p, d, w: m.weighted_mean(y, sample_weight=w), None),  # the prevalence
-}
+# the instrument metrics of the measurement (core/measurement.py's registry) and the prevalence beside them
+CONTAMINATION_METRICS: tuple[str, ...] = (*INSTRUMENT_METRICS, "base_rate")
 CONTAMINATION_SCHEMA = {
     "judge": pl.String,
     "condition": pl.String,
@@ -147,7 +144,7 @@ def leak_flag(metric: str, lo: float, hi: float) -> bool | None:
     >>> leak_flag("roc_auc", 0.01, 0.08), leak_flag("roc_auc", -0.02, 0.05), leak_flag("brier", -0.05, -0.01)
     (True, False, None)
     """
-    higher_is_better = CONTAMINATION_METRICS[metric][1]
+    higher_is_better = SCALAR_METRICS[metric].higher_is_better
     if metric not in FLAGGED_METRICS or higher_is_better is None:
         return None
     if not (np.isfinite(lo) and np.isfinite(hi)):
@@ -176,14 +173,16 @@ def contamination(
             for key, cell in u.cells.items():
                 wc, ti = w[:, cell.index], tested[key]
                 y, p, d = cell.y, cell.p, decisions[key]
-                for name, (fn, _) in CONTAMINATION_METRICS.items():
+                for name in CONTAMINATION_METRICS:
+                    fn = SCALAR_METRICS[name].fn
                     full_reps.setdefault((*key, name), []).append(fn(y, p, d, wc))
                     test_reps.setdefault((*key, name), []).append(fn(y[ti], p[ti], d[ti], wc[:, ti]))
         rows = []
         for key, cell in u.cells.items():
             ti = tested[key]
             y, p, d = cell.y, cell.p, decisions[key]
-            for name, (fn, _) in CONTAMINATION_METRICS.items():
+            for name in CONTAMINATION_METRICS:
+                fn = SCALAR_METRICS[name].fn
                 full = float(fn(y, p, d, np.ones((1, len(y))))[0])
                 never = float(fn(y[ti], p[ti], d[ti], np.ones((1, len(ti))))[0])
                 fr = np.concatenate(full_reps[(*key, name)])
