@@ -72,8 +72,6 @@ from typing import cast
 
 import numpy as np
 import polars as pl
-from codebleu import calc_codebleu
-from lifelines import KaplanMeierFitter
 from rapidfuzz.distance import Levenshtein
 
 from cojudge_assets.core.bootstrap import cluster_counts, interval
@@ -352,6 +350,8 @@ def kaplan_meier(trajs: pl.DataFrame, *, clock: str = "turn") -> pl.DataFrame:
         return pl.DataFrame(schema=SURVIVAL_SCHEMA)
     if (durations["duration"] < 0).any():
         raise ValueError(f"negative {clock} durations: a trajectory ends before it starts")
+    from lifelines import KaplanMeierFitter  # lifelines (and pandas) load with the first fit, not at start-up
+
     fitter = KaplanMeierFitter().fit(durations["duration"].to_numpy(), event_observed=durations["solved"].to_numpy())
     events = fitter.event_table
     times = events.index
@@ -428,6 +428,8 @@ def codebleu_similarity(reference: str, candidate: str, language: str | None) ->
     if lang is None:
         return None
     logging.getLogger().addFilter(_NO_DATAFLOW_FILTER)  # idempotent: one filter instance, added once
+    from codebleu import calc_codebleu  # codebleu loads tree-sitter and its grammars: imported on first use
+
     return float(calc_codebleu([reference], [candidate], lang=lang)["codebleu"])
 
 

@@ -54,7 +54,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from cojudge_assets.core.bootstrap import cluster_codes
 from cojudge_assets.core.constants import SEED
@@ -277,6 +276,8 @@ def _estimates(g: _Groups, s: np.ndarray, *, alpha: float, boot: np.ndarray | No
 
     ``boot``: (B, R, n) bootstrap counts over the n labelled groups of each repetition (Rogan-Gladen), or None
     to skip it."""
+    from scipy import stats
+
     lab, tot = _sums(g, s)
     unl = {name: tot[name] - lab[name] for name in lab}
     z_crit = stats.norm.ppf(1 - alpha / 2)
@@ -346,6 +347,8 @@ def _rogan_gladen(g: _Groups, s: np.ndarray, lab: dict, tot: dict, *, alpha: flo
 
 def _judge_alone(g: _Groups, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The judge's positive rate on every attempt of each stratum, with the CR1 t interval over its groups."""
+    from scipy import stats
+
     _, tot = _sums(g, np.zeros((1, len(g.m))))
     groups = g.z.sum(axis=0)
     rate = tot["d"] / tot["m"]
@@ -527,6 +530,8 @@ LABELS_SAVED_SCHEMA = pl.Schema(
 def _labels_scale(n: int, alpha: float) -> float:
     """What labels alone's interval multiplies its standard error by beyond z: the t quantile and CR1's
     sqrt(G / (G - 1)) (PPI++, as ppi_python, takes variances with divisor n)."""
+    from scipy import stats
+
     return float(stats.t.ppf(1 - alpha / 2, max(n - 1, 1)) * np.sqrt(n / max(n - 1, 1)))
 
 
@@ -537,6 +542,8 @@ def labels_saved(estimation: pl.DataFrame, *, k: float = 2.0, alpha: float = 0.0
     where it holds (see the module docstring). The standard errors are the widths on one scale: labels alone's
     t interval divided by ``2 t_{n-1} sqrt(n / (n - 1))`` (its quantile and CR1 factor), the judge-assisted
     intervals (z, or a bootstrap percentile interval) by ``2 z``, so that neither is counted as labels saved."""
+    from scipy import stats
+
     if k <= 1:
         raise ValueError(f"k: expected a label multiple > 1, got {k!r}")
     if not 0 < alpha < 1:
