@@ -1,0 +1,122 @@
+"""Start-up cost: loading the Definitions in a fresh interpreter, and a warm ``cojudge materialize``.
+
+Import: ``--repeat`` fresh interpreters each import ``cojudge_assets.definitions`` and build the Definitions
+(``defs()``, what ``dagster dev`` and every Dagster run process do); the child measures from before the import to
+after the build (wall and CPU seconds), and the median is printed, beside a bare ``import dagster`` for scale.
+
+Warm run: the run command on a study that is already materialized. The study is copied (the folder of its DuckDB
+file, with the judges file and the demo corpus beside it, and its Dagster home) into a temporary folder, so the
+source is never written; one settling run re-runs what the checked-out code changed, then the warm run is timed.
+Without a materialized study (``--study`` missing), the warm run is skipped with a note.
+
+    .venv/bin/python bench/startup.py [--repeat 5] [--study data/cojudge.duckdb] [--home dagster_home]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+CHILD = """
+import time
+started, cpu = time.perf_counter(), time.process_time()
+{body}
+print(time.perf_counter() - started, time.process_time() - cpu)
+"""
+DEFINITIONS = "from cojudge_assets.definitions import defs\ndefs()"
+DAGSTER = "import dagster"
+
+
+def child_seconds(body: str, env: dict) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``body`` in a fresh interpreter, measured inside it."""
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD.format(body=body)], cwd=REPO, env=env, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        sys.exit(f"the child failed:\n{done.stderr[-3000:]}")
+    wall, cpu = done.stdout.strip().splitlines()[-1].split()
+    return float(wall), float(cpu)
+
+
+def median_of(body: str, repeat: int, env: dict) -> tuple[float, float, list[float]]:
+    runs = [child_seconds(body, env) for _ in range(repeat)]
+    walls = [w for w, _ in runs]
+    return statistics.median(walls), statistics.median(c for _, c in runs), walls
+
+
+def materialize(db: Path, env: dict) -> tuple[float, str]:
+    started = time.perf_counter()
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "cojudge"), "materialize", "--duckdb", str(db)],
+        cwd=db.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"cojudge materialize failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
+    return seconds, done.stdout
+
+
+def warm_run(study: Path, home: Path, env: dict) -> None:
+    if not study.is_file():
+        print(f"warm run: skipped, no materialized study at {study} (materialize the demo first, or pass --study)")
+        return
+    root = Path(tempfile.mkdtemp(prefix="cojudge-startup-"))
+    try:
+        data = root / "data"
+        shutil.copytree(study.parent, data, ignore=shutil.ignore_patterns("*.lock", "*.wal"))
+        shutil.copytree(home, root / "dagster_home", ignore=shutil.ignore_patterns("*.lock"))
+        run_env = {
+            **env,
+            "DAGSTER_HOME": str(root / "dagster_home"),
+            "COJUDGE_JUDGES": str(data / "judges.yaml"),
+        }
+        db = data / study.name
+        settle, _ = materialize(db, run_env)  # re-runs what the checked-out code changed since the copy was made
+        seconds, stdout = materialize(db, run_env)
+        calls = re.search(r"(\d+) request(?:s|\(s\))? sent to judges", stdout)
+        nothing = "nothing changed" in stdout
+        print(f"warm run: {seconds:.1f} s (settling run before it: {settle:.1f} s)")
+        print(f"  'nothing changed' printed: {nothing}; requests sent: {calls.group(1) if calls else '?'}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="fresh interpreters per import measurement")
+    parser.add_argument("--study", default=str(REPO / "data" / "cojudge.duckdb"), help="a materialized DuckDB file")
+    parser.add_argument("--home", default=str(REPO / "dagster_home"), help="the Dagster home of that study")
+    parser.add_argument("--no-warm", action="store_true", help="measure the import only")
+    args = parser.parse_args()
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
+    load = os.getloadavg()
+    print(f"cores: {os.cpu_count()}  load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    wall, cpu, walls = median_of(DEFINITIONS, args.repeat, env)
+    print(
+        f"import + build the Definitions: median {wall:.2f} s wall, {cpu:.2f} s CPU over {args.repeat} fresh "
+        f"interpreters (each: {', '.join(f'{w:.2f}' for w in walls)})"
+    )
+    d_wall, d_cpu, _ = median_of(DAGSTER, args.repeat, env)
+    print(f"  for scale, import dagster alone: median {d_wall:.2f} s wall, {d_cpu:.2f} s CPU")
+    if not args.no_warm:
+        warm_run(Path(args.study).resolve(), Path(args.home).resolve(), env)
+
+
+if __name__ == "__main__":
+    main()
