@@ -129,7 +129,7 @@ def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:
         # both dimensions are present on these partitions: condition_of / judge_of fail naming the asset otherwise
         condition, judge = condition_of(context), judge_of(context)
         spec = judges.get(judge)
-        if spec is None:  # a partition key left in the instance by a judge since removed from the judges file
+        if spec is None:  # the partitions are made from these judges: a clear error, should they ever disagree
             raise dg.Failure(
                 description=f"judge_outputs: partition judge {judge!r} is not among the configured judges "
                 f"({', '.join(sorted(judges)) or 'none'}); add it to the judges file or drop the partition"
