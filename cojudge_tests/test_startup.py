@@ -24,6 +24,7 @@ HEAVY = (
     "scipy.stats",
     "scipy.sparse",
     "pandas",
+    "rapidfuzz",
 )
 
 LOAD_DEFINITIONS = f"""

@@ -72,7 +72,6 @@ from typing import cast
 
 import numpy as np
 import polars as pl
-from rapidfuzz.distance import Levenshtein
 
 from cojudge_assets.core.bootstrap import cluster_counts, interval
 from cojudge_assets.core.constants import SEED
@@ -384,6 +383,8 @@ def normalized_edit_distance(s: str, t: str) -> float:
     >>> normalized_edit_distance("", ""), normalized_edit_distance("abc", "")
     (0.0, 1.0)
     """
+    from rapidfuzz.distance import Levenshtein  # on first use: the Definitions do not load rapidfuzz
+
     return Levenshtein.distance(s, t) / max(1, len(s), len(t))
 
 
