@@ -9,7 +9,7 @@ file, with the judges file and the demo corpus beside it, and its Dagster home) 
 source is never written; one settling run re-runs what the checked-out code changed, then the warm run is timed.
 Without a materialized study (``--study`` missing), the warm run is skipped with a note.
 
-    .venv/bin/python bench/startup.py [--repeat 5] [--study data/cojudge.duckdb] [--home dagster_home]
+    .venv/bin/python bench/startup.py [--repeat 5] [--study data/cojudge.duckdb] [--home dagster_home] [--before DIR]
 """
 
 from __future__ import annotations
@@ -37,10 +37,11 @@ DEFINITIONS = "from cojudge_assets.definitions import defs\ndefs()"
 DAGSTER = "import dagster"
 
 
-def child_seconds(body: str, env: dict) -> tuple[float, float]:
-    """(wall, CPU) seconds of ``body`` in a fresh interpreter, measured inside it."""
+def child_seconds(body: str, env: dict, code: Path) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``body`` in a fresh interpreter started in ``code`` (whose cojudge_assets it
+    imports), measured inside it."""
     done = subprocess.run(
-        [sys.executable, "-c", CHILD.format(body=body)], cwd=REPO, env=env, capture_output=True, text=True
+        [sys.executable, "-c", CHILD.format(body=body)], cwd=code, env=env, capture_output=True, text=True
     )
     if done.returncode != 0:
         sys.exit(f"the child failed:\n{done.stderr[-3000:]}")
@@ -48,8 +49,8 @@ def child_seconds(body: str, env: dict) -> tuple[float, float]:
     return float(wall), float(cpu)
 
 
-def median_of(body: str, repeat: int, env: dict) -> tuple[float, float, list[float]]:
-    runs = [child_seconds(body, env) for _ in range(repeat)]
+def median_of(body: str, repeat: int, env: dict, code: Path = REPO) -> tuple[float, float, list[float]]:
+    runs = [child_seconds(body, env, code) for _ in range(repeat)]
     walls = [w for w, _ in runs]
     return statistics.median(walls), statistics.median(c for _, c in runs), walls
 
@@ -100,6 +101,12 @@ def main() -> None:
     parser.add_argument("--study", default=str(REPO / "data" / "cojudge.duckdb"), help="a materialized DuckDB file")
     parser.add_argument("--home", default=str(REPO / "dagster_home"), help="the Dagster home of that study")
     parser.add_argument("--no-warm", action="store_true", help="measure the import only")
+    parser.add_argument(
+        "--before",
+        help="also the import time of another copy of the code (a folder holding cojudge_assets, pyproject.toml "
+        "and data/judges.yaml, e.g. `git archive <commit> cojudge_assets pyproject.toml data/judges.yaml | tar -x -C "
+        "DIR`), interleaved with this one's",
+    )
     args = parser.parse_args()
     env = {
         **os.environ,
@@ -107,11 +114,21 @@ def main() -> None:
     }
     load = os.getloadavg()
     print(f"cores: {os.cpu_count()}  load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    wall, cpu, walls = median_of(DEFINITIONS, args.repeat, env)
-    print(
-        f"import + build the Definitions: median {wall:.2f} s wall, {cpu:.2f} s CPU over {args.repeat} fresh "
-        f"interpreters (each: {', '.join(f'{w:.2f}' for w in walls)})"
-    )
+    codes = {"this code": (REPO, env)}
+    if args.before:
+        before = Path(args.before).resolve()
+        codes[str(before)] = (before, {**env, "PYTHONPATH": str(before)})
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in codes}
+    for _ in range(args.repeat):  # interleaved, so that both see the same load
+        for name, (code, code_env) in codes.items():
+            runs[name].append(child_seconds(DEFINITIONS, code_env, code))
+    for name, timings in runs.items():
+        walls = [w for w, _ in timings]
+        print(
+            f"import + build the Definitions ({name}): median {statistics.median(walls):.2f} s wall, "
+            f"{statistics.median(c for _, c in timings):.2f} s CPU over {args.repeat} fresh interpreters "
+            f"(each: {', '.join(f'{w:.2f}' for w in walls)})"
+        )
     d_wall, d_cpu, _ = median_of(DAGSTER, args.repeat, env)
     print(f"  for scale, import dagster alone: median {d_wall:.2f} s wall, {d_cpu:.2f} s CPU")
     if not args.no_warm:
