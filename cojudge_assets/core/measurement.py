@@ -108,11 +108,11 @@ class Cell:
 @dataclass(frozen=True)
 class ScalarMetric:
     """One scalar metric of a judge on its attempts: ``fn(y, p, decisions, sample_weight)`` (``decisions`` the
-    out-of-fold 0/1 decisions; ``sample_weight`` None, a vector or a bootstrap matrix, as core/metrics.py), and
-    where it is used. Every table, check and report section that lists metric names derives its list from
-    :data:`SCALAR_METRICS`."""
+    out-of-fold 0/1 decisions, None for a caller that asks only the metrics of the scores; ``sample_weight``
+    None, a vector or a bootstrap matrix, as core/metrics.py), and where it is used. Every table, check and
+    report section that lists metric names derives its list from :data:`SCALAR_METRICS`."""
 
-    fn: Callable[[np.ndarray, np.ndarray, np.ndarray, Any], Any]
+    fn: Callable[[np.ndarray, np.ndarray, np.ndarray | None, Any], Any]
     higher_is_better: bool | None  # None: no direction (a prevalence, a mean score)
     headline: bool  # a column of the headline table (the seed study's Table VI)
     instrument: bool  # compares judges as instruments: problem-bootstrapped, tracked across runs, contamination
