@@ -162,6 +162,22 @@ class Attempt:
     result: JudgeResult | None = None
     path: str = ""
 
+    @property
+    def submitted(self) -> datetime:
+        """The submission time, once the schedule has set it."""
+        if self.submitted_at is None:
+            raise ValueError(
+                f"attempt {self.participant.uid}/{self.problem_id} turn {self.turn}: no submission time yet"
+            )
+        return self.submitted_at
+
+    @property
+    def judged(self) -> JudgeResult:
+        """The contest judge's result, once the attempt has been judged."""
+        if self.result is None:
+            raise ValueError(f"attempt {self.participant.uid}/{self.problem_id} turn {self.turn}: not judged yet")
+        return self.result
+
 
 @dataclass
 class Trajectory:
@@ -233,7 +249,7 @@ FAILURE_WEIGHTS = {Verdict.WA: 0.45, Verdict.TLE: 0.25, Verdict.RE: 0.18, Verdic
 
 
 def _pick_failing(rng: random.Random, failing: list[PoolProgram]) -> PoolProgram:
-    kinds = sorted({p.verdict for p in failing}, key=lambda v: v.value)
+    kinds = sorted({p.verdict for p in failing if p.verdict is not None}, key=lambda v: v.value)
     kind = rng.choices(kinds, weights=[FAILURE_WEIGHTS[k] for k in kinds])[0]
     return rng.choice([p for p in failing if p.verdict == kind])
 
@@ -249,8 +265,7 @@ def plan_trajectories(
         count = rng.randint(max(1, min(8, n - 4)), max(1, n - 1))
         chosen = set(rng.sample(range(n), count))
         chosen |= {index for (uid, index) in LONG_TRAJECTORIES if uid == person.uid and index < n}
-        chosen = sorted(chosen)
-        for index in chosen:
+        for index in sorted(chosen):
             pid = problem_ids[index]
             pool = pools[pid]
             language = _pick_language(rng, person, pool)
@@ -321,7 +336,7 @@ def assign_times(rng: random.Random, trajectories: list[Trajectory]) -> None:
             att.submitted_at = clock
         # the participant saved their pages after the contest, newest submission first
         saved = CONTEST_END + timedelta(minutes=rng.randint(5, 40), seconds=rng.randint(0, 59))
-        for att in sorted(attempts, key=lambda a: a.submitted_at, reverse=True):
+        for att in sorted(attempts, key=lambda a: a.submitted, reverse=True):
             saved += timedelta(seconds=rng.randint(4, 25))
             att.saved_at = saved
 
@@ -443,13 +458,13 @@ def chat_turns(
     rng: random.Random, person: Participant, trajectories: list[Trajectory], problems: dict[str, ProblemPackage]
 ) -> list[list[tuple[str, str, datetime]]]:
     """The participant's chat sessions: lists of (role, text, time); code appears before its submission."""
-    attempts = sorted((a for t in trajectories for a in t.attempts), key=lambda a: a.submitted_at)
+    attempts = sorted((a for t in trajectories for a in t.attempts), key=lambda a: a.submitted)
     sessions: list[list[tuple[str, str, datetime]]] = [[]]
     intro = (
         f"Hi! I'm {person.name} (student no. {person.student_no}, {person.email}). "
         f"I'm in a programming contest where AI help is allowed. Please help me with the problems."
     )
-    first_time = attempts[0].submitted_at - timedelta(minutes=6)
+    first_time = attempts[0].submitted - timedelta(minutes=6)
     sessions[0].append(("user", intro, first_time))
     sessions[0].append(("assistant", "Happy to help. Paste the problem and what you have so far.", first_time))
     if person.uid in ("u04", "u13"):
@@ -465,7 +480,7 @@ def chat_turns(
     previous_verdict: dict[str, str] = {}
     for att in attempts:
         problem = problems[att.problem_id]
-        t = att.submitted_at - timedelta(minutes=rng.randint(2, 5))
+        t = att.submitted - timedelta(minutes=rng.randint(2, 5))
         if len(sessions[-1]) > 14 and rng.random() < 0.3:
             sessions.append([])
         session = sessions[-1]
@@ -608,7 +623,7 @@ def generate(out: Path, *, seed: int = SEED, judge: ContestJudge | None = None, 
         ]
     )
     for att in sorted(attempts, key=lambda a: a.path):
-        failure = att.result.first_failure
+        failure = att.judged.first_failure
         writer.writerow(
             [
                 att.path,
@@ -616,8 +631,8 @@ def generate(out: Path, *, seed: int = SEED, judge: ContestJudge | None = None, 
                 att.problem_id,
                 att.turn,
                 att.language,
-                _clock(att.submitted_at),
-                att.result.verdict.value,
+                _clock(att.submitted),
+                att.judged.verdict.value,
                 att.intent,
                 att.tier,
                 failure.test if failure else "",
@@ -636,7 +651,7 @@ def corpus_counts(attempts: list[Attempt]) -> dict:
         trajectories[(a.participant.uid, a.problem_id)] = trajectories.get((a.participant.uid, a.problem_id), 0) + 1
     verdicts: dict[str, int] = {}
     for a in attempts:
-        verdicts[a.result.verdict.value] = verdicts.get(a.result.verdict.value, 0) + 1
+        verdicts[a.judged.verdict.value] = verdicts.get(a.judged.verdict.value, 0) + 1
     return {
         "participants": len({a.participant.uid for a in attempts}),
         "trajectories": len(trajectories),
@@ -645,7 +660,7 @@ def corpus_counts(attempts: list[Attempt]) -> dict:
         "longest_trajectory": max(trajectories.values()),
         "verdicts": dict(sorted(verdicts.items())),
         "distinct_accepted_c_cpp_java": len(
-            {a.code for a in attempts if a.result.verdict == Verdict.AC and a.language in ("c", "cpp", "java")}
+            {a.code for a in attempts if a.judged.verdict == Verdict.AC and a.language in ("c", "cpp", "java")}
         ),
     }
 

@@ -90,3 +90,96 @@ def sum_problem(tmp_path_factory) -> ProblemPackage:
             "secret/2": ("-5 5\n", "0\n"),
         },
     )
+
+
+# --- test tiers --------------------------------------------------------------------------------------------------
+# `pytest -m "not slow"` is the tier to run while developing; CI runs everything. A test is marked slow here, by what
+# it uses, so that a new test of the same kind falls into the slow tier without anyone remembering the marker:
+SLOW_FIXTURES = {
+    "demo_study": "the whole demo study, run cold by the README's command",
+    "chromium": "a headless browser",
+}
+SLOW_NAMES = {
+    # a name the test or one of its fixtures calls or reads (module globals included), and why it is slow
+    "SHARED_CORPORA": "reads the real corpora in ../shared/corpora",
+    "run_command": "runs the README's command on a corpus",
+    "run_steps": "drives the run loop over the asset graph",
+    "launch_chromium": "a headless browser",
+}
+SLOW_STRINGS = {
+    # a string constant (a whole argument, not part of a docstring) in the test's or a fixture's code: a process
+    # the test starts
+    "materialize": "runs `cojudge materialize` in its own process",
+    "dagster-webserver": "serves the Dagster UI",
+    "dagster-daemon": "runs the Dagster daemon",
+}
+SLOW_MODULES = {
+    # whole modules whose every test is heavy sandbox work or runs the graph
+    "cojudge_tests/faults/test_run_safety.py": "ingest runs killed and refused through Dagster",
+    "cojudge_tests/faults/test_cli_faults.py": "one `cojudge` process per bad invocation",
+    "cojudge_tests/faults/test_sandbox_faults.py": "hostile programs compiled and run to their limits",
+    "cojudge_tests/core/test_contest_judge.py": "programs in four languages compiled and run in the sandbox",
+    "cojudge_tests/core/test_perturbation_verify.py": "mutants compiled and run against the tests",
+}
+
+
+def _code_words(fn) -> tuple[set[str], set[str]]:
+    """The names and string constants of ``fn``'s code, of the functions nested in it and of the test helpers it
+    calls (functions of cojudge_tests, followed through), plus ``SHARED_CORPORA`` when it reads a module global
+    that is a path under the shared corpora (``ROOT = SHARED_CORPORA / ...``)."""
+    names: set[str] = set()
+    strings: set[str] = set()
+    seen: set[int] = set()
+    todo = [fn]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen or getattr(current, "__code__", None) is None:
+            continue
+        seen.add(id(current))
+        module_globals = getattr(current, "__globals__", {})
+        codes = [current.__code__]
+        while codes:
+            code = codes.pop()
+            for name in code.co_names:
+                names.add(name)
+                value = module_globals.get(name)
+                if isinstance(value, Path) and value.is_relative_to(SHARED_CORPORA):
+                    names.add("SHARED_CORPORA")
+                elif callable(value) and getattr(value, "__module__", "").startswith("cojudge_tests"):
+                    todo.append(value)
+            for const in code.co_consts:
+                if isinstance(const, str):
+                    strings.add(const)
+                elif hasattr(const, "co_names"):
+                    codes.append(const)
+    return names, strings
+
+
+def slow_reason(item: pytest.Item) -> str | None:
+    """Why ``item`` belongs to the slow tier (None: the fast tier)."""
+    fixtures = set(getattr(item, "fixturenames", ()))
+    for name, reason in SLOW_FIXTURES.items():
+        if name in fixtures:
+            return f"uses fixture {name}: {reason}"
+    path = Path(str(item.path)).resolve().relative_to(REPO).as_posix()
+    for prefix, reason in SLOW_MODULES.items():
+        if path.startswith(prefix):
+            return f"{prefix}: {reason}"
+    functions = [getattr(item, "function", None)]
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    functions += [d.func for name in fixtures for d in defs.get(name, ())]
+    for fn in filter(None, functions):
+        names, strings = _code_words(fn)
+        for name, reason in SLOW_NAMES.items():
+            if name in names:
+                return f"{fn.__name__} uses {name}: {reason}"
+        for text, reason in SLOW_STRINGS.items():
+            if text in strings:
+                return f"{fn.__name__} starts {text}: {reason}"
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("slow") is None and slow_reason(item) is not None:
+            item.add_marker(pytest.mark.slow)

@@ -413,10 +413,10 @@ def register_local_judges(contest_judge: ContestJudge | None = None) -> dict[str
         return handlers[model.split("/")[-1]].completion(model, messages, *args, **kwargs)
 
     # one provider, the model name picks the scorer; made with type() because its base is made at run time
-    Router = type("Router", (cls,), {"completion": route})
+    router = type("Router", (cls,), {"completion": route})
 
     existing = [p for p in (litellm.custom_provider_map or []) if p.get("provider") != LOCAL_PROVIDER]
-    litellm.custom_provider_map = [*existing, {"provider": LOCAL_PROVIDER, "custom_handler": Router("router", None)}]
+    litellm.custom_provider_map = [*existing, {"provider": LOCAL_PROVIDER, "custom_handler": router("router", None)}]
     # litellm builds its provider table from custom_provider_map when this is called
     from litellm.utils import custom_llm_setup
 

@@ -59,15 +59,15 @@ def test_ece_by_hand():
     # ECE = 0.15 + 1/12
     p = [0.05, 0.05, 0.5, 0.5, 0.5, 1.0]
     y = [0, 1, 1, 1, 0, 1]
-    assert ece(p, y) == pytest.approx(0.15 + 1 / 12, abs=1e-12)
-    assert isinstance(ece(p, y), float)
+    assert ece(y, p) == pytest.approx(0.15 + 1 / 12, abs=1e-12)
+    assert isinstance(ece(y, p), float)
 
 
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("n_bins", [1, 10, 15])
 def test_ece_matches_loop_reference(seed, n_bins):
     p, y = random_judge(seed, n=200)
-    assert ece(p, y, n_bins) == pytest.approx(ece_reference(p, y, n_bins), abs=1e-9)
+    assert ece(y, p, n_bins=n_bins) == pytest.approx(ece_reference(p, y, n_bins), abs=1e-9)
 
 
 def test_weighted_ece_equals_ece_on_repeated_rows():
@@ -76,19 +76,30 @@ def test_weighted_ece_equals_ece_on_repeated_rows():
     w = rng.integers(0, 4, size=(5, p.size)).astype(float)
     w[:, :10] = 0.0  # some attempts never drawn
     w[2, ::2] = 0.0
-    got = ece(p, y, w=w)
+    got = ece(y, p, sample_weight=w)
     assert isinstance(got, np.ndarray) and got.shape == (5,)
     for b in range(5):
-        assert got[b] == pytest.approx(ece(np.repeat(p, w[b].astype(int)), np.repeat(y, w[b].astype(int))), abs=1e-9)
+        assert got[b] == pytest.approx(ece(np.repeat(y, w[b].astype(int)), np.repeat(p, w[b].astype(int))), abs=1e-9)
 
 
 def test_unit_weights_equal_unweighted_and_empty_resample_is_nan():
     p, y = random_judge(9, n=50)
     w = np.vstack([np.ones(p.size), np.zeros(p.size)])
-    got = ece(p, y, w=w)
-    assert got[0] == pytest.approx(ece(p, y), abs=1e-12)
+    got = ece(y, p, sample_weight=w)
+    assert got[0] == pytest.approx(ece(y, p), abs=1e-12)
     assert np.isnan(got[1])
     assert np.isnan(ece([], []))
+
+
+def test_weight_vector_gives_a_float_and_swapped_arguments_are_refused():
+    p, y = random_judge(11, n=40)
+    w = np.random.default_rng(12).integers(0, 3, size=p.size).astype(float)
+    got = ece(y, p, sample_weight=w)
+    assert isinstance(got, float)
+    assert got == pytest.approx(ece(np.repeat(y, w.astype(int)), np.repeat(p, w.astype(int))), abs=1e-12)
+    # labels first, as every metric of core/stats/metrics.py: probabilities in the labels' place are not labels
+    with pytest.raises(ValueError, match="only 0 and 1"):
+        ece(p, y)
 
 
 def test_one_lands_in_last_bin():
@@ -108,7 +119,7 @@ def test_one_lands_in_last_bin():
 )
 def test_invalid_inputs_raise(p, y, message):
     with pytest.raises(ValueError, match=message):
-        ece(p, y)
+        ece(y, p)
 
 
 def test_reliability_table_counts_and_ece():
@@ -120,7 +131,7 @@ def test_reliability_table_counts_and_ece():
     assert empty["mean_p"].null_count() == empty.height == empty["observed_rate"].null_count()
     filled = table.filter(pl.col("n") > 0)
     from_table = (filled["n"] / p.size * (filled["observed_rate"] - filled["mean_p"]).abs()).sum()
-    assert from_table == pytest.approx(ece(p, y), abs=1e-12)
+    assert from_table == pytest.approx(ece(y, p), abs=1e-12)
     # every mean predicted value lies inside its bin
     assert ((filled["mean_p"] >= filled["lo"]) & (filled["mean_p"] <= filled["hi"])).all()
 
@@ -200,7 +211,7 @@ def test_platt_fit_on_all_keeps_roc_auc():
 def test_isotonic_lowers_ece_on_miscalibrated_judge():
     p, y = random_judge(31, n=2000, power=3.0)  # the judge is overconfident: P(accept) = p ** 3
     folds = np.random.default_rng(32).integers(0, 5, size=p.size)
-    raw, recalibrated = ece(p, y), ece(recalibrate_oof(p, y, folds, "isotonic"), y)
+    raw, recalibrated = ece(y, p), ece(y, recalibrate_oof(p, y, folds, "isotonic"))
     assert recalibrated < raw / 2
 
 
@@ -229,7 +240,7 @@ def test_recalibration_summary():
     none, isotonic, platt = rows
     assert none == {
         "method": "none",
-        "ece": ece(p, y),
+        "ece": ece(y, p),
         "brier": pytest.approx(np.mean((p - y) ** 2)),
         "roc_auc": pytest.approx(roc_auc_score(y, p)),
     }

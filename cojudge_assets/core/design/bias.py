@@ -39,8 +39,6 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-import statsmodels.api as sm
-from statsmodels.stats.multitest import multipletests
 
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.stats import metrics as m
@@ -185,6 +183,8 @@ def _note(covariate: str, n: int, note: str) -> dict:
 
 def _fit(part: pl.DataFrame, error: str, covariate: str) -> list[dict]:
     """The terms of ``error ~ covariate`` on the rows of one cell, or one note row saying why there are none."""
+    import statsmodels.api as sm  # imported when a fit runs, not when the Definitions load
+
     if part[covariate].null_count() == len(part):
         return [_note(covariate, 0, "the corpus has no values of this covariate")]
     data = part.filter(pl.col(covariate).is_not_null() & pl.col(error).is_not_null() & pl.col(error).is_not_nan())
@@ -245,6 +245,8 @@ def bias_diagnostics(frame: pl.DataFrame, *, method: str = "holm", covariates=CO
     missing = {"judge", "condition", "trajectory", *ERRORS, *covariates} - set(frame.columns)
     if missing:
         raise ValueError(f"frame: expected the columns of bias_frame; missing {sorted(missing)}")
+    from statsmodels.stats.multitest import multipletests
+
     out = []
     for (judge, condition), cell in frame.group_by("judge", "condition", maintain_order=True):
         for error in ERRORS:
@@ -271,13 +273,12 @@ def bias_figure(table: pl.DataFrame, judge: str, path: Path, *, error: str = "p_
     whose adjusted p is below 0.05 are drawn filled. None when the judge has no term."""
     from cojudge_assets.core.report import plots
 
-    plt = plots.plt
     rows = table.filter((pl.col("judge") == judge) & (pl.col("error") == error) & pl.col("term").is_not_null())
     if rows.is_empty():
         return None
     terms = sorted(set(rows["term"].to_list()), key=lambda t: (COVARIATES.index(t.split("=")[0].split(" ")[0]), t))
     conditions = list(dict.fromkeys(rows["condition"].to_list()))
-    fig, ax = plt.subplots(figsize=(plots.FIGSIZE[0] + 1.5, max(plots.FIGSIZE[1], 0.28 * len(terms) + 1.2)))
+    fig, ax = plots.subplots(figsize=(plots.FIGSIZE[0] + 1.5, max(plots.FIGSIZE[1], 0.28 * len(terms) + 1.2)))
     at = {t: i for i, t in enumerate(terms)}
     for k, condition in enumerate(conditions):
         part = rows.filter(pl.col("condition") == condition)

@@ -58,7 +58,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.stats.bootstrap import cluster_codes
@@ -279,6 +278,8 @@ def _percentile_interval(values: np.ndarray, alpha: float) -> tuple[np.ndarray, 
 
 
 def _t_quantile(groups: np.ndarray, alpha: float) -> np.ndarray:
+    from scipy import stats
+
     return stats.t.ppf(1 - alpha / 2, np.maximum(groups - 1, 1))
 
 
@@ -291,6 +292,8 @@ def _ppi(lab: dict, tot: dict, groups_l, groups_t, *, alpha: float, finite: bool
     """PPI++ (estimate, lo, hi) per row and stratum from the sums of the labelled groups and of every group.
 
     ``finite``: the design-based t interval with the correction (the study's); else ppi_python's z interval."""
+    from scipy import stats
+
     unl = {name: tot[name] - lab[name] for name in lab}
     n, n_u = lab["m"], unl["m"]  # labelled and unlabelled attempts
     ybar = _divide(lab["y"], n)

@@ -86,21 +86,19 @@ problem), so with the same count they are the measurement's own resamples.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy.stats import norm
-from statsmodels.stats.multitest import multipletests
 
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.design.split import INSPECTABLE, NEVER_INSPECTED, attempt_splits
-from cojudge_assets.core.measurement import calibration
 from cojudge_assets.core.measurement.measure import (
+    INSTRUMENT_METRICS,
     PANEL,
+    SCALAR_METRICS,
     MeasurementConfig,
     Universe,
     _condition_order,
@@ -161,16 +159,8 @@ def _universe(predictions: pl.DataFrame, config: RobustnessConfig) -> Universe:
 
 # ---------------------------------------------------------------------------------------------- contamination
 
-CONTAMINATION_METRICS: dict[str, tuple[Callable, bool | None]] = {
-    # name: (fn(cell y, p, decisions, weights (B, n)) -> (B,), higher is better; None: no direction, no flag)
-    "roc_auc": (lambda y, p, d, w: m.roc_auc(y, p, sample_weight=w), True),
-    "pr_auc": (lambda y, p, d, w: m.average_precision(y, p, sample_weight=w), True),
-    "brier": (lambda y, p, d, w: m.brier(y, p, sample_weight=w), False),
-    "ece15": (lambda y, p, d, w: calibration.ece(p, y, calibration.ECE_BINS, w), False),
-    "log_loss": (lambda y, p, d, w: m.log_loss(y, p, sample_weight=w), False),
-    "mcc_oof": (lambda y, p, d, w: m.mcc(y, d, sample_weight=w), True),
-    "base_rate": (lambda y, p, d, w: m.weighted_mean(y, sample_weight=w), None),  # the prevalence
-}
+# the instrument metrics of the measurement (core/measurement/measure.py's registry) and the prevalence beside them
+CONTAMINATION_METRICS: tuple[str, ...] = (*INSTRUMENT_METRICS, "base_rate")
 CONTAMINATION_SCHEMA = {
     "judge": pl.String,
     "condition": pl.String,
@@ -201,6 +191,8 @@ def detectable_difference(replicates: np.ndarray, level: float = 0.95, power: fl
     >>> round(detectable_difference(np.random.default_rng(0).normal(0, 0.1, 20000)), 2)
     0.28
     """
+    from scipy.stats import norm
+
     finite = replicates[np.isfinite(replicates)]
     if finite.size < 2:
         return None
@@ -218,7 +210,7 @@ def leak_flag(metric: str, lo: float, hi: float) -> bool | None:
     >>> leak_flag("roc_auc", 0.01, 0.08), leak_flag("roc_auc", -0.02, 0.05), leak_flag("brier", -0.05, -0.01)
     (True, False, None)
     """
-    higher_is_better = CONTAMINATION_METRICS[metric][1]
+    higher_is_better = SCALAR_METRICS[metric].higher_is_better
     if metric not in FLAGGED_METRICS or higher_is_better is None:
         return None
     if not (np.isfinite(lo) and np.isfinite(hi)):
@@ -239,7 +231,7 @@ def contamination(
     detectable at 80% power (:func:`detectable_difference`). Out-of-fold MCC uses the measurement's out-of-fold
     decisions (same folds and seed). ``metrics`` limits the rows to some of :data:`CONTAMINATION_METRICS` (all by
     default)."""
-    chosen = {name: CONTAMINATION_METRICS[name] for name in (metrics or CONTAMINATION_METRICS)}
+    chosen = {name: SCALAR_METRICS[name].fn for name in (metrics or CONTAMINATION_METRICS)}
     if predictions.is_empty():
         return pl.DataFrame(schema=CONTAMINATION_SCHEMA)
     u = _universe(predictions, config)
@@ -261,14 +253,14 @@ def contamination(
             for key, cell in u.cells.items():
                 wc, (si, ti) = w[:, cell.index], parts[key]
                 y, p, d = cell.y, cell.p, decisions[key]
-                for name, (fn, _) in chosen.items():
+                for name, fn in chosen.items():
                     seen_reps.setdefault((*key, name), []).append(fn(y[si], p[si], d[si], wc[:, si]))
                     test_reps.setdefault((*key, name), []).append(fn(y[ti], p[ti], d[ti], wc[:, ti]))
         rows = []
         for key, cell in u.cells.items():
             si, ti = parts[key]
             y, p, d = cell.y, cell.p, decisions[key]
-            for name, (fn, _) in chosen.items():
+            for name, fn in chosen.items():
                 inspected = float(fn(y[si], p[si], d[si], np.ones((1, len(si))))[0])
                 never = float(fn(y[ti], p[ti], d[ti], np.ones((1, len(ti))))[0])
                 sr = np.concatenate(seen_reps[(*key, name)])
@@ -344,6 +336,8 @@ def bootstrap_p(replicates: np.ndarray) -> float | None:
 def holm(rows: list[dict], alpha: float = ALPHA) -> None:
     """Fill ``holm_p`` and ``holm_status`` of ``rows`` in place, Holm within each ``family`` (rows without a family
     or a p-value get none: their ``holm_status`` is their status)."""
+    from statsmodels.stats.multitest import multipletests
+
     for row in rows:
         row["holm_p"], row["holm_status"] = None, row["status"]
     families: dict[str, list[dict]] = {}

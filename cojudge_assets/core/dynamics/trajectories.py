@@ -76,13 +76,6 @@ from typing import cast
 
 import numpy as np
 import polars as pl
-from codebleu import calc_codebleu
-from codebleu.dataflow_match import dfg_function, get_data_flow, normalize_dataflow
-from codebleu.parser import remove_comments_and_docstrings
-from codebleu.utils import get_tree_sitter_language
-from lifelines import KaplanMeierFitter
-from rapidfuzz.distance import Levenshtein
-from tree_sitter import Parser
 
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.stats.bootstrap import cluster_counts, interval
@@ -360,6 +353,8 @@ def kaplan_meier(trajs: pl.DataFrame, *, clock: str = "turn") -> pl.DataFrame:
         return pl.DataFrame(schema=SURVIVAL_SCHEMA)
     if (durations["duration"] < 0).any():
         raise ValueError(f"negative {clock} durations: a trajectory ends before it starts")
+    from lifelines import KaplanMeierFitter  # lifelines (and pandas) load with the first fit, not at start-up
+
     fitter = KaplanMeierFitter().fit(durations["duration"].to_numpy(), event_observed=durations["solved"].to_numpy())
     events = fitter.event_table
     times = events.index
@@ -392,12 +387,18 @@ def normalized_edit_distance(s: str, t: str) -> float:
     >>> normalized_edit_distance("", ""), normalized_edit_distance("abc", "")
     (0.0, 1.0)
     """
+    from rapidfuzz.distance import Levenshtein  # on first use: the Definitions do not load rapidfuzz
+
     return Levenshtein.distance(s, t) / max(1, len(s), len(t))
 
 
 @functools.cache
 def _dataflow_parser(lang: str) -> list:
     """codebleu's pair for ``lang``: a tree-sitter parser and its data-flow extractor (built once per process)."""
+    from codebleu.dataflow_match import dfg_function  # codebleu loads tree-sitter and its grammars: on first use
+    from codebleu.utils import get_tree_sitter_language
+    from tree_sitter import Parser
+
     parser = Parser()
     parser.language = get_tree_sitter_language(lang)
     return [parser, dfg_function[lang]]
@@ -416,6 +417,9 @@ def _canonical_dataflow(code: str, lang: str) -> list[tuple]:
     before codebleu's own normalisation. That order does not depend on the
     hash seed and, like codebleu's numbering, not on the variables' names.
     """
+    from codebleu.dataflow_match import get_data_flow, normalize_dataflow
+    from codebleu.parser import remove_comments_and_docstrings
+
     try:
         code = remove_comments_and_docstrings(code, lang)
     except Exception:  # noqa: BLE001 - codebleu scores the code unchanged when its comment stripper fails
@@ -505,6 +509,8 @@ def codebleu_similarity(reference: str, candidate: str, language: str | None) ->
     if lang is None:
         return None
     logging.getLogger().addFilter(_NO_DATAFLOW_FILTER)  # idempotent: one filter instance, added once
+    from codebleu import calc_codebleu  # codebleu loads tree-sitter and its grammars: imported on first use
+
     parts = calc_codebleu([reference], [candidate], lang=lang)
     flow = dataflow_match(reference, candidate, lang)
     # The sum in codebleu's order and grouping, so a pair whose dataflow match agrees gets codebleu's float.

@@ -47,6 +47,7 @@ import hashlib
 import itertools
 import math
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -539,6 +540,61 @@ def _remove_files_of(uid: int, *, keep: Path) -> None:
                 continue
 
 
+def _kill_run(pid: int, group: RunCgroup | None) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    if group is not None:
+        group.kill_all()
+
+
+def _watchdog(
+    pid: int, group: RunCgroup | None, limits: Limits, started: float, stopped: threading.Event, why: list[str]
+) -> None:
+    """Kill the run (process group ``pid`` and its run group) at its wall-clock limit, or, with a run group, at its
+    CPU limit or its first OOM kill, appending the reason to ``why``; return when ``stopped`` is set."""
+    while True:
+        remaining = limits.wall_s - (time.monotonic() - started)
+        if remaining <= 0:
+            why.append("wall")
+            return _kill_run(pid, group)
+        if stopped.wait(min(CPU_POLL_S, remaining)):
+            return
+        if group is None:
+            continue
+        cpu_now = group.cpu_s()
+        if cpu_now is not None and cpu_now > limits.cpu_s:
+            why.append("cpu")
+            return _kill_run(pid, group)
+        if group.oom_kills():  # as v2's memory.oom.group: one process over the run's memory ends it all
+            why.append("memory")
+            return _kill_run(pid, group)
+
+
+def _read_report(
+    report: list[str], why: list[str], usage: resource.struct_rusage | None, *, group_cpu_known: bool, limits: Limits
+) -> tuple[int | None, int | None, float, bool]:
+    """The program's exit code, signal, CPU seconds as reaped, and whether the runner was lost, from the runner's
+    report ("run <status> <user s> <system s> ...") and why the watchdog killed the run. A run with neither a
+    report nor a kill has no outcome: the caller raises."""
+    # without a report, what the launched process reaped (bwrap's pid namespace reaps every orphan at its end)
+    reaped_cpu = usage.ru_utime + usage.ru_stime if usage is not None else 0.0
+    if report[:1] == ["run"] and len(report) == 5:
+        status = int(report[1])
+        reaped_cpu = float(report[2]) + float(report[3])  # the program's tree, not the sandbox's start-up
+        if os.WIFSIGNALED(status):
+            return None, os.WTERMSIG(status), reaped_cpu, False
+        return os.WEXITSTATUS(status), None, reaped_cpu, False
+    # the runner started the program and was killed before it could report: by the program (a kill of its
+    # parent, of -1), by the memory limit, or by the watchdog
+    runner_lost = not why
+    sig = None if runner_lost else signal.SIGKILL
+    if why and not group_cpu_known:
+        reaped_cpu = max(reaped_cpu, limits.cpu_s if why in (["cpu"], ["wall"]) else 0.0)
+    return None, sig, reaped_cpu, runner_lost
+
+
 def _run(
     full_argv: list[str],
     argv: list[str],
@@ -590,33 +646,12 @@ def _run(
             if bpf_r is not None:
                 os.close(bpf_r)
 
-        def kill_run() -> None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            if group is not None:
-                group.kill_all()
-
-        def watchdog() -> None:
-            while True:
-                remaining = limits.wall_s - (time.monotonic() - started)
-                if remaining <= 0:
-                    why.append("wall")
-                    return kill_run()
-                if stopped.wait(min(CPU_POLL_S, remaining)):
-                    return
-                if group is None:
-                    continue
-                cpu_now = group.cpu_s()
-                if cpu_now is not None and cpu_now > limits.cpu_s:
-                    why.append("cpu")
-                    return kill_run()
-                if group.oom_kills():  # as v2's memory.oom.group: one process over the run's memory ends it all
-                    why.append("memory")
-                    return kill_run()
-
-        watcher = threading.Thread(target=watchdog, name="cojudge-sandbox-watchdog", daemon=True)
+        watcher = threading.Thread(
+            target=_watchdog,
+            args=(proc.pid, group, limits, started, stopped, why),
+            name="cojudge-sandbox-watchdog",
+            daemon=True,
+        )
         watcher.start()
         try:
             # "run" arrives as the runner starts the program (nothing, if the sandbox never got that far): the
@@ -645,24 +680,10 @@ def _run(
     wall_killed, cpu_killed = why == ["wall"], why == ["cpu"]
     group_total = group.cpu_s() if group is not None else None
     group_cpu = max(0.0, group_total - (baseline or 0.0)) if group_total is not None else None
-    # without a report, what the launched process reaped (bwrap's pid namespace reaps every orphan at its end)
-    reaped_cpu = usage.ru_utime + usage.ru_stime if usage is not None else 0.0
-    runner_lost = False
-    if report[:1] == ["run"] and len(report) == 5:
-        status = int(report[1])
-        reaped_cpu = float(report[2]) + float(report[3])  # the program's tree, not the sandbox's start-up
-        if os.WIFSIGNALED(status):
-            exit_code, sig = None, os.WTERMSIG(status)
-        else:
-            exit_code, sig = os.WEXITSTATUS(status), None
-    elif report[:1] == ["run"] or why:
-        # the runner started the program and was killed before it could report: by the program (a kill of its
-        # parent, of -1), by the memory limit, or by the watchdog
-        runner_lost = not why
-        exit_code, sig = None, (None if runner_lost else signal.SIGKILL)
-        if why and group_cpu is None:
-            reaped_cpu = max(reaped_cpu, limits.cpu_s if cpu_killed or wall_killed else 0.0)
-    else:
+    exit_code, sig, reaped_cpu, runner_lost = _read_report(
+        report, why, usage, group_cpu_known=group_cpu is not None, limits=limits
+    )
+    if report[:1] != ["run"] and not why:
         message = Path(stderr_path).read_text(errors="replace")[:500].strip()
         raise SandboxError(f"the sandbox could not run {argv[0]} (exit {proc.returncode}): {message}")
     # the group's count from "run" on can miss what the program used before this thread read its baseline (a

@@ -244,6 +244,59 @@ def _language_key(value: str) -> str:
         return value.strip().lower()
 
 
+def _submitted_at(submit: str | None, source_path: str, rules: PageRules) -> datetime:
+    """The page's Submit field as a time inside the contest window and not in the future; PageError otherwise."""
+    if submit is None:
+        raise PageError("fields", "Submit", f"{source_path}: no Submit field (expected 'Submit: YYYY-MM-DD HH:MM:SS')")
+    submitted_at = parse_clock(submit)
+    if submitted_at is None:
+        raise PageError(
+            "fields",
+            "Submit",
+            f"{source_path}: Submit {submit!r} is not a date and time (expected YYYY-MM-DD HH:MM[:SS])",
+        )
+    if (
+        rules.window_start is not None
+        and submitted_at < rules.window_start
+        or (rules.window_end is not None and submitted_at > rules.window_end)
+    ):
+        raise PageError(
+            "ambiguous",
+            "Submit",
+            f"{source_path}: Submit {submit!r} lies outside the contest window "
+            f"{rules.window_start} .. {rules.window_end} (contest.yaml)",
+        )
+    now = rules.now or datetime.now()
+    if submitted_at > now + FUTURE_SLACK:
+        raise PageError(
+            "ambiguous",
+            "Submit",
+            f"{source_path}: Submit {submit!r} is in the future (read at {now:%Y-%m-%d %H:%M:%S})",
+        )
+    return submitted_at
+
+
+def _problem_id(problem_field: str | None, source_path: str, rules: PageRules) -> str:
+    """The page's Problem field as a known problem whose package was not quarantined; PageError otherwise."""
+    if problem_field is None:
+        raise PageError("fields", "Problem", f"{source_path}: no Problem field")
+    problem_id = _problem_key(problem_field)
+    if problem_id in rules.quarantined_problems:
+        raise PageError(
+            "fields",
+            "Problem",
+            f"{source_path}: its problem package was quarantined ({rules.quarantined_problems[problem_id]})",
+        )
+    if problem_id not in rules.problem_ids:
+        raise PageError(
+            "fields",
+            "Problem",
+            f"{source_path}: Problem {problem_field!r} names no known problem "
+            f"(expected one of {sorted(rules.problem_ids)})",
+        )
+    return problem_id
+
+
 def read_page(corpus: Path, source_path: str, rules: PageRules) -> dict:
     """One page to an attempt row (without its turn); raises PageError to quarantine it."""
     path = Path(corpus) / source_path
@@ -282,51 +335,8 @@ def read_page(corpus: Path, source_path: str, rules: PageRules) -> dict:
             f"{source_path}: Result {result!r} is not in the verdict vocabulary "
             f"(expected one of {sorted(set(rules.vocabulary))})",
         )
-    submit = page.fields.get("submit")
-    if submit is None:
-        raise PageError("fields", "Submit", f"{source_path}: no Submit field (expected 'Submit: YYYY-MM-DD HH:MM:SS')")
-    submitted_at = parse_clock(submit)
-    if submitted_at is None:
-        raise PageError(
-            "fields",
-            "Submit",
-            f"{source_path}: Submit {submit!r} is not a date and time (expected YYYY-MM-DD HH:MM[:SS])",
-        )
-    if (
-        rules.window_start is not None
-        and submitted_at < rules.window_start
-        or (rules.window_end is not None and submitted_at > rules.window_end)
-    ):
-        raise PageError(
-            "ambiguous",
-            "Submit",
-            f"{source_path}: Submit {submit!r} lies outside the contest window "
-            f"{rules.window_start} .. {rules.window_end} (contest.yaml)",
-        )
-    now = rules.now or datetime.now()
-    if submitted_at > now + FUTURE_SLACK:
-        raise PageError(
-            "ambiguous",
-            "Submit",
-            f"{source_path}: Submit {submit!r} is in the future (read at {now:%Y-%m-%d %H:%M:%S})",
-        )
-    problem_field = page.fields.get("problem")
-    if problem_field is None:
-        raise PageError("fields", "Problem", f"{source_path}: no Problem field")
-    problem_id = _problem_key(problem_field)
-    if problem_id in rules.quarantined_problems:
-        raise PageError(
-            "fields",
-            "Problem",
-            f"{source_path}: its problem package was quarantined ({rules.quarantined_problems[problem_id]})",
-        )
-    if problem_id not in rules.problem_ids:
-        raise PageError(
-            "fields",
-            "Problem",
-            f"{source_path}: Problem {problem_field!r} names no known problem "
-            f"(expected one of {sorted(rules.problem_ids)})",
-        )
+    submitted_at = _submitted_at(page.fields.get("submit"), source_path, rules)
+    problem_id = _problem_id(page.fields.get("problem"), source_path, rules)
     label = page.fields.get("language")
     if not label:
         raise PageError("fields", "Language", f"{source_path}: no Language field")
@@ -405,7 +415,7 @@ def read_attempts(corpus: Path, pages: pl.DataFrame, rules: PageRules) -> tuple[
             rows.append(read_page(corpus, source, rules))
         except PageError as exc:
             rejected.append({"source_path": source, "stage": exc.stage, "field": exc.field, "reason": exc.reason})
-        except Exception as exc:  # a parser crash (or a file gone since listing) must not lose the file either
+        except Exception as exc:  # noqa: BLE001 - a parser crash (or a file gone since listing) must not lose the file
             rejected.append(
                 {
                     "source_path": source,

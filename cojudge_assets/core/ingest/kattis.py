@@ -195,7 +195,7 @@ def scan_problems(folder: Path) -> tuple[dict[str, ProblemPackage], list[dict]]:
                     "reason": f"{source}: package quarantined: {exc}",
                 }
             )
-        except Exception as exc:  # any other failure of one package must not stop the others
+        except Exception as exc:  # noqa: BLE001 - any other failure of one package must not stop the others
             rejected.append(
                 {
                     "source_path": source,

@@ -326,7 +326,7 @@ def _read_csv(path: Path) -> pl.DataFrame:
         raise ImportFormatError(f"{path}: column {doubled[0]!r} appears more than once in the header")
     try:
         frame = pl.read_csv(path, infer_schema=False, new_columns=names, encoding="utf8")
-    except Exception as exc:  # polars raises several types; the csv module locates the line
+    except Exception as exc:  # noqa: BLE001 - polars raises several types; the csv module locates the line
         where = _utf8_problem(path) or _csv_problem(path, len(names)) or str(exc).splitlines()[0]
         raise ImportFormatError(f"{path}: not a readable CSV: {where}") from None
     # A row starts on the line after the previous one ends: the header's lines, then one line per record plus
@@ -414,7 +414,7 @@ def _read_parquet(path: Path) -> pl.DataFrame:
         schema = pl.read_parquet_schema(path)
         wanted = [name for name in schema if name.strip() in FILE_COLUMNS]
         frame = pl.read_parquet(path, columns=wanted)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - polars raises several types for a damaged file; all are its fault
         raise ImportFormatError(f"{path}: not a readable Parquet file: {str(exc).splitlines()[0]}") from None
     frame = frame.rename({name: name.strip() for name in frame.columns})
     return frame.with_columns(source_line=pl.int_range(1, pl.len() + 1, dtype=pl.Int64))

@@ -44,10 +44,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-import krippendorff
 import numpy as np
-from scipy import sparse
-from scipy.stats import rankdata
 
 
 def median_cut(p: np.ndarray) -> np.ndarray:
@@ -71,6 +68,8 @@ def percentile_ranks(p: np.ndarray) -> np.ndarray:
     [0.25, 0.625, 0.625, 1.0]
     """
     p = _scores(p, "p")
+    from scipy.stats import rankdata  # scipy.stats is imported by the first call, not at start-up
+
     return rankdata(p, method="average") / len(p)
 
 
@@ -221,6 +220,8 @@ def krippendorff_alpha(runs: np.ndarray) -> float:
     pairable = runs[:, (~np.isnan(runs)).sum(axis=0) >= 2]
     if len(np.unique(pairable[~np.isnan(pairable)])) < 2:
         return float("nan")
+    import krippendorff
+
     return float(krippendorff.alpha(reliability_data=pairable, level_of_measurement="interval"))
 
 
@@ -312,6 +313,8 @@ def _running_sum(rows: np.ndarray) -> np.ndarray:
 def _category_weights(category: np.ndarray, categories: int, weights: np.ndarray) -> np.ndarray:
     """(categories, B): the total weight of the rows in each category, in every resample."""
     rows = len(category)
+    from scipy import sparse
+
     indicator = sparse.csr_matrix((np.ones(rows), (category, np.arange(rows))), shape=(categories, rows))
     return indicator @ weights
 

@@ -45,8 +45,6 @@ from collections.abc import Callable
 
 import numpy as np
 import polars as pl
-from sklearn.isotonic import IsotonicRegression
-from sklearn.linear_model import LogisticRegression
 
 from cojudge_assets.core.stats.metrics import THRESHOLD_GRID, brier, roc_auc
 
@@ -100,30 +98,36 @@ def bin_index(p, n_bins: int = ECE_BINS) -> np.ndarray:
     return np.minimum(np.floor(p * n_bins), n_bins - 1).astype(np.int64)
 
 
-def ece(p, y, n_bins: int = ECE_BINS, w=None):
-    """Expected calibration error, ``sum_b (n_b / N) * |obs(b) - pred(b)|``.
+def ece(y_true, y_prob, *, n_bins: int = ECE_BINS, sample_weight=None):
+    """Expected calibration error, ``sum_b (n_b / N) * |obs(b) - pred(b)|``, with the arguments of
+    core/stats/metrics.py: labels first, then probabilities, ``sample_weight`` None, a vector (n,) or a bootstrap
+    matrix (B, n) (then a (B,) array, one ECE per resample).
 
     Computed as ``sum_b |sum_{i in b} w_i (y_i - p_i)| / sum_i w_i`` for each
-    weight row at once (one matrix product per bin sum); with ``w`` None every
+    weight row at once (one matrix product per bin sum); with no weights every
     weight is 1. N = 0 gives nan.
 
     Two attempts in bin 4 (p = 0.3, y = 1 and 0): |0.5 - 0.3| * 2/4; two in
     bin 13 (p = 0.9, y = 1 and 1): |1 - 0.9| * 2/4; ECE = 0.1 + 0.05.
 
-    >>> round(ece([0.3, 0.3, 0.9, 0.9], [1, 0, 1, 1]), 12)
+    >>> round(ece([1, 0, 1, 1], [0.3, 0.3, 0.9, 0.9]), 12)
     0.15
-    >>> ece([0.3, 0.9], [1, 1], w=[[2, 0], [0, 1]]).round(12).tolist()
+    >>> ece([1, 1], [0.3, 0.9], sample_weight=[[2, 0], [0, 1]]).round(12).tolist()
     [0.7, 0.1]
     """
-    p, y = _validated(p, y)
-    weights = np.ones((1, p.size)) if w is None else _validated_weights(w, p.size)
+    p, y = _validated(y_prob, y_true)
+    vector = sample_weight is not None and np.ndim(sample_weight) == 1
+    if sample_weight is None:
+        weights = np.ones((1, p.size))
+    else:
+        weights = _validated_weights(np.atleast_2d(np.asarray(sample_weight, dtype=float)), p.size)
     one_hot = np.zeros((p.size, n_bins))
     one_hot[np.arange(p.size), bin_index(p, n_bins)] = 1.0
     gap_per_bin = (weights * (y - p)) @ one_hot  # (B, n_bins): sum of w * (y - p) in each bin
     total = weights.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(total > 0, np.abs(gap_per_bin).sum(axis=1) / total, np.nan)
-    return float(out[0]) if w is None else out
+    return float(out[0]) if sample_weight is None or vector else out
 
 
 def reliability_table(p, y, n_bins: int = ECE_BINS) -> pl.DataFrame:
@@ -208,8 +212,12 @@ def fit_recalibration(p, y, method: str = "isotonic") -> Callable[[np.ndarray], 
         base_rate = float(y.mean())
         return lambda new_p: np.full(np.asarray(new_p).shape, base_rate)
     if method == "isotonic":
+        from sklearn.isotonic import IsotonicRegression  # imported when a map is fitted, not at start-up
+
         iso = IsotonicRegression(y_min=0, y_max=1, out_of_bounds="clip", increasing=True).fit(p, y)
         return lambda new_p: np.asarray(iso.predict(np.asarray(new_p, dtype=float)), dtype=float)
+    from sklearn.linear_model import LogisticRegression
+
     platt = LogisticRegression(C=1e6, solver="lbfgs", max_iter=1000).fit(_platt_feature(p), y)
     return lambda new_p: platt.predict_proba(_platt_feature(np.asarray(new_p, dtype=float)))[:, 1]
 
@@ -250,5 +258,5 @@ def recalibration_summary(p, y, folds) -> list[dict]:
     rows = []
     for method in ("none", *RECALIBRATION_METHODS):
         q = p if method == "none" else recalibrate_oof(p, y, folds, method)
-        rows.append({"method": method, "ece": ece(q, y), "brier": brier(y, q), "roc_auc": roc_auc(y, q)})
+        rows.append({"method": method, "ece": ece(y, q), "brier": brier(y, q), "roc_auc": roc_auc(y, q)})
     return rows

@@ -37,7 +37,6 @@ import warnings
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.stats.bootstrap import cluster_counts, interval
@@ -80,6 +79,8 @@ def _defined(y: np.ndarray, s: np.ndarray) -> bool:
 
 def _scipy_statistics(y: np.ndarray, s: np.ndarray) -> tuple[float, float, float]:
     """(tau-b, rho, r) by scipy.stats; nan where a correlation is undefined."""
+    from scipy import stats
+
     if not _defined(y, s):
         return float("nan"), float("nan"), float("nan")
     with warnings.catch_warnings():

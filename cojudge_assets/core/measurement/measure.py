@@ -46,8 +46,10 @@ Conventions:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -104,17 +106,39 @@ class Cell:
     y: np.ndarray
 
 
-SCALAR_METRICS = {
-    "roc_auc": lambda c, w, d: m.roc_auc(c.y, c.p, sample_weight=w),
-    "pr_auc": lambda c, w, d: m.average_precision(c.y, c.p, sample_weight=w),
-    "log_loss": lambda c, w, d: m.log_loss(c.y, c.p, sample_weight=w),
-    "brier": lambda c, w, d: m.brier(c.y, c.p, sample_weight=w),
-    "ece15": lambda c, w, d: calibration.ece(c.p, c.y, calibration.ECE_BINS, w),
-    "mcc_in_fold": lambda c, w, d: m.in_fold_mcc(c.y, c.p, sample_weight=w),
-    "mcc_oof": lambda c, w, d: m.mcc(c.y, d, sample_weight=w),
-    "base_rate": lambda c, w, d: m.weighted_mean(c.y, sample_weight=w),
-    "mean_p": lambda c, w, d: m.weighted_mean(c.p, sample_weight=w),
+@dataclass(frozen=True)
+class ScalarMetric:
+    """One scalar metric of a judge on its attempts: ``fn(y, p, decisions, sample_weight)`` (``decisions`` the
+    out-of-fold 0/1 decisions, None for a caller that asks only the metrics of the scores; ``sample_weight``
+    None, a vector or a bootstrap matrix, as core/stats/metrics.py), and where it is used. Every table, check and
+    report section that lists metric names derives its list from :data:`SCALAR_METRICS`."""
+
+    fn: Callable[[np.ndarray, np.ndarray, np.ndarray | None, Any], Any]
+    higher_is_better: bool | None  # None: no direction (a prevalence, a mean score)
+    headline: bool  # a column of the headline table (the seed study's Table VI)
+    instrument: bool  # compares judges as instruments: problem-bootstrapped, tracked across runs, contamination
+
+
+SCALAR_METRICS: dict[str, ScalarMetric] = {
+    "roc_auc": ScalarMetric(lambda y, p, d, w: m.roc_auc(y, p, sample_weight=w), True, True, True),
+    "pr_auc": ScalarMetric(lambda y, p, d, w: m.average_precision(y, p, sample_weight=w), True, True, True),
+    "log_loss": ScalarMetric(lambda y, p, d, w: m.log_loss(y, p, sample_weight=w), False, True, True),
+    "brier": ScalarMetric(lambda y, p, d, w: m.brier(y, p, sample_weight=w), False, True, True),
+    "ece15": ScalarMetric(
+        lambda y, p, d, w: calibration.ece(y, p, n_bins=calibration.ECE_BINS, sample_weight=w), False, True, True
+    ),
+    "mcc_in_fold": ScalarMetric(lambda y, p, d, w: m.in_fold_mcc(y, p, sample_weight=w), True, True, False),
+    "mcc_oof": ScalarMetric(lambda y, p, d, w: m.mcc(y, d, sample_weight=w), True, True, True),
+    "base_rate": ScalarMetric(lambda y, p, d, w: m.weighted_mean(y, sample_weight=w), None, False, False),
+    "mean_p": ScalarMetric(lambda y, p, d, w: m.weighted_mean(p, sample_weight=w), None, False, False),
 }
+HEADLINE_METRICS = tuple(name for name, metric in SCALAR_METRICS.items() if metric.headline)
+INSTRUMENT_METRICS = tuple(name for name, metric in SCALAR_METRICS.items() if metric.instrument)
+
+
+def cell_metric(name: str, cell: Cell, w, decisions: np.ndarray):
+    """Metric ``name`` of :data:`SCALAR_METRICS` on one cell (under weights ``w``, None for the point estimate)."""
+    return SCALAR_METRICS[name].fn(cell.y, cell.p, decisions, w)
 
 
 class Universe:
@@ -292,8 +316,8 @@ def measure(
     for w in cluster_weights(u.trajectory, config.resamples, config.seed):
         for key, cell in u.cells.items():
             wc = w[:, cell.index]
-            for name, fn in SCALAR_METRICS.items():
-                boot.add((*key, name), fn(cell, wc, decisions[key]))
+            for name in SCALAR_METRICS:
+                boot.add((*key, name), cell_metric(name, cell, wc, decisions[key]))
             subset = u.evidence[cell.index]
             boot.add((*key, "roc_auc_evidence"), m.roc_auc(cell.y[subset], cell.p[subset], sample_weight=wc[:, subset]))
         for panel in panels.values():
@@ -309,8 +333,8 @@ def measure(
     problem_boot = Replicates()
     for w in cluster_weights(u.problem, config.problem_resamples, config.seed + 1):
         for key, cell in u.cells.items():
-            for name in ("roc_auc", "pr_auc", "log_loss", "brier", "ece15", "mcc_oof"):
-                problem_boot.add((*key, name), SCALAR_METRICS[name](cell, w[:, cell.index], decisions[key]))
+            for name in INSTRUMENT_METRICS:
+                problem_boot.add((*key, name), cell_metric(name, cell, w[:, cell.index], decisions[key]))
 
     tables = {
         "judge_metrics": pl.concat(
@@ -401,8 +425,8 @@ def _coverage(u: Universe, outcomes: pl.DataFrame | None) -> pl.DataFrame:
 def _judge_metrics(u: Universe, decisions, thresholds, boot, problem_boot) -> pl.DataFrame:
     rows = []
     for key, cell in u.cells.items():
-        for name, fn in SCALAR_METRICS.items():
-            value = fn(cell, None, decisions[key])
+        for name in SCALAR_METRICS:
+            value = cell_metric(name, cell, None, decisions[key])
             lo_p, hi_p = (
                 interval(problem_boot.get((*key, name)))
                 if (*key, name) in problem_boot.values
@@ -790,7 +814,7 @@ def kappa_matrix(part: pl.DataFrame) -> tuple[list[str], np.ndarray, list[poolin
 
 def headline_table(judge_metrics: pl.DataFrame, condition: str) -> pl.DataFrame:
     """Table VI of the seed study for one condition: value [lo, hi] per judge and metric."""
-    wanted = ["roc_auc", "pr_auc", "log_loss", "brier", "ece15", "mcc_in_fold", "mcc_oof"]
+    wanted = HEADLINE_METRICS
     rows = []
     part = judge_metrics.filter(pl.col("condition") == condition)
     for judge in sorted(part["judge"].unique().to_list()):

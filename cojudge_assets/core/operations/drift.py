@@ -17,9 +17,9 @@ import polars as pl
 
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.measurement.agreement import spearman
+from cojudge_assets.core.measurement.measure import SCALAR_METRICS
 from cojudge_assets.core.measurement.predictions import has_table
 from cojudge_assets.core.stats.bootstrap import cluster_codes, cluster_weights, interval
-from cojudge_assets.core.stats.metrics import average_precision, brier, log_loss, roc_auc
 
 if TYPE_CHECKING:
     from polars._typing import PolarsDataType  # the dtype alias polars' own signatures use
@@ -50,21 +50,28 @@ REPORT_SCHEMA = {
     "hi": pl.Float64,
     "n": pl.Int64,
 }
-METRICS = {"roc_auc": roc_auc, "pr_auc": average_precision, "brier": brier, "log_loss": log_loss}
+# the scores' ranking and proper-score metrics of the registry (core/measurement/measure.py): no decisions to re-fit
+METRICS = ("roc_auc", "pr_auc", "brier", "log_loss")
+
+
+def _metric(name: str, y: np.ndarray, p: np.ndarray, w=None):
+    return SCALAR_METRICS[name].fn(y, p, None, w)
 
 
 def _paired(
     old: np.ndarray, new: np.ndarray, y: np.ndarray, clusters: np.ndarray, resamples: int, seed: int
 ) -> list[dict]:
     rows: list[dict] = [{"metric": "rank_correlation", "old": None, "new": None, "delta": float(spearman(old, new))}]
-    rows += [{"metric": name, "old": float(f(y, old)), "new": float(f(y, new))} for name, f in METRICS.items()]
+    rows += [
+        {"metric": name, "old": float(_metric(name, y, old)), "new": float(_metric(name, y, new))} for name in METRICS
+    ]
     for row in rows[1:]:
         row["delta"] = row["new"] - row["old"]
     replicates: dict[str, list[np.ndarray]] = {row["metric"]: [] for row in rows}
     for w in cluster_weights(clusters, resamples, seed):
         replicates["rank_correlation"].append(np.asarray(spearman(old, new, w)))
-        for name, f in METRICS.items():
-            replicates[name].append(np.asarray(f(y, new, sample_weight=w)) - np.asarray(f(y, old, sample_weight=w)))
+        for name in METRICS:
+            replicates[name].append(np.asarray(_metric(name, y, new, w)) - np.asarray(_metric(name, y, old, w)))
     for row in rows:
         row["lo"], row["hi"] = interval(np.concatenate(replicates[row["metric"]]))
     return rows

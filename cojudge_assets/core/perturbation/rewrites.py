@@ -27,8 +27,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-
-from tree_sitter import Node
+from typing import TYPE_CHECKING
 
 from cojudge_assets.core.perturbation.operators import (
     _GRAMMARS,
@@ -45,6 +44,9 @@ from cojudge_assets.core.perturbation.operators import (
     _walk,
     applies_once,
 )
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 REWRITES: tuple[str, ...] = ("RENAME_LOCAL", "REFORMAT", "DEAD_BRANCH", "SWAP_STATEMENTS")
 ALL_OPERATORS: tuple[str, ...] = OPERATORS + REWRITES  # the order of tables and figures

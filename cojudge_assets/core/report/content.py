@@ -26,6 +26,7 @@ import polars as pl
 from cojudge_assets.core.constants import CONDITIONS
 from cojudge_assets.core.dynamics import trajectories as dynamics
 from cojudge_assets.core.graded.metrics import table_iii
+from cojudge_assets.core.measurement.measure import INSTRUMENT_METRICS
 from cojudge_assets.core.measurement.predictions import has_table
 from cojudge_assets.core.perturbation.rewrites import ALL_OPERATORS
 from cojudge_assets.core.perturbation.stats import accuracy_points
@@ -73,7 +74,7 @@ def read_stores(conn: duckdb.DuckDBPyConnection) -> dict[str, pl.DataFrame]:
 
 CONDITION_ORDER = CONDITIONS
 LOCAL_MODEL_PREFIX = "cojudge-local/"  # the served model of the local judges (judges/local.py)
-TRACKED_METRICS = ["roc_auc", "pr_auc", "log_loss", "brier", "ece15", "mcc_oof"]
+TRACKED_METRICS = list(INSTRUMENT_METRICS)
 
 
 def _condition_key(condition: str) -> tuple[int, str]:
@@ -376,9 +377,7 @@ def imported_section(conn: duckdb.DuckDBPyConnection, published: pl.DataFrame | 
             tables.append(
                 Table(
                     "Imported judges as instruments (trajectory-bootstrap 95% intervals)",
-                    _metric_table(
-                        mine, ["roc_auc", "pr_auc", "log_loss", "brier", "ece15", "mcc_oof"], ["judge", "condition"]
-                    ),
+                    _metric_table(mine, TRACKED_METRICS, ["judge", "condition"]),
                 )
             )
     correlation = _query(conn, "correlation", "select * from main.correlation")

@@ -29,10 +29,14 @@ import re
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jinja2
 import polars as pl
+
+if TYPE_CHECKING:
+    import jinja2
 
 NULL_CELL = "–"
 IMAGE_TYPES = {".png": "image/png", ".svg": "image/svg+xml"}
@@ -169,9 +173,7 @@ def _paragraphs(text: str) -> list[str]:
 
 # --- HTML -------------------------------------------------------------------------------------------
 
-_HTML = jinja2.Environment(
-    autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True
-).from_string("""\
+_HTML_TEMPLATE = """\
 <!DOCTYPE html>
 <html lang="en">
 <head>
@@ -275,7 +277,17 @@ figcaption .reading-guide { display: block; color: #59636e; font-style: italic; 
 </section>
 </body>
 </html>
-""")
+"""
+
+
+@cache
+def _html_template() -> jinja2.Template:
+    """The page template, compiled once per process on the first report (jinja2 is not loaded at start-up)."""
+    import jinja2
+
+    return jinja2.Environment(
+        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True
+    ).from_string(_HTML_TEMPLATE)
 
 
 def _data_uri(path: Path) -> str:
@@ -298,7 +310,7 @@ def render_html(title: str, sections: Sequence[Section], *, run_config: Mapping[
         }
         for anchor, s in zip(_anchors(sections), sections, strict=True)
     ]
-    return _HTML.render(
+    return _html_template().render(
         title=title,
         generated_at=generated_at,
         generator=GENERATOR,

@@ -28,17 +28,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import cast
 
-import matplotlib
 import numpy as np
 import polars as pl
-from sklearn.metrics import roc_auc_score, roc_curve
 
 from cojudge_assets.core.measurement import calibration
 from cojudge_assets.core.measurement.measure import kappa_matrix
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen before pyplot is imported
 
 FIGSIZE = (6.0, 4.5)
 SQUARE_FIGSIZE = (6.0, 5.5)
@@ -60,6 +54,22 @@ def remove_figures(folder: Path, *names: str) -> list[Path]:
     return removed
 
 
+def _pyplot():
+    """matplotlib's pyplot with the non-interactive Agg backend chosen before it loads. Imported on the first
+    figure, not with this module: loading the Definitions must not pay for matplotlib."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def subplots(*args, **kwargs):
+    """``matplotlib.pyplot.subplots`` on the Agg backend: every figure of the package starts here."""
+    return _pyplot().subplots(*args, **kwargs)
+
+
 def _save(fig, path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -68,7 +78,7 @@ def _save(fig, path) -> Path:
         fig.tight_layout()
         fig.savefig(path, format="png", dpi=DPI, metadata={**PNG_METADATA, "Title": title or None})
     finally:
-        plt.close(fig)
+        _pyplot().close(fig)
     return path
 
 
@@ -83,7 +93,9 @@ def png_title(path) -> str:
 
 def roc_curves(curves: dict[str, tuple[np.ndarray, np.ndarray]], path, title: str) -> Path:
     """One ROC curve per label from its (p, y); a label whose y has one class gets no curve."""
-    fig, ax = plt.subplots(figsize=FIGSIZE)
+    from sklearn.metrics import roc_auc_score, roc_curve
+
+    fig, ax = subplots(figsize=FIGSIZE)
     ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="chance")
     for label, (p, y) in curves.items():
         p, y = np.asarray(p, dtype=float), np.asarray(y)
@@ -100,7 +112,7 @@ def roc_curves(curves: dict[str, tuple[np.ndarray, np.ndarray]], path, title: st
 
 def reliability_diagram(tables: dict[str, pl.DataFrame], path, title: str) -> Path:
     """Observed rate against mean predicted probability per bin, marker area by bin count."""
-    fig, ax = plt.subplots(figsize=SQUARE_FIGSIZE)
+    fig, ax = subplots(figsize=SQUARE_FIGSIZE)
     ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="perfect calibration")
     filled = {label: table.filter(pl.col("n") > 0).sort("bin") for label, table in tables.items()}
     largest = max((int(cast(int, t["n"].max())) for t in filled.values() if t.height), default=1)
@@ -130,7 +142,7 @@ def heatmap(matrix: np.ndarray, labels: list[str], path, title: str, vmin: float
         raise ValueError(f"heatmap needs a square matrix, got shape {matrix.shape}")
     if len(labels) != matrix.shape[0]:
         raise ValueError(f"{len(labels)} labels for a {matrix.shape[0]}x{matrix.shape[0]} matrix")
-    fig, ax = plt.subplots(figsize=SQUARE_FIGSIZE)
+    fig, ax = subplots(figsize=SQUARE_FIGSIZE)
     image = ax.imshow(np.ma.masked_invalid(matrix), cmap="RdBu_r", vmin=vmin, vmax=vmax)
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     ticks = np.arange(len(labels))
@@ -154,7 +166,7 @@ def line_with_band(x, y, lo, hi, path, title: str, xlabel: str, ylabel: str, lab
     x, y, lo, hi = (np.asarray(a, dtype=float) for a in (x, y, lo, hi))
     if not x.shape == y.shape == lo.shape == hi.shape:
         raise ValueError(f"x, y, lo, hi differ in shape: {x.shape}, {y.shape}, {lo.shape}, {hi.shape}")
-    fig, ax = plt.subplots(figsize=FIGSIZE)
+    fig, ax = subplots(figsize=FIGSIZE)
     (line,) = ax.plot(x, y, marker="o", markersize=3, linewidth=1.5, label=label)
     ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.25, linewidth=0)
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
@@ -174,7 +186,7 @@ def bars(labels: list[str], values, path, title: str, ylabel: str, lo=None, hi=N
         raise ValueError(f"{len(labels)} labels for {values.size} values")
     if (lo is None) != (hi is None):
         raise ValueError("give both lo and hi, or neither")
-    fig, ax = plt.subplots(figsize=FIGSIZE)
+    fig, ax = subplots(figsize=FIGSIZE)
     positions = np.arange(values.size)
     ax.bar(positions, values, color="tab:blue", alpha=0.8)
     if lo is not None:
@@ -192,7 +204,7 @@ def bars(labels: list[str], values, path, title: str, ylabel: str, lo=None, hi=N
 def histogram(values, path, title: str, xlabel: str, bins: int = 20, value_range=(0.0, 1.0)) -> Path:
     """A histogram of ``values`` (nan ignored) over ``value_range``."""
     values = np.asarray(values, dtype=float)
-    fig, ax = plt.subplots(figsize=FIGSIZE)
+    fig, ax = subplots(figsize=FIGSIZE)
     ax.hist(values[np.isfinite(values)], bins=bins, range=value_range, color="tab:blue", alpha=0.8)
     ax.set(xlabel=xlabel, ylabel="count", title=title)
     return _save(fig, path)
@@ -200,7 +212,7 @@ def histogram(values, path, title: str, xlabel: str, bins: int = 20, value_range
 
 def trajectories(series: dict[str, tuple[list, list, list]], path, title: str, xlabel: str, ylabel: str) -> Path:
     """One line per label through (x, y); points where the third list is true are marked with a star."""
-    fig, ax = plt.subplots(figsize=FIGSIZE)
+    fig, ax = subplots(figsize=FIGSIZE)
     for label, (x, y, marked) in series.items():
         (line,) = ax.plot(x, y, marker="o", markersize=3, linewidth=1.2, label=label)
         hits = [(a, b) for a, b, m in zip(x, y, marked) if m]
@@ -215,7 +227,7 @@ def trajectories(series: dict[str, tuple[list, list, list]], path, title: str, x
 
 def boxes(groups: dict[str, list[float]], path, title: str, ylabel: str) -> Path:
     """One box per group (empty groups drawn empty)."""
-    fig, ax = plt.subplots(figsize=FIGSIZE)
+    fig, ax = subplots(figsize=FIGSIZE)
     labels = list(groups)
     ax.boxplot([np.asarray(groups[k], dtype=float) for k in labels], tick_labels=labels)
     ax.set(ylabel=ylabel, title=title)
@@ -277,7 +289,7 @@ def shift_by_operator(metrics: pl.DataFrame, order: list[str], path, title: str)
     narrower than ``MIN_BAND_FRACTION`` of the y axis (judges that never move on a control edit give [0, 0]) is
     drawn that tall around its centre so that it can be seen; its legend entry then says so."""
     rows = metrics.filter(pl.col("metric") == "mean_shift")
-    fig, ax = plt.subplots(figsize=FIGSIZE)
+    fig, ax = subplots(figsize=FIGSIZE)
     positions = {op: i for i, op in enumerate(order)}
     judges = sorted(set(rows["judge"].to_list()))
     for k, judge in enumerate(judges):
@@ -328,7 +340,7 @@ def kaplan_meier(
     from lifelines import KaplanMeierFitter
 
     durations, solved = np.asarray(durations, dtype=float), np.asarray(solved, dtype=bool)
-    fig, ax = plt.subplots(figsize=FIGSIZE)
+    fig, ax = subplots(figsize=FIGSIZE)
     fitter = KaplanMeierFitter(label="share still unsolved (Kaplan-Meier)").fit(durations, event_observed=solved)
     fitter.plot_survival_function(
         ax=ax, show_censors=True, ci_show=True, censor_styles={"marker": "x", "ms": 6, "mew": 1.2}
@@ -349,7 +361,7 @@ def kaplan_meier(
 
 def accuracy_vs_discrimination(points: pl.DataFrame, path, title: str) -> Path:
     """Each judge at (ROC-AUC on real attempts, arm discrimination A_j), both with their intervals."""
-    fig, ax = plt.subplots(figsize=FIGSIZE)
+    fig, ax = subplots(figsize=FIGSIZE)
     for r in points.iter_rows(named=True):
         ax.errorbar(
             r["roc_auc"],
@@ -377,7 +389,7 @@ def consistency_under_rewrite(metrics: pl.DataFrame, order: list[str], path, tit
     """Per behaviour-preserving operator (x in ``order``), one series per judge with its seed-bootstrap interval:
     left, the mean |p(rewrite) - p(seed)| (``rewrite_abs_shift``); right, the share of rewrites whose decision
     flips (``rewrite_flip``). A judge that reads a rewrite as the same program sits at 0 in both."""
-    fig, axes = plt.subplots(1, 2, figsize=(FIGSIZE[0] * 1.7, FIGSIZE[1]), sharex=True)
+    fig, axes = subplots(1, 2, figsize=(FIGSIZE[0] * 1.7, FIGSIZE[1]), sharex=True)
     positions = {op: i for i, op in enumerate(order)}
     judges = sorted(set(metrics.filter(pl.col("metric").is_in(["rewrite_abs_shift", "rewrite_flip"]))["judge"]))
     for ax, metric, ylabel in (
@@ -419,7 +431,7 @@ def estimation_curves(rows: pl.DataFrame, path, title: str, *, nominal: float = 
     if missing:
         raise ValueError(f"rows: expected columns {sorted(needed)}; missing {sorted(missing)}")
     shown = rows.filter(pl.col("method").is_in(list(ESTIMATION_METHODS)) & pl.col("coverage").is_not_null())
-    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGSIZE[0] * 2, FIGSIZE[1]))
+    fig, (left, right) = subplots(1, 2, figsize=(FIGSIZE[0] * 2, FIGSIZE[1]))
     groups = list(dict.fromkeys(shown["conditions"].to_list()))
     styles = ["-", "--", ":", "-."]
     for k, conditions in enumerate(groups):
@@ -453,7 +465,7 @@ def score_vs_ceiling(metrics: pl.DataFrame, path, title: str) -> Path:
     judges = sorted(set(rows["judge"].to_list()))
     columns = min(3, max(1, len(judges)))
     lines = -(-max(1, len(judges)) // columns)
-    fig, axes = plt.subplots(lines, columns, figsize=(3.2 * columns, 2.9 * lines), squeeze=False, sharey=True)
+    fig, axes = subplots(lines, columns, figsize=(3.2 * columns, 2.9 * lines), squeeze=False, sharey=True)
     for ax in axes.flat[len(judges) :]:
         ax.axis("off")
     for ax, judge in zip(axes.flat, judges):
@@ -477,5 +489,5 @@ def score_vs_ceiling(metrics: pl.DataFrame, path, title: str) -> Path:
         fig.tight_layout()
         fig.savefig(path, format="png", dpi=DPI, metadata={**PNG_METADATA, "Title": title})
     finally:
-        plt.close(fig)
+        _pyplot().close(fig)
     return path

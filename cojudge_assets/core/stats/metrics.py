@@ -37,13 +37,14 @@ folds only and applied unchanged (MCCoof pools those decisions, seed study IV-C)
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import sparse
-from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.model_selection import GroupKFold
 
 from cojudge_assets.core.constants import SEED
+
+if TYPE_CHECKING:
+    from sklearn.exceptions import UndefinedMetricWarning
 
 __all__ = [
     "LOGLOSS_CLIP",
@@ -133,6 +134,22 @@ def _check_weights(sample_weight, n: int) -> tuple[np.ndarray, int]:
     return (weights[None, :], 1) if weights.ndim == 1 else (weights, 2)
 
 
+def __getattr__(name: str) -> Any:
+    # scikit-learn's UndefinedMetricWarning, re-exported so that one filter silences both; scikit-learn is imported
+    # when the name is first read (a metric that warns, a filter), not when the Definitions load
+    if name == "UndefinedMetricWarning":
+        from sklearn.exceptions import UndefinedMetricWarning
+
+        return UndefinedMetricWarning
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _warn_undefined(message: str, stacklevel: int) -> None:
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    warnings.warn(message, UndefinedMetricWarning, stacklevel=stacklevel + 1)
+
+
 def _finish(values: np.ndarray, ndim: int, *, undefined: bool, metric: str, reason: str, stacklevel: int = 3):
     """A float (no weights or a weight vector) or the (B,) array; warn when the data leave the metric undefined.
 
@@ -142,7 +159,7 @@ def _finish(values: np.ndarray, ndim: int, *, undefined: bool, metric: str, reas
     """
     if undefined or (ndim < 2 and np.isnan(values[0])):
         # stacklevel: the warning points at the caller of the public metric
-        warnings.warn(f"{metric} is undefined: {reason}; returning NaN", UndefinedMetricWarning, stacklevel=stacklevel)
+        _warn_undefined(f"{metric} is undefined: {reason}; returning NaN", stacklevel=stacklevel)
     return float(values[0]) if ndim < 2 else values
 
 
@@ -170,6 +187,8 @@ def _value_label_sums(scores: np.ndarray, labels: np.ndarray, weights: np.ndarra
     values, group = np.unique(scores, return_inverse=True)
     if descending:
         group = len(values) - 1 - group
+    from scipy import sparse  # scipy.sparse costs a second at start-up; loaded by the first metric instead
+
     indicator = sparse.csr_matrix(
         (np.ones(len(scores)), (np.arange(len(scores)), 2 * group + labels)), shape=(len(scores), 2 * len(values))
     )
@@ -468,7 +487,7 @@ def grid_mcc(y_true, y_score, *, sample_weight=None) -> np.ndarray:
     labels, scores, weights, ndim = _check_inputs(y_true, y_score, sample_weight, kind="proba")
     out = _grid_mcc(labels, scores, weights)
     if labels.size == 0:
-        warnings.warn("MCC is undefined: no attempts; returning NaN", UndefinedMetricWarning, stacklevel=2)
+        _warn_undefined("MCC is undefined: no attempts; returning NaN", stacklevel=2)
     return out[0] if ndim < 2 else out
 
 
@@ -553,6 +572,8 @@ def grouped_folds(groups, *, n_splits: int = 10, seed: int = SEED) -> np.ndarray
         raise ValueError(f"groups must hold at least 2 distinct groups to form folds, got {n_groups}")
     k = max(2, min(n_splits, n_groups))
     folds = np.empty(len(groups), dtype=np.int64)
+    from sklearn.model_selection import GroupKFold
+
     splitter = GroupKFold(n_splits=k, shuffle=True, random_state=seed)
     for fold, (_, test) in enumerate(splitter.split(np.zeros(len(groups)), groups=groups)):
         folds[test] = fold

@@ -7,6 +7,7 @@ judge predictions and say how well the panel behind them discriminates.
 """
 
 from pathlib import Path
+from typing import cast
 
 import dagster as dg
 import polars as pl
@@ -110,7 +111,7 @@ def survival(context: dg.AssetExecutionContext, attempts: pl.DataFrame, duckdb: 
         durations["solved"].to_numpy(),
         _folder(duckdb) / "survival.png",
         "Kaplan-Meier: share still unsolved (x: stopped unsolved, censored)",
-        never_solved_share=1 - trajs["solved"].mean(),
+        never_solved_share=1 - cast(float, trajs["solved"].mean()),
     )
     context.add_output_metadata(
         {
@@ -209,7 +210,7 @@ def rank_consensus_table(
         **auc,
         "attempts": len(table),
         "condition": config.consensus_condition,
-        "judges": int(table["n_judges"].max() or 0) if len(table) else 0,
+        "judges": int(cast(int, table["n_judges"].max()) or 0) if len(table) else 0,
         "left_out": (table["left_out"][0] or "none") if len(table) else "none",
     }
     if len(table):

@@ -1,5 +1,7 @@
 """Group ``ingest``: contest data read into tables (see core/ingest/attempts.py, core/ingest/context.py)."""
 
+from typing import cast
+
 import dagster as dg
 import polars as pl
 
@@ -164,7 +166,7 @@ def participant_context(
         {
             "rows": len(table),
             "nonblind_provenance": dg.MetadataValue.json(dict(nonblind["provenance"].value_counts().iter_rows())),
-            "max_chars": int(table["chars"].max() or 0),
+            "max_chars": int(cast(int, table["chars"].max()) or 0),
         }
     )
     return table
@@ -189,8 +191,8 @@ def label_audit(
     context.add_output_metadata(
         {
             "audited": len(audit),
-            "verdict_agreement": round(float(audit["verdict_agrees"].mean()), 4) if len(audit) else None,
-            "label_agreement": round(float(audit["label_agrees"].mean()), 4) if len(audit) else None,
+            "verdict_agreement": round(float(cast(float, audit["verdict_agrees"].mean())), 4) if len(audit) else None,
+            "label_agreement": round(float(cast(float, audit["label_agrees"].mean())), 4) if len(audit) else None,
             "by_problem_and_verdict": dg.MetadataValue.md(markdown_table(summary)),
             "disagreements": dg.MetadataValue.md(
                 markdown_table(

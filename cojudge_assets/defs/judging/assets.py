@@ -11,6 +11,7 @@ so a changed judge is stale in Dagster.
 """
 
 from pathlib import Path
+from typing import Any, cast
 
 import dagster as dg
 import polars as pl
@@ -21,7 +22,7 @@ from cojudge_assets.core.judging.requests import build_requests, label_leaks, wr
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.judging.sources import JUDGES_FILE
-from cojudge_assets.defs.partitions import CONDITION_PARTITIONS, condition_judge_partitions, condition_of, context_dims
+from cojudge_assets.defs.partitions import CONDITION_PARTITIONS, condition_judge_partitions, condition_of, judge_of
 from cojudge_assets.defs.resources import ContestJudgeResource, output_dir
 from cojudge_assets.freshness import ANSWER_COLUMNS, content_version
 from cojudge_assets.judges.config import JudgeSpec
@@ -73,8 +74,8 @@ def judge_requests(
         metadata={
             "requests": len(table),
             "with_context": int((table["context_chars"] > 0).sum()),
-            "mean_context_chars": round(float(table["context_chars"].mean() or 0), 1),
-            "max_context_chars": int(table["context_chars"].max() or 0),
+            "mean_context_chars": round(float(cast(float, table["context_chars"].mean()) or 0), 1),
+            "max_context_chars": int(cast(int, table["context_chars"].max()) or 0),
             "jsonl": dg.MetadataValue.path(str(path)),
         },
     )
@@ -89,7 +90,7 @@ def judge_requests(
     )
 
 
-def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:  # noqa: C901
+def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:
     partitions = condition_judge_partitions(judges)
 
     @dg.asset(
@@ -125,13 +126,19 @@ def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:  
         duckdb: DuckDBResource,
         contest_judge: ContestJudgeResource,
     ):
-        partition = context_dims(context)
-        spec = judges[partition.judge]
+        # both dimensions are present on these partitions: condition_of / judge_of fail naming the asset otherwise
+        condition, judge = condition_of(context), judge_of(context)
+        spec = judges.get(judge)
+        if spec is None:  # the partitions are made from these judges: a clear error, should they ever disagree
+            raise dg.Failure(
+                description=f"judge_outputs: partition judge {judge!r} is not among the configured judges "
+                f"({', '.join(sorted(judges)) or 'none'}); add it to the judges file or drop the partition"
+            )
         if spec.is_imported:
-            table, metadata, passed = import_one_partition(spec, partition.condition, judge_requests, duckdb)
+            table, metadata, passed = import_one_partition(spec, condition, judge_requests, duckdb)
         else:
             table, metadata, passed = judge_one_partition(
-                context, spec, partition.condition, judge_requests, duckdb, contest_judge
+                context, spec, condition, judge_requests, duckdb, contest_judge
             )
         yield dg.Output(table, metadata=metadata, data_version=answers_version(table))
         yield dg.AssetCheckResult(
@@ -153,6 +160,10 @@ def judge_outputs_asset(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:
     return _build_judge_outputs(judges)
 
 
+def _source_path(spec: JudgeSpec) -> str:
+    return str(spec.imported.path) if spec.imported is not None else "(no source declared)"
+
+
 def import_one_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, duckdb: DuckDBResource):
     """An imported judge's partition: its source's answers under ``condition`` (judges/imports.py). Invalid
     answers are kept as rows (status ``invalid``), unknown or duplicate rows go to table import_rejects; neither
@@ -166,11 +177,11 @@ def import_one_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame
         raise dg.Failure(description=f"imported judge {spec.name}: {exc}") from None
     except OSError as exc:  # the declared file is missing or unreadable
         raise dg.Failure(
-            description=f"imported judge {spec.name}: its source {exc.filename or spec.imported.path} "
+            description=f"imported judge {spec.name}: its source {exc.filename or _source_path(spec)} "
             f"cannot be read ({exc.strerror or exc}); fix the path under 'imported:' in the judges "
             "file"
         ) from None
-    metadata = {
+    metadata: dict[str, Any] = {
         "requests": stats.requests,
         "judged_now": 0,
         "cached": 0,
@@ -225,7 +236,7 @@ def judge_one_partition(
     answered = table.filter(pl.col("status").is_in(list(ANSWERED_STATUSES)))
     failed = table.filter(~pl.col("status").is_in(list(ANSWERED_STATUSES)))
     missing = len(requests) - len(table)
-    metadata = {
+    metadata: dict[str, Any] = {
         "requests": stats.requests,
         "judged_now": stats.sent,
         "cached": stats.cached,

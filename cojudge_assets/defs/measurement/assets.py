@@ -11,6 +11,7 @@ judge, so both are made by factories (:func:`predictions_asset`,
 """
 
 from collections.abc import Set
+from typing import Any
 
 import dagster as dg
 import polars as pl
@@ -163,7 +164,7 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
             tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
         files = plots.measurement_figures(predictions, output_dir(duckdb) / "measurement")
         for name, table in tables.items():
-            metadata = {
+            metadata: dict[str, Any] = {
                 "rows": len(table),
                 "resamples": settings.resamples,
                 "folds": settings.folds,
