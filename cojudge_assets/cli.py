@@ -93,14 +93,18 @@ def run_steps(
     from cojudge_assets.definitions import JOB_ORDER
     from cojudge_assets.defs.partitions import dims, matches
     from cojudge_assets.defs.resources import database_path
-    from cojudge_assets.freshness import observe_sources, outdated_assets
+    from cojudge_assets.freshness import observe_sources_run, outdated_assets
 
     echo = echo or functools.partial(print, flush=True)
     # Dagster's console logger at INFO: the judging progress and failures, not every engine event
     run_config = {"loggers": {"console": {"config": {"log_level": "INFO"}}}, **(run_config or {})}
     database = str(database_path(defs.resources["duckdb"]))
     outcome = StepsOutcome()
-    observe_sources(defs, instance, run_config)
+    observed = observe_sources_run(defs, instance, run_config)
+    if not observed.success:  # a failed observation is a failed step: never "success" after it
+        echo(_summary("observe_sources", observed, 0.0))
+        outcome.ok = False
+        return outcome
     names = {job.name for job in defs.jobs}
     for name in jobs or JOB_ORDER:
         if name not in names:
@@ -203,10 +207,14 @@ def _summary(step: str, result, seconds: float) -> str:
             line += f"; imported {meta['imported_now'].value} (valid {meta['valid_rows'].value})"
         elif "judged_now" in meta:
             line += f"; judged now {meta['judged_now'].value}, from cache {meta['cached'].value}"
-    if not result.success:
+    if not result.success:  # each failure's message: a step's, or a resource's that could not start
+        shown: set[str] = set()
         for event in result.all_events:
-            if event.is_step_failure:
-                line += f"\n  {event.event_specific_data.error.message.strip()[:2000]}"
+            error = getattr(event.event_specific_data, "error", None)
+            message = error.message.strip()[:2000] if error is not None and error.message else ""
+            if message and message not in shown and (event.is_step_failure or event.is_resource_init_failure):
+                shown.add(message)
+                line += f"\n  {message}"
     return line
 
 
@@ -330,21 +338,28 @@ def _refused(message: str) -> int:
 
 
 def materialize(args: argparse.Namespace) -> int:
-    from cojudge_assets.core.locks import LockHeld, hold, hold_duckdb, home_lock_path
+    from cojudge_assets.core.locks import DatabaseBusy, LockHeld, hold, hold_duckdb, home_lock_path, wait_for_duckdb
     from cojudge_assets.core.preflight import PreflightError
 
     try:
         plan = preflight(args)
-    except PreflightError as exc:
+        if not args.wait:  # another process has the DuckDB file open (a notebook, in any mode): refused now
+            wait_for_duckdb(plan.duckdb)
+    except (PreflightError, DatabaseBusy) as exc:
         return _refused(str(exc))
     for folder in plan.create:
         folder.mkdir(parents=True, exist_ok=True)
     wait_s = float("inf") if args.wait else 0.0
+    echo = functools.partial(print, flush=True)
     try:
         # DAGSTER_HOME first, then the DuckDB file: every run takes them in this order, so --wait cannot deadlock
-        with hold(plan.home, home_lock_path(plan.home), wait_s=wait_s), hold_duckdb(plan.duckdb, wait_s=wait_s):
+        with (
+            hold(plan.home, home_lock_path(plan.home), wait_s=wait_s, echo=echo),
+            hold_duckdb(plan.duckdb, wait_s=wait_s, echo=echo),
+        ):
+            wait_for_duckdb(plan.duckdb, wait_s=wait_s, echo=echo)  # --wait: until no other process has it open
             return _materialize(args, plan)
-    except LockHeld as exc:
+    except (LockHeld, DatabaseBusy) as exc:
         return _refused(str(exc))
 
 
