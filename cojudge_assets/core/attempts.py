@@ -7,6 +7,10 @@ path under ``pages/`` ends as exactly one row of ``attempts`` or of
 directory: regular files, symlinks, fifos, sockets, devices, and directories
 named like a page (``x.html/``).
 
+Names are data: a file or folder whose name is not valid UTF-8 is quarantined
+(stage ``discover``, field ``name``) under its escaped path (:func:`escaped_name`:
+``os.fsencode`` with backslash escapes); such a folder is not walked.
+
 Symlinks are never followed out of the corpus. A symlink that dangles, loops, or
 resolves outside the corpus folder is quarantined (stage ``discover``, field
 ``symlink``). A symlink to a directory is quarantined even inside the corpus (not
@@ -50,9 +54,11 @@ from cojudge_assets.core.pages import (
     PageError,
     PageLimits,
     decode_page,
+    escaped_name,
     map_verdict,
     parse_clock,
     parse_page,
+    utf8_name,
 )
 
 if TYPE_CHECKING:
@@ -116,7 +122,8 @@ def _hash_file(path: Path) -> str:
 
 
 def _walk(root: Path) -> Iterator[os.DirEntry[str]]:
-    """Every entry under ``root`` (os.DirEntry), never following a symlink; directories walked in name order."""
+    """Every entry under ``root`` (os.DirEntry), never following a symlink; directories walked in name order.
+    A directory whose name is not valid UTF-8 is yielded, never walked (its whole path is not text)."""
     stack: list[str | Path] = [root]
     while stack:
         folder = stack.pop()
@@ -125,7 +132,7 @@ def _walk(root: Path) -> Iterator[os.DirEntry[str]]:
         except OSError:
             continue
         yield from entries
-        stack.extend(e.path for e in reversed(entries) if e.is_dir(follow_symlinks=False))
+        stack.extend(e.path for e in reversed(entries) if e.is_dir(follow_symlinks=False) and utf8_name(e.name))
 
 
 def _special_kind(mode: int) -> str:
@@ -193,6 +200,23 @@ def discover(corpus: Path, path: Path, limits: PageLimits = DEFAULT_LIMITS) -> d
     return row
 
 
+def _bad_name(corpus: Path, entry: os.DirEntry[str]) -> dict:
+    """The row of a file or folder whose name is not valid UTF-8: its path escaped, quarantined (a folder is not
+    walked: one row stands for it and everything in it)."""
+    rel = escaped_name(Path(entry.path).relative_to(corpus).as_posix())
+    folder = entry.is_dir(follow_symlinks=False)
+    return {
+        "source_path": rel,
+        "format": "",
+        "bytes": None,
+        "sha256": None,
+        "kind": "directory" if folder else "file",
+        "problem": f"{rel}: {'folder' if folder else 'file'} name is not valid UTF-8 (undecodable bytes shown as "
+        f"\\x escapes){'; the folder is not read' if folder else ''}; rename it to UTF-8 to ingest it",
+        "problem_field": "name",
+    }
+
+
 def list_pages(corpus: Path, limits: PageLimits = DEFAULT_LIMITS) -> pl.DataFrame:
     """One row per raw path under ``pages/`` (any extension, symlinks and special files included).
 
@@ -205,6 +229,9 @@ def list_pages(corpus: Path, limits: PageLimits = DEFAULT_LIMITS) -> pl.DataFram
     if root.is_symlink():  # pages/ itself: one row, never walked (see the module docstring)
         return pl.DataFrame([discover(corpus, root, limits)], schema=PAGE_SCHEMA)
     for entry in _walk(root) if root.is_dir() else []:
+        if not utf8_name(entry.name):  # names are data: quarantined by their escaped bytes, never a crash
+            rows.append(_bad_name(corpus, entry))
+            continue
         if entry.is_dir(follow_symlinks=False) and Path(entry.name).suffix.lower() not in PAGE_FORMATS:
             continue
         rows.append(discover(corpus, Path(entry.path), limits))

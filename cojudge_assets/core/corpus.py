@@ -203,10 +203,10 @@ def fingerprint(corpus: Path, layout: str = "", *settings: str) -> str:
             Path(folder) / name for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(folder, d)))]
         )
     for path in sorted(entries):
-        digest.update(str(path.relative_to(corpus)).encode() + b"\0")
+        digest.update(os.fsencode(path.relative_to(corpus)) + b"\0")  # a name's bytes, UTF-8 or not
         mode = path.lstat().st_mode
         if stat.S_ISLNK(mode):
-            digest.update(b"symlink\0" + os.readlink(path).encode(errors="surrogateescape"))
+            digest.update(b"symlink\0" + os.fsencode(os.readlink(path)))
         elif not stat.S_ISREG(mode):
             digest.update(f"special {stat.S_IFMT(mode)}".encode())
         else:

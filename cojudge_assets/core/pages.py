@@ -21,17 +21,22 @@ verdict?), or a page whose marked source block is empty while another block
 (judge notes) is not (the notes must never become the code).
 
 The parse of one page is bounded (:class:`PageLimits`): its size, the nesting
-depth of its HTML, and a time budget. The depth is measured by a linear scan of
-the tags *before* the page reaches the HTML parser, because lexbor's tree
-builder does work proportional to the depth of the open-element stack for each
-start tag (100,000 nested ``<div>`` take about a minute inside one C call that
-no signal interrupts). Everything after the parse is linear in the page: no
-sibling walk restarts per element, and field regexes only see short lines.
+depth of its HTML, its number of start tags, the attributes of any one tag, and
+a time budget. Depth, tags and attributes are measured by linear scans of the
+text *before* the page reaches the HTML parser (:func:`check_html_shape`),
+because lexbor's tree builder does work proportional to the depth of the
+open-element stack for each start tag (100,000 nested ``<div>`` take about a
+minute) and to the attributes already read for each attribute of a tag
+(200,000 attributes in one tag take minutes), inside one C call that no signal
+interrupts; the time budget is checked between steps. Everything after the
+parse is linear in the page: no sibling walk restarts per element, and field
+regexes only see short lines.
 """
 
 from __future__ import annotations
 
 import bisect
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -85,6 +90,8 @@ class PageLimits:
 
     max_bytes: int = 8 * 1024 * 1024  # saved judge pages are kilobytes; 8 MiB leaves room for inline assets
     max_depth: int = 256  # element nesting of HTML; judge pages nest about 10-30 deep (the demo: 2)
+    max_elements: int = 100_000  # start tags of HTML; a saved page with highlighted code has a few thousand
+    max_attributes: int = 256  # attributes of one HTML tag; real tags carry a handful
     time_budget_s: float = 10.0  # checked between the steps of a parse (decode, tree, fields, code)
     max_field_line: int = 400  # longer lines are not "Field: value" lines (keeps the field regex linear)
 
@@ -146,6 +153,21 @@ def decode_page(raw: bytes, path: str) -> str:
     return text
 
 
+def utf8_name(name: str) -> bool:
+    """Whether a file name (as Python decodes it: undecodable bytes become lone surrogates) is valid UTF-8."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def escaped_name(name: str) -> str:
+    """A file name that is not valid UTF-8, as text: its bytes (``os.fsencode``) with every byte that is not part
+    of a UTF-8 character written as a backslash escape (``caf\\xe9.html``). Valid names are returned as they are."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
 # elements whose end tag HTML lets a page leave out, and void elements: neither deepens the tree for good
 _NO_DEPTH = frozenset(
     """area base br col embed hr img input link meta param source track wbr keygen frame
@@ -205,6 +227,68 @@ def html_depth(text: str, *, stop_at: int | None = None) -> int:
             pos, depth = close, depth  # the end tag itself is read next and closes it
 
 
+_QUOTED = re.compile(r'"[^"]*"|\'[^\']*\'')  # linear: only an unclosed last quote scans to the end, once
+_VALUE = re.compile(r"=\S*")
+_EQUALS_SPACE = re.compile(r"=\s+")
+
+
+def _attribute_count(inside: str) -> int:
+    """About how many attributes the inside of one tag (after its name, before its ``>``) holds: quoted values
+    dropped, then ``=value`` dropped, then the names counted. Linear in the text."""
+    if "=" not in inside and len(inside) < 64:
+        return len(inside.split())
+    bare = _VALUE.sub("", _EQUALS_SPACE.sub("=", _QUOTED.sub('""', inside)))
+    return sum(1 for token in bare.split() if token != "/")
+
+
+def check_html_shape(text: str, limits: PageLimits = DEFAULT_LIMITS, source: str = "page") -> None:
+    """Refuse (PageError, stage ``parse``) an HTML text the parser would take too long on, by linear scans of its
+    tags *before* it reaches the parser: nesting deeper than ``max_depth``, more than ``max_elements`` start tags,
+    or a tag with more than ``max_attributes`` attributes. lexbor's work per start tag grows with the depth of the
+    open elements, and per attribute with the attributes already in its tag (a duplicate check): 200,000
+    attributes in one tag take minutes in one C call that no budget can interrupt."""
+    depth = html_depth(text, stop_at=limits.max_depth)
+    if depth > limits.max_depth:
+        raise PageError(
+            "parse",
+            "nesting depth",
+            f"{source}: HTML nests deeper than {limits.max_depth} elements (expected a saved judge page)",
+        )
+    if text.count("<") > limits.max_elements:
+        elements = sum(1 for _ in _START_TAG.finditer(text))
+        if elements > limits.max_elements:
+            raise PageError(
+                "parse",
+                "element count",
+                f"{source}: {elements} HTML start tags, over the limit of {limits.max_elements} "
+                f"(expected a saved judge page)",
+            )
+    if len(text) < 2 * limits.max_attributes:
+        return  # no tag can be long enough to hold that many attributes
+    pos = 0
+    while True:
+        match = _START_TAG.search(text, pos)
+        if match is None:
+            return
+        end = text.find(">", match.end())
+        inside = text[match.end() : end if end >= 0 else len(text)]
+        pos = match.end() if end < 0 else end + 1
+        if len(inside) >= 2 * limits.max_attributes:  # each attribute takes a name and a separator at least
+            count = _attribute_count(inside)
+            if count > limits.max_attributes:
+                raise PageError(
+                    "parse",
+                    "attributes",
+                    f"{source}: a <{match.group(1).lower()}> tag has {count} attributes, over the limit of "
+                    f"{limits.max_attributes} (expected a saved judge page)",
+                )
+        if end < 0:
+            return
+
+
+_START_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9:-]*)")
+
+
 def parse_clock(value: str) -> datetime | None:
     match = _CLOCK.search(value)
     if not match:
@@ -257,13 +341,8 @@ def _choose_code(blocks: list[tuple[str, str, bool]]) -> tuple[str, str, int]:
 
 
 def _parse_html(text: str, budget: _Budget) -> ParsedPage:
-    depth = html_depth(text, stop_at=budget.limits.max_depth)
-    if depth > budget.limits.max_depth:
-        raise PageError(
-            "parse",
-            "nesting depth",
-            f"{budget.source}: HTML nests deeper than {budget.limits.max_depth} elements (expected a saved judge page)",
-        )
+    check_html_shape(text, budget.limits, budget.source)
+    budget.check("shape scan")
     tree = HTMLParser(text)
     budget.check("HTML tree")
     for node in tree.css("script, style, noscript, template"):
