@@ -373,6 +373,13 @@ def read_page(corpus: Path, source_path: str, rules: PageRules) -> dict:
             f"{source_path}: a source block is empty or whitespace-only beside a "
             f"non-empty one; which is the code is ambiguous",
         )
+    if not page.code.strip() and page.judge_output and not page.code_source:
+        raise PageError(
+            "code",
+            "code",
+            f"{source_path}: the code block is missing; the page's other block(s) are judge output, which never "
+            f"becomes the code ({'; '.join(page.judge_output[:3])})",
+        )
     if not page.code.strip():
         what = "is empty or whitespace-only" if page.code_source else "is missing"
         raise PageError(

@@ -10,6 +10,9 @@ The data verification of the seed study (IV-D) is the rule here:
   ``<pre>`` block, with ``<code>`` as the fallback; in Markdown the longest
   fenced block; in text files the block between ``BEGIN SOURCE`` and
   ``END SOURCE`` markers (else the longest indented or fenced block);
+* a block marked as judge output (class ``judge-notes``, ``output``, ...) or
+  reading as judge notes ("3 test(s) run; first failure on secret/01") never
+  becomes the code: a page whose only blocks are such is quarantined;
 * fields are read from structure: HTML ``<th>/<td>`` and ``<dt>/<dd>`` pairs,
   Markdown table rows ``| Field | Value |``, and ``Field: value`` lines outside
   the code block.
@@ -115,6 +118,7 @@ class ParsedPage:
     page_saved_at: datetime | None
     values: dict[str, list[str]] = field(default_factory=dict)  # every value found per field, in page order
     empty_blocks: int = 0  # code candidates that are empty or whitespace-only (see _choose_code)
+    judge_output: list[str] = field(default_factory=list)  # blocks never taken as code (see _choose_code)
 
 
 class _Budget:
@@ -325,19 +329,44 @@ _SOURCE_CLASS = re.compile(
 )
 
 
-def _choose_code(blocks: list[tuple[str, str, bool]]) -> tuple[str, str, int]:
-    """(code, where from, empty candidates) from (text, source, marked) blocks.
+# a block marked as what the judge printed (notes, output, verdicts), never program source
+_OUTPUT_CLASS = re.compile(
+    r"(^|[\s_-])(notes?|judge|judging|verdicts?|results?|output|stdout|stderr|logs?|feedback|messages?|diff|"
+    r"errors?|report|checker|compiler|tests?|testcases?)($|[\s_-])",
+    re.IGNORECASE,
+)
+# a short block that reads as a judge's notes ("3 test(s) run; first failure on secret/01"), whatever its marks
+_NOTES_TEXT = re.compile(
+    r"^\s*(judge notes\b|\d+\s+tests?(\(s\))?\s+(run|passed|failed)\b|first failure on\b|"
+    r"(accepted|wrong answer|time limit exceeded|runtime error|compilation error)\s+on\s+test\b)",
+    re.IGNORECASE,
+)
+SOURCE, UNMARKED, OUTPUT = 1, 0, -1  # how a block is marked
 
-    When some blocks are marked as source, only they are candidates; the code is
-    the longest candidate. Empty or whitespace-only candidates are counted so the
-    caller can refuse a page whose source block is empty while another is not.
+
+def _reads_as_notes(text: str) -> bool:
+    return len(text) <= 500 and "\n" not in text.strip() and bool(_NOTES_TEXT.match(text))
+
+
+def _choose_code(blocks: list[tuple[str, str, int]]) -> tuple[str, str, int, list[str]]:
+    """(code, where from, empty candidates, blocks left out as judge output) from (text, source, mark) blocks.
+
+    A block marked as judge output (its class: notes, output, verdict...) or reading as judge notes ("3 test(s)
+    run; first failure on secret/01") is never a candidate: a page that lost its source block must not have
+    its notes judged as code. When some blocks are marked as source, only they are candidates; the code is
+    the longest candidate. Empty or whitespace-only candidates are counted so the caller can refuse a page whose
+    source block is empty while another is not.
     """
-    marked = [b for b in blocks if b[2]]
-    candidates = marked or blocks
+    left_out = [
+        f"{source} {text.strip()[:60]!r}" for text, source, mark in blocks if mark == OUTPUT or _reads_as_notes(text)
+    ]
+    usable = [b for b in blocks if b[2] != OUTPUT and not _reads_as_notes(b[0])]
+    marked = [b for b in usable if b[2] == SOURCE]
+    candidates = marked or usable
     if not candidates:
-        return "", "", 0
+        return "", "", 0, left_out
     text, source, _ = max(candidates, key=lambda b: len(b[0]))
-    return text, source, sum(1 for b in candidates if not b[0].strip())
+    return text, source, sum(1 for b in candidates if not b[0].strip()), left_out
 
 
 def _parse_html(text: str, budget: _Budget) -> ParsedPage:
@@ -386,8 +415,9 @@ def _parse_html(text: str, budget: _Budget) -> ParsedPage:
         for line in body.splitlines():
             if line not in code_texts:
                 _line_field(fields, line, values, budget.limits.max_field_line)
-    code, source, empty = _choose_code(blocks)
-    return ParsedPage(fields, code, source, parse_clock(saved.group(1)) if saved else None, values, empty)
+    code, source, empty, left_out = _choose_code(blocks)
+    saved_at = parse_clock(saved.group(1)) if saved else None
+    return ParsedPage(fields, code, source, saved_at, values, empty, left_out)
 
 
 def _inside(node, tag: str) -> bool:
@@ -399,17 +429,21 @@ def _inside(node, tag: str) -> bool:
     return False
 
 
-def _marked(node) -> bool:
-    """A block marked as program source: its class, or a <code> inside a <pre>."""
-    if _SOURCE_CLASS.search(node.attributes.get("class") or ""):
-        return True
+def _marked(node) -> int:
+    """How a block is marked: SOURCE by its class or a <code> inside a <pre>, OUTPUT by a class naming judge
+    output (``judge-notes``, ``output``...), else UNMARKED."""
+    classes = node.attributes.get("class") or ""
+    if _SOURCE_CLASS.search(classes):
+        return SOURCE
+    if _OUTPUT_CLASS.search(classes):
+        return OUTPUT
     if node.tag == "pre":
         child = node.child
         while child is not None:
             if child.tag == "code":
-                return True
+                return OUTPUT if _OUTPUT_CLASS.search(child.attributes.get("class") or "") else SOURCE
             child = child.next
-    return False
+    return UNMARKED
 
 
 def _line_field(
@@ -482,7 +516,7 @@ def _outside(text: str, blocks: list[tuple[int, int, str, str]]) -> str:
 
 def _parse_md(text: str, budget: _Budget) -> ParsedPage:
     fenced = _fenced(text)
-    blocks = [(body, "fence", bool(info.strip())) for _, _, info, body in fenced]
+    blocks = [(body, "fence", SOURCE if info.strip() else UNMARKED) for _, _, info, body in fenced]
     outside = _outside(text, fenced)
     budget.check("code blocks")
     fields: dict[str, str] = {}
@@ -494,8 +528,9 @@ def _parse_md(text: str, budget: _Budget) -> ParsedPage:
         else:
             _line_field(fields, line, values, budget.limits.max_field_line)
     saved = _SAVED.search(outside)
-    code, source, empty = _choose_code(blocks)
-    return ParsedPage(fields, code, source, parse_clock(saved.group(1)) if saved else None, values, empty)
+    code, source, empty, left_out = _choose_code(blocks)
+    saved_at = parse_clock(saved.group(1)) if saved else None
+    return ParsedPage(fields, code, source, saved_at, values, empty, left_out)
 
 
 _MARKERS = re.compile(r"^-+ ?BEGIN SOURCE ?-+\s*\n(.*?)^-+ ?END SOURCE ?-+\s*$", re.MULTILINE | re.DOTALL)
@@ -503,12 +538,15 @@ _MARKERS = re.compile(r"^-+ ?BEGIN SOURCE ?-+\s*\n(.*?)^-+ ?END SOURCE ?-+\s*$",
 
 def _parse_txt(text: str, budget: _Budget) -> ParsedPage:
     match = _MARKERS.search(text) if "BEGIN SOURCE" in text and "END SOURCE" in text else None
+    left_out: list[str] = []
     if match:
         code, source, outside = match.group(1), "markers", text[: match.start()] + text[match.end() :]
         empty = 0 if code.strip() else 1
     else:
         fenced = _fenced(text)
-        code, source, empty = _choose_code([(body, "fence", bool(info.strip())) for _, _, info, body in fenced])
+        code, source, empty, left_out = _choose_code(
+            [(body, "fence", SOURCE if info.strip() else UNMARKED) for _, _, info, body in fenced]
+        )
         outside = _outside(text, fenced)
     budget.check("code blocks")
     fields: dict[str, str] = {}
@@ -516,7 +554,8 @@ def _parse_txt(text: str, budget: _Budget) -> ParsedPage:
     for line in outside.splitlines():
         _line_field(fields, line, values, budget.limits.max_field_line)
     saved = _SAVED.search(outside)
-    return ParsedPage(fields, code, source, parse_clock(saved.group(1)) if saved else None, values, empty)
+    saved_at = parse_clock(saved.group(1)) if saved else None
+    return ParsedPage(fields, code, source, saved_at, values, empty, left_out)
 
 
 def parse_page(text: str, page_format: str, *, limits: PageLimits = DEFAULT_LIMITS, source: str = "page") -> ParsedPage:

@@ -303,6 +303,27 @@ def _no_code(c, o, m):
     return Quarantined(P, "code", "code", "missing")
 
 
+def _source_block_lost(c, o, m):
+    text = other("lost source", notes="3 test(s) run; first failure on secret/01")
+    start = text.index('<pre class="source">')
+    page(c, P, text[:start] + text[text.index("</pre>", start) + len("</pre>") :])
+    return Quarantined(P, "code", "code", "judge output, which never becomes the code")
+
+
+def _source_block_lost_unmarked_notes(c, o, m):
+    text = other("lost source, bare notes").replace('<pre class="judge-notes">', "<pre>")
+    start = text.index('<pre class="source">')
+    page(c, P, text[:start] + text[text.index("</pre>", start) + len("</pre>") :])
+    return Quarantined(P, "code", "code", "15 test(s) run")
+
+
+def _md_source_fence_lost(c, o, m):
+    rel = "pages/u02/pairsum-05.md"
+    text = md_page(notes_block="```\n3 test(s) run; first failure on secret/01\n```\n\n")
+    page(c, rel, text[: text.index("```cpp")])
+    return Quarantined(rel, "code", "code", "judge output")
+
+
 def _md_empty_fence(c, o, m):
     rel = "pages/u02/pairsum-02.md"
     page(c, rel, md_page(code="", notes_block="```\njudge notes: 3 tests run\n```\n\n"))
@@ -616,6 +637,9 @@ CASES: dict[str, Callable] = {
     "whitespace-only code": _whitespace_code,
     "no code block": _no_code,
     "markdown empty fence": _md_empty_fence,
+    "source block lost, judge notes kept": _source_block_lost,
+    "source block lost, unmarked notes kept": _source_block_lost_unmarked_notes,
+    "markdown source fence lost, notes fence kept": _md_source_fence_lost,
     "markdown 50k unclosed fences": _md_unclosed_fences,
     "text empty SOURCE markers": _txt_empty_markers,
     "byte-identical duplicate": _duplicate,
