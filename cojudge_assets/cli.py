@@ -290,8 +290,8 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     judges_path = Path(judges_flag.value).expanduser().resolve()
     try:
         specs = load_judges(judges_path)
-    except JudgesConfigError as exc:
-        raise PreflightError(f"{judges_flag.name}: {one_line(exc)}") from None
+    except JudgesConfigError as exc:  # one line per violation, each naming the judge and field
+        raise PreflightError("\n".join(f"{judges_flag.name}: {one_line(line)}" for line in exc.lines)) from None
     enabled = [s for s in specs if s.enabled]
     layout = check_layout(Flag("--layout", args.layout or "pages"), known_layouts())
     brought = layout_judge_names(corpus, layout)  # the imported judges a corpus layout brings (ICE-Score)
@@ -333,7 +333,8 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
 
 
 def _refused(message: str) -> int:
-    print(f"cojudge: {message}", file=sys.stderr, flush=True)
+    for line in message.splitlines() or [""]:
+        print(f"cojudge: {line}", file=sys.stderr, flush=True)
     return 2
 
 

@@ -43,6 +43,7 @@ class JudgeConfig(BaseModel):
     api_base: str | None = None
     api_key_env: str | None = None  # the environment variable holding the key; None for local judges
     temperature: float = 0.0
+    top_p: float | None = None  # sent only when set
     max_tokens: int = Field(default=512, ge=1)
     reasoning_budget: int | None = Field(default=None, ge=0)
     json_mode: bool = True
@@ -150,6 +151,8 @@ def request_kwargs(config: JudgeConfig, messages: list[dict]) -> dict:
         max_retries=0,
         **config.extra,
     )
+    if config.top_p is not None:
+        kwargs["top_p"] = config.top_p
     if config.api_base:
         kwargs["api_base"] = config.api_base
     if config.api_key_env:
