@@ -312,6 +312,11 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
             f"{variable} is not set: judge {judge} is enabled in {judges_path} and reads its key "
             f"from it (export {variable}, or set enabled: false)"
         )
+    if layout == "progsnap2":  # a main table without a required column: refused naming the file and column
+        from cojudge_assets.core.progsnap2 import main_table_problem
+
+        if problem := main_table_problem(corpus):
+            raise PreflightError(f"{corpus_flag.name}: {problem}")
     empty = corpus_input_problem(corpus, layout)
     if empty and not args.allow_empty:
         held = stored_rows(database, "attempts")

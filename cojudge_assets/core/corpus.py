@@ -41,6 +41,7 @@ from cojudge_assets.core.icescore import read_icescore_attempts
 from cojudge_assets.core.kattis import scan_problems
 from cojudge_assets.core.pages import DEFAULT_RESULT_VOCABULARY, parse_clock
 from cojudge_assets.core.problems import PROBLEM_SCHEMA, problems_table
+from cojudge_assets.core.progsnap2 import raw_row_count as progsnap2_raw_rows
 from cojudge_assets.core.progsnap2 import read_progsnap2
 
 LAYOUTS = ("pages", "progsnap2", "codenet", "icescore")  # a plain tuple: core/preflight.py reads it from here
@@ -140,21 +141,14 @@ def raw_input_count(corpus: Path, layout: str) -> int:
     """How many raw attempt inputs the corpus holds, counted apart from reading them.
 
     pages: paths under pages/ (see :func:`~cojudge_assets.core.attempts.list_pages`); progsnap2: Submit
-    rows of MainTable.csv; codenet: rows of the metadata/pXXXXX.csv tables; icescore: generations in the grade
-    files.
+    rows of MainTable.csv and its lines the CSV reader cannot parse; codenet: rows of the metadata/pXXXXX.csv
+    tables; icescore: generations in the grade files.
     """
     root = Path(corpus)
     if layout == "pages":
         return len(list_pages(root))
     if layout == "progsnap2":
-        main = root / "progsnap2" / "MainTable.csv"
-        return (
-            pl.scan_csv(main, infer_schema=False)
-            .filter(pl.col("EventType") == "Submit")
-            .select(pl.len())
-            .collect()
-            .item()
-        )
+        return progsnap2_raw_rows(root)
     if layout == "codenet":
         return sum(
             pl.scan_csv(p, infer_schema=False).select(pl.len()).collect().item()
