@@ -40,7 +40,7 @@ import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,7 +56,7 @@ from cojudge_assets.core.pages import (
     decode_page,
     escaped_name,
     map_verdict,
-    parse_clock,
+    parse_instant,
     parse_page,
     utf8_name,
 )
@@ -94,7 +94,7 @@ PAGE_SCHEMA = {
     "problem": pl.String,
     "problem_field": pl.String,
 }
-# a Submit clock carries no time zone: "in the future" allows the widest UTC offset (+14 h)
+# a Submit clock without zone is taken as UTC: "in the future" allows the widest UTC offset (+14 h)
 FUTURE_SLACK = timedelta(hours=14)
 
 
@@ -114,6 +114,7 @@ class PageRules:
     now: datetime | None = None
     quarantined_problems: dict[str, str] = field(default_factory=dict)
     limits: PageLimits = DEFAULT_LIMITS
+    zone: tzinfo | None = None  # contest.yaml ``timezone``: where a Submit without zone is read (pages.parse_instant)
 
 
 def _hash_file(path: Path) -> str:
@@ -291,7 +292,7 @@ def read_page(corpus: Path, source_path: str, rules: PageRules) -> dict:
     page = parse_page(text, page_format, limits=rules.limits, source=source_path)
     vocabulary = rules.vocabulary
     _one_value(page, "result", "Result", source_path, lambda v: map_verdict(v, vocabulary) or v.strip().lower())
-    _one_value(page, "submit", "Submit", source_path, lambda v: parse_clock(v) or v.strip())
+    _one_value(page, "submit", "Submit", source_path, lambda v: _instant_key(v, rules.zone))
     _one_value(page, "problem", "Problem", source_path, _problem_key)
     _one_value(page, "language", "Language", source_path, _language_key)
     parts = Path(source_path).parts
@@ -312,13 +313,16 @@ def read_page(corpus: Path, source_path: str, rules: PageRules) -> dict:
     submit = page.fields.get("submit")
     if submit is None:
         raise PageError("fields", "Submit", f"{source_path}: no Submit field (expected 'Submit: YYYY-MM-DD HH:MM:SS')")
-    submitted_at = parse_clock(submit)
-    if submitted_at is None:
+    instant = parse_instant(submit, rules.zone)
+    if instant is None:
         raise PageError(
             "fields",
             "Submit",
             f"{source_path}: Submit {submit!r} is not a date and time (expected YYYY-MM-DD HH:MM[:SS])",
         )
+    if instant.utc is None:  # a time that cannot be placed is ambiguous, never shifted by a guess
+        raise PageError("ambiguous", "Submit", f"{source_path}: Submit {submit!r} cannot be placed: {instant.problem}")
+    submitted_at = instant.utc
     if (
         rules.window_start is not None
         and submitted_at < rules.window_start
@@ -330,7 +334,7 @@ def read_page(corpus: Path, source_path: str, rules: PageRules) -> dict:
             f"{source_path}: Submit {submit!r} lies outside the contest window "
             f"{rules.window_start} .. {rules.window_end} (contest.yaml)",
         )
-    now = rules.now or datetime.now()
+    now = rules.now or datetime.now(UTC).replace(tzinfo=None)
     if submitted_at > now + FUTURE_SLACK:
         raise PageError(
             "ambiguous",
@@ -405,7 +409,13 @@ def read_page(corpus: Path, source_path: str, rules: PageRules) -> dict:
         "verdict": verdict,
         "accepted": verdict == "AC",
         "page_format": page_format,
+        "_clock": instant.how,
     }
+
+
+def _instant_key(value: str, zone) -> object:
+    instant = parse_instant(value, zone)
+    return instant.utc if instant is not None and instant.utc is not None else value.strip()
 
 
 def read_attempts(corpus: Path, pages: pl.DataFrame, rules: PageRules) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -448,9 +458,36 @@ def read_attempts(corpus: Path, pages: pl.DataFrame, rules: PageRules) -> tuple[
                     "reason": f"{source}: could not be parsed ({type(exc).__name__}: {exc})",
                 }
             )
+    rows, unplaced = _place_clocks(rows, rules)
+    rejected.extend(unplaced)
     attempts = pl.DataFrame(rows, schema={k: v for k, v in ATTEMPT_SCHEMA.items() if k != "turn"})
     attempts = assign_turns(attempts).select(list(ATTEMPT_SCHEMA))
     return attempts, pl.DataFrame(rejected, schema=QUARANTINE_SCHEMA)
+
+
+def _place_clocks(rows: list[dict], rules: PageRules) -> tuple[list[dict], list[dict]]:
+    """Rows whose Submit can be placed, and quarantine rows for those that cannot: a Submit without zone, in a
+    contest that declares none, among pages whose Submit carries an offset. Taking it as UTC would shift it by a
+    guess against its neighbours, so it is ambiguous (contest.yaml ``timezone`` places it)."""
+    zoned = [r for r in rows if r["_clock"] == "offset"]
+    keep, rejected = [], []
+    for row in rows:
+        how = row.pop("_clock")
+        if how == "no zone" and zoned and rules.zone is None:
+            source = row["source_path"]
+            rejected.append(
+                {
+                    "source_path": source,
+                    "stage": "ambiguous",
+                    "field": "Submit",
+                    "reason": f"{source}: Submit {row['submitted_at']:%Y-%m-%d %H:%M:%S} has no time zone while "
+                    f"{len(zoned)} page(s) of this corpus carry one (e.g. {zoned[0]['source_path']}) and "
+                    f"contest.yaml declares no timezone: it cannot be placed",
+                }
+            )
+            continue
+        keep.append(row)
+    return keep, rejected
 
 
 def reconcile(pages: pl.DataFrame, attempts: pl.DataFrame, quarantine: pl.DataFrame) -> pl.DataFrame:

@@ -27,7 +27,7 @@ import hashlib
 import os
 import stat
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import Path
 
 import polars as pl
@@ -39,7 +39,7 @@ from cojudge_assets.core.context import read_logs
 from cojudge_assets.core.icescore import LAYOUT as ICESCORE
 from cojudge_assets.core.icescore import read_icescore_attempts
 from cojudge_assets.core.kattis import scan_problems
-from cojudge_assets.core.pages import DEFAULT_RESULT_VOCABULARY, parse_clock
+from cojudge_assets.core.pages import DEFAULT_RESULT_VOCABULARY, contest_zone, parse_instant
 from cojudge_assets.core.problems import PROBLEM_SCHEMA, problems_table
 from cojudge_assets.core.progsnap2 import raw_row_count as progsnap2_raw_rows
 from cojudge_assets.core.progsnap2 import read_progsnap2
@@ -51,22 +51,35 @@ FINGERPRINT_SCOPE = {ICESCORE: "data"}  # layout -> the only folder its data ver
 
 @dataclass
 class ContestSettings:
-    window_start: datetime | None
+    window_start: datetime | None  # naive UTC, like every stored clock
     window_end: datetime | None
     vocabulary: dict[str, str]
+    zone: tzinfo | None = None  # contest.yaml ``timezone``: where a clock without zone is read; None: not declared
 
 
 def contest_settings(corpus: Path, *, window_start: str = "", window_end: str = "") -> ContestSettings:
-    """The contest window and Result vocabulary: ``contest.yaml`` of the corpus, overridden by arguments."""
+    """The contest window, Result vocabulary and time zone: ``contest.yaml`` of the corpus (``timezone``: an IANA
+    name or an offset; the window is read in it), overridden by arguments."""
     path = Path(corpus) / "contest.yaml"
     meta = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.is_file() else {}
     window = meta.get("window") or {}
     vocabulary = dict(DEFAULT_RESULT_VOCABULARY)
     for code, label in (meta.get("result_strings") or {}).items():
         vocabulary[str(label).strip().lower()] = str(code)
-    start = parse_clock(window_start or str(window.get("start") or ""))
-    end = parse_clock(window_end or str(window.get("end") or ""))
-    return ContestSettings(start, end, vocabulary)
+    try:
+        zone = contest_zone(meta.get("timezone"))
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+    def edge(text: str) -> datetime | None:
+        instant = parse_instant(text, zone)
+        if instant is not None and instant.problem:
+            raise ValueError(f"{path}: window {text!r}: {instant.problem}")
+        return instant.utc if instant is not None else None
+
+    start = edge(window_start or str(window.get("start") or ""))
+    end = edge(window_end or str(window.get("end") or ""))
+    return ContestSettings(start, end, vocabulary, zone)
 
 
 @dataclass
@@ -91,11 +104,12 @@ def read_corpus(
             window_start=settings.window_start,
             window_end=settings.window_end,
             quarantined_problems=quarantined_ids,
+            zone=settings.zone,
         )
         attempts, rejected = read_attempts(corpus, pages, rules)
         raw = len(pages)
     elif layout == "progsnap2":
-        attempts, rejected, raw = read_progsnap2(corpus, vocabulary=settings.vocabulary)
+        attempts, rejected, raw = read_progsnap2(corpus, vocabulary=settings.vocabulary, zone=settings.zone)
     elif layout == "codenet":
         attempts, rejected, raw = read_codenet(corpus)
     elif layout == ICESCORE:

@@ -43,7 +43,8 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
@@ -304,6 +305,115 @@ def parse_clock(value: str) -> datetime | None:
         except ValueError:
             continue
     return None
+
+
+# what may follow a clock: fractional seconds, then a zone: Z, UTC/GMT with or without an offset, a numeric offset,
+# an IANA name (Asia/Tokyo), or a letters-only abbreviation (JST, CST: not placeable, several zones share them)
+_ZONE_TAIL = re.compile(
+    r"(?:\.\d{1,9})?\s*(?:(?P<z>Z)\b|(?P<utc>UTC|GMT)?\s*(?P<offset>[+\-\u2212]\d{1,2}(?::?\d{2})?)\b"
+    r"|(?P<utc_alone>UTC|GMT)\b|\(?(?P<iana>[A-Z][A-Za-z_]+/[A-Za-z_/+\-]+)\)?|(?P<abbr>[A-Z]{2,5})\b)?"
+)
+
+
+@dataclass(frozen=True)
+class Instant:
+    """A clock read from a field: ``utc`` the instant as a naive UTC datetime (None when it cannot be placed),
+    ``how`` it was placed (``offset``: the value's own offset or zone; ``contest zone``: a time without zone in
+    the contest's declared zone; ``no zone``: a time without zone and no zone declared, kept as it reads, i.e.
+    taken as UTC), and ``problem``: why it cannot be placed."""
+
+    utc: datetime | None
+    how: str
+    problem: str | None = None
+
+
+def _offset(text: str) -> timedelta | None:
+    sign = -1 if text[0] in "-\u2212" else 1
+    digits = text[1:].replace(":", "")
+    hours, minutes = (int(digits[:-2]), int(digits[-2:])) if len(digits) > 2 else (int(digits), 0)
+    if hours > 14 or minutes >= 60:
+        return None
+    return sign * timedelta(hours=hours, minutes=minutes)
+
+
+def _in_zone(local: datetime, zone: tzinfo) -> datetime | None:
+    """A wall-clock time in ``zone`` as naive UTC; None when the zone skips it (a DST gap) or shows it twice (a
+    DST fold): such a time cannot be placed without guessing."""
+    first, second = local.replace(tzinfo=zone, fold=0), local.replace(tzinfo=zone, fold=1)
+    if first.utcoffset() != second.utcoffset():
+        return None  # repeated (fold) or skipped (gap): the two readings disagree
+    placed = first.astimezone(UTC)
+    if placed.astimezone(zone).replace(tzinfo=None) != local:
+        return None
+    return placed.replace(tzinfo=None)
+
+
+def parse_instant(value: str, zone: tzinfo | None = None) -> Instant | None:
+    """The instant a Submit-like field names, in UTC; None when it holds no date and time at all.
+
+    The rule: a time with an offset (``+09:00``, ``-0500``, ``Z``, ``UTC+9``) or an IANA zone name
+    (``Asia/Tokyo``) is converted to UTC by it. A time without zone is read in ``zone`` (contest.yaml
+    ``timezone``) when the contest declares one, else kept as it reads (taken as UTC, as every corpus without
+    a zone has been). It cannot be placed, and carries a ``problem``, when its zone is an abbreviation (``JST``,
+    ``CST``: several zones share them), an offset beyond +-14:00 or an unknown zone name, or when it falls in a
+    DST gap or fold of the zone it is read in. Never shifted by a guess.
+    """
+    match = _CLOCK.search(value)
+    clock = parse_clock(value)
+    if match is None or clock is None:
+        return None
+    tail = _ZONE_TAIL.match(value, match.end())
+    found = tail.groupdict() if tail else {}
+    if found.get("z") or (found.get("utc_alone")):
+        return Instant(clock, "offset")
+    if found.get("offset"):
+        shift = _offset(found["offset"])
+        if shift is None:
+            return Instant(None, "offset", f"offset {found['offset']!r} is not a UTC offset (at most +-14:00)")
+        return Instant(clock - shift, "offset")
+    if found.get("iana"):
+        try:
+            named = ZoneInfo(found["iana"])
+        except (ZoneInfoNotFoundError, ValueError):
+            return Instant(None, "offset", f"zone {found['iana']!r} is not a known time zone name")
+        placed = _in_zone(clock, named)
+        if placed is None:
+            return Instant(None, "offset", f"{clock} is skipped or repeated in {found['iana']} (a DST change)")
+        return Instant(placed, "offset")
+    if found.get("abbr") in ("AM", "PM"):
+        return Instant(None, "offset", "a 12-hour clock (AM/PM) is not read: expected a 24-hour HH:MM clock")
+    if found.get("abbr"):
+        return Instant(
+            None, "offset", f"zone {found['abbr']!r} is an abbreviation, not an offset (several zones share them)"
+        )
+    if zone is None:
+        return Instant(clock, "no zone")
+    placed = _in_zone(clock, zone)
+    if placed is None:
+        return Instant(
+            None, "contest zone", f"{clock} is skipped or repeated in the contest zone {zone} (a DST change)"
+        )
+    return Instant(placed, "contest zone")
+
+
+def contest_zone(value: str | None) -> tzinfo | None:
+    """contest.yaml's ``timezone``: an IANA name (``Asia/Tokyo``), ``UTC``, or a fixed offset (``+09:00``); None
+    when not set. Raises ValueError naming the value when it is neither."""
+    if value is None or not str(value).strip():
+        return None
+    text = str(value).strip()
+    if text.upper() in ("UTC", "GMT", "Z"):
+        return UTC
+    if re.fullmatch(r"[+\-]\d{1,2}(:?\d{2})?", text):
+        shift = _offset(text)
+        if shift is not None:
+            return timezone(shift)
+    try:
+        return ZoneInfo(text)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(
+            f"timezone {text!r}: expected an IANA zone name (Asia/Tokyo), UTC, or an offset (+09:00)"
+        ) from None
 
 
 def _canonical_field(label: str) -> str | None:

@@ -15,7 +15,10 @@ CodeStateID with the code file inside, and optionally ``<corpus>/problems/``
 * ``SubjectID`` is the participant, ``ProblemID`` the problem, ``EventID`` the
   natural key (``attempt_uid = "progsnap2/<EventID>"``).
 * Turn order: ``ServerTimestamp`` where a trajectory has it on every row, else
-  ``Order`` (numeric), then EventID.
+  ``Order`` (numeric), then EventID. The timestamp is stored in UTC: by its own
+  offset, else the row's ``ServerTimezone``, else contest.yaml's ``timezone``,
+  else as it reads; one that cannot be placed (a DST gap, an abbreviation) is
+  quarantined as ambiguous.
 * Label: an optional ``Verdict`` column in the verdict vocabulary wins; else
   ``Correct`` (true -> AC, false -> REJ); else ``Score`` (>= 1 -> AC, else REJ).
   ``REJ`` means "rejected, exact verdict unknown" (ConDefects' faulty programs
@@ -28,14 +31,16 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import re
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import polars as pl
 
 from cojudge_assets.core.attempts import ATTEMPT_SCHEMA, QUARANTINE_SCHEMA, assign_turns
 from cojudge_assets.core.contest_judge.languages import normalize_language
-from cojudge_assets.core.pages import DEFAULT_RESULT_VOCABULARY, map_verdict, parse_clock
+from cojudge_assets.core.pages import DEFAULT_RESULT_VOCABULARY, map_verdict, parse_instant
 
 REQUIRED_COLUMNS = ("EventType", "EventID", "SubjectID", "ProblemID", "CodeStateID")
 MAIN_TABLE = "progsnap2/MainTable.csv"
@@ -184,8 +189,31 @@ def _label(row: dict, vocabulary: dict[str, str]) -> tuple[str | None, str]:
     return None, verdict_text
 
 
-def read_progsnap2(corpus: Path, *, vocabulary: dict[str, str] | None = None) -> tuple[pl.DataFrame, pl.DataFrame, int]:
-    """(attempts, quarantine, number of Submit rows) of a ProgSnap2 corpus."""
+def _server_time(row: dict, zone) -> tuple[datetime | None, str | None]:
+    """ServerTimestamp as naive UTC (pages.parse_instant): its own offset, else the row's ServerTimezone (an offset
+    such as ``+0900`` or ``-5``, or an IANA name), else contest.yaml's timezone, else as it reads; (None, why) for a
+    time that cannot be placed. (None, None) when the row has no timestamp."""
+    stamp = (row.get("ServerTimestamp") or "").strip()
+    if not stamp:
+        return None, None
+    zone_text = (row.get("ServerTimezone") or "").strip()
+    if zone_text:
+        if re.fullmatch(r"[+\-]?\d{1,4}", zone_text):  # ProgSnap2 writes offsets as [+-]HHMM, sometimes as hours
+            sign = "-" if zone_text.startswith("-") else "+"
+            digits = zone_text.lstrip("+-")
+            zone_text = sign + (digits.zfill(2) if len(digits) <= 2 else digits.zfill(4))
+        stamp = f"{stamp} {zone_text}"
+    instant = parse_instant(stamp, zone)
+    if instant is None:
+        return None, f"ServerTimestamp {stamp!r} is not a date and time"
+    return instant.utc, instant.problem
+
+
+def read_progsnap2(
+    corpus: Path, *, vocabulary: dict[str, str] | None = None, zone=None
+) -> tuple[pl.DataFrame, pl.DataFrame, int]:
+    """(attempts, quarantine, number of raw rows) of a ProgSnap2 corpus; ``zone``: contest.yaml's timezone, where
+    a ServerTimestamp without offset or ServerTimezone is read."""
     vocabulary = vocabulary or DEFAULT_RESULT_VOCABULARY
     root = Path(corpus) / "progsnap2"
     main_path = root / "MainTable.csv"
@@ -231,6 +259,17 @@ def read_progsnap2(corpus: Path, *, vocabulary: dict[str, str] | None = None) ->
                 }
             )
             continue
+        submitted_at, unplaced = _server_time(row, zone)
+        if unplaced:  # a time that cannot be placed is ambiguous, never shifted by a guess
+            rejected.append(
+                {
+                    "source_path": source,
+                    "stage": "ambiguous",
+                    "field": "ServerTimestamp",
+                    "reason": f"{source}: cannot be placed: {unplaced}",
+                }
+            )
+            continue
         label = (row.get("Language") or (row.get("ToolInstances") or "").split(";")[-1]).strip()
         try:
             language = normalize_language(label)
@@ -243,7 +282,7 @@ def read_progsnap2(corpus: Path, *, vocabulary: dict[str, str] | None = None) ->
                 "source_path": source,
                 "participant": row["SubjectID"],
                 "problem_id": row["ProblemID"],
-                "submitted_at": parse_clock(row.get("ServerTimestamp") or ""),
+                "submitted_at": submitted_at,
                 "page_saved_at": None,
                 "file_order": int(order) if order.lstrip("-").isdigit() else None,
                 "submission_id": row["EventID"],

@@ -211,7 +211,8 @@ def _parse_judges(path: Path, text: str) -> tuple[JudgeSpec, ...]:
         raise JudgesConfigError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(document, dict) or not isinstance(document.get("judges"), list):
         raise JudgesConfigError(f"{path}: expected a mapping with a list under 'judges'")
-    specs, seen, violations = [], set(), []
+    specs, seen = [], set()
+    violations: list[str] = []
     for i, entry in enumerate(document["judges"]):  # every judge, every field: all violations at once
         label = entry.get("name", f"#{i + 1}") if isinstance(entry, dict) else f"#{i + 1}"
         try:
