@@ -173,17 +173,19 @@ def _for_job(run_config: dict, job) -> dict:
 
 
 def _requests_sent(result) -> int:
-    """Requests sent to judges by one run: from its materializations, and from a partition that failed (its
-    dg.Failure carries the same counts)."""
-    sent = sum(
-        int(event.materialization.metadata["judged_now"].value)
-        for event in result.get_asset_materialization_events()
-        if "judged_now" in event.materialization.metadata
-    )
+    """Requests the judges' servers received in one run (``requests_sent``: re-asks and retries included, a
+    request that failed before it was sent not; ``judged_now``, rows judged, where a step does not say): from its
+    materializations, and from a partition that failed (its dg.Failure carries the same counts)."""
+
+    def count(metadata) -> int:
+        key = "requests_sent" if "requests_sent" in metadata else "judged_now"
+        return int(metadata[key].value) if key in metadata else 0
+
+    sent = sum(count(event.materialization.metadata) for event in result.get_asset_materialization_events())
     for event in result.all_events:
         failure = event.step_failure_data.user_failure_data if event.is_step_failure else None
-        if failure is not None and "judged_now" in (failure.metadata or {}):
-            sent += int(failure.metadata["judged_now"].value)
+        if failure is not None:
+            sent += count(failure.metadata or {})
     return sent
 
 
