@@ -9,9 +9,11 @@ group, one per partition of the partitioned assets (see :func:`run_steps`).
 Before any step, :func:`preflight` checks the invocation in a second or two and
 touches nothing (core/preflight.py); the command then holds the DAGSTER_HOME's
 and the DuckDB file's locks (core/locks.py) for the whole run. Exit codes: 0 every
-step succeeded, 1 a step failed, 2 refused: a bad flag or variable (one line on
-stderr naming it), another run holding a lock (naming its pid), or a corpus that
-yields no attempts where ``--allow-empty`` was not given.
+step succeeded (the source observation included), 1 a step failed, 2 refused: a
+bad flag or variable (one line on stderr naming it; a judges file: one line per
+violation), another run holding a lock or another process having the DuckDB file
+open in any mode (naming its pid; ``--wait`` waits and says for what), or a
+corpus that yields no attempts where ``--allow-empty`` was not given.
 """
 
 from __future__ import annotations
@@ -237,7 +239,8 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     """Every check that needs no Dagster, in about a second; raises PreflightError (one line) and touches nothing.
 
     The layout is known, the corpus a readable folder with input of its layout (unless ``--allow-empty``), the
-    DuckDB file's folder exists or can be created, DAGSTER_HOME likewise, the judges file parses, every
+    DuckDB file's folder exists or can be created and no other process has the file open (unless ``--wait``),
+    DAGSTER_HOME likewise, the judges file parses and every value is in bounds, every
     ``--judge`` names an enabled judge, and every judge that will run has its key variable set.
     """
     from cojudge_assets.core.preflight import (
@@ -257,7 +260,6 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         one_line,
         stored_rows,
     )
-    from cojudge_assets.judges.config import JUDGES_VARIABLE, JudgesConfigError, judges_file, load_judges
 
     def layout_judge_names(corpus: Path, layout: str) -> list[str]:
         if layout != "icescore":  # the only layout that brings judges; read its file names only
@@ -280,6 +282,16 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     else:
         database_flag = Flag("--duckdb (default)", str(DEFAULT_DUCKDB))
     database, database_folder = check_duckdb(database_flag)
+    if not args.wait:  # another process has the file open (a notebook, in any mode): refused before anything else
+        from cojudge_assets.core.locks import DatabaseBusy, wait_for_duckdb
+
+        try:
+            wait_for_duckdb(database)
+        except DatabaseBusy as exc:
+            raise PreflightError(str(exc)) from None
+    # imported after the cheap checks: the judges' models import polars (seconds on a busy machine)
+    from cojudge_assets.judges.config import JUDGES_VARIABLE, JudgesConfigError, judges_file, load_judges
+
     home_flag = Flag("DAGSTER_HOME", environ.get("DAGSTER_HOME") or str(PROJECT_ROOT / "dagster_home"))
     home, home_folder = check_home(home_flag)
     judges_flag = (
@@ -351,9 +363,7 @@ def materialize(args: argparse.Namespace) -> int:
 
     try:
         plan = preflight(args)
-        if not args.wait:  # another process has the DuckDB file open (a notebook, in any mode): refused now
-            wait_for_duckdb(plan.duckdb)
-    except (PreflightError, DatabaseBusy) as exc:
+    except PreflightError as exc:
         return _refused(str(exc))
     for folder in plan.create:
         folder.mkdir(parents=True, exist_ok=True)
