@@ -102,11 +102,8 @@ def read_rows(path: Path) -> tuple[pl.DataFrame, list[BrokenRow]]:
             return
         rows.append(record)
 
-    i = 1
+    i = 1  # one reader runs until a record fails; the bad region is read line by line, then a new reader starts
     while i < len(lines):
-        if not lines[i].strip():
-            i += 1
-            continue
         consumed = 0
 
         def feed(start: int = i):
@@ -115,18 +112,22 @@ def read_rows(path: Path) -> tuple[pl.DataFrame, list[BrokenRow]]:
                 consumed += 1
                 yield line
 
+        record_start, region = i, None
         try:
-            record = next(csv.reader(feed(), strict=True))
-            error = None if len(record) == width else f"{len(record)} fields where the header has {width}"
-        except csv.Error as exc:
-            record, error = [], str(exc)
-        if error is None:
-            rows.append(record)
-            i += consumed
-            continue
-        for j in range(i, i + max(1, consumed)):
+            for record in csv.reader(feed(), strict=True):
+                if record and len(record) != width:
+                    region = (record_start, i + consumed)
+                    break
+                if record:
+                    rows.append(record)
+                record_start = i + consumed
+        except csv.Error:
+            region = (record_start, i + consumed)
+        if region is None:
+            break
+        for j in range(region[0], max(region[1], region[0] + 1)):
             alone(j)
-        i += max(1, consumed)
+        i = max(region[1], region[0] + 1)
     frame = pl.DataFrame(rows, schema=dict.fromkeys(header, pl.String), orient="row")
     return frame.with_columns(pl.all().replace("", None)), broken  # an empty field is null, as polars reads it
 
