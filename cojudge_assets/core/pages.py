@@ -270,25 +270,39 @@ def check_html_shape(text: str, limits: PageLimits = DEFAULT_LIMITS, source: str
             )
     if len(text) < 2 * limits.max_attributes:
         return  # no tag can be long enough to hold that many attributes
+    lowered: str | None = None
     pos = 0
-    while True:
-        match = _START_TAG.search(text, pos)
+    while True:  # the start tags as the tokenizer sees them: comments and raw text (script, style...) skipped
+        match = _TAG.search(text, pos)
         if match is None:
             return
+        if match.group(0) == "<!--":
+            close = text.find("-->", match.end())
+            if close < 0:
+                return
+            pos = close + 3
+            continue
         end = text.find(">", match.end())
         inside = text[match.end() : end if end >= 0 else len(text)]
         pos = match.end() if end < 0 else end + 1
-        if len(inside) >= 2 * limits.max_attributes:  # each attribute takes a name and a separator at least
+        name = match.group(2).lower()
+        if not match.group(1) and len(inside) >= 2 * limits.max_attributes:  # a name and a separator at least each
             count = _attribute_count(inside)
             if count > limits.max_attributes:
                 raise PageError(
                     "parse",
                     "attributes",
-                    f"{source}: a <{match.group(1).lower()}> tag has {count} attributes, over the limit of "
+                    f"{source}: a <{name}> tag has {count} attributes, over the limit of "
                     f"{limits.max_attributes} (expected a saved judge page)",
                 )
         if end < 0:
             return
+        if not match.group(1) and name in _RAW_TEXT:
+            lowered = lowered if lowered is not None else text.lower()
+            close = lowered.find(f"</{name}", pos)
+            if close < 0:
+                return
+            pos = close
 
 
 _START_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9:-]*)")
