@@ -130,3 +130,28 @@ def test_the_probe_sees_nothing_in_a_free_or_missing_file(tmp_path):
         wait_for_duckdb(db)
     finally:
         own.close()
+
+
+def test_wait_for_another_run_says_what_it_waits_for(tmp_path, env, tiny_corpus, existing_db):  # noqa: F811
+    from cojudge_assets.core.locks import duckdb_lock_path
+    from cojudge_tests.faults.support import Holder
+
+    holder = Holder(existing_db, duckdb_lock_path(existing_db))  # another cojudge run, as far as the lock goes
+    command = subprocess.Popen(
+        [sys.executable, "-m", "cojudge_assets.cli", "materialize", "--corpus", str(tiny_corpus)]
+        + ["--duckdb", str(existing_db), "--jobs", "ingest", "--wait"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        first = command.stdout.readline()
+        assert first.startswith(f"waiting for {existing_db}: in use by pid {holder.pid}"), first
+        assert command.poll() is None
+    finally:
+        command.terminate()
+        out, _ = command.communicate(timeout=60)
+        holder.release()
+    assert "success" not in first + out
