@@ -9,9 +9,11 @@ group, one per partition of the partitioned assets (see :func:`run_steps`).
 Before any step, :func:`preflight` checks the invocation in a second or two and
 touches nothing (core/preflight.py); the command then holds the DAGSTER_HOME's
 and the DuckDB file's locks (core/locks.py) for the whole run. Exit codes: 0 every
-step succeeded, 1 a step failed, 2 refused: a bad flag or variable (one line on
-stderr naming it), another run holding a lock (naming its pid), or a corpus that
-yields no attempts where ``--allow-empty`` was not given.
+step succeeded (the source observation included), 1 a step failed, 2 refused: a
+bad flag or variable (one line on stderr naming it; a judges file: one line per
+violation), another run holding a lock or another process having the DuckDB file
+open in any mode (naming its pid; ``--wait`` waits and says for what), or a
+corpus that yields no attempts where ``--allow-empty`` was not given.
 """
 
 from __future__ import annotations
@@ -93,14 +95,18 @@ def run_steps(
     from cojudge_assets.definitions import JOB_ORDER
     from cojudge_assets.defs.partitions import dims, matches
     from cojudge_assets.defs.resources import database_path
-    from cojudge_assets.freshness import observe_sources, outdated_assets
+    from cojudge_assets.freshness import observe_sources_run, outdated_assets
 
     echo = echo or functools.partial(print, flush=True)
     # Dagster's console logger at INFO: the judging progress and failures, not every engine event
     run_config = {"loggers": {"console": {"config": {"log_level": "INFO"}}}, **(run_config or {})}
     database = str(database_path(defs.resources["duckdb"]))
     outcome = StepsOutcome()
-    observe_sources(defs, instance, run_config)
+    observed = observe_sources_run(defs, instance, run_config)
+    if not observed.success:  # a failed observation is a failed step: never "success" after it
+        echo(_summary("observe_sources", observed, 0.0))
+        outcome.ok = False
+        return outcome
     names = {job.name for job in defs.jobs}
     for name in jobs or JOB_ORDER:
         if name not in names:
@@ -169,17 +175,19 @@ def _for_job(run_config: dict, job) -> dict:
 
 
 def _requests_sent(result) -> int:
-    """Requests sent to judges by one run: from its materializations, and from a partition that failed (its
-    dg.Failure carries the same counts)."""
-    sent = sum(
-        int(event.materialization.metadata["judged_now"].value)
-        for event in result.get_asset_materialization_events()
-        if "judged_now" in event.materialization.metadata
-    )
+    """Requests the judges' servers received in one run (``requests_sent``: re-asks and retries included, a
+    request that failed before it was sent not; ``judged_now``, rows judged, where a step does not say): from its
+    materializations, and from a partition that failed (its dg.Failure carries the same counts)."""
+
+    def count(metadata) -> int:
+        key = "requests_sent" if "requests_sent" in metadata else "judged_now"
+        return int(metadata[key].value) if key in metadata else 0
+
+    sent = sum(count(event.materialization.metadata) for event in result.get_asset_materialization_events())
     for event in result.all_events:
         failure = event.step_failure_data.user_failure_data if event.is_step_failure else None
-        if failure is not None and "judged_now" in (failure.metadata or {}):
-            sent += int(failure.metadata["judged_now"].value)
+        if failure is not None:
+            sent += count(failure.metadata or {})
     return sent
 
 
@@ -203,10 +211,14 @@ def _summary(step: str, result, seconds: float) -> str:
             line += f"; imported {meta['imported_now'].value} (valid {meta['valid_rows'].value})"
         elif "judged_now" in meta:
             line += f"; judged now {meta['judged_now'].value}, from cache {meta['cached'].value}"
-    if not result.success:
+    if not result.success:  # each failure's message: a step's, or a resource's that could not start
+        shown: set[str] = set()
         for event in result.all_events:
-            if event.is_step_failure:
-                line += f"\n  {event.event_specific_data.error.message.strip()[:2000]}"
+            error = getattr(event.event_specific_data, "error", None)
+            message = error.message.strip()[:2000] if error is not None and error.message else ""
+            if message and message not in shown and (event.is_step_failure or event.is_resource_init_failure):
+                shown.add(message)
+                line += f"\n  {message}"
     return line
 
 
@@ -227,7 +239,8 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     """Every check that needs no Dagster, in about a second; raises PreflightError (one line) and touches nothing.
 
     The layout is known, the corpus a readable folder with input of its layout (unless ``--allow-empty``), the
-    DuckDB file's folder exists or can be created, DAGSTER_HOME likewise, the judges file parses, every
+    DuckDB file's folder exists or can be created and no other process has the file open (unless ``--wait``),
+    DAGSTER_HOME likewise, the judges file parses and every value is in bounds, every
     ``--judge`` names an enabled judge, and every judge that will run has its key variable set.
     """
     from cojudge_assets.core.preflight import (
@@ -247,7 +260,6 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         one_line,
         stored_rows,
     )
-    from cojudge_assets.judges.config import JUDGES_VARIABLE, JudgesConfigError, judges_file, load_judges
 
     def layout_judge_names(corpus: Path, layout: str) -> list[str]:
         if layout != "icescore":  # the only layout that brings judges; read its file names only
@@ -270,6 +282,16 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     else:
         database_flag = Flag("--duckdb (default)", str(DEFAULT_DUCKDB))
     database, database_folder = check_duckdb(database_flag)
+    if not args.wait:  # another process has the file open (a notebook, in any mode): refused before anything else
+        from cojudge_assets.core.locks import DatabaseBusy, wait_for_duckdb
+
+        try:
+            wait_for_duckdb(database)
+        except DatabaseBusy as exc:
+            raise PreflightError(str(exc)) from None
+    # imported after the cheap checks: the judges' models import polars (seconds on a busy machine)
+    from cojudge_assets.judges.config import JUDGES_VARIABLE, JudgesConfigError, judges_file, load_judges
+
     home_flag = Flag("DAGSTER_HOME", environ.get("DAGSTER_HOME") or str(PROJECT_ROOT / "dagster_home"))
     home, home_folder = check_home(home_flag)
     judges_flag = (
@@ -282,8 +304,8 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     judges_path = Path(judges_flag.value).expanduser().resolve()
     try:
         specs = load_judges(judges_path)
-    except JudgesConfigError as exc:
-        raise PreflightError(f"{judges_flag.name}: {one_line(exc)}") from None
+    except JudgesConfigError as exc:  # one line per violation, each naming the judge and field
+        raise PreflightError("\n".join(f"{judges_flag.name}: {one_line(line)}" for line in exc.lines)) from None
     enabled = [s for s in specs if s.enabled]
     layout = check_layout(Flag("--layout", args.layout or "pages"), known_layouts())
     brought = layout_judge_names(corpus, layout)  # the imported judges a corpus layout brings (ICE-Score)
@@ -304,6 +326,11 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
             f"{variable} is not set: judge {judge} is enabled in {judges_path} and reads its key "
             f"from it (export {variable}, or set enabled: false)"
         )
+    if layout == "progsnap2":  # a main table without a required column: refused naming the file and column
+        from cojudge_assets.core.ingest.progsnap2 import main_table_problem
+
+        if problem := main_table_problem(corpus):
+            raise PreflightError(f"{corpus_flag.name}: {problem}")
     empty = corpus_input_problem(corpus, layout)
     if empty and not args.allow_empty:
         held = stored_rows(database, "attempts")
@@ -325,12 +352,13 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
 
 
 def _refused(message: str) -> int:
-    print(f"cojudge: {message}", file=sys.stderr, flush=True)
+    for line in message.splitlines() or [""]:
+        print(f"cojudge: {line}", file=sys.stderr, flush=True)
     return 2
 
 
 def materialize(args: argparse.Namespace) -> int:
-    from cojudge_assets.core.locks import LockHeld, hold, hold_duckdb, home_lock_path
+    from cojudge_assets.core.locks import DatabaseBusy, LockHeld, hold, hold_duckdb, home_lock_path, wait_for_duckdb
     from cojudge_assets.core.preflight import PreflightError
 
     try:
@@ -340,11 +368,16 @@ def materialize(args: argparse.Namespace) -> int:
     for folder in plan.create:
         folder.mkdir(parents=True, exist_ok=True)
     wait_s = float("inf") if args.wait else 0.0
+    echo = functools.partial(print, flush=True)
     try:
         # DAGSTER_HOME first, then the DuckDB file: every run takes them in this order, so --wait cannot deadlock
-        with hold(plan.home, home_lock_path(plan.home), wait_s=wait_s), hold_duckdb(plan.duckdb, wait_s=wait_s):
+        with (
+            hold(plan.home, home_lock_path(plan.home), wait_s=wait_s, echo=echo),
+            hold_duckdb(plan.duckdb, wait_s=wait_s, echo=echo),
+        ):
+            wait_for_duckdb(plan.duckdb, wait_s=wait_s, echo=echo)  # --wait: until no other process has it open
             return _materialize(args, plan)
-    except LockHeld as exc:
+    except (LockHeld, DatabaseBusy) as exc:
         return _refused(str(exc))
 
 

@@ -198,12 +198,17 @@ def outdated_assets(
 def observe_sources(defs: dg.Definitions, instance: dg.DagsterInstance, run_config: dict | None = None) -> bool:
     """Record the source assets' current data versions (the corpus, each judge of the judges file) with one
     run of :data:`OBSERVE_JOB`, as the UI's "Observe sources" does; whether it succeeded."""
+    return observe_sources_run(defs, instance, run_config).success
+
+
+def observe_sources_run(defs: dg.Definitions, instance: dg.DagsterInstance, run_config: dict | None = None):
+    """:func:`observe_sources`, returning the run's result (its failure events say why it failed)."""
     job = defs.resolve_job_def(OBSERVE_JOB)
     config: dict = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     resources = (run_config or {}).get("resources") or {}
     if resources:
         config["resources"] = {name: value for name, value in resources.items() if name in job.required_resource_keys}
-    return job.execute_in_process(instance=instance, run_config=config, raise_on_error=False).success
+    return job.execute_in_process(instance=instance, run_config=config, raise_on_error=False)
 
 
 def judges_file_versions(specs: Iterable, drift_epochs: dict[str, int]) -> dict[str, dg.DataVersion]:

@@ -16,7 +16,9 @@ the group out) instead of the run failing on a missing table.
 Both the IO manager and the DuckDB resource hold the DuckDB file's lock
 (core/locks.py) while a run uses them, so a run launched from the Dagster UI and
 ``cojudge materialize`` never write one file at once: the later one fails at
-start naming the holder's pid.
+start naming the holder's pid. So does a run while any other process (a notebook's read-only connection)
+has the file open: the library would retry its connect for about two minutes (core/locks.py
+``wait_for_duckdb``).
 """
 
 import contextlib
@@ -27,7 +29,7 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 from dagster_duckdb_polars import DuckDBPolarsIOManager, DuckDBPolarsTypeHandler
 
-from cojudge_assets.core.locks import hold_duckdb
+from cojudge_assets.core.locks import hold_duckdb, wait_for_duckdb
 
 KINDS = {"polars", "duckdb"}  # the kinds of every asset stored through this IO manager
 
@@ -119,8 +121,10 @@ class CojudgeDuckDBIOManager(DuckDBPolarsIOManager):
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator:
-        with hold_duckdb(self.database, run_id=_run_id(context)), super().yield_for_execution(context) as value:
-            yield value
+        with hold_duckdb(self.database, run_id=_run_id(context)):
+            wait_for_duckdb(self.database)  # another process has the file open: fail now, not after minutes
+            with super().yield_for_execution(context) as value:
+                yield value
 
 
 class LockedDuckDBResource(DuckDBResource):
@@ -128,5 +132,7 @@ class LockedDuckDBResource(DuckDBResource):
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator:
-        with hold_duckdb(self.database, run_id=_run_id(context)), super().yield_for_execution(context) as value:
-            yield value
+        with hold_duckdb(self.database, run_id=_run_id(context)):
+            wait_for_duckdb(self.database)  # another process has the file open: fail now, not after minutes
+            with super().yield_for_execution(context) as value:
+                yield value

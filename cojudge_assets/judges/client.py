@@ -43,6 +43,7 @@ class JudgeConfig(BaseModel):
     api_base: str | None = None
     api_key_env: str | None = None  # the environment variable holding the key; None for local judges
     temperature: float = 0.0
+    top_p: float | None = None  # sent only when set
     max_tokens: int = Field(default=512, ge=1)
     reasoning_budget: int | None = Field(default=None, ge=0)
     json_mode: bool = True
@@ -79,6 +80,7 @@ class JudgeCall:
     cost: float | None
     provider_errors: int = 0
     fatal: bool = False  # authentication or permission refused: no other row of this judge can succeed
+    sent: int = 0  # requests that reached the judge's server (see reached_server); local judges: every call
     abstain_reason: str = ""  # status "abstained": why the judge had nothing to go on
 
 
@@ -116,6 +118,27 @@ def is_transient(exc: BaseException) -> bool:
     return _status(exc) in TRANSIENT_STATUS
 
 
+def reached_server(exc: BaseException) -> bool:
+    """Whether a failed request reached the judge's server: it answered with an HTTP status (an
+    ``httpx.HTTPStatusError`` in the exception's chain, or a response that carries headers), or the request went
+    out and timed out. A failure before sending (a missing key, a body that cannot be encoded, a refused
+    connection) did not: litellm reports those as 500s too, so the status alone cannot tell."""
+    import httpx
+    import litellm
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, httpx.HTTPStatusError | httpx.ReadTimeout | httpx.WriteTimeout | litellm.Timeout):
+            return True
+        response = getattr(current, "response", None)
+        if response is not None and len(getattr(response, "headers", None) or {}) > 0:
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def retry_after_s(exc: BaseException) -> float | None:
     """Seconds the provider asked to wait (Retry-After header), if it said."""
     response = getattr(exc, "response", None)
@@ -150,6 +173,8 @@ def request_kwargs(config: JudgeConfig, messages: list[dict]) -> dict:
         max_retries=0,
         **config.extra,
     )
+    if config.top_p is not None:
+        kwargs["top_p"] = config.top_p
     if config.api_base:
         kwargs["api_base"] = config.api_base
     if config.api_key_env:
@@ -178,6 +203,7 @@ async def judge_once(
 
     litellm.suppress_debug_info = True
     kwargs = request_kwargs(config, messages)
+    local = config.model.startswith("cojudge/")  # judges/local.py LOCAL_PROVIDER: served in this process
     started = time.perf_counter()
     call = JudgeCall("failed", None, "", "", "", "", 0, 0, False, 0.0, None, None, None)
     provider_errors = 0
@@ -199,7 +225,12 @@ async def judge_once(
                 with attempt:
                     if limiter is not None:
                         await limiter.acquire()
-                    response = await litellm.acompletion(**kwargs)
+                    try:
+                        response = await litellm.acompletion(**kwargs)
+                    except Exception as exc:  # noqa: BLE001 - counted, then handled by the retrying below
+                        call.sent += 1 if local or reached_server(exc) else 0
+                        raise
+                    call.sent += 1
         except Exception as exc:  # noqa: BLE001 - every provider failure becomes a recorded row
             kind = "transient error, retries exhausted" if is_transient(exc) else "fatal error"
             call.error = f"{kind}: {type(exc).__name__}: {str(exc)[:500]}"

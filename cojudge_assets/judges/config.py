@@ -24,7 +24,11 @@ format): it has an ``imported:`` source instead of a model, and is never sent an
           scale: {min: 0, max: 4, integer: true}   # the native scale; p_accept = (score - min) / (max - min)
 
 Temperature is 0 for every judge (the study's setting) unless the file says
-otherwise. A malformed file fails with the file, the entry and the field named.
+otherwise. The file is validated in full before anything runs: temperature in
+[0, 2], top_p in (0, 1], max_tokens, concurrency and max_input_tokens positive,
+rpm positive or 0 (no limit), every number finite (NaN and inf refused, in
+``extra`` too); each violation is one line naming the file, the judge and the
+field (``JudgesConfigError.lines``).
 Editing what a judge answers with (its model, temperature, token budgets, JSON
 mode) under the same name makes its next run judge everything again, in a new
 epoch beside the old answers (``JudgeSpec.answer_settings``); so does a new version
@@ -36,6 +40,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -60,15 +65,42 @@ class JudgeSpec(JudgeConfig):
     """One entry of the judges config file: the request settings (judges/client.py ``JudgeConfig``) and the
     file's own fields."""
 
-    model_config = ConfigDict(extra="forbid", frozen=False)
+    model_config = ConfigDict(extra="forbid", frozen=False, allow_inf_nan=False)  # NaN and inf: never a setting
 
     model: str = ""  # required unless the judge is imported (for which it is a label, never called)
     imported: ImportedSource | None = None
     enabled: bool = True
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)  # the providers' range
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    max_tokens: int = Field(default=512, ge=1)
     concurrency: int = Field(default=4, ge=1, le=512)
-    rpm: int = Field(default=0, ge=0)
+    rpm: int = Field(default=0, ge=0)  # 0: no limit
     max_input_tokens: int | None = Field(default=None, ge=1)
     description: str = ""
+
+    @field_validator("extra")
+    @classmethod
+    def _extra_is_sane(cls, value: dict) -> dict:
+        """Provider arguments beside the named fields: none of them a named field again (litellm would get it
+        twice), and every number in them finite."""
+        twice = sorted(set(value) & (set(cls.model_fields) | {"messages", "timeout", "api_key"}))
+        if twice:
+            raise ValueError(f"{', '.join(twice)}: set as the judge's own field(s), never inside extra")
+
+        def numbers(item, where: str):
+            if isinstance(item, dict):
+                for key, inner in item.items():
+                    yield from numbers(inner, f"{where}.{key}")
+            elif isinstance(item, list):
+                for i, inner in enumerate(item):
+                    yield from numbers(inner, f"{where}[{i}]")
+            elif isinstance(item, float):
+                yield where, item
+
+        for where, number in numbers(value, "extra"):
+            if not math.isfinite(number):
+                raise ValueError(f"{where} is {number}: expected a finite number")
+        return value
 
     @field_validator("name")
     @classmethod
@@ -129,6 +161,8 @@ class JudgeSpec(JudgeConfig):
         provider that serves another model there is the drift sensor's business); ``extra`` enters by its hash
         alone, as it may carry provider headers."""
         settings = {name: getattr(self, name) for name in ANSWER_SETTINGS}
+        if self.top_p is not None:  # only when set: a file without it keeps its judges' epochs
+            settings["top_p"] = self.top_p
         extra = json.dumps(self.extra, sort_keys=True, default=str).encode()
         settings["extra"] = hashlib.sha256(extra).hexdigest()[:16]
         if self.local:  # a local judge's answers also change with its code: its version opens a new epoch
@@ -143,7 +177,11 @@ class JudgeSpec(JudgeConfig):
 
 
 class JudgesConfigError(ValueError):
-    pass
+    """A judges file that cannot be used; ``lines``: one line per violation, each naming the judge and field."""
+
+    def __init__(self, message: str, lines: list[str] | None = None):
+        super().__init__(message)
+        self.lines = lines or [" ".join(message.split())]
 
 
 def judges_file(environ: Mapping[str, str] | None = None) -> Path:
@@ -174,22 +212,31 @@ def _parse_judges(path: Path, text: str) -> tuple[JudgeSpec, ...]:
     if not isinstance(document, dict) or not isinstance(document.get("judges"), list):
         raise JudgesConfigError(f"{path}: expected a mapping with a list under 'judges'")
     specs, seen = [], set()
-    for i, entry in enumerate(document["judges"]):
+    violations: list[str] = []
+    for i, entry in enumerate(document["judges"]):  # every judge, every field: all violations at once
         label = entry.get("name", f"#{i + 1}") if isinstance(entry, dict) else f"#{i + 1}"
         try:
             spec = JudgeSpec.model_validate(entry)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"field '{'.'.join(map(str, e['loc'])) or '(entry)'}': {e['msg']}" for e in exc.errors()
-            )
-            raise JudgesConfigError(f"{path}: judge {label}: {problems}") from None
+            violations.extend(f"{path}: judge {label}: {_violation(e)}" for e in exc.errors())
+            continue
         if spec.imported is not None and spec.imported.layout == "file":
             spec.imported = spec.imported.model_copy(update={"path": str(spec.imported.resolve(path.parent).resolve())})
         if spec.name in seen:
-            raise JudgesConfigError(f"{path}: judge {spec.name}: field 'name': used twice; names must be unique")
+            violations.append(f"{path}: judge {spec.name}: field 'name': used twice; names must be unique")
         seen.add(spec.name)
         specs.append(spec)
+    if violations:
+        raise JudgesConfigError("; ".join(violations), violations)
     return tuple(specs)
+
+
+def _violation(error) -> str:
+    """One pydantic error as "field 'x': message (got value)", on one line."""
+    where = ".".join(map(str, error["loc"])) or "(entry)"
+    got = error.get("input")
+    shown = "" if isinstance(got, dict | list) or error["type"] == "missing" else f" (got {got!r})"
+    return " ".join(f"field '{where}': {error['msg']}{shown}".split())
 
 
 def enabled_judges(path: Path | None = None) -> list[JudgeSpec]:

@@ -49,6 +49,7 @@ class PartitionStats:
     requests: int = 0
     cached: int = 0  # valid rows found in the cache: not sent
     sent: int = 0  # rows judged now (sent to the judge)
+    requests_sent: int = 0  # requests that reached the judge's server, re-asks and retries included
     ok_first: int = 0  # valid on first receipt
     repaired: int = 0  # valid after a re-ask or a lenient repair
     failed: int = 0
@@ -158,6 +159,7 @@ async def _judge_all(
     def record(row: dict, call: JudgeCall) -> None:
         writer.write(_row(spec, condition, epoch, row["attempt_uid"], row["request_hash"], call))
         stats.sent += 1
+        stats.requests_sent += call.sent
         if call.status == "ok":
             first = call.tries == 1 and not call.repaired
             stats.ok_first += first

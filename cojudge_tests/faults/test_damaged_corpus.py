@@ -109,6 +109,7 @@ class Quarantined:
     field: str
     says: str = ""  # a phrase the reason must contain
     also: list[tuple[str, str, str]] = field(default_factory=list)  # further (path, field, phrase) rows
+    kept: list[str] = field(default_factory=list)  # further pages that must end as attempts
 
 
 @dataclass
@@ -302,6 +303,27 @@ def _no_code(c, o, m):
     return Quarantined(P, "code", "code", "missing")
 
 
+def _source_block_lost(c, o, m):
+    text = other("lost source", notes="3 test(s) run; first failure on secret/01")
+    start = text.index('<pre class="source">')
+    page(c, P, text[:start] + text[text.index("</pre>", start) + len("</pre>") :])
+    return Quarantined(P, "code", "code", "judge output, which never becomes the code")
+
+
+def _source_block_lost_unmarked_notes(c, o, m):
+    text = other("lost source, bare notes").replace('<pre class="judge-notes">', "<pre>")
+    start = text.index('<pre class="source">')
+    page(c, P, text[:start] + text[text.index("</pre>", start) + len("</pre>") :])
+    return Quarantined(P, "code", "code", "15 test(s) run")
+
+
+def _md_source_fence_lost(c, o, m):
+    rel = "pages/u02/pairsum-05.md"
+    text = md_page(notes_block="```\n3 test(s) run; first failure on secret/01\n```\n\n")
+    page(c, rel, text[: text.index("```cpp")])
+    return Quarantined(rel, "code", "code", "judge output")
+
+
 def _md_empty_fence(c, o, m):
     rel = "pages/u02/pairsum-02.md"
     page(c, rel, md_page(code="", notes_block="```\njudge notes: 3 tests run\n```\n\n"))
@@ -405,6 +427,59 @@ def _unreadable(c, o, m):
 def _directory_named_like_page(c, o, m):
     (c / P).mkdir(parents=True)
     return Quarantined(P, "discover", "file type", "directory named like a page")
+
+
+def _attributes_in_one_tag(c, o, m):
+    names = " ".join(f"a{i:x}" for i in range(1_000_000))  # 6.9 MB, under the size limit; distinct names
+    page(c, P, other("attributes", body_extra=f"<p {names}>x</p>"))
+    return Quarantined(P, "parse", "attributes", "1000000 attributes")
+
+
+def _text_without_tags(c, o, m):
+    line = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor\n"
+    page(c, P, (line * (8 * 1024 * 1024 // len(line) + 1))[: 8 * 1024 * 1024 - 1])  # just under 8 MiB
+    return Quarantined(P, "fields", "Result", "no Result field")
+
+
+def _empty_tags(c, o, m):
+    page(c, P, other("empty tags", body_extra="<b></b>" * 500_000))
+    return Quarantined(P, "parse", "element count", "over the limit")
+
+
+def _long_script_with_comparisons(c, o, m):
+    # "i<n" in a script is no tag to the HTML tokenizer: the attribute bound must not count its words
+    script = "<script>for (var i = 0; i<n ; i++) { " + "total = total + i ; " * 2000 + "}</script>"
+    page(c, P, other("script").replace("</head>", script + "</head>"))
+    return Kept(P, "AC")
+
+
+def _file_name_not_utf8(c, o, m):
+    (c / "pages" / "u02").mkdir(parents=True)
+    (c / "pages" / "u02" / os.fsdecode(b"pairsum-\xe9\xff.html")).write_text(other("latin-1 name"))
+    page(c, "pages/u02/pairsum-02.html", other("beside it"))
+    return Quarantined(
+        "pages/u02/pairsum-\\xe9\\xff.html", "discover", "name", "not valid UTF-8", kept=["pages/u02/pairsum-02.html"]
+    )
+
+
+def _folder_name_not_utf8(c, o, m):
+    folder = c / "pages" / os.fsdecode(b"u\xe902")
+    folder.mkdir(parents=True)
+    (folder / "pairsum-01.html").write_text(other("in a latin-1 folder"))
+    page(c, "pages/u03/pairsum-01.html", other("next folder"))
+    return Quarantined("pages/u\\xe902", "discover", "name", "folder is not read", kept=["pages/u03/pairsum-01.html"])
+
+
+def _log_and_package_names_not_utf8(c, o, m):
+    (c / "logs" / "u01" / os.fsdecode(b"session-\xe9.md")).write_text("**You:**\nhello pairsum\n")
+    (c / "problems" / os.fsdecode(b"p\xe9")).mkdir()
+    return Quarantined(
+        "logs/u01/session-\\xe9.md",
+        "logs",
+        "name",
+        "not valid UTF-8",
+        also=[("problems/p\\xe9", "name", "not valid UTF-8")],
+    )
 
 
 def _second_problem_page(c: Path) -> str:
@@ -569,6 +644,9 @@ CASES: dict[str, Callable] = {
     "whitespace-only code": _whitespace_code,
     "no code block": _no_code,
     "markdown empty fence": _md_empty_fence,
+    "source block lost, judge notes kept": _source_block_lost,
+    "source block lost, unmarked notes kept": _source_block_lost_unmarked_notes,
+    "markdown source fence lost, notes fence kept": _md_source_fence_lost,
     "markdown 50k unclosed fences": _md_unclosed_fences,
     "text empty SOURCE markers": _txt_empty_markers,
     "byte-identical duplicate": _duplicate,
@@ -600,6 +678,13 @@ CASES: dict[str, Callable] = {
     "log symlink out of the corpus": _log_symlink_out,
     "log fifo": _log_fifo,
     "log with 100k nested divs": _log_nested_html,
+    "1,000,000 attributes in one tag": _attributes_in_one_tag,
+    "8 MiB of text without tags": _text_without_tags,
+    "500,000 empty tags": _empty_tags,
+    "a long script with comparisons": _long_script_with_comparisons,
+    "file name not UTF-8": _file_name_not_utf8,
+    "folder name not UTF-8": _folder_name_not_utf8,
+    "log and package names not UTF-8": _log_and_package_names_not_utf8,
 }
 
 
@@ -653,6 +738,8 @@ def test_damaged_input_is_accounted_for(tmp_path, monkeypatch, kind):
         assert extra.height == 1 and extra["field"][0] == field_name and phrase in extra["reason"][0], (
             quarantine.to_dicts()
         )
+    for path in expect.kept:
+        assert attempts.filter(pl.col("source_path") == path).height == 1, quarantine.to_dicts()
     if expect.stage == "problems":  # the package is left out of problems, the other one is read
         pid = Path(expect.path).name
         assert pid not in set(problems["problem_id"]) and "pairsum" in set(problems["problem_id"])
@@ -736,6 +823,7 @@ def test_corpus_fingerprint_survives_damage_and_follows_no_link(tmp_path, monkey
             (_ for _ in ()).throw(PermissionError(13, "denied")) if self == target else real_open(self, *a, **k)
         ),
     )
+    (corpus / "pages" / "u01" / os.fsdecode(b"caf\xe9.html")).write_text("a name that is not UTF-8")
     damaged = fingerprint(corpus)
     assert damaged != before
     outside.write_text("two")  # the link's target is outside the corpus: not read, so not part of its version

@@ -7,6 +7,10 @@ path under ``pages/`` ends as exactly one row of ``attempts`` or of
 directory: regular files, symlinks, fifos, sockets, devices, and directories
 named like a page (``x.html/``).
 
+Names are data: a file or folder whose name is not valid UTF-8 is quarantined
+(stage ``discover``, field ``name``) under its escaped path (:func:`escaped_name`:
+``os.fsencode`` with backslash escapes); such a folder is not walked.
+
 Symlinks are never followed out of the corpus. A symlink that dangles, loops, or
 resolves outside the corpus folder is quarantined (stage ``discover``, field
 ``symlink``). A symlink to a directory is quarantined even inside the corpus (not
@@ -36,9 +40,9 @@ import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import polars as pl
 
@@ -47,12 +51,15 @@ from cojudge_assets.core.ingest.pages import (
     DEFAULT_LIMITS,
     DEFAULT_RESULT_VOCABULARY,
     PAGE_FORMATS,
+    Instant,
     PageError,
     PageLimits,
     decode_page,
+    escaped_name,
     map_verdict,
-    parse_clock,
+    parse_instant,
     parse_page,
+    utf8_name,
 )
 
 if TYPE_CHECKING:
@@ -88,7 +95,7 @@ PAGE_SCHEMA = {
     "problem": pl.String,
     "problem_field": pl.String,
 }
-# a Submit clock carries no time zone: "in the future" allows the widest UTC offset (+14 h)
+# a Submit clock without zone is taken as UTC: "in the future" allows the widest UTC offset (+14 h)
 FUTURE_SLACK = timedelta(hours=14)
 
 
@@ -108,6 +115,7 @@ class PageRules:
     now: datetime | None = None
     quarantined_problems: dict[str, str] = field(default_factory=dict)
     limits: PageLimits = DEFAULT_LIMITS
+    zone: tzinfo | None = None  # contest.yaml ``timezone``: where a Submit without zone is read (pages.parse_instant)
 
 
 def _hash_file(path: Path) -> str:
@@ -116,7 +124,8 @@ def _hash_file(path: Path) -> str:
 
 
 def _walk(root: Path) -> Iterator[os.DirEntry[str]]:
-    """Every entry under ``root`` (os.DirEntry), never following a symlink; directories walked in name order."""
+    """Every entry under ``root`` (os.DirEntry), never following a symlink; directories walked in name order.
+    A directory whose name is not valid UTF-8 is yielded, never walked (its whole path is not text)."""
     stack: list[str | Path] = [root]
     while stack:
         folder = stack.pop()
@@ -125,7 +134,7 @@ def _walk(root: Path) -> Iterator[os.DirEntry[str]]:
         except OSError:
             continue
         yield from entries
-        stack.extend(e.path for e in reversed(entries) if e.is_dir(follow_symlinks=False))
+        stack.extend(e.path for e in reversed(entries) if e.is_dir(follow_symlinks=False) and utf8_name(e.name))
 
 
 def _special_kind(mode: int) -> str:
@@ -193,6 +202,23 @@ def discover(corpus: Path, path: Path, limits: PageLimits = DEFAULT_LIMITS) -> d
     return row
 
 
+def _bad_name(corpus: Path, entry: os.DirEntry[str]) -> dict:
+    """The row of a file or folder whose name is not valid UTF-8: its path escaped, quarantined (a folder is not
+    walked: one row stands for it and everything in it)."""
+    rel = escaped_name(Path(entry.path).relative_to(corpus).as_posix())
+    folder = entry.is_dir(follow_symlinks=False)
+    return {
+        "source_path": rel,
+        "format": "",
+        "bytes": None,
+        "sha256": None,
+        "kind": "directory" if folder else "file",
+        "problem": f"{rel}: {'folder' if folder else 'file'} name is not valid UTF-8 (undecodable bytes shown as "
+        f"\\x escapes){'; the folder is not read' if folder else ''}; rename it to UTF-8 to ingest it",
+        "problem_field": "name",
+    }
+
+
 def list_pages(corpus: Path, limits: PageLimits = DEFAULT_LIMITS) -> pl.DataFrame:
     """One row per raw path under ``pages/`` (any extension, symlinks and special files included).
 
@@ -205,6 +231,9 @@ def list_pages(corpus: Path, limits: PageLimits = DEFAULT_LIMITS) -> pl.DataFram
     if root.is_symlink():  # pages/ itself: one row, never walked (see the module docstring)
         return pl.DataFrame([discover(corpus, root, limits)], schema=PAGE_SCHEMA)
     for entry in _walk(root) if root.is_dir() else []:
+        if not utf8_name(entry.name):  # names are data: quarantined by their escaped bytes, never a crash
+            rows.append(_bad_name(corpus, entry))
+            continue
         if entry.is_dir(follow_symlinks=False) and Path(entry.name).suffix.lower() not in PAGE_FORMATS:
             continue
         rows.append(discover(corpus, Path(entry.path), limits))
@@ -244,17 +273,21 @@ def _language_key(value: str) -> str:
         return value.strip().lower()
 
 
-def _submitted_at(submit: str | None, source_path: str, rules: PageRules) -> datetime:
-    """The page's Submit field as a time inside the contest window and not in the future; PageError otherwise."""
+def _submitted_at(submit: str | None, source_path: str, rules: PageRules) -> Instant:
+    """The page's Submit field as an instant placed in UTC, inside the contest window and not in the future;
+    PageError otherwise."""
     if submit is None:
         raise PageError("fields", "Submit", f"{source_path}: no Submit field (expected 'Submit: YYYY-MM-DD HH:MM:SS')")
-    submitted_at = parse_clock(submit)
-    if submitted_at is None:
+    instant = parse_instant(submit, rules.zone)
+    if instant is None:
         raise PageError(
             "fields",
             "Submit",
             f"{source_path}: Submit {submit!r} is not a date and time (expected YYYY-MM-DD HH:MM[:SS])",
         )
+    if instant.utc is None:  # a time that cannot be placed is ambiguous, never shifted by a guess
+        raise PageError("ambiguous", "Submit", f"{source_path}: Submit {submit!r} cannot be placed: {instant.problem}")
+    submitted_at = instant.utc
     if (
         rules.window_start is not None
         and submitted_at < rules.window_start
@@ -266,14 +299,14 @@ def _submitted_at(submit: str | None, source_path: str, rules: PageRules) -> dat
             f"{source_path}: Submit {submit!r} lies outside the contest window "
             f"{rules.window_start} .. {rules.window_end} (contest.yaml)",
         )
-    now = rules.now or datetime.now()
+    now = rules.now or datetime.now(UTC).replace(tzinfo=None)
     if submitted_at > now + FUTURE_SLACK:
         raise PageError(
             "ambiguous",
             "Submit",
             f"{source_path}: Submit {submit!r} is in the future (read at {now:%Y-%m-%d %H:%M:%S})",
         )
-    return submitted_at
+    return instant
 
 
 def _problem_id(problem_field: str | None, source_path: str, rules: PageRules) -> str:
@@ -317,7 +350,7 @@ def read_page(corpus: Path, source_path: str, rules: PageRules) -> dict:
     page = parse_page(text, page_format, limits=rules.limits, source=source_path)
     vocabulary = rules.vocabulary
     _one_value(page, "result", "Result", source_path, lambda v: map_verdict(v, vocabulary) or v.strip().lower())
-    _one_value(page, "submit", "Submit", source_path, lambda v: parse_clock(v) or v.strip())
+    _one_value(page, "submit", "Submit", source_path, lambda v: _instant_key(v, rules.zone))
     _one_value(page, "problem", "Problem", source_path, _problem_key)
     _one_value(page, "language", "Language", source_path, _language_key)
     parts = Path(source_path).parts
@@ -335,7 +368,8 @@ def read_page(corpus: Path, source_path: str, rules: PageRules) -> dict:
             f"{source_path}: Result {result!r} is not in the verdict vocabulary "
             f"(expected one of {sorted(set(rules.vocabulary))})",
         )
-    submitted_at = _submitted_at(page.fields.get("submit"), source_path, rules)
+    instant = _submitted_at(page.fields.get("submit"), source_path, rules)
+    submitted_at = cast(datetime, instant.utc)
     problem_id = _problem_id(page.fields.get("problem"), source_path, rules)
     label = page.fields.get("language")
     if not label:
@@ -355,6 +389,13 @@ def read_page(corpus: Path, source_path: str, rules: PageRules) -> dict:
             "code",
             f"{source_path}: a source block is empty or whitespace-only beside a "
             f"non-empty one; which is the code is ambiguous",
+        )
+    if not page.code.strip() and page.judge_output and not page.code_source:
+        raise PageError(
+            "code",
+            "code",
+            f"{source_path}: the code block is missing; the page's other block(s) are judge output, which never "
+            f"becomes the code ({'; '.join(page.judge_output[:3])})",
         )
     if not page.code.strip():
         what = "is empty or whitespace-only" if page.code_source else "is missing"
@@ -381,7 +422,13 @@ def read_page(corpus: Path, source_path: str, rules: PageRules) -> dict:
         "verdict": verdict,
         "accepted": verdict == "AC",
         "page_format": page_format,
+        "_clock": instant.how,
     }
+
+
+def _instant_key(value: str, zone) -> object:
+    instant = parse_instant(value, zone)
+    return instant.utc if instant is not None and instant.utc is not None else value.strip()
 
 
 def read_attempts(corpus: Path, pages: pl.DataFrame, rules: PageRules) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -424,9 +471,36 @@ def read_attempts(corpus: Path, pages: pl.DataFrame, rules: PageRules) -> tuple[
                     "reason": f"{source}: could not be parsed ({type(exc).__name__}: {exc})",
                 }
             )
+    rows, unplaced = _place_clocks(rows, rules)
+    rejected.extend(unplaced)
     attempts = pl.DataFrame(rows, schema={k: v for k, v in ATTEMPT_SCHEMA.items() if k != "turn"})
     attempts = assign_turns(attempts).select(list(ATTEMPT_SCHEMA))
     return attempts, pl.DataFrame(rejected, schema=QUARANTINE_SCHEMA)
+
+
+def _place_clocks(rows: list[dict], rules: PageRules) -> tuple[list[dict], list[dict]]:
+    """Rows whose Submit can be placed, and quarantine rows for those that cannot: a Submit without zone, in a
+    contest that declares none, among pages whose Submit carries an offset. Taking it as UTC would shift it by a
+    guess against its neighbours, so it is ambiguous (contest.yaml ``timezone`` places it)."""
+    zoned = [r for r in rows if r["_clock"] == "offset"]
+    keep, rejected = [], []
+    for row in rows:
+        how = row.pop("_clock")
+        if how == "no zone" and zoned and rules.zone is None:
+            source = row["source_path"]
+            rejected.append(
+                {
+                    "source_path": source,
+                    "stage": "ambiguous",
+                    "field": "Submit",
+                    "reason": f"{source}: Submit {row['submitted_at']:%Y-%m-%d %H:%M:%S} has no time zone while "
+                    f"{len(zoned)} page(s) of this corpus carry one (e.g. {zoned[0]['source_path']}) and "
+                    f"contest.yaml declares no timezone: it cannot be placed",
+                }
+            )
+            continue
+        keep.append(row)
+    return keep, rejected
 
 
 def reconcile(pages: pl.DataFrame, attempts: pl.DataFrame, quarantine: pl.DataFrame) -> pl.DataFrame:

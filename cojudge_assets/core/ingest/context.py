@@ -44,7 +44,14 @@ import polars as pl
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
 from cojudge_assets.core.ingest.attempts import discover
-from cojudge_assets.core.ingest.pages import DEFAULT_LIMITS, PageError, decode_page, html_depth
+from cojudge_assets.core.ingest.pages import (
+    DEFAULT_LIMITS,
+    PageError,
+    check_html_shape,
+    decode_page,
+    escaped_name,
+    utf8_name,
+)
 from cojudge_assets.core.ingest.scrub import harvest_identities, scrub, scrub_secrets
 
 CONTEXT_CAP = 12_000
@@ -157,6 +164,18 @@ def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, lis
         else []
     )
     for person in people:
+        if not utf8_name(person.name):  # names are data: the folder is quarantined, not read
+            rel = escaped_name(person.relative_to(corpus).as_posix())
+            rejected.append(
+                {
+                    "source_path": rel,
+                    "stage": "logs",
+                    "field": "name",
+                    "reason": f"{rel}: folder name is not valid UTF-8 (undecodable bytes shown as \\x escapes); "
+                    f"the folder is not read",
+                }
+            )
+            continue
         records: list[dict] = []
         entries: list[str] = []
         for folder, dirs, files in os.walk(person):  # never descends into a symlinked directory
@@ -164,6 +183,17 @@ def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, lis
             entries.extend(os.path.join(folder, d) for d in dirs if os.path.islink(os.path.join(folder, d)))
         for path in sorted((Path(e) for e in entries), key=lambda p: natural_key(p.relative_to(person).as_posix())):
             rel = path.relative_to(corpus).as_posix()
+            if not utf8_name(rel):
+                rel = escaped_name(rel)
+                rejected.append(
+                    {
+                        "source_path": rel,
+                        "stage": "logs",
+                        "field": "name",
+                        "reason": f"{rel}: file name is not valid UTF-8 (undecodable bytes shown as \\x escapes)",
+                    }
+                )
+                continue
             log_format = LOG_FORMATS.get(path.suffix.lower())
             if log_format is None:
                 rejected.append(
@@ -184,11 +214,13 @@ def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, lis
             try:
                 raw = path.read_bytes()
                 text = decode_page(raw, rel)
-                limit = (
-                    DEFAULT_LIMITS.max_depth
-                )  # the HTML parser's cost grows with depth x tags (core/ingest/pages.py)
-                if log_format == "html" and html_depth(text, stop_at=limit) > limit:
-                    raise PageError("logs", "nesting depth", f"{rel}: HTML nests deeper than {limit} elements")
+                if (
+                    log_format == "html"
+                ):  # the HTML parser's cost grows with depth, tags, attributes (core/ingest/pages.py)
+                    try:
+                        check_html_shape(text, DEFAULT_LIMITS, rel)
+                    except PageError as exc:
+                        raise PageError("logs", exc.field, exc.reason) from None
             except PageError as exc:
                 rejected.append({"source_path": rel, "stage": "logs", "field": exc.field, "reason": exc.reason})
                 continue

@@ -27,7 +27,7 @@ import hashlib
 import os
 import stat
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import Path
 
 import polars as pl
@@ -39,8 +39,9 @@ from cojudge_assets.core.ingest.context import read_logs
 from cojudge_assets.core.ingest.icescore import LAYOUT as ICESCORE
 from cojudge_assets.core.ingest.icescore import read_icescore_attempts
 from cojudge_assets.core.ingest.kattis import scan_problems
-from cojudge_assets.core.ingest.pages import DEFAULT_RESULT_VOCABULARY, parse_clock
+from cojudge_assets.core.ingest.pages import DEFAULT_RESULT_VOCABULARY, contest_zone, parse_instant
 from cojudge_assets.core.ingest.problems import PROBLEM_SCHEMA, problems_table
+from cojudge_assets.core.ingest.progsnap2 import raw_row_count as progsnap2_raw_rows
 from cojudge_assets.core.ingest.progsnap2 import read_progsnap2
 
 LAYOUTS = ("pages", "progsnap2", "codenet", "icescore")  # a plain tuple: core/preflight.py reads it from here
@@ -50,22 +51,35 @@ FINGERPRINT_SCOPE = {ICESCORE: "data"}  # layout -> the only folder its data ver
 
 @dataclass
 class ContestSettings:
-    window_start: datetime | None
+    window_start: datetime | None  # naive UTC, like every stored clock
     window_end: datetime | None
     vocabulary: dict[str, str]
+    zone: tzinfo | None = None  # contest.yaml ``timezone``: where a clock without zone is read; None: not declared
 
 
 def contest_settings(corpus: Path, *, window_start: str = "", window_end: str = "") -> ContestSettings:
-    """The contest window and Result vocabulary: ``contest.yaml`` of the corpus, overridden by arguments."""
+    """The contest window, Result vocabulary and time zone: ``contest.yaml`` of the corpus (``timezone``: an IANA
+    name or an offset; the window is read in it), overridden by arguments."""
     path = Path(corpus) / "contest.yaml"
     meta = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.is_file() else {}
     window = meta.get("window") or {}
     vocabulary = dict(DEFAULT_RESULT_VOCABULARY)
     for code, label in (meta.get("result_strings") or {}).items():
         vocabulary[str(label).strip().lower()] = str(code)
-    start = parse_clock(window_start or str(window.get("start") or ""))
-    end = parse_clock(window_end or str(window.get("end") or ""))
-    return ContestSettings(start, end, vocabulary)
+    try:
+        zone = contest_zone(meta.get("timezone"))
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+    def edge(text: str) -> datetime | None:
+        instant = parse_instant(text, zone)
+        if instant is not None and instant.problem:
+            raise ValueError(f"{path}: window {text!r}: {instant.problem}")
+        return instant.utc if instant is not None else None
+
+    start = edge(window_start or str(window.get("start") or ""))
+    end = edge(window_end or str(window.get("end") or ""))
+    return ContestSettings(start, end, vocabulary, zone)
 
 
 @dataclass
@@ -90,11 +104,12 @@ def read_corpus(
             window_start=settings.window_start,
             window_end=settings.window_end,
             quarantined_problems=quarantined_ids,
+            zone=settings.zone,
         )
         attempts, rejected = read_attempts(corpus, pages, rules)
         raw = len(pages)
     elif layout == "progsnap2":
-        attempts, rejected, raw = read_progsnap2(corpus, vocabulary=settings.vocabulary)
+        attempts, rejected, raw = read_progsnap2(corpus, vocabulary=settings.vocabulary, zone=settings.zone)
     elif layout == "codenet":
         attempts, rejected, raw = read_codenet(corpus)
     elif layout == ICESCORE:
@@ -140,21 +155,14 @@ def raw_input_count(corpus: Path, layout: str) -> int:
     """How many raw attempt inputs the corpus holds, counted apart from reading them.
 
     pages: paths under pages/ (see :func:`~cojudge_assets.core.ingest.attempts.list_pages`); progsnap2: Submit
-    rows of MainTable.csv; codenet: rows of the metadata/pXXXXX.csv tables; icescore: generations in the grade
-    files.
+    rows of MainTable.csv and its lines the CSV reader cannot parse; codenet: rows of the metadata/pXXXXX.csv
+    tables; icescore: generations in the grade files.
     """
     root = Path(corpus)
     if layout == "pages":
         return len(list_pages(root))
     if layout == "progsnap2":
-        main = root / "progsnap2" / "MainTable.csv"
-        return (
-            pl.scan_csv(main, infer_schema=False)
-            .filter(pl.col("EventType") == "Submit")
-            .select(pl.len())
-            .collect()
-            .item()
-        )
+        return progsnap2_raw_rows(root)
     if layout == "codenet":
         return sum(
             pl.scan_csv(p, infer_schema=False).select(pl.len()).collect().item()
@@ -203,10 +211,10 @@ def fingerprint(corpus: Path, layout: str = "", *settings: str) -> str:
             Path(folder) / name for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(folder, d)))]
         )
     for path in sorted(entries):
-        digest.update(str(path.relative_to(corpus)).encode() + b"\0")
+        digest.update(os.fsencode(path.relative_to(corpus)) + b"\0")  # a name's bytes, UTF-8 or not
         mode = path.lstat().st_mode
         if stat.S_ISLNK(mode):
-            digest.update(b"symlink\0" + os.readlink(path).encode(errors="surrogateescape"))
+            digest.update(b"symlink\0" + os.fsencode(os.readlink(path)))
         elif not stat.S_ISREG(mode):
             digest.update(f"special {stat.S_IFMT(mode)}".encode())
         else:

@@ -16,6 +16,8 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel
 
+from cojudge_assets.core.ingest.pages import escaped_name, utf8_name
+
 DEFAULT_TIME_LIMIT_S = 2.0
 DEFAULT_MEMORY_MB = 256
 STATEMENT_NAMES = ("problem.en.md", "problem.md", "problem.en.html", "problem.en.tex", "problem.tex")
@@ -172,6 +174,18 @@ def scan_problems(folder: Path) -> tuple[dict[str, ProblemPackage], list[dict]]:
     corpus = folder.resolve().parent
     for root in sorted(p for p in folder.iterdir() if p.is_dir() or p.is_symlink()):
         source = f"{folder.name}/{root.name}"
+        if not utf8_name(root.name):  # names are data: quarantined under the escaped name, never a crash
+            source = escaped_name(source)
+            rejected.append(
+                {
+                    "source_path": source,
+                    "stage": "problems",
+                    "field": "name",
+                    "reason": f"{source}: package folder name is not valid UTF-8 (undecodable bytes shown as "
+                    f"\\x escapes); not read",
+                }
+            )
+            continue
         if root.is_symlink():  # followed only when it stays inside the corpus and names a folder
             target = root.resolve()
             if not target.is_dir() or not target.is_relative_to(corpus):

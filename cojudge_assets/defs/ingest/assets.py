@@ -15,9 +15,10 @@ from cojudge_assets.core.ingest.corpus import (
     read_problem_table,
 )
 from cojudge_assets.core.ingest.label_audit import audit_labels, audit_summary
+from cojudge_assets.core.ingest.progsnap2 import ProgSnap2Error
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
-from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource
+from cojudge_assets.defs.resources import REFUSED, ContestJudgeResource, CorpusResource
 
 
 @dg.observable_source_asset(
@@ -112,7 +113,13 @@ def read_contest(corpus: CorpusResource, problems: pl.DataFrame, submission_page
     root = corpus.root()
     settings = contest_settings(root, window_start=corpus.window_start, window_end=corpus.window_end)
     names = dict(zip(problems["problem_id"].to_list(), problems["name"].to_list()))
-    tables = read_corpus(root, corpus.layout, names, settings, pages=submission_pages)
+    try:
+        tables = read_corpus(root, corpus.layout, names, settings, pages=submission_pages)
+    except ProgSnap2Error as exc:  # a table without a required column: refused (exit 2), nothing replaced
+        raise dg.Failure(
+            description=f"{exc}; attempts, prompt_logs and quarantine left as they were",
+            metadata={REFUSED: True, "corpus": str(root), "layout": corpus.layout},
+        ) from None
     a = tables.attempts
     if a.is_empty() and not corpus.allow_empty:  # refused before any of the three outputs is stored
         reasons = tables.quarantine["reason"].head(3).to_list()

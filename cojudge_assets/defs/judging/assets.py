@@ -239,6 +239,7 @@ def judge_one_partition(
     metadata: dict[str, Any] = {
         "requests": stats.requests,
         "judged_now": stats.sent,
+        "requests_sent": stats.requests_sent,  # what the judge's server received (judges/client.py reached_server)
         "cached": stats.cached,
         "valid_first_receipt": stats.ok_first,
         "repaired": stats.repaired,

@@ -1,0 +1,101 @@
+"""A ProgSnap2 main table read row by row: a line the CSV reader cannot parse is quarantined with its line number
+and every other row is ingested; a missing required column is a refusal (exit 2) naming the file and column."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from cojudge_assets.core.ingest.corpus import raw_input_count
+from cojudge_assets.core.ingest.progsnap2 import ProgSnap2Error, read_progsnap2
+from cojudge_tests.faults.test_cli_faults import env, existing_db, run_cli  # noqa: F401 (fixtures)
+
+HEADER = "EventType,EventID,Order,SubjectID,ProblemID,CodeStateID,ServerTimestamp,Correct,Verdict,Language\n"
+ROWS = 40
+
+
+def row(i: int) -> str:
+    return f"Submit,e{i},{i},s{i % 3},p1,c{i % 2},2024-01-01T10:{i:02d}:00,{str(i % 2 == 0).lower()},,Python\n"
+
+
+def corpus(root: Path, lines: list[str], header: str = HEADER) -> Path:
+    folder = root / "progsnap2"
+    (folder / "CodeStates").mkdir(parents=True)
+    (folder / "MainTable.csv").write_text(header + "".join(lines))
+    pl.DataFrame({"CodeStateID": ["c0", "c1"], "Code": ["print(0)\n", "print(1)\n"]}).write_csv(
+        folder / "CodeStates" / "CodeStates.csv"
+    )
+    return root
+
+
+def good_lines() -> list[str]:
+    return [row(i) for i in range(1, ROWS + 1)]
+
+
+def check_one_broken(root: Path, broken_event: int, line: int) -> None:
+    attempts, quarantine, raw = read_progsnap2(root)
+    kept = {f"e{i}" for i in range(1, ROWS + 1)} - {f"e{broken_event}"}
+    assert set(attempts["submission_id"]) == kept  # every other row
+    assert quarantine.height == 1, quarantine.to_dicts()
+    q = quarantine.row(0, named=True)
+    assert q["source_path"] == f"progsnap2/MainTable.csv:{line}" and (q["stage"], q["field"]) == ("csv", "row")
+    assert f"line {line}" in q["reason"] and "other rows were read" in q["reason"]
+    assert raw == raw_input_count(root, "progsnap2") == attempts.height + quarantine.height  # reconciled
+
+
+def test_an_unterminated_quote_loses_only_its_row(tmp_path):
+    lines = good_lines()
+    lines[19] = lines[19].replace(",s", ',"s', 1)  # row e20, file line 21: a quote that never closes
+    check_one_broken(corpus(tmp_path, lines), 20, 21)
+
+
+def test_a_quote_closed_rows_later_loses_only_its_row(tmp_path):
+    lines = good_lines()
+    lines[9] = lines[9].replace(",s", ',"s', 1)  # row e10 opens a quote...
+    lines[15] = lines[15].replace(",,Python", ',"Wrong Answer",Python')  # ...that row e16's quoted field closes
+    check_one_broken(corpus(tmp_path, lines), 10, 11)
+    attempts, _, _ = read_progsnap2(tmp_path)
+    assert attempts.filter(pl.col("submission_id") == "e16")["verdict"].item() == "WA"  # read as itself
+
+
+def test_a_row_with_too_many_fields_loses_only_its_row(tmp_path):
+    lines = good_lines()
+    lines[29] = lines[29].rstrip("\n") + ",surplus,fields\n"
+    check_one_broken(corpus(tmp_path, lines), 30, 31)
+
+
+def test_a_missing_required_column_is_named(tmp_path):
+    header = HEADER.replace("SubjectID,", "")
+    lines = [line.replace(f",s{i % 3},", ",", 1) for i, line in enumerate(good_lines(), start=1)]
+    root = corpus(tmp_path, lines, header)
+    with pytest.raises(ProgSnap2Error, match="MainTable.csv: no column 'SubjectID'"):
+        read_progsnap2(root)
+
+
+def test_the_command_refuses_a_missing_column_with_exit_2(tmp_path, env, existing_db):  # noqa: F811
+    header = HEADER.replace("SubjectID,", "")
+    lines = [line.replace(f",s{i % 3},", ",", 1) for i, line in enumerate(good_lines(), start=1)]
+    root = corpus(tmp_path / "ps2", lines, header)
+    done = run_cli(env, "--corpus", str(root), "--layout", "progsnap2", "--duckdb", str(existing_db))
+    assert done.returncode == 2, (done.stdout[-2000:], done.stderr[-2000:])
+    lines_out = done.stderr.strip().splitlines()
+    assert len(lines_out) == 1 and str(root / "progsnap2" / "MainTable.csv") in lines_out[0], lines_out
+    assert "'SubjectID'" in lines_out[0] and "success" not in done.stdout
+
+
+def test_the_ingest_step_refuses_it_too(tmp_path):
+    """A run launched from the Dagster UI (no preflight): the step fails as a refusal, nothing replaced."""
+    import dagster as dg
+
+    from cojudge_assets.defs.ingest.assets import read_contest
+    from cojudge_assets.defs.resources import REFUSED, CorpusResource
+
+    header = HEADER.replace("SubjectID,", "")
+    lines = [line.replace(f",s{i % 3},", ",", 1) for i, line in enumerate(good_lines(), start=1)]
+    root = corpus(tmp_path, lines, header)
+    problems = pl.DataFrame({"problem_id": ["p1"], "name": ["P1"]})
+    with pytest.raises(dg.Failure) as caught:
+        list(read_contest(CorpusResource(path=str(root), layout="progsnap2"), problems, pl.DataFrame()))
+    assert caught.value.metadata[REFUSED].value is True and "'SubjectID'" in caught.value.description
