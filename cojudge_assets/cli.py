@@ -21,13 +21,15 @@ import functools
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from cojudge_assets.core.constants import CONDITIONS
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-JUDGING_JOBS = ("judge_outputs_job", "perturbation_outputs_job")  # the jobs that send requests to judges
+# the names in --select whose assets send requests to judges (jobs, groups, assets): a run of none of them needs no key
+JUDGING_NAMES = ("judge_outputs_job", "perturbation_outputs_job", "judging", "perturbation", "judge_outputs")
+JUDGING_NAMES += ("perturbation_outputs",)
 
 
 def _instance(home: Path):
@@ -48,6 +50,8 @@ class StepsOutcome:
     requests_sent: int = 0
     provider_calls: int = 0  # of requests_sent, those to hosted providers (not local judges)
     refusal: str = ""  # why a step refused to replace stored tables (an input that yielded nothing)
+    waiting: int = 0  # steps not run because an input was never materialized (outside the selection)
+    materialized: set = field(default_factory=set)  # (asset, partition) materialized by this command
 
     def __bool__(self) -> bool:
         return self.ok
@@ -58,15 +62,87 @@ class StepsOutcome:
                 f"FAILED after {self.ran} run(s); {self.requests_sent} request(s) sent to judges, "
                 f"{self.provider_calls} of them to hosted providers"
             )
-        if self.ran == 0:
+        if self.ran == 0 and not self.waiting:
             return (
                 f"nothing changed: all {self.skipped} steps were up to date; "
                 f"{self.requests_sent} requests sent to judges"
+            )
+        if self.ran == 0:
+            return (
+                f"nothing ran: {self.skipped} step(s) up to date, {self.waiting} waiting for an input never "
+                f"materialized; {self.requests_sent} requests sent to judges"
             )
         return (
             f"ran {self.ran} step(s), {self.skipped} up to date; "
             f"{self.requests_sent} request(s) sent to judges, {self.provider_calls} of them to hosted providers"
         )
+
+
+class SelectionError(ValueError):
+    """A name in ``--select`` that is no job, group or asset of the Definitions."""
+
+
+def _materializable(defs) -> list:
+    """The materializable asset keys of the Definitions (not the observable sources), upstream first."""
+    import graphlib
+
+    from cojudge_assets.defs.automation import materializable_keys
+
+    keys = materializable_keys(defs)
+    deps = {spec.key: {d.asset_key for d in spec.deps} & keys for spec in defs.resolve_all_asset_specs()}
+    return list(graphlib.TopologicalSorter({key: deps.get(key, set()) for key in keys}).static_order())
+
+
+def step_jobs(defs) -> dict:
+    """The step each materializable asset runs in: the Definitions' asset job with the fewest assets that holds it
+    (the jobs are named selections, definitions.py; an asset they all leave out is a step of its own)."""
+    import dagster as dg
+
+    from cojudge_assets.defs.automation import OBSERVE_JOB
+
+    graph = defs.resolve_asset_graph()
+    members = {}
+    for job in defs.jobs or []:
+        selection = getattr(job, "selection", None)
+        if job.name == OBSERVE_JOB or not isinstance(selection, dg.AssetSelection):
+            continue
+        members[job.name] = set(selection.resolve(graph))
+    found = {}
+    for key in _materializable(defs):
+        holding = sorted((len(keys), name) for name, keys in members.items() if key in keys)
+        found[key] = holding[0][1] if holding else key.to_user_string()
+    return found
+
+
+def resolve_selection(defs, names: tuple[str, ...] | None) -> set:
+    """The materializable assets ``names`` select: each a job of the Definitions (its selection), a group or an
+    asset; raises SelectionError naming the first name that is none of them."""
+    import dagster as dg
+
+    keys = set(_materializable(defs))
+    if not names:
+        return keys
+    graph = defs.resolve_asset_graph()
+    jobs = {job.name: job for job in defs.jobs or [] if isinstance(getattr(job, "selection", None), dg.AssetSelection)}
+    groups = {spec.group_name for spec in defs.resolve_all_asset_specs()}
+    chosen = set()
+    for name in names:
+        if name in jobs:
+            chosen |= set(jobs[name].selection.resolve(graph))
+        elif name in groups:
+            chosen |= set(dg.AssetSelection.groups(name).resolve(graph))
+        elif dg.AssetKey(name) in keys:
+            chosen.add(dg.AssetKey(name))
+        else:
+            known = sorted(jobs) + sorted(groups)
+            raise SelectionError(f"{name}: no job, group or asset of that name (e.g. {', '.join(known)})")
+    return chosen & keys
+
+
+def _steps_in_order(steps: dict, step_of: dict, order: list) -> list:
+    """The steps (step name, partition) -> asset keys, upstream steps first."""
+    rank = {key: i for i, key in enumerate(order)}
+    return sorted(steps, key=lambda step: (min(rank[k] for k in steps[step]), step[0], step[1] or ""))
 
 
 def run_steps(
@@ -80,70 +156,128 @@ def run_steps(
     echo=None,
     force: bool = False,
 ) -> StepsOutcome:
-    """Materialize the graph in steps, one Dagster run per job and partition, in dependency order.
+    """Materialize what Dagster's evaluator requests, step by step, until it requests nothing.
 
-    Dagster runs one partition of one partitions definition per run (NOTES-deps trap 5),
-    so: the ingest group in one run, then each condition of ``judge_requests``, then each
-    condition x judge of ``judge_outputs``, and so on (definitions.JOB_ORDER).
-    ``judges``/``conditions`` restrict the partitions. The source assets (the corpus, the judges file) are
-    observed first; a step whose assets are all up to date (cojudge_assets/freshness.py) is skipped unless
-    ``force``.
-    Stops at the first failed run.
+    The source assets (the corpus, the judges file) are observed first. Then each round asks Dagster's
+    evaluator (``dg.evaluate_automation_conditions`` over the assets' automation conditions, defs/automation.py)
+    what is requested, and runs it: one run per step, a step being one partition of one of the Definitions'
+    asset jobs (the requested assets of that job in that partition), upstream steps first. It stops when the
+    evaluator requests nothing in the selection (``jobs``: names of jobs, groups or assets; ``judges`` and
+    ``conditions`` restrict the partitions) or at the first failed run. ``force`` first runs every selected step
+    once, whatever the evaluator says. The evaluator's cursor is kept in the instance's folder after every round
+    whose runs all succeeded.
     """
-    from cojudge_assets.definitions import JOB_ORDER
+    from cojudge_assets.defs.automation import CursorFile, evaluate, observe_sources
     from cojudge_assets.defs.partitions import dims, matches
-    from cojudge_assets.defs.resources import database_path
-    from cojudge_assets.freshness import observe_sources, outdated_assets
 
     echo = echo or functools.partial(print, flush=True)
     # Dagster's console logger at INFO: the judging progress and failures, not every engine event
     run_config = {"loggers": {"console": {"config": {"log_level": "INFO"}}}, **(run_config or {})}
-    database = str(database_path(defs.resources["duckdb"]))
     outcome = StepsOutcome()
-    observe_sources(defs, instance, run_config)
-    names = {job.name for job in defs.jobs}
-    for name in jobs or JOB_ORDER:
-        if name not in names:
-            if jobs:  # asked for by name: say why nothing ran
-                echo(f"{name}: not in this code location (no enabled judge), skipped")
-            continue
-        job = defs.resolve_job_def(name)
-        keys: list[str | None] = [None]
-        if job.partitions_def is not None:
-            keys = [
-                str(key)
-                for key in job.partitions_def.get_partition_keys()
-                if matches(dims(job.partitions_def, str(key)), {"condition": conditions, "judge": judges})
-            ]
-        for key in keys:
-            step = f"{name}{'[' + key + ']' if key else ''}"
-            outdated = [] if force else outdated_assets(defs, instance, name, key, database)
-            if not force and not outdated:
-                outcome.skipped += 1
-                echo(f"{step}: up to date, skipped")
-                continue
-            started = time.perf_counter()
-            result = job.execute_in_process(
-                instance=instance,
-                run_config=_for_job(run_config, job),
-                partition_key=key,
-                raise_on_error=False,
-                tags=run_tags(job, key, defs.resources["corpus"], defs.resources["judges"]),
-            )
-            seconds = time.perf_counter() - started
-            outcome.ran += 1
-            sent = _requests_sent(result)
-            outcome.requests_sent += sent
-            provider = run_tags(job, key, defs.resources["corpus"], defs.resources["judges"]).get("cojudge/provider")
-            if provider not in (None, "local", "imported"):
-                outcome.provider_calls += sent
-            reason = f" [{', '.join(outdated[:4])}{', ...' if len(outdated) > 4 else ''}]" if outdated else ""
-            echo(_summary(step, result, seconds) + reason)
-            if not result.success:
-                outcome.ok = False
-                outcome.refusal = _refusal(result)
+    selected = resolve_selection(defs, jobs)
+    step_of = step_jobs(defs)
+    order = _materializable(defs)
+    partitions = {spec.key: spec.partitions_def for spec in defs.resolve_all_asset_specs()}
+    wanted = {"condition": conditions, "judge": judges}
+
+    def in_selection(key, partition) -> bool:
+        return key in selected and matches(dims(partitions[key], partition), wanted)
+
+    every: dict = {}  # every selected step and the assets it holds
+    for key in selected:
+        for partition in [None] if partitions[key] is None else partitions[key].get_partition_keys():
+            if in_selection(key, partition):
+                every.setdefault((step_of[key], None if partition is None else str(partition)), set()).add(key)
+    if not observe_sources(defs, instance, run_config):
+        echo("observe_sources: FAILED (the corpus or the judges file could not be observed)")
+        outcome.ok = False
+        return outcome
+    store = CursorFile(instance)
+    cursor = store.load()
+    done: set = set()
+    rounds = [every] if force else []
+    for attempt in range(1, len(order) + 3):
+        if rounds:
+            todo = rounds.pop()
+            found = None
+        else:
+            found = evaluate(defs, instance, cursor)
+            todo = {}
+            for key, keys in found.partitions.items():
+                for partition in keys:
+                    if in_selection(key, partition):
+                        part = None if partition is None else str(partition)
+                        todo.setdefault((step_of[key], part), set()).add(key)
+            if not todo:
+                store.save(found.cursor)
+                break
+        for step in _steps_in_order(todo, step_of, order):
+            if not _run_step(defs, instance, run_config, step, todo[step], outcome, echo):
                 return outcome
+            done.add(step)
+        if found is not None:
+            cursor = found.cursor
+            store.save(cursor)
+    else:
+        echo(f"stopped: Dagster still requests runs after {attempt} rounds (an asset that never materializes?)")
+        outcome.ok = False
+        return outcome
+    for step in _steps_in_order({s: k for s, k in every.items() if s not in done}, step_of, order):
+        name, partition = step
+        absent = _missing(instance, every[step], partition, partitions)
+        label = f"{name}{'[' + partition + ']' if partition else ''}"
+        if absent:
+            outcome.waiting += 1
+            echo(f"{label}: not run, an input is missing ({', '.join(absent)} never materialized)")
+        else:
+            outcome.skipped += 1
+            echo(f"{label}: up to date, skipped")
     return outcome
+
+
+def _missing(instance, keys, partition, partitions) -> list[str]:
+    """The assets among ``keys`` with no materialization of ``partition`` in the instance."""
+    absent = []
+    for key in sorted(keys, key=lambda k: k.to_user_string()):
+        if partitions[key] is None:
+            present = instance.get_latest_materialization_event(key) is not None
+        else:
+            present = partition in instance.get_materialized_partitions(key)
+        if not present:
+            absent.append(key.to_user_string())
+    return absent
+
+
+def _run_step(defs, instance, run_config: dict, step: tuple, keys: set, outcome: StepsOutcome, echo) -> bool:
+    """One run: the requested ``keys`` of one step's job in one partition; whether it succeeded."""
+    name, partition = step
+    job = defs.resolve_job_def(name) if name in {j.name for j in defs.jobs or []} else None
+    if job is None:  # an asset no job holds: run it through the implicit asset job
+        job = defs.resolve_implicit_global_asset_job_def()
+    label = f"{name}{'[' + partition + ']' if partition else ''}"
+    tags = run_tags(job, partition, defs.resources["corpus"], defs.resources["judges"])
+    started = time.perf_counter()
+    result = job.execute_in_process(
+        instance=instance,
+        run_config=_for_job(run_config, job),
+        partition_key=partition,
+        asset_selection=sorted(keys, key=lambda k: k.to_user_string()),
+        raise_on_error=False,
+        tags=tags,
+    )
+    seconds = time.perf_counter() - started
+    outcome.ran += 1
+    sent = _requests_sent(result)
+    outcome.requests_sent += sent
+    if tags.get("cojudge/provider") not in (None, "local", "imported"):
+        outcome.provider_calls += sent
+    names = sorted(k.to_user_string() for k in keys)
+    echo(_summary(label, result, seconds) + f" [{', '.join(names[:4])}{', ...' if len(names) > 4 else ''}]")
+    outcome.materialized |= {(n, partition) for n in names} if result.success else set()
+    if not result.success:
+        outcome.ok = False
+        outcome.refusal = _refusal(result)
+    return result.success
 
 
 def run_tags(job, partition_key: str | None, corpus=None, judges=None) -> dict[str, str]:
@@ -241,7 +375,6 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         check_home,
         check_layout,
         corpus_input_problem,
-        known_jobs,
         known_layouts,
         missing_keys,
         one_line,
@@ -293,11 +426,8 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
             f"--judge {unknown[0]}: not an enabled judge of {judges_path} nor one the corpus "
             f"brings (enabled: {', '.join([s.name for s in enabled] + brought) or 'none'})"
         )
-    jobs = args.jobs.split(",") if args.jobs else None
-    unknown = [name for name in jobs or () if name not in known_jobs()]
-    if unknown:
-        raise PreflightError(f"--jobs {unknown[0]}: no such job (expected some of {', '.join(known_jobs())})")
-    judging = jobs is None or bool(set(jobs) & set(JUDGING_JOBS))
+    jobs = _selection(args)
+    judging = jobs is None or bool(set(jobs) & set(JUDGING_NAMES))
     selected = [s for s in enabled if judging and (not args.judge or s.name in args.judge)]
     for judge, variable in missing_keys(selected, environ)[:1]:
         raise PreflightError(
@@ -333,28 +463,43 @@ def materialize(args: argparse.Namespace) -> int:
     from cojudge_assets.core.locks import LockHeld, hold, hold_duckdb, home_lock_path
     from cojudge_assets.core.preflight import PreflightError
 
+    from cojudge_assets.definitions import build_definitions
+
     try:
         plan = preflight(args)
     except PreflightError as exc:
         return _refused(str(exc))
+    # the run's settings go in as arguments and run config, never through the environment
+    defs = build_definitions(corpus=plan.corpus, layout=plan.layout, database=plan.duckdb, judges_path=plan.judges_file)
+    try:
+        resolve_selection(defs, _selection(args))
+    except SelectionError as exc:
+        return _refused(f"{_selection_flag(args)} {exc}")
     for folder in plan.create:
         folder.mkdir(parents=True, exist_ok=True)
     wait_s = float("inf") if args.wait else 0.0
     try:
         # DAGSTER_HOME first, then the DuckDB file: every run takes them in this order, so --wait cannot deadlock
         with hold(plan.home, home_lock_path(plan.home), wait_s=wait_s), hold_duckdb(plan.duckdb, wait_s=wait_s):
-            return _materialize(args, plan)
+            return _materialize(args, plan, defs)
     except LockHeld as exc:
         return _refused(str(exc))
 
 
-def _materialize(args: argparse.Namespace, plan: Plan) -> int:
-    from cojudge_assets.core.preflight import stored_rows
-    from cojudge_assets.definitions import build_definitions
+def _selection(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """The names of ``--select`` (and its older spelling ``--jobs``), or None: everything."""
+    names = [name.strip() for value in (args.select, args.jobs) if value for name in value.split(",") if name.strip()]
+    return tuple(names) or None
 
-    jobs = tuple(args.jobs.split(",")) if args.jobs else None
-    # the run's settings go in as arguments and run config, never through the environment
-    defs = build_definitions(corpus=plan.corpus, layout=plan.layout, database=plan.duckdb, judges_path=plan.judges_file)
+
+def _selection_flag(args: argparse.Namespace) -> str:
+    return "--select" if args.select else "--jobs"
+
+
+def _materialize(args: argparse.Namespace, plan: Plan, defs) -> int:
+    from cojudge_assets.core.preflight import stored_rows
+
+    jobs = _selection(args)
     run_config = {}
     if plan.corpus_config:
         run_config = {
@@ -415,13 +560,13 @@ def main(argv: list[str] | None = None) -> int:
         "--condition", action="append", choices=list(CONDITIONS), help="only this condition's partitions (repeatable)"
     )
     m.add_argument(
-        "--jobs",
-        help="only these jobs, comma-separated, from: ingest, judge_requests_job, "
-        "judge_outputs_job, measurement_job, mutants_job, perturbation_outputs_job, "
-        "perturbation_metrics_job, dynamics_job, report_job",
+        "--select",
+        help="only these assets, comma-separated: asset names, group names (ingest, judging, measurement, ...) "
+        "or the names of the code location's jobs (dagster dev lists them); default: everything",
     )
+    m.add_argument("--jobs", help="the older spelling of --select (job names)")
     m.add_argument(
-        "--force", action="store_true", help="run every step even when Dagster's data versions say it is up to date"
+        "--force", action="store_true", help="run every selected step once, then whatever Dagster's evaluator still requests"
     )
     m.add_argument(
         "--allow-empty",

@@ -9,6 +9,8 @@ from pathlib import Path
 import dagster as dg
 
 from cojudge_assets.core.preflight import DEFAULT_DUCKDB, DUCKDB_VARIABLE
+from cojudge_assets.defs.automation import DEFAULT_OBSERVE_CRON, OBSERVE_JOB, automation_sensor, observe_condition, with_conditions
+from cojudge_assets.defs.ingest.assets import CONTEST_CORPUS, contest_corpus_asset
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
 from cojudge_assets.defs.judging.sources import JUDGES_FILE, judges_file_asset
@@ -18,14 +20,14 @@ from cojudge_assets.defs.operations.sensors import drift_sensor
 from cojudge_assets.defs.perturbation.assets import perturbation_metrics_asset, perturbation_outputs_asset
 from cojudge_assets.defs.report.assets import report_asset
 from cojudge_assets.defs.resources import DEFAULT_CORPUS, ContestJudgeResource, CorpusResource, JudgesResource
-from cojudge_assets.freshness import OBSERVE_JOB
 from cojudge_assets.judges.config import corpus_judges, judges_file
 
-# content data versions (freshness.py) are a beta parameter of dg.Output; they are what makes re-runs skip
+# content data versions (defs/versions.py) are a beta parameter of dg.Output; they are what makes re-runs skip
 warnings.filterwarnings("ignore", message=".*data_version.*", category=dg.BetaWarning)
 
-# One job per partitioning: Dagster runs one partition of one partitions definition per run.
-# `cojudge materialize` runs them in this order (see cli.py).
+# Named selections of the graph, one per partitioning (Dagster runs one partition of one partitions definition per
+# run): for launching from the UI, for ``cojudge materialize --select``, and to name the command's steps. What runs
+# and in which order is decided by the assets' automation conditions (defs/automation.py), not by these.
 INGEST_JOB = "ingest"
 REQUESTS_JOB = "judge_requests_job"
 OUTPUTS_JOB = "judge_outputs_job"
@@ -35,17 +37,6 @@ MUTANTS_JOB = "mutants_job"
 PERTURBATION_OUTPUTS_JOB = "perturbation_outputs_job"
 PERTURBATION_METRICS_JOB = "perturbation_metrics_job"
 REPORT_JOB = "report_job"
-JOB_ORDER = (
-    INGEST_JOB,
-    REQUESTS_JOB,
-    OUTPUTS_JOB,
-    MEASUREMENT_JOB,
-    MUTANTS_JOB,
-    PERTURBATION_OUTPUTS_JOB,
-    PERTURBATION_METRICS_JOB,
-    DYNAMICS_JOB,
-    REPORT_JOB,
-)
 
 
 EXECUTORS = ("in_process", "multiprocess")
@@ -114,9 +105,10 @@ def build_definitions(
     specs = corpus_judges(corpus_resource.root(), corpus_resource.layout, Path(judges.path))
     partitioned = {spec.name: spec for spec in specs}
     asked = {spec.name: spec for spec in specs if spec.asked}
-    assets = list(found.assets or [])
-    observed = dg.AssetSelection.assets("contest_corpus")
-    sensors = list(found.sensors or [])
+    observe = observe_condition(os.environ.get("COJUDGE_OBSERVE_CRON") or DEFAULT_OBSERVE_CRON)
+    assets = [*list(found.assets or []), contest_corpus_asset(observe)]
+    observed = dg.AssetSelection.assets(CONTEST_CORPUS)
+    sensors = [*list(found.sensors or []), automation_sensor()]
     jobs = [
         dg.define_asset_job(
             INGEST_JOB,
@@ -164,7 +156,7 @@ def build_definitions(
         )
     )
     if partitioned:
-        assets += [judges_file_asset(specs, judges.path), judge_outputs_asset(partitioned)]
+        assets += [judges_file_asset(specs, judges.path, observe), judge_outputs_asset(partitioned)]
         observed |= dg.AssetSelection.assets(JUDGES_FILE)
         outputs_job = dg.define_asset_job(
             OUTPUTS_JOB,
@@ -180,15 +172,15 @@ def build_definitions(
             description="Judge answers on seeds and mutants (blind), one partition per judge.",
         )
         jobs.append(perturbation_outputs_job)
-        sensors.append(drift_sensor(outputs_job, perturbation_outputs_job))
     assets += readers_of(assets)
-    jobs.append(
-        dg.define_asset_job(
-            OBSERVE_JOB, selection=observed, description="Observe the source assets: the corpus and the judges file."
-        )
+    observe_job = dg.define_asset_job(
+        OBSERVE_JOB, selection=observed, description="Observe the source assets: the corpus and the judges file."
     )
+    jobs.append(observe_job)
+    if asked:
+        sensors.append(drift_sensor(observe_job))
     return dg.Definitions(
-        assets=assets,
+        assets=with_conditions(assets),
         asset_checks=list(found.asset_checks or []),
         sensors=sensors,
         schedules=list(found.schedules or []),

@@ -14,7 +14,7 @@ Its partitions of ``judge_outputs`` are filled by :func:`import_partition` inste
    ``imported`` and the source's sha256; table ``judge_imports`` records what was imported from which digest.
 
 A partition whose source digest is unchanged is up to date: the digest is the judge's data version of the
-``judges_file`` source asset (freshness.py ``judges_file_versions``), so its step is skipped, unchanged files
+``judges_file`` source asset (defs/versions.py ``judges_file_versions``), so its step is skipped, unchanged files
 cost nothing and a changed file re-imports that judge only. When the step runs (a changed file, changed requests,
 ``--force``), the import is done whole again.
 """
