@@ -52,6 +52,7 @@ class StepsOutcome:
     refusal: str = ""  # why a step refused to replace stored tables (an input that yielded nothing)
     waiting: int = 0  # steps not run because an input was never materialized (outside the selection)
     materialized: set = field(default_factory=set)  # (asset, partition) materialized by this command
+    rounds: list = field(default_factory=list)  # what Dagster's evaluator requested in the selection, per round
 
     def __bool__(self) -> bool:
         return self.ok
@@ -196,7 +197,8 @@ def run_steps(
     cursor = store.load()
     done: set = set()
     rounds = [every] if force else []
-    for attempt in range(1, len(order) + 3):
+    limit = len(order) + 2  # a round runs at least one asset further down the graph, or the same again
+    for _ in range(limit):
         if rounds:
             todo = rounds.pop()
             found = None
@@ -211,6 +213,7 @@ def run_steps(
             if not todo:
                 store.save(found.cursor)
                 break
+            outcome.rounds.append({(k.to_user_string(), p) for (_, p), keys in todo.items() for k in keys})
         for step in _steps_in_order(todo, step_of, order):
             if not _run_step(defs, instance, run_config, step, todo[step], outcome, echo):
                 return outcome
@@ -219,7 +222,7 @@ def run_steps(
             cursor = found.cursor
             store.save(cursor)
     else:
-        echo(f"stopped: Dagster still requests runs after {attempt} rounds (an asset that never materializes?)")
+        echo(f"stopped: Dagster still requests runs after {limit} rounds (an asset that never materializes?)")
         outcome.ok = False
         return outcome
     for step in _steps_in_order({s: k for s, k in every.items() if s not in done}, step_of, order):
@@ -462,7 +465,6 @@ def _refused(message: str) -> int:
 def materialize(args: argparse.Namespace) -> int:
     from cojudge_assets.core.locks import LockHeld, hold, hold_duckdb, home_lock_path
     from cojudge_assets.core.preflight import PreflightError
-
     from cojudge_assets.definitions import build_definitions
 
     try:
@@ -566,7 +568,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     m.add_argument("--jobs", help="the older spelling of --select (job names)")
     m.add_argument(
-        "--force", action="store_true", help="run every selected step once, then whatever Dagster's evaluator still requests"
+        "--force",
+        action="store_true",
+        help="run every selected step once, then whatever Dagster's evaluator still requests",
     )
     m.add_argument(
         "--allow-empty",

@@ -9,7 +9,13 @@ from pathlib import Path
 import dagster as dg
 
 from cojudge_assets.core.preflight import DEFAULT_DUCKDB, DUCKDB_VARIABLE
-from cojudge_assets.defs.automation import DEFAULT_OBSERVE_CRON, OBSERVE_JOB, automation_sensor, observe_condition, with_conditions
+from cojudge_assets.defs.automation import (
+    DEFAULT_OBSERVE_CRON,
+    OBSERVE_JOB,
+    automation_sensor,
+    observe_condition,
+    with_conditions,
+)
 from cojudge_assets.defs.ingest.assets import CONTEST_CORPUS, contest_corpus_asset
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset

@@ -2,9 +2,9 @@
 
 import dagster as dg
 import pytest
+from cojudge_assets.freshness import OBSERVE_JOB
 
 from cojudge_assets.definitions import JOB_ORDER, build_definitions
-from cojudge_assets.freshness import OBSERVE_JOB
 
 
 def test_definitions_load_with_the_ingest_group(tmp_path, monkeypatch):

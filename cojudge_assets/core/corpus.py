@@ -35,6 +35,7 @@ import yaml
 
 from cojudge_assets.core.attempts import QUARANTINE_SCHEMA, PageRules, list_pages, read_attempts
 from cojudge_assets.core.codenet import read_codenet, read_codenet_problems
+from cojudge_assets.core.constants import LAYOUTS
 from cojudge_assets.core.context import read_logs
 from cojudge_assets.core.icescore import LAYOUT as ICESCORE
 from cojudge_assets.core.icescore import read_icescore_attempts
@@ -43,7 +44,6 @@ from cojudge_assets.core.pages import DEFAULT_RESULT_VOCABULARY, parse_clock
 from cojudge_assets.core.problems import PROBLEM_SCHEMA, problems_table
 from cojudge_assets.core.progsnap2 import read_progsnap2
 
-LAYOUTS = ("pages", "progsnap2", "codenet", "icescore")  # a plain tuple: core/preflight.py reads it from here
 assert ICESCORE in LAYOUTS
 FINGERPRINT_SCOPE = {ICESCORE: "data"}  # layout -> the only folder its data version covers
 

@@ -9,8 +9,6 @@ the ingest assets of a run launched from the Dagster UI.
 
 from __future__ import annotations
 
-import ast
-import importlib.util
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -44,57 +42,11 @@ class Flag:
     value: str
 
 
-def module_constant(module: str, name: str) -> tuple[str, ...] | None:
-    """A module's tuple constant read from its source, without importing the module (which may take seconds):
-    ``NAME = ("a", B, ...)`` where each item is a string literal or a name bound to one earlier in the module.
-    None when the source does not say it that simply."""
-    spec = importlib.util.find_spec(module)
-    if spec is None or spec.origin is None:
-        return None
-    try:
-        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
-    except (OSError, SyntaxError):
-        return None
-    strings: dict[str, str] = {}
-    for node in tree.body:
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
-            continue
-        target, value = node.targets[0].id, node.value
-        if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            strings[target] = value.value
-        elif target == name and isinstance(value, ast.Tuple | ast.List):
-            items = [
-                item.value
-                if isinstance(item, ast.Constant) and isinstance(item.value, str)
-                else strings.get(item.id)
-                if isinstance(item, ast.Name)
-                else None
-                for item in value.elts
-            ]
-            found = [item for item in items if isinstance(item, str)]
-            return tuple(found) if len(found) == len(items) else None
-    return None
-
-
 def known_layouts() -> tuple[str, ...]:
-    """core/corpus.py's LAYOUTS (read from its source when it says it simply: importing the readers, polars among
-    them, takes seconds on a busy machine)."""
-    found = module_constant("cojudge_assets.core.corpus", "LAYOUTS")
-    if found is None:
-        from cojudge_assets.core.corpus import LAYOUTS
+    """The corpus layouts (core/constants.py LAYOUTS, which core/corpus.py reads by)."""
+    from cojudge_assets.core.constants import LAYOUTS
 
-        found = tuple(LAYOUTS)
-    return found
-
-
-def known_jobs() -> tuple[str, ...]:
-    """definitions.py's JOB_ORDER (read from its source: importing it builds the Definitions)."""
-    found = module_constant("cojudge_assets.definitions", "JOB_ORDER")
-    if found is None:
-        from cojudge_assets.definitions import JOB_ORDER
-
-        found = tuple(JOB_ORDER)
-    return found
+    return tuple(LAYOUTS)
 
 
 def check_layout(layout: Flag, layouts: Iterable[str]) -> str:

@@ -47,9 +47,11 @@ def changed_since_updated() -> dg.AutomationCondition:
     inputs = dg.AutomationCondition.any_deps_match(
         dg.AutomationCondition.data_version_changed() | dg.AutomationCondition.will_be_requested()
     ).with_label("an input has a new data version")
-    return (dg.AutomationCondition.code_version_changed() | inputs).since(
-        dg.AutomationCondition.newly_updated()
-    ).with_label("changed since last materialized")
+    return (
+        (dg.AutomationCondition.code_version_changed() | inputs)
+        .since(dg.AutomationCondition.newly_updated())
+        .with_label("changed since last materialized")
+    )
 
 
 def materialize_condition() -> dg.AutomationCondition:

@@ -7,6 +7,7 @@ import json
 import dagster as dg
 import duckdb
 import pytest
+from cojudge_assets.freshness import observe_sources, outdated_assets
 from dagster_duckdb import DuckDBResource
 from sklearn.metrics import roc_auc_score
 
@@ -14,7 +15,6 @@ import cojudge_assets.core.progsnap2 as progsnap2
 import cojudge_assets.defs.ingest.assets as ingest_assets
 from cojudge_assets.cli import run_steps
 from cojudge_assets.definitions import build_definitions
-from cojudge_assets.freshness import observe_sources, outdated_assets
 from cojudge_tests.judges.fixtures import write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer
 

@@ -17,7 +17,6 @@ from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource
 
-
 CONTEST_CORPUS = "contest_corpus"
 
 

@@ -261,4 +261,3 @@ def judge_one_partition(
         )
     passed = bool(len(answered) == len(requests) == answered["attempt_uid"].n_unique())
     return table, metadata, passed
-
