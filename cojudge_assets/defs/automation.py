@@ -10,7 +10,8 @@ when it is
   and every upstream table; defs/versions.py), or an input in the same run will be
   materialized now;
 
-and none of its inputs is missing or in progress, and it is not in progress itself.
+every input has something to read (:func:`inputs_present`), none is in progress, and it is not in progress
+itself.
 The observable sources (``contest_corpus``, ``judges_file``) carry
 :func:`observe_condition`: observed when never observed, then on a cron.
 
@@ -54,11 +55,21 @@ def changed_since_updated() -> dg.AutomationCondition:
     )
 
 
+def inputs_present() -> dg.AutomationCondition:
+    """Every input has something to read: at least one of its partitions materialized (or observed), or requested
+    in the same run. Unlike Dagster's ``any_deps_missing``, a table over some partitions of a partitioned input
+    (the measurement over the judges' answers) runs once the partitions a run asked for exist (``cojudge
+    materialize --condition blind``), and runs again as more arrive (their data versions are new)."""
+    return dg.AutomationCondition.all_deps_match(
+        ~dg.AutomationCondition.missing() | dg.AutomationCondition.will_be_requested()
+    ).with_label("every input present")
+
+
 def materialize_condition() -> dg.AutomationCondition:
     """The condition of every materializable asset (see the module's docstring)."""
     return (
         (dg.AutomationCondition.missing() | changed_since_updated())
-        & ~dg.AutomationCondition.any_deps_missing()
+        & inputs_present()
         & ~dg.AutomationCondition.any_deps_in_progress()
         & ~dg.AutomationCondition.in_progress()
     ).with_label("cojudge: missing or changed, inputs present")
