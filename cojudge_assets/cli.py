@@ -168,7 +168,7 @@ def run_steps(
     once, whatever the evaluator says. The evaluator's cursor is kept in the instance's folder after every round
     whose runs all succeeded.
     """
-    from cojudge_assets.defs.automation import CursorFile, evaluate, observe_sources
+    from cojudge_assets.defs.automation import CursorFile, evaluate, observe_sources, partitions_with_rows
     from cojudge_assets.defs.partitions import dims, matches
 
     echo = echo or functools.partial(print, flush=True)
@@ -179,10 +179,16 @@ def run_steps(
     step_of = step_jobs(defs)
     order = _materializable(defs)
     partitions = {spec.key: spec.partitions_def for spec in defs.resolve_all_asset_specs()}
+    holding = {spec.key: partitions_with_rows(spec) for spec in defs.resolve_all_asset_specs()}
     wanted = {"condition": conditions, "judge": judges}
 
     def in_selection(key, partition) -> bool:
-        return key in selected and matches(dims(partitions[key], partition), wanted)
+        rows = holding[key]
+        return (
+            key in selected
+            and matches(dims(partitions[key], partition), wanted)
+            and (rows is None or str(partition) in rows)
+        )
 
     every: dict = {}  # every selected step and the assets it holds
     for key in selected:
@@ -231,7 +237,7 @@ def run_steps(
         label = f"{name}{'[' + partition + ']' if partition else ''}"
         if absent:
             outcome.waiting += 1
-            echo(f"{label}: not run, an input is missing ({', '.join(absent)} never materialized)")
+            echo(f"{label}: skipped, waits for an input never materialized ({', '.join(absent)} missing)")
         else:
             outcome.skipped += 1
             echo(f"{label}: up to date, skipped")

@@ -80,6 +80,21 @@ def readers_of(assets: list) -> list[dg.AssetsDefinition]:
     return readers + [report_asset(_names(assets + readers))]
 
 
+def outputs_with_rows(specs: list) -> list[str] | None:
+    """The ``judge_outputs`` partitions that can hold rows: every condition of a judge that is asked, the
+    conditions an imported judge's source has rows for (judges/imports.py ``answered_conditions``); None when
+    that is every partition."""
+    from cojudge_assets.core.constants import CONDITIONS
+    from cojudge_assets.defs.partitions import condition_judge_key
+    from cojudge_assets.judges.imports import answered_conditions
+
+    keys = []
+    for spec in specs:
+        answered = answered_conditions(spec)
+        keys += [str(condition_judge_key(c, spec.name)) for c in CONDITIONS if answered is None or c in answered]
+    return keys if len(keys) < len(CONDITIONS) * len(specs) else None
+
+
 def build_definitions(
     *,
     corpus: str | Path | None = None,
@@ -186,7 +201,7 @@ def build_definitions(
     if asked:
         sensors.append(drift_sensor(observe_job))
     return dg.Definitions(
-        assets=with_conditions(assets),
+        assets=with_conditions(assets, {"judge_outputs": holding} if (holding := outputs_with_rows(specs)) else None),
         asset_checks=list(found.asset_checks or []),
         sensors=sensors,
         schedules=list(found.schedules or []),

@@ -7,8 +7,7 @@ when it is
 * or, since it was last updated, its ``code_version`` changed, or an input's data
   version changed (``data_version_changed``: the corpus, each judge's partition of
   the judges file, which holds the judge's answer settings and its drift epoch,
-  and every upstream table; defs/versions.py), or an input in the same run will be
-  materialized now;
+  and every upstream table; defs/versions.py);
 
 every input has something to read (:func:`inputs_present`), none is in progress, and it is not in progress
 itself.
@@ -45,9 +44,9 @@ SENSOR_INTERVAL_S = 30
 def changed_since_updated() -> dg.AutomationCondition:
     """True from the evaluation that saw the code version or an input's data version change, until the asset
     partition is next materialized."""
-    inputs = dg.AutomationCondition.any_deps_match(
-        dg.AutomationCondition.data_version_changed() | dg.AutomationCondition.will_be_requested()
-    ).with_label("an input has a new data version")
+    inputs = dg.AutomationCondition.any_deps_match(dg.AutomationCondition.data_version_changed()).with_label(
+        "an input has a new data version"
+    )
     return (
         (dg.AutomationCondition.code_version_changed() | inputs)
         .since(dg.AutomationCondition.newly_updated())
@@ -56,13 +55,13 @@ def changed_since_updated() -> dg.AutomationCondition:
 
 
 def inputs_present() -> dg.AutomationCondition:
-    """Every input has something to read: at least one of its partitions materialized (or observed), or requested
-    in the same run. Unlike Dagster's ``any_deps_missing``, a table over some partitions of a partitioned input
-    (the measurement over the judges' answers) runs once the partitions a run asked for exist (``cojudge
-    materialize --condition blind``), and runs again as more arrive (their data versions are new)."""
-    return dg.AutomationCondition.all_deps_match(
-        ~dg.AutomationCondition.missing() | dg.AutomationCondition.will_be_requested()
-    ).with_label("every input present")
+    """Every input has something to read: at least one of its partitions materialized (or observed). Unlike
+    Dagster's ``any_deps_missing``, a table over some partitions of a partitioned input (the measurement over the
+    judges' answers) runs once the partitions a run asked for exist (``cojudge materialize --condition blind``),
+    and runs again as more arrive (their data versions are new). An input requested in the same evaluation does
+    not count (no ``will_be_requested``): what reads it is requested at the next evaluation, once it exists, so
+    a command that runs a selection never runs a reader of an input it left out."""
+    return dg.AutomationCondition.all_deps_match(~dg.AutomationCondition.missing()).with_label("every input present")
 
 
 def materialize_condition() -> dg.AutomationCondition:
@@ -83,15 +82,52 @@ def observe_condition(cron: str = DEFAULT_OBSERVE_CRON) -> dg.AutomationConditio
     ).with_label(f"observe: first, then {cron}")
 
 
-def with_conditions(assets: Iterable) -> list:
-    """The assets with :func:`materialize_condition` (sources are given theirs where they are defined)."""
-    condition = materialize_condition()
+class HoldsRows(dg.AutomationCondition):
+    """True for the partitions that can hold rows (an imported judge's ``judge_outputs`` under a condition its
+    source has no rows for cannot: it is never requested, so no run is spent on an empty partition)."""
+
+    def __init__(self, keys: Iterable[str]):
+        self.keys = frozenset(keys)
+
+    @property
+    def name(self) -> str:
+        return "partition can hold rows"
+
+    def evaluate(self, context: dg.AutomationContext) -> dg.AutomationResult:
+        subset = context.candidate_subset.compute_intersection_with_partition_keys(self.keys)
+        return dg.AutomationResult(context, true_subset=subset)
+
+
+HOLDING = "cojudge/partitions_with_rows"  # metadata: the partitions of an asset that can hold rows (all: absent)
+
+
+def with_conditions(assets: Iterable, holding: dict[str, list[str]] | None = None) -> list:
+    """The assets with :func:`materialize_condition` (sources are given theirs where they are defined); an asset
+    of ``holding`` (name -> the partitions that can hold rows) is requested in those partitions only."""
+    holding = holding or {}
+
+    def condition_of(spec: dg.AssetSpec) -> dg.AssetSpec:
+        keys = holding.get(spec.key.to_user_string())
+        if keys is None:
+            return spec.replace_attributes(automation_condition=materialize_condition())
+        return spec.replace_attributes(automation_condition=materialize_condition() & HoldsRows(keys)).merge_attributes(
+            metadata={HOLDING: dg.MetadataValue.json(sorted(keys))}
+        )
+
     return [
-        asset.map_asset_specs(lambda spec: spec.replace_attributes(automation_condition=condition))
+        asset.map_asset_specs(condition_of)
         if isinstance(asset, dg.AssetsDefinition) and asset.is_materializable
         else asset
         for asset in assets
     ]
+
+
+def partitions_with_rows(spec: dg.AssetSpec) -> set[str] | None:
+    """The partitions of an asset that can hold rows (None: all of them); see :func:`with_conditions`."""
+    found = (spec.metadata or {}).get(HOLDING)
+    if found is None:
+        return None
+    return set(found.value if isinstance(found, dg.JsonMetadataValue) else found)
 
 
 def automation_sensor() -> dg.AutomationConditionSensorDefinition:
@@ -103,6 +139,7 @@ def automation_sensor() -> dg.AutomationConditionSensorDefinition:
         AUTOMATION_SENSOR,
         target=target,
         default_status=dg.DefaultSensorStatus.RUNNING,
+        use_user_code_server=True,  # HoldsRows is Python of this package: evaluated in the code server
         minimum_interval_seconds=SENSOR_INTERVAL_S,
         description="Keeps every asset fresh: requests what is missing or changed (defs/automation.py).",
     )
