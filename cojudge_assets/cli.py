@@ -7,7 +7,7 @@ the runs and their lineage show in ``dagster dev``: one run for the ingest
 group, one per partition of the partitioned assets (see :func:`run_steps`).
 
 Before any step, :func:`preflight` checks the invocation in a second or two and
-touches nothing (core/preflight.py); the command then holds the DAGSTER_HOME's
+touches nothing (preflight.py); the command then holds the DAGSTER_HOME's
 and the DuckDB file's locks (core/locks.py) for the whole run. Exit codes: 0 every
 step succeeded, 1 a step failed, 2 refused: a bad flag or variable (one line on
 stderr naming it), another run holding a lock (naming its pid), or a corpus that
@@ -26,7 +26,6 @@ from pathlib import Path
 
 from cojudge_assets.core.constants import CONDITIONS
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
 # the names in --select whose assets send requests to judges (jobs, groups, assets): a run of none of them needs no key
 JUDGING_NAMES = ("judge_outputs_job", "perturbation_outputs_job", "judging", "perturbation", "judge_outputs")
 JUDGING_NAMES += ("perturbation_outputs",)
@@ -373,10 +372,8 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     DuckDB file's folder exists or can be created, DAGSTER_HOME likewise, the judges file parses, every
     ``--judge`` names an enabled judge, and every judge that will run has its key variable set.
     """
-    from cojudge_assets.core.preflight import (
-        DEFAULT_CORPUS,
-        DEFAULT_DUCKDB,
-        DUCKDB_VARIABLE,
+    from cojudge_assets.judges.config import JudgesConfigError, load_judges
+    from cojudge_assets.preflight import (
         Flag,
         PreflightError,
         check_corpus,
@@ -389,7 +386,7 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         one_line,
         stored_rows,
     )
-    from cojudge_assets.judges.config import JUDGES_VARIABLE, JudgesConfigError, judges_file, load_judges
+    from cojudge_assets.settings import resolve_settings
 
     def layout_judge_names(corpus: Path, layout: str) -> list[str]:
         if layout != "icescore":  # the only layout that brings judges; read its file names only
@@ -399,35 +396,21 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         return icescore_judges(corpus)
 
     environ = os.environ if environ is None else environ
-    corpus_flag = (
-        Flag("--corpus", args.corpus)
-        if args.corpus
-        else Flag("--corpus (default: the demo corpus)", str(DEFAULT_CORPUS))
+    settings = resolve_settings(
+        corpus=args.corpus, layout=args.layout, duckdb=args.duckdb, judges_file=args.judges_file, environ=environ
     )
+    corpus_flag = Flag(settings.corpus.name, settings.corpus.value)
     corpus = check_corpus(corpus_flag)
-    if args.duckdb:
-        database_flag = Flag("--duckdb", args.duckdb)
-    elif environ.get(DUCKDB_VARIABLE):
-        database_flag = Flag(DUCKDB_VARIABLE, environ[DUCKDB_VARIABLE])
-    else:
-        database_flag = Flag("--duckdb (default)", str(DEFAULT_DUCKDB))
-    database, database_folder = check_duckdb(database_flag)
-    home_flag = Flag("DAGSTER_HOME", environ.get("DAGSTER_HOME") or str(PROJECT_ROOT / "dagster_home"))
-    home, home_folder = check_home(home_flag)
-    judges_flag = (
-        Flag("--judges-file", args.judges_file)
-        if args.judges_file
-        else Flag(
-            JUDGES_VARIABLE if environ.get(JUDGES_VARIABLE) else "--judges-file (default)", str(judges_file(environ))
-        )
-    )
+    database, database_folder = check_duckdb(Flag(settings.duckdb.name, settings.duckdb.value))
+    home, home_folder = check_home(Flag(settings.home.name, settings.home.value))
+    judges_flag = Flag(settings.judges_file.name, settings.judges_file.value)
     judges_path = Path(judges_flag.value).expanduser().resolve()
     try:
         specs = load_judges(judges_path)
     except JudgesConfigError as exc:
         raise PreflightError(f"{judges_flag.name}: {one_line(exc)}") from None
     enabled = [s for s in specs if s.enabled]
-    layout = check_layout(Flag("--layout", args.layout or "pages"), known_layouts())
+    layout = check_layout(Flag(settings.layout.name, settings.layout.value), known_layouts())
     brought = layout_judge_names(corpus, layout)  # the imported judges a corpus layout brings (ICE-Score)
     unknown = [name for name in args.judge or [] if name not in {s.name for s in enabled} | set(brought)]
     if unknown:
@@ -470,8 +453,8 @@ def _refused(message: str) -> int:
 
 def materialize(args: argparse.Namespace) -> int:
     from cojudge_assets.core.locks import LockHeld, hold, hold_duckdb, home_lock_path
-    from cojudge_assets.core.preflight import PreflightError
     from cojudge_assets.definitions import build_definitions
+    from cojudge_assets.preflight import PreflightError
 
     try:
         plan = preflight(args)
@@ -505,7 +488,7 @@ def _selection_flag(args: argparse.Namespace) -> str:
 
 
 def _materialize(args: argparse.Namespace, plan: Plan, defs) -> int:
-    from cojudge_assets.core.preflight import stored_rows
+    from cojudge_assets.preflight import stored_rows
 
     jobs = _selection(args)
     run_config = {}
@@ -544,7 +527,7 @@ class _HelpFormatter(argparse.HelpFormatter):
 
     def _expand_help(self, action: argparse.Action) -> str:
         if action.dest == "layout":
-            from cojudge_assets.core.preflight import known_layouts
+            from cojudge_assets.preflight import known_layouts
 
             return f"corpus layout, one of: {', '.join(known_layouts())} (default: pages)"
         return super()._expand_help(action)
@@ -556,13 +539,13 @@ def main(argv: list[str] | None = None) -> int:
     m = sub.add_parser(
         "materialize", help="materialize the whole asset graph into DuckDB", formatter_class=_HelpFormatter
     )
-    m.add_argument("--corpus", help="corpus folder (default: the shipped demo corpus, data/demo)")
-    m.add_argument("--layout", help="corpus layout (default: pages; the layouts are listed here in --help)")
+    m.add_argument("--corpus", help="corpus folder (default: $COJUDGE_CORPUS or the demo corpus, ./data/demo)")
+    m.add_argument("--layout", help="corpus layout (default: $COJUDGE_LAYOUT or pages; listed here in --help)")
     m.add_argument(
         "--duckdb",
-        help="DuckDB file (default: $COJUDGE_DUCKDB or data/cojudge.duckdb); its folder is created if missing",
+        help="DuckDB file (default: $COJUDGE_DUCKDB or ./data/cojudge.duckdb); its folder is created if missing",
     )
-    m.add_argument("--judges-file", help="judges config (default: $COJUDGE_JUDGES or data/judges.yaml)")
+    m.add_argument("--judges-file", help="judges config (default: $COJUDGE_JUDGES or ./data/judges.yaml)")
     m.add_argument("--judge", action="append", help="only this judge's partitions (repeatable)")
     m.add_argument(
         "--condition", action="append", choices=list(CONDITIONS), help="only this condition's partitions (repeatable)"

@@ -8,9 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from cojudge_assets.core.preflight import DEFAULT_DUCKDB, DUCKDB_VARIABLE
 from cojudge_assets.defs.automation import (
-    DEFAULT_OBSERVE_CRON,
     OBSERVE_JOB,
     automation_sensor,
     observe_condition,
@@ -25,11 +23,16 @@ from cojudge_assets.defs.operations.assets import drift_report_asset
 from cojudge_assets.defs.operations.sensors import drift_sensor
 from cojudge_assets.defs.perturbation.assets import perturbation_metrics_asset, perturbation_outputs_asset
 from cojudge_assets.defs.report.assets import report_asset
-from cojudge_assets.defs.resources import DEFAULT_CORPUS, ContestJudgeResource, CorpusResource, JudgesResource
-from cojudge_assets.judges.config import corpus_judges, judges_file
+from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, JudgesResource
+from cojudge_assets.judges.config import corpus_judges
+from cojudge_assets.settings import DUCKDB_VARIABLE, resolve_settings
 
 # content data versions (defs/versions.py) are a beta parameter of dg.Output; they are what makes re-runs skip
 warnings.filterwarnings("ignore", message=".*data_version.*", category=dg.BetaWarning)
+# the beta parts of the public API the automation uses (observable sources and their versions per partition, the
+# automation sensor evaluated in the code server): used knowingly, not worth a line on every command's stderr
+for _beta in ("observable_source_asset", "DataVersionsByPartition", "use_user_code_server", "include_sources"):
+    warnings.filterwarnings("ignore", message=f".*{_beta}.*", category=dg.BetaWarning)
 
 # Named selections of the graph, one per partitioning (Dagster runs one partition of one partitions definition per
 # run): for launching from the UI, for ``cojudge materialize --select``, and to name the command's steps. What runs
@@ -102,31 +105,33 @@ def build_definitions(
     database: str | Path | None = None,
     judges_path: str | Path | None = None,
 ) -> dg.Definitions:
-    """The code location, its resources bound once, here. An argument given wins (the command passes what its
-    preflight resolved); one left out is the deployment's setting, read when the Definitions are built, never at
-    import: the corpus ($COJUDGE_CORPUS/$COJUDGE_LAYOUT, else the demo corpus), the DuckDB file (bound as
-    ``dg.EnvVar("COJUDGE_DUCKDB")`` when the variable is set, so a run resolves it, else data/cojudge.duckdb)
-    and the judges file ($COJUDGE_JUDGES, judges/config.py ``judges_file``). The judge partitions are the
+    """The code location, its resources bound once, here, from settings.py ``resolve_settings`` (an argument, else
+    the environment, else a default under the working folder; the command passes what its preflight resolved the
+    same way), read when the Definitions are built, never at import: the corpus ($COJUDGE_CORPUS/$COJUDGE_LAYOUT,
+    else ./data/demo), the DuckDB file (bound as ``dg.EnvVar("COJUDGE_DUCKDB")`` when the variable is set, so a
+    run resolves it, else ./data/cojudge.duckdb), the judges file ($COJUDGE_JUDGES, else ./data/judges.yaml) and
+    how often a deployment observes them ($COJUDGE_OBSERVE_CRON). The judge partitions are the
     enabled judges of that judges file, then the imported judges the corpus's layout brings (the ICE-Score
     release's); imported judges answer nothing new, so they have no partition of ``perturbation_outputs``."""
     found = dg.load_from_defs_folder(path_within_project=Path(__file__).parent)
-    corpus_resource = CorpusResource(
-        path=str(Path(corpus or os.environ.get("COJUDGE_CORPUS") or DEFAULT_CORPUS)),
-        layout=layout or os.environ.get("COJUDGE_LAYOUT") or "pages",
+    settings = resolve_settings(
+        corpus=None if corpus is None else str(corpus),
+        layout=layout,
+        duckdb=None if database is None else str(database),
+        judges_file=None if judges_path is None else str(judges_path),
     )
+    corpus_resource = CorpusResource(path=str(Path(settings.corpus.value).resolve()), layout=settings.layout.value)
     # only a run opens the DuckDB file: a deployment's variable is bound as such and resolved by the run
     bound = (
-        str(database)
-        if database is not None
-        else dg.EnvVar(DUCKDB_VARIABLE)
-        if os.environ.get(DUCKDB_VARIABLE)
-        else str(DEFAULT_DUCKDB)
+        dg.EnvVar(DUCKDB_VARIABLE)
+        if settings.duckdb_from_environment()
+        else str(Path(settings.duckdb.value).expanduser().resolve())
     )
-    judges = JudgesResource(path=str(Path(judges_path or judges_file()).expanduser().resolve()))
+    judges = JudgesResource(path=str(Path(settings.judges_file.value).expanduser().resolve()))
     specs = corpus_judges(corpus_resource.root(), corpus_resource.layout, Path(judges.path))
     partitioned = {spec.name: spec for spec in specs}
     asked = {spec.name: spec for spec in specs if spec.asked}
-    observe = observe_condition(os.environ.get("COJUDGE_OBSERVE_CRON") or DEFAULT_OBSERVE_CRON)
+    observe = observe_condition(settings.observe_cron.value)
     assets = [*list(found.assets or []), contest_corpus_asset(observe)]
     observed = dg.AssetSelection.assets(CONTEST_CORPUS)
     sensors = [*list(found.sensors or []), automation_sensor()]

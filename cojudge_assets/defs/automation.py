@@ -35,9 +35,11 @@ from pathlib import Path
 
 import dagster as dg
 
+from cojudge_assets.settings import DEFAULT_OBSERVE_CRON
+
 AUTOMATION_SENSOR = "cojudge_automation"
 OBSERVE_JOB = "observe_sources"  # observes the source assets (corpus, judges file) before a command's evaluation
-DEFAULT_OBSERVE_CRON = "*/5 * * * *"  # how often a deployment observes the sources (settings: COJUDGE_OBSERVE_CRON)
+
 SENSOR_INTERVAL_S = 30
 
 

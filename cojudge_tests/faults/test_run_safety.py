@@ -215,6 +215,6 @@ def test_measurement_without_predictions_leaves_no_figure_of_an_earlier_run(tmp_
 
 def test_the_layouts_the_preflight_lists_are_the_readers_own():
     from cojudge_assets.core.corpus import LAYOUTS
-    from cojudge_assets.core.preflight import known_layouts
+    from cojudge_assets.preflight import known_layouts
 
     assert known_layouts() == tuple(LAYOUTS)

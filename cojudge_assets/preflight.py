@@ -3,8 +3,9 @@
 Every check is cheap (no corpus is parsed, no Dagster is loaded) and names the
 flag or the environment variable at fault in one line, so ``cojudge
 materialize`` refuses a bad invocation in a second or two instead of emptying
-tables or failing after minutes. The same :func:`corpus_input_problem` guards
-the ingest assets of a run launched from the Dagster UI.
+tables or failing after minutes. The corpus check itself, :func:`corpus_input_problem`
+(core/corpus_input.py), also guards the ingest assets of a run launched from the Dagster UI.
+This is the command's layer: nothing under core/, judges/ or defs/ imports it.
 """
 
 from __future__ import annotations
@@ -14,20 +15,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DUCKDB = PROJECT_ROOT / "data" / "cojudge.duckdb"  # the run's defaults (definitions.py binds them)
-DUCKDB_VARIABLE = "COJUDGE_DUCKDB"  # the deployment's DuckDB file, when set
-DEFAULT_CORPUS = PROJECT_ROOT / "data" / "demo"
+from cojudge_assets.core.corpus_input import RAW_INPUTS, corpus_input_problem, raw_input_present
 
-# where each layout's raw attempt inputs live (the readers in core/corpus.py); a layout not listed here (a new
-# one) counts any file under the corpus
-RAW_INPUTS = {
-    "pages": ("pages/**/*",),
-    "progsnap2": ("progsnap2/MainTable.csv",),
-    "codenet": ("metadata/p*.csv",),
-    "icescore": ("data/humaneval/humaneval_*_grade.json",),
-}
-ANY_FILE = ("**/*",)
+__all__ = ["RAW_INPUTS", "corpus_input_problem", "raw_input_present"]  # the corpus checks, kept where they were
 
 
 class PreflightError(ValueError):
@@ -69,24 +59,6 @@ def check_corpus(corpus: Flag) -> Path:
     if not os.access(path, os.R_OK | os.X_OK):
         raise PreflightError(f"{corpus.name} {corpus.value}: folder not readable by this user ({path})")
     return path
-
-
-def raw_input_present(corpus: Path, layout: str) -> bool:
-    """Whether the corpus has at least one raw attempt input of its layout (stops at the first file found)."""
-    for pattern in RAW_INPUTS.get(layout, ANY_FILE):
-        if any(p.is_file() for p in corpus.glob(pattern)):
-            return True
-    return False
-
-
-def corpus_input_problem(corpus: Path, layout: str) -> str | None:
-    """Why a corpus would yield nothing (a missing folder, no raw input of its layout); None when it has input."""
-    if not corpus.is_dir():
-        return f"corpus folder {corpus} does not exist"
-    if not raw_input_present(corpus, layout):
-        where = " or ".join(RAW_INPUTS.get(layout, ANY_FILE))
-        return f"corpus {corpus} has no input of layout {layout!r} (nothing matches {where})"
-    return None
 
 
 def check_duckdb(database: Flag) -> tuple[Path, Path | None]:
