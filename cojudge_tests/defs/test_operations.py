@@ -7,7 +7,6 @@ import json
 import dagster as dg
 import duckdb
 import pytest
-from cojudge_assets.defs.automation import CursorFile, evaluate, observe_sources
 from dagster_duckdb import DuckDBResource
 from sklearn.metrics import roc_auc_score
 
@@ -15,6 +14,7 @@ import cojudge_assets.core.progsnap2 as progsnap2
 import cojudge_assets.defs.ingest.assets as ingest_assets
 from cojudge_assets.cli import run_steps
 from cojudge_assets.definitions import build_definitions
+from cojudge_assets.defs.automation import CursorFile, evaluate, observe_sources
 from cojudge_tests.judges.fixtures import write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer
 
@@ -100,7 +100,8 @@ def test_drift_sensor_rejudges_exactly_the_drifted_judge_and_keeps_both_epochs(t
         (key.to_user_string(), str(p))
         for key, keys in found.partitions.items()
         for p in keys
-        if key.to_user_string() in {"judge_outputs", "perturbation_outputs"} and not str(p).startswith(("prefix", "non"))
+        if key.to_user_string() in {"judge_outputs", "perturbation_outputs"}
+        and not str(p).startswith(("prefix", "non"))
     }
     assert judged == {("judge_outputs", "blind|drifty"), ("perturbation_outputs", "drifty")}
 
