@@ -27,8 +27,11 @@ from pathlib import Path
 from cojudge_assets.core.constants import CONDITIONS
 
 # the names in --select whose assets send requests to judges (jobs, groups, assets): a run of none of them needs no key
-JUDGING_NAMES = ("judge_outputs_job", "perturbation_outputs_job", "judging", "perturbation", "judge_outputs")
-JUDGING_NAMES += ("perturbation_outputs",)
+JUDGING_NAMES: tuple[str, ...] = (
+    *("judge_outputs_job", "perturbation_outputs_job"),  # jobs
+    *("judging", "perturbation"),  # groups
+    *("judge_outputs", "perturbation_outputs"),  # assets
+)
 
 
 def _instance(home: Path):
@@ -408,7 +411,7 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     try:
         specs = load_judges(judges_path)
     except JudgesConfigError as exc:
-        raise PreflightError(f"{judges_flag.name}: {one_line(exc)}") from None
+        raise PreflightError(f"{judges_flag.name}: {one_line(str(exc))}") from None
     enabled = [s for s in specs if s.enabled]
     layout = check_layout(Flag(settings.layout.name, settings.layout.value), known_layouts())
     brought = layout_judge_names(corpus, layout)  # the imported judges a corpus layout brings (ICE-Score)

@@ -133,7 +133,7 @@ def build_definitions(
     asked = {spec.name: spec for spec in specs if spec.asked}
     observe = observe_condition(settings.observe_cron.value)
     assets = [*list(found.assets or []), contest_corpus_asset(observe)]
-    observed = dg.AssetSelection.assets(CONTEST_CORPUS)
+    observed: dg.AssetSelection = dg.AssetSelection.assets(CONTEST_CORPUS)
     sensors = [*list(found.sensors or []), automation_sensor()]
     jobs = [
         dg.define_asset_job(

@@ -100,9 +100,6 @@ class HoldsRows(dg.AutomationCondition):
         return dg.AutomationResult(context, true_subset=subset)
 
 
-HOLDING = "cojudge/partitions_with_rows"  # metadata: the partitions of an asset that can hold rows (all: absent)
-
-
 def with_conditions(assets: Iterable, holding: dict[str, list[str]] | None = None) -> list:
     """The assets with :func:`materialize_condition` (sources are given theirs where they are defined); an asset
     of ``holding`` (name -> the partitions that can hold rows) is requested in those partitions only."""
@@ -112,9 +109,7 @@ def with_conditions(assets: Iterable, holding: dict[str, list[str]] | None = Non
         keys = holding.get(spec.key.to_user_string())
         if keys is None:
             return spec.replace_attributes(automation_condition=materialize_condition())
-        return spec.replace_attributes(automation_condition=materialize_condition() & HoldsRows(keys)).merge_attributes(
-            metadata={HOLDING: dg.MetadataValue.json(sorted(keys))}
-        )
+        return spec.replace_attributes(automation_condition=materialize_condition() & HoldsRows(keys))
 
     return [
         asset.map_asset_specs(condition_of)
@@ -125,11 +120,14 @@ def with_conditions(assets: Iterable, holding: dict[str, list[str]] | None = Non
 
 
 def partitions_with_rows(spec: dg.AssetSpec) -> set[str] | None:
-    """The partitions of an asset that can hold rows (None: all of them); see :func:`with_conditions`."""
-    found = (spec.metadata or {}).get(HOLDING)
-    if found is None:
-        return None
-    return set(found.value if isinstance(found, dg.JsonMetadataValue) else found)
+    """The partitions of an asset that can hold rows, read from its condition (None: all of them)."""
+    stack = [spec.automation_condition] if spec.automation_condition is not None else []
+    while stack:
+        condition = stack.pop()
+        if isinstance(condition, HoldsRows):
+            return set(condition.keys)
+        stack.extend(condition.children)
+    return None
 
 
 def automation_sensor() -> dg.AutomationConditionSensorDefinition:
