@@ -1,13 +1,14 @@
 """``cojudge``: the command-line entry point.
 
-``cojudge materialize`` materializes the whole asset graph on the configured
-corpus (the shipped demo corpus by default) into the DuckDB file, as runs of
-the local Dagster instance (``dagster_home/`` unless DAGSTER_HOME is set), so
-the runs and their lineage show in ``dagster dev``: one run for the ingest
-group, one per partition of the partitioned assets (see :func:`run_steps`).
+``cojudge materialize`` brings the asset graph up to date on the configured corpus
+(the shipped demo corpus by default) in the DuckDB file, as runs of the local
+Dagster instance (``./dagster_home`` unless DAGSTER_HOME is set), so the runs and
+their lineage show in ``dagster dev``. It decides nothing itself: it asks Dagster's
+evaluator what the assets' automation conditions request (defs/automation.py) and
+runs that, round after round, until nothing is requested (:func:`run_steps`).
 
 Before any step, :func:`preflight` checks the invocation in a second or two and
-touches nothing (preflight.py); the command then holds the DAGSTER_HOME's
+touches nothing (preflight.py, settings.py); the command then holds the DAGSTER_HOME's
 and the DuckDB file's locks (core/locks.py) for the whole run. Exit codes: 0 every
 step succeeded, 1 a step failed, 2 refused: a bad flag or variable (one line on
 stderr naming it), another run holding a lock (naming its pid), or a corpus that
