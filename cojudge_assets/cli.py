@@ -1,13 +1,14 @@
 """``cojudge``: the command-line entry point.
 
-``cojudge materialize`` materializes the whole asset graph on the configured
-corpus (the shipped demo corpus by default) into the DuckDB file, as runs of
-the local Dagster instance (``dagster_home/`` unless DAGSTER_HOME is set), so
-the runs and their lineage show in ``dagster dev``: one run for the ingest
-group, one per partition of the partitioned assets (see :func:`run_steps`).
+``cojudge materialize`` brings the asset graph up to date on the configured corpus
+(the shipped demo corpus by default) in the DuckDB file, as runs of the local
+Dagster instance (``./dagster_home`` unless DAGSTER_HOME is set), so the runs and
+their lineage show in ``dagster dev``. It decides nothing itself: it asks Dagster's
+evaluator what the assets' automation conditions request (defs/automation.py) and
+runs that, round after round, until nothing is requested (:func:`run_steps`).
 
 Before any step, :func:`preflight` checks the invocation in a second or two and
-touches nothing (core/preflight.py); the command then holds the DAGSTER_HOME's
+touches nothing (preflight.py, settings.py); the command then holds the DAGSTER_HOME's
 and the DuckDB file's locks (core/locks.py) for the whole run. Exit codes: 0 every
 step succeeded (the source observation included), 1 a step failed, 2 refused: a
 bad flag or variable (one line on stderr naming it; a judges file: one line per
@@ -23,13 +24,17 @@ import functools
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from cojudge_assets.core.constants import CONDITIONS
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-JUDGING_JOBS = ("judge_outputs_job", "perturbation_outputs_job")  # the jobs that send requests to judges
+# the names in --select whose assets send requests to judges (jobs, groups, assets): a run of none of them needs no key
+JUDGING_NAMES: tuple[str, ...] = (
+    *("judge_outputs_job", "perturbation_outputs_job"),  # jobs
+    *("judging", "perturbation"),  # groups
+    *("judge_outputs", "perturbation_outputs"),  # assets
+)
 
 
 def _instance(home: Path):
@@ -50,6 +55,9 @@ class StepsOutcome:
     requests_sent: int = 0
     provider_calls: int = 0  # of requests_sent, those to hosted providers (not local judges)
     refusal: str = ""  # why a step refused to replace stored tables (an input that yielded nothing)
+    waiting: int = 0  # steps not run because an input was never materialized (outside the selection)
+    materialized: set = field(default_factory=set)  # (asset, partition) materialized by this command
+    rounds: list = field(default_factory=list)  # what Dagster's evaluator requested in the selection, per round
 
     def __bool__(self) -> bool:
         return self.ok
@@ -60,15 +68,87 @@ class StepsOutcome:
                 f"FAILED after {self.ran} run(s); {self.requests_sent} request(s) sent to judges, "
                 f"{self.provider_calls} of them to hosted providers"
             )
-        if self.ran == 0:
+        if self.ran == 0 and not self.waiting:
             return (
                 f"nothing changed: all {self.skipped} steps were up to date; "
                 f"{self.requests_sent} requests sent to judges"
+            )
+        if self.ran == 0:
+            return (
+                f"nothing ran: {self.skipped} step(s) up to date, {self.waiting} waiting for an input never "
+                f"materialized; {self.requests_sent} requests sent to judges"
             )
         return (
             f"ran {self.ran} step(s), {self.skipped} up to date; "
             f"{self.requests_sent} request(s) sent to judges, {self.provider_calls} of them to hosted providers"
         )
+
+
+class SelectionError(ValueError):
+    """A name in ``--select`` that is no job, group or asset of the Definitions."""
+
+
+def _materializable(defs) -> list:
+    """The materializable asset keys of the Definitions (not the observable sources), upstream first."""
+    import graphlib
+
+    from cojudge_assets.defs.automation import materializable_keys
+
+    keys = materializable_keys(defs)
+    deps = {spec.key: {d.asset_key for d in spec.deps} & keys for spec in defs.resolve_all_asset_specs()}
+    return list(graphlib.TopologicalSorter({key: deps.get(key, set()) for key in keys}).static_order())
+
+
+def step_jobs(defs) -> dict:
+    """The step each materializable asset runs in: the Definitions' asset job with the fewest assets that holds it
+    (the jobs are named selections, definitions.py; an asset they all leave out is a step of its own)."""
+    import dagster as dg
+
+    from cojudge_assets.defs.automation import OBSERVE_JOB
+
+    graph = defs.resolve_asset_graph()
+    members = {}
+    for job in defs.jobs or []:
+        selection = getattr(job, "selection", None)
+        if job.name == OBSERVE_JOB or not isinstance(selection, dg.AssetSelection):
+            continue
+        members[job.name] = set(selection.resolve(graph))
+    found = {}
+    for key in _materializable(defs):
+        holding = sorted((len(keys), name) for name, keys in members.items() if key in keys)
+        found[key] = holding[0][1] if holding else key.to_user_string()
+    return found
+
+
+def resolve_selection(defs, names: tuple[str, ...] | None) -> set:
+    """The materializable assets ``names`` select: each a job of the Definitions (its selection), a group or an
+    asset; raises SelectionError naming the first name that is none of them."""
+    import dagster as dg
+
+    keys = set(_materializable(defs))
+    if not names:
+        return keys
+    graph = defs.resolve_asset_graph()
+    jobs = {job.name: job for job in defs.jobs or [] if isinstance(getattr(job, "selection", None), dg.AssetSelection)}
+    groups = {spec.group_name for spec in defs.resolve_all_asset_specs()}
+    chosen = set()
+    for name in names:
+        if name in jobs:
+            chosen |= set(jobs[name].selection.resolve(graph))
+        elif name in groups:
+            chosen |= set(dg.AssetSelection.groups(name).resolve(graph))
+        elif dg.AssetKey(name) in keys:
+            chosen.add(dg.AssetKey(name))
+        else:
+            known = sorted(jobs) + sorted(groups)
+            raise SelectionError(f"{name}: no job, group or asset of that name (e.g. {', '.join(known)})")
+    return chosen & keys
+
+
+def _steps_in_order(steps: dict, step_of: dict, order: list) -> list:
+    """The steps (step name, partition) -> asset keys, upstream steps first."""
+    rank = {key: i for i, key in enumerate(order)}
+    return sorted(steps, key=lambda step: (min(rank[k] for k in steps[step]), step[0], step[1] or ""))
 
 
 def run_steps(
@@ -82,74 +162,137 @@ def run_steps(
     echo=None,
     force: bool = False,
 ) -> StepsOutcome:
-    """Materialize the graph in steps, one Dagster run per job and partition, in dependency order.
+    """Materialize what Dagster's evaluator requests, step by step, until it requests nothing.
 
-    Dagster runs one partition of one partitions definition per run (NOTES-deps trap 5),
-    so: the ingest group in one run, then each condition of ``judge_requests``, then each
-    condition x judge of ``judge_outputs``, and so on (definitions.JOB_ORDER).
-    ``judges``/``conditions`` restrict the partitions. The source assets (the corpus, the judges file) are
-    observed first; a step whose assets are all up to date (cojudge_assets/freshness.py) is skipped unless
-    ``force``.
-    Stops at the first failed run.
+    The source assets (the corpus, the judges file) are observed first. Then each round asks Dagster's
+    evaluator (``dg.evaluate_automation_conditions`` over the assets' automation conditions, defs/automation.py)
+    what is requested, and runs it: one run per step, a step being one partition of one of the Definitions'
+    asset jobs (the requested assets of that job in that partition), upstream steps first. It stops when the
+    evaluator requests nothing in the selection (``jobs``: names of jobs, groups or assets; ``judges`` and
+    ``conditions`` restrict the partitions) or at the first failed run. ``force`` first runs every selected step
+    once, whatever the evaluator says. The evaluator's cursor is kept in the instance's folder after every round
+    whose runs all succeeded.
     """
-    from cojudge_assets.definitions import JOB_ORDER
+    from cojudge_assets.defs.automation import CursorFile, evaluate, observe_sources, partitions_with_rows
     from cojudge_assets.defs.partitions import dims, matches
-    from cojudge_assets.defs.resources import database_path
-    from cojudge_assets.freshness import observe_sources_run, outdated_assets
 
     echo = echo or functools.partial(print, flush=True)
     # Dagster's console logger at INFO: the judging progress and failures, not every engine event
     run_config = {"loggers": {"console": {"config": {"log_level": "INFO"}}}, **(run_config or {})}
-    database = str(database_path(defs.resources["duckdb"]))
     outcome = StepsOutcome()
-    observed = observe_sources_run(defs, instance, run_config)
+    selected = resolve_selection(defs, jobs)
+    step_of = step_jobs(defs)
+    order = _materializable(defs)
+    partitions = {spec.key: spec.partitions_def for spec in defs.resolve_all_asset_specs()}
+    holding = {spec.key: partitions_with_rows(spec) for spec in defs.resolve_all_asset_specs()}
+    wanted = {"condition": conditions, "judge": judges}
+
+    def in_selection(key, partition) -> bool:
+        rows = holding[key]
+        return (
+            key in selected
+            and matches(dims(partitions[key], partition), wanted)
+            and (rows is None or str(partition) in rows)
+        )
+
+    every: dict = {}  # every selected step and the assets it holds
+    for key in selected:
+        for partition in [None] if partitions[key] is None else partitions[key].get_partition_keys():
+            if in_selection(key, partition):
+                every.setdefault((step_of[key], None if partition is None else str(partition)), set()).add(key)
+    observed = observe_sources(defs, instance, run_config)
     if not observed.success:  # a failed observation is a failed step: never "success" after it
         echo(_summary("observe_sources", observed, 0.0))
         outcome.ok = False
         return outcome
-    names = {job.name for job in defs.jobs}
-    for name in jobs or JOB_ORDER:
-        if name not in names:
-            if jobs:  # asked for by name: say why nothing ran
-                echo(f"{name}: not in this code location (no enabled judge), skipped")
-            continue
-        job = defs.resolve_job_def(name)
-        keys: list[str | None] = [None]
-        if job.partitions_def is not None:
-            keys = [
-                str(key)
-                for key in job.partitions_def.get_partition_keys()
-                if matches(dims(job.partitions_def, str(key)), {"condition": conditions, "judge": judges})
-            ]
-        for key in keys:
-            step = f"{name}{'[' + key + ']' if key else ''}"
-            outdated = [] if force else outdated_assets(defs, instance, name, key, database)
-            if not force and not outdated:
-                outcome.skipped += 1
-                echo(f"{step}: up to date, skipped")
-                continue
-            started = time.perf_counter()
-            result = job.execute_in_process(
-                instance=instance,
-                run_config=_for_job(run_config, job),
-                partition_key=key,
-                raise_on_error=False,
-                tags=run_tags(job, key, defs.resources["corpus"], defs.resources["judges"]),
-            )
-            seconds = time.perf_counter() - started
-            outcome.ran += 1
-            sent = _requests_sent(result)
-            outcome.requests_sent += sent
-            provider = run_tags(job, key, defs.resources["corpus"], defs.resources["judges"]).get("cojudge/provider")
-            if provider not in (None, "local", "imported"):
-                outcome.provider_calls += sent
-            reason = f" [{', '.join(outdated[:4])}{', ...' if len(outdated) > 4 else ''}]" if outdated else ""
-            echo(_summary(step, result, seconds) + reason)
-            if not result.success:
-                outcome.ok = False
-                outcome.refusal = _refusal(result)
+    store = CursorFile(instance)
+    cursor = store.load()
+    done: set = set()
+    rounds = [every] if force else []
+    limit = len(order) + 2  # a round runs at least one asset further down the graph, or the same again
+    for _ in range(limit):
+        if rounds:
+            todo = rounds.pop()
+            found = None
+        else:
+            found = evaluate(defs, instance, cursor)
+            todo = {}
+            for key, keys in found.partitions.items():
+                for partition in keys:
+                    if in_selection(key, partition):
+                        part = None if partition is None else str(partition)
+                        todo.setdefault((step_of[key], part), set()).add(key)
+            if not todo:
+                store.save(found.cursor)
+                break
+            outcome.rounds.append({(k.to_user_string(), p) for (_, p), keys in todo.items() for k in keys})
+        for step in _steps_in_order(todo, step_of, order):
+            if not _run_step(defs, instance, run_config, step, todo[step], outcome, echo):
                 return outcome
+            done.add(step)
+        if found is not None:
+            cursor = found.cursor
+            store.save(cursor)
+    else:
+        echo(f"stopped: Dagster still requests runs after {limit} rounds (an asset that never materializes?)")
+        outcome.ok = False
+        return outcome
+    for step in _steps_in_order({s: k for s, k in every.items() if s not in done}, step_of, order):
+        name, partition = step
+        absent = _missing(instance, every[step], partition, partitions)
+        label = f"{name}{'[' + partition + ']' if partition else ''}"
+        if absent:
+            outcome.waiting += 1
+            echo(f"{label}: skipped, waits for an input never materialized ({', '.join(absent)} missing)")
+        else:
+            outcome.skipped += 1
+            echo(f"{label}: up to date, skipped")
     return outcome
+
+
+def _missing(instance, keys, partition, partitions) -> list[str]:
+    """The assets among ``keys`` with no materialization of ``partition`` in the instance."""
+    absent = []
+    for key in sorted(keys, key=lambda k: k.to_user_string()):
+        if partitions[key] is None:
+            present = instance.get_latest_materialization_event(key) is not None
+        else:
+            present = partition in instance.get_materialized_partitions(key)
+        if not present:
+            absent.append(key.to_user_string())
+    return absent
+
+
+def _run_step(defs, instance, run_config: dict, step: tuple, keys: set, outcome: StepsOutcome, echo) -> bool:
+    """One run: the requested ``keys`` of one step's job in one partition; whether it succeeded."""
+    name, partition = step
+    job = defs.resolve_job_def(name) if name in {j.name for j in defs.jobs or []} else None
+    if job is None:  # an asset no job holds: run it through the implicit asset job
+        job = defs.resolve_implicit_global_asset_job_def()
+    label = f"{name}{'[' + partition + ']' if partition else ''}"
+    tags = run_tags(job, partition, defs.resources["corpus"], defs.resources["judges"])
+    started = time.perf_counter()
+    result = job.execute_in_process(
+        instance=instance,
+        run_config=_for_job(run_config, job),
+        partition_key=partition,
+        asset_selection=sorted(keys, key=lambda k: k.to_user_string()),
+        raise_on_error=False,
+        tags=tags,
+    )
+    seconds = time.perf_counter() - started
+    outcome.ran += 1
+    sent = _requests_sent(result)
+    outcome.requests_sent += sent
+    if tags.get("cojudge/provider") not in (None, "local", "imported"):
+        outcome.provider_calls += sent
+    names = sorted(k.to_user_string() for k in keys)
+    echo(_summary(label, result, seconds) + f" [{', '.join(names[:4])}{', ...' if len(names) > 4 else ''}]")
+    outcome.materialized |= {(n, partition) for n in names} if result.success else set()
+    if not result.success:
+        outcome.ok = False
+        outcome.refusal = _refusal(result)
+    return result.success
 
 
 def run_tags(job, partition_key: str | None, corpus=None, judges=None) -> dict[str, str]:
@@ -243,10 +386,8 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     DAGSTER_HOME likewise, the judges file parses and every value is in bounds, every
     ``--judge`` names an enabled judge, and every judge that will run has its key variable set.
     """
-    from cojudge_assets.core.preflight import (
-        DEFAULT_CORPUS,
-        DEFAULT_DUCKDB,
-        DUCKDB_VARIABLE,
+    from cojudge_assets.judges.config import JudgesConfigError, load_judges
+    from cojudge_assets.preflight import (
         Flag,
         PreflightError,
         check_corpus,
@@ -254,12 +395,12 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         check_home,
         check_layout,
         corpus_input_problem,
-        known_jobs,
         known_layouts,
         missing_keys,
         one_line,
         stored_rows,
     )
+    from cojudge_assets.settings import resolve_settings
 
     def layout_judge_names(corpus: Path, layout: str) -> list[str]:
         if layout != "icescore":  # the only layout that brings judges; read its file names only
@@ -269,19 +410,12 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         return icescore_judges(corpus)
 
     environ = os.environ if environ is None else environ
-    corpus_flag = (
-        Flag("--corpus", args.corpus)
-        if args.corpus
-        else Flag("--corpus (default: the demo corpus)", str(DEFAULT_CORPUS))
+    settings = resolve_settings(
+        corpus=args.corpus, layout=args.layout, duckdb=args.duckdb, judges_file=args.judges_file, environ=environ
     )
+    corpus_flag = Flag(settings.corpus.name, settings.corpus.value)
     corpus = check_corpus(corpus_flag)
-    if args.duckdb:
-        database_flag = Flag("--duckdb", args.duckdb)
-    elif environ.get(DUCKDB_VARIABLE):
-        database_flag = Flag(DUCKDB_VARIABLE, environ[DUCKDB_VARIABLE])
-    else:
-        database_flag = Flag("--duckdb (default)", str(DEFAULT_DUCKDB))
-    database, database_folder = check_duckdb(database_flag)
+    database, database_folder = check_duckdb(Flag(settings.duckdb.name, settings.duckdb.value))
     if not args.wait:  # another process has the file open (a notebook, in any mode): refused before anything else
         from cojudge_assets.core.locks import DatabaseBusy, wait_for_duckdb
 
@@ -289,25 +423,15 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
             wait_for_duckdb(database)
         except DatabaseBusy as exc:
             raise PreflightError(str(exc)) from None
-    # imported after the cheap checks: the judges' models import polars (seconds on a busy machine)
-    from cojudge_assets.judges.config import JUDGES_VARIABLE, JudgesConfigError, judges_file, load_judges
-
-    home_flag = Flag("DAGSTER_HOME", environ.get("DAGSTER_HOME") or str(PROJECT_ROOT / "dagster_home"))
-    home, home_folder = check_home(home_flag)
-    judges_flag = (
-        Flag("--judges-file", args.judges_file)
-        if args.judges_file
-        else Flag(
-            JUDGES_VARIABLE if environ.get(JUDGES_VARIABLE) else "--judges-file (default)", str(judges_file(environ))
-        )
-    )
+    home, home_folder = check_home(Flag(settings.home.name, settings.home.value))
+    judges_flag = Flag(settings.judges_file.name, settings.judges_file.value)
     judges_path = Path(judges_flag.value).expanduser().resolve()
     try:
         specs = load_judges(judges_path)
     except JudgesConfigError as exc:  # one line per violation, each naming the judge and field
         raise PreflightError("\n".join(f"{judges_flag.name}: {one_line(line)}" for line in exc.lines)) from None
     enabled = [s for s in specs if s.enabled]
-    layout = check_layout(Flag("--layout", args.layout or "pages"), known_layouts())
+    layout = check_layout(Flag(settings.layout.name, settings.layout.value), known_layouts())
     brought = layout_judge_names(corpus, layout)  # the imported judges a corpus layout brings (ICE-Score)
     unknown = [name for name in args.judge or [] if name not in {s.name for s in enabled} | set(brought)]
     if unknown:
@@ -315,11 +439,8 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
             f"--judge {unknown[0]}: not an enabled judge of {judges_path} nor one the corpus "
             f"brings (enabled: {', '.join([s.name for s in enabled] + brought) or 'none'})"
         )
-    jobs = args.jobs.split(",") if args.jobs else None
-    unknown = [name for name in jobs or () if name not in known_jobs()]
-    if unknown:
-        raise PreflightError(f"--jobs {unknown[0]}: no such job (expected some of {', '.join(known_jobs())})")
-    judging = jobs is None or bool(set(jobs) & set(JUDGING_JOBS))
+    jobs = _selection(args)
+    judging = jobs is None or bool(set(jobs) & set(JUDGING_NAMES))
     selected = [s for s in enabled if judging and (not args.judge or s.name in args.judge)]
     for judge, variable in missing_keys(selected, environ)[:1]:
         raise PreflightError(
@@ -359,12 +480,19 @@ def _refused(message: str) -> int:
 
 def materialize(args: argparse.Namespace) -> int:
     from cojudge_assets.core.locks import DatabaseBusy, LockHeld, hold, hold_duckdb, home_lock_path, wait_for_duckdb
-    from cojudge_assets.core.preflight import PreflightError
+    from cojudge_assets.definitions import build_definitions
+    from cojudge_assets.preflight import PreflightError
 
     try:
         plan = preflight(args)
     except PreflightError as exc:
         return _refused(str(exc))
+    # the run's settings go in as arguments and run config, never through the environment
+    defs = build_definitions(corpus=plan.corpus, layout=plan.layout, database=plan.duckdb, judges_path=plan.judges_file)
+    try:
+        resolve_selection(defs, _selection(args))
+    except SelectionError as exc:
+        return _refused(f"{_selection_flag(args)} {exc}")
     for folder in plan.create:
         folder.mkdir(parents=True, exist_ok=True)
     wait_s = float("inf") if args.wait else 0.0
@@ -376,18 +504,25 @@ def materialize(args: argparse.Namespace) -> int:
             hold_duckdb(plan.duckdb, wait_s=wait_s, echo=echo),
         ):
             wait_for_duckdb(plan.duckdb, wait_s=wait_s, echo=echo)  # --wait: until no other process has it open
-            return _materialize(args, plan)
+            return _materialize(args, plan, defs)
     except (LockHeld, DatabaseBusy) as exc:
         return _refused(str(exc))
 
 
-def _materialize(args: argparse.Namespace, plan: Plan) -> int:
-    from cojudge_assets.core.preflight import stored_rows
-    from cojudge_assets.definitions import build_definitions
+def _selection(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """The names of ``--select`` (and its older spelling ``--jobs``), or None: everything."""
+    names = [name.strip() for value in (args.select, args.jobs) if value for name in value.split(",") if name.strip()]
+    return tuple(names) or None
 
-    jobs = tuple(args.jobs.split(",")) if args.jobs else None
-    # the run's settings go in as arguments and run config, never through the environment
-    defs = build_definitions(corpus=plan.corpus, layout=plan.layout, database=plan.duckdb, judges_path=plan.judges_file)
+
+def _selection_flag(args: argparse.Namespace) -> str:
+    return "--select" if args.select else "--jobs"
+
+
+def _materialize(args: argparse.Namespace, plan: Plan, defs) -> int:
+    from cojudge_assets.preflight import stored_rows
+
+    jobs = _selection(args)
     run_config = {}
     if plan.corpus_config:
         run_config = {
@@ -424,7 +559,7 @@ class _HelpFormatter(argparse.HelpFormatter):
 
     def _expand_help(self, action: argparse.Action) -> str:
         if action.dest == "layout":
-            from cojudge_assets.core.preflight import known_layouts
+            from cojudge_assets.preflight import known_layouts
 
             return f"corpus layout, one of: {', '.join(known_layouts())} (default: pages)"
         return super()._expand_help(action)
@@ -436,25 +571,27 @@ def main(argv: list[str] | None = None) -> int:
     m = sub.add_parser(
         "materialize", help="materialize the whole asset graph into DuckDB", formatter_class=_HelpFormatter
     )
-    m.add_argument("--corpus", help="corpus folder (default: the shipped demo corpus, data/demo)")
-    m.add_argument("--layout", help="corpus layout (default: pages; the layouts are listed here in --help)")
+    m.add_argument("--corpus", help="corpus folder (default: $COJUDGE_CORPUS or the demo corpus, ./data/demo)")
+    m.add_argument("--layout", help="corpus layout (default: $COJUDGE_LAYOUT or pages; listed here in --help)")
     m.add_argument(
         "--duckdb",
-        help="DuckDB file (default: $COJUDGE_DUCKDB or data/cojudge.duckdb); its folder is created if missing",
+        help="DuckDB file (default: $COJUDGE_DUCKDB or ./data/cojudge.duckdb); its folder is created if missing",
     )
-    m.add_argument("--judges-file", help="judges config (default: $COJUDGE_JUDGES or data/judges.yaml)")
+    m.add_argument("--judges-file", help="judges config (default: $COJUDGE_JUDGES or ./data/judges.yaml)")
     m.add_argument("--judge", action="append", help="only this judge's partitions (repeatable)")
     m.add_argument(
         "--condition", action="append", choices=list(CONDITIONS), help="only this condition's partitions (repeatable)"
     )
     m.add_argument(
-        "--jobs",
-        help="only these jobs, comma-separated, from: ingest, judge_requests_job, "
-        "judge_outputs_job, measurement_job, mutants_job, perturbation_outputs_job, "
-        "perturbation_metrics_job, dynamics_job, report_job",
+        "--select",
+        help="only these assets, comma-separated: asset names, group names (ingest, judging, measurement, ...) "
+        "or the names of the code location's jobs (dagster dev lists them); default: everything",
     )
+    m.add_argument("--jobs", help="the older spelling of --select (job names)")
     m.add_argument(
-        "--force", action="store_true", help="run every step even when Dagster's data versions say it is up to date"
+        "--force",
+        action="store_true",
+        help="run every selected step once, then whatever Dagster's evaluator still requests",
     )
     m.add_argument(
         "--allow-empty",

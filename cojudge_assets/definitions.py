@@ -8,8 +8,14 @@ from pathlib import Path
 
 import dagster as dg
 
-from cojudge_assets.core.preflight import DEFAULT_DUCKDB, DUCKDB_VARIABLE
+from cojudge_assets.defs.automation import (
+    OBSERVE_JOB,
+    automation_sensor,
+    observe_condition,
+    with_conditions,
+)
 from cojudge_assets.defs.design.assets import findings_asset
+from cojudge_assets.defs.ingest.assets import CONTEST_CORPUS, contest_corpus_asset
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
 from cojudge_assets.defs.judging.sources import JUDGES_FILE, judges_file_asset
@@ -19,15 +25,20 @@ from cojudge_assets.defs.operations.sensors import drift_sensor
 from cojudge_assets.defs.perturbation.assets import perturbation_metrics_asset, perturbation_outputs_asset
 from cojudge_assets.defs.perturbation.graded import GRADED_PROGRAM_ASSETS, graded_metrics_asset
 from cojudge_assets.defs.report.assets import report_asset
-from cojudge_assets.defs.resources import DEFAULT_CORPUS, ContestJudgeResource, CorpusResource, JudgesResource
-from cojudge_assets.freshness import OBSERVE_JOB
-from cojudge_assets.judges.config import corpus_judges, judges_file
+from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, JudgesResource
+from cojudge_assets.judges.config import corpus_judges
+from cojudge_assets.settings import DUCKDB_VARIABLE, resolve_settings
 
-# content data versions (freshness.py) are a beta parameter of dg.Output; they are what makes re-runs skip
+# content data versions (defs/versions.py) are a beta parameter of dg.Output; they are what makes re-runs skip
 warnings.filterwarnings("ignore", message=".*data_version.*", category=dg.BetaWarning)
+# the beta parts of the public API the automation uses (observable sources and their versions per partition, the
+# automation sensor evaluated in the code server): used knowingly, not worth a line on every command's stderr
+for _beta in ("observable_source_asset", "DataVersionsByPartition", "use_user_code_server", "include_sources"):
+    warnings.filterwarnings("ignore", message=f".*{_beta}.*", category=dg.BetaWarning)
 
-# One job per partitioning: Dagster runs one partition of one partitions definition per run.
-# `cojudge materialize` runs them in this order (see cli.py).
+# Named selections of the graph, one per partitioning (Dagster runs one partition of one partitions definition per
+# run): for launching from the UI, for ``cojudge materialize --select``, and to name the command's steps. What runs
+# and in which order is decided by the assets' automation conditions (defs/automation.py), not by these.
 INGEST_JOB = "ingest"
 REQUESTS_JOB = "judge_requests_job"
 OUTPUTS_JOB = "judge_outputs_job"
@@ -37,17 +48,6 @@ MUTANTS_JOB = "mutants_job"
 PERTURBATION_OUTPUTS_JOB = "perturbation_outputs_job"
 PERTURBATION_METRICS_JOB = "perturbation_metrics_job"
 REPORT_JOB = "report_job"
-JOB_ORDER = (
-    INGEST_JOB,
-    REQUESTS_JOB,
-    OUTPUTS_JOB,
-    MEASUREMENT_JOB,
-    MUTANTS_JOB,
-    PERTURBATION_OUTPUTS_JOB,
-    PERTURBATION_METRICS_JOB,
-    DYNAMICS_JOB,
-    REPORT_JOB,
-)
 
 
 EXECUTORS = ("in_process", "multiprocess")
@@ -91,6 +91,21 @@ def readers_of(assets: list) -> list[dg.AssetsDefinition]:
     return readers + [report_asset(_names(assets + readers))]
 
 
+def outputs_with_rows(specs: list) -> list[str] | None:
+    """The ``judge_outputs`` partitions that can hold rows: every condition of a judge that is asked, the
+    conditions an imported judge's source has rows for (judges/imports.py ``answered_conditions``); None when
+    that is every partition."""
+    from cojudge_assets.core.constants import CONDITIONS
+    from cojudge_assets.defs.partitions import condition_judge_key
+    from cojudge_assets.judges.imports import answered_conditions
+
+    keys = []
+    for spec in specs:
+        answered = answered_conditions(spec)
+        keys += [str(condition_judge_key(c, spec.name)) for c in CONDITIONS if answered is None or c in answered]
+    return keys if len(keys) < len(CONDITIONS) * len(specs) else None
+
+
 def build_definitions(
     *,
     corpus: str | Path | None = None,
@@ -98,33 +113,36 @@ def build_definitions(
     database: str | Path | None = None,
     judges_path: str | Path | None = None,
 ) -> dg.Definitions:
-    """The code location, its resources bound once, here. An argument given wins (the command passes what its
-    preflight resolved); one left out is the deployment's setting, read when the Definitions are built, never at
-    import: the corpus ($COJUDGE_CORPUS/$COJUDGE_LAYOUT, else the demo corpus), the DuckDB file (bound as
-    ``dg.EnvVar("COJUDGE_DUCKDB")`` when the variable is set, so a run resolves it, else data/cojudge.duckdb)
-    and the judges file ($COJUDGE_JUDGES, judges/config.py ``judges_file``). The judge partitions are the
+    """The code location, its resources bound once, here, from settings.py ``resolve_settings`` (an argument, else
+    the environment, else a default under the working folder; the command passes what its preflight resolved the
+    same way), read when the Definitions are built, never at import: the corpus ($COJUDGE_CORPUS/$COJUDGE_LAYOUT,
+    else ./data/demo), the DuckDB file (bound as ``dg.EnvVar("COJUDGE_DUCKDB")`` when the variable is set, so a
+    run resolves it, else ./data/cojudge.duckdb), the judges file ($COJUDGE_JUDGES, else ./data/judges.yaml) and
+    how often a deployment observes them ($COJUDGE_OBSERVE_CRON). The judge partitions are the
     enabled judges of that judges file, then the imported judges the corpus's layout brings (the ICE-Score
     release's); imported judges answer nothing new, so they have no partition of ``perturbation_outputs``."""
     found = dg.load_from_defs_folder(path_within_project=Path(__file__).parent)
-    corpus_resource = CorpusResource(
-        path=str(Path(corpus or os.environ.get("COJUDGE_CORPUS") or DEFAULT_CORPUS)),
-        layout=layout or os.environ.get("COJUDGE_LAYOUT") or "pages",
+    settings = resolve_settings(
+        corpus=None if corpus is None else str(corpus),
+        layout=layout,
+        duckdb=None if database is None else str(database),
+        judges_file=None if judges_path is None else str(judges_path),
     )
+    corpus_resource = CorpusResource(path=str(Path(settings.corpus.value).resolve()), layout=settings.layout.value)
     # only a run opens the DuckDB file: a deployment's variable is bound as such and resolved by the run
     bound = (
-        str(database)
-        if database is not None
-        else dg.EnvVar(DUCKDB_VARIABLE)
-        if os.environ.get(DUCKDB_VARIABLE)
-        else str(DEFAULT_DUCKDB)
+        dg.EnvVar(DUCKDB_VARIABLE)
+        if settings.duckdb_from_environment()
+        else str(Path(settings.duckdb.value).expanduser().resolve())
     )
-    judges = JudgesResource(path=str(Path(judges_path or judges_file()).expanduser().resolve()))
+    judges = JudgesResource(path=str(Path(settings.judges_file.value).expanduser().resolve()))
     specs = corpus_judges(corpus_resource.root(), corpus_resource.layout, Path(judges.path))
     partitioned = {spec.name: spec for spec in specs}
     asked = {spec.name: spec for spec in specs if spec.asked}
-    assets = list(found.assets or [])
-    observed = dg.AssetSelection.assets("contest_corpus")
-    sensors = list(found.sensors or [])
+    observe = observe_condition(settings.observe_cron.value)
+    assets = [*list(found.assets or []), contest_corpus_asset(observe)]
+    observed: dg.AssetSelection = dg.AssetSelection.assets(CONTEST_CORPUS)
+    sensors = [*list(found.sensors or []), automation_sensor()]
     jobs = [
         dg.define_asset_job(
             INGEST_JOB,
@@ -173,7 +191,7 @@ def build_definitions(
         )
     )
     if partitioned:
-        assets += [judges_file_asset(specs, judges.path), judge_outputs_asset(partitioned)]
+        assets += [judges_file_asset(specs, judges.path, observe), judge_outputs_asset(partitioned)]
         observed |= dg.AssetSelection.assets(JUDGES_FILE)
         outputs_job = dg.define_asset_job(
             OUTPUTS_JOB,
@@ -189,15 +207,15 @@ def build_definitions(
             description="Judge answers on seeds and mutants (blind), one partition per judge.",
         )
         jobs.append(perturbation_outputs_job)
-        sensors.append(drift_sensor(outputs_job, perturbation_outputs_job))
     assets += readers_of(assets)
-    jobs.append(
-        dg.define_asset_job(
-            OBSERVE_JOB, selection=observed, description="Observe the source assets: the corpus and the judges file."
-        )
+    observe_job = dg.define_asset_job(
+        OBSERVE_JOB, selection=observed, description="Observe the source assets: the corpus and the judges file."
     )
+    jobs.append(observe_job)
+    if asked:
+        sensors.append(drift_sensor(observe_job))
     return dg.Definitions(
-        assets=assets,
+        assets=with_conditions(assets, {"judge_outputs": holding} if (holding := outputs_with_rows(specs)) else None),
         asset_checks=list(found.asset_checks or []),
         sensors=sensors,
         schedules=list(found.schedules or []),

@@ -144,8 +144,8 @@ def test_the_command_leaves_the_environment_as_it_found_it(tmp_path, monkeypatch
 
 @pytest.mark.parametrize("environ", [{}, {"K": ""}, {"K": "  "}, {"K": "sk-1 "}])
 def test_one_function_reads_a_judges_key(environ):
-    from cojudge_assets.core.preflight import missing_keys
     from cojudge_assets.judges.config import JudgeSpec
+    from cojudge_assets.preflight import missing_keys
 
     spec = JudgeSpec(name="j", model="openai/m", api_key_env="K")
     key = spec.api_key(environ)

@@ -3,8 +3,8 @@
 import dagster as dg
 import pytest
 
-from cojudge_assets.definitions import JOB_ORDER, build_definitions
-from cojudge_assets.freshness import OBSERVE_JOB
+from cojudge_assets.definitions import build_definitions
+from cojudge_assets.defs.automation import AUTOMATION_SENSOR, OBSERVE_JOB
 
 
 def test_definitions_load_with_the_ingest_group(tmp_path, monkeypatch):
@@ -30,7 +30,12 @@ def test_definitions_load_with_the_ingest_group(tmp_path, monkeypatch):
         assert node.code_version is not None or key.path[-1] in {"contest_corpus", "judges_file"}, key
     assert not graph.get(dg.AssetKey("contest_corpus")).is_materializable
     assert not graph.get(dg.AssetKey("judges_file")).is_materializable
-    assert {job.name for job in defs.jobs} == set(JOB_ORDER) | {OBSERVE_JOB}
+    assert OBSERVE_JOB in {job.name for job in defs.jobs}
+    # Dagster decides what runs: every asset declares when (an automation condition), a sensor evaluates them
+    assert all(graph.get(key).automation_condition is not None for key in graph.get_all_asset_keys())
+    sensor = defs.resolve_sensor_def(AUTOMATION_SENSOR)
+    assert isinstance(sensor, dg.AutomationConditionSensorDefinition)
+    assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
     checks = {k.name for k in graph.asset_check_keys}
     assert {
         "result_strings_known",

@@ -8,10 +8,12 @@ empty or not, with the DataFrame's own schema; partitioned tables keep the
 library's delete-this-partition-then-insert behaviour.
 
 Inputs are asset tables loaded as polars frames (an unpartitioned asset reading a
-partitioned one gets every materialized partition in one frame). An input whose
-table was never materialized loads as a frame without columns, with a warning, so
-the downstream asset decides what absence means (core/frames.py: the report leaves
-the group out) instead of the run failing on a missing table.
+partitioned one gets every materialized partition in one frame). A reader fails,
+naming the input and the DuckDB file, when an input's table was never materialized
+there: an upstream that should exist is never read as empty. What is optional by
+design is declared in one place, :func:`present_inputs`: an asset the Definitions
+do not hold (no judge configured, no judge asked) is no input at all, and the
+reader's factory gives it an empty frame itself.
 
 Both the IO manager and the DuckDB resource hold the DuckDB file's lock
 (core/locks.py) while a run uses them, so a run launched from the Dagster UI and
@@ -38,7 +40,9 @@ def present_inputs(
     names: Iterable[str], present: Set[str], *, columns: Mapping[str, list[str]] | None = None
 ) -> dict[str, dg.AssetIn]:
     """An asset input for each of ``names`` that ``present`` (the assets of the Definitions) holds; an input named
-    in ``columns`` loads only those columns. The readers' factories build their ``ins`` with it."""
+    in ``columns`` loads only those columns. The readers' factories build their ``ins`` with it: this is the one
+    place an input is optional (an asset the Definitions do not hold is no input); an input it makes must have
+    been materialized, or the reader fails naming it."""
     columns = columns or {}
     return {
         name: dg.AssetIn(name, metadata={"columns": columns[name]}) if name in columns else dg.AssetIn(name)
@@ -54,11 +58,12 @@ def _run_id(context: dg.InitResourceContext) -> str | None:
 class PolarsTableHandler(DuckDBPolarsTypeHandler):
     def load_input(self, context: dg.InputContext, table_slice, connection) -> pl.DataFrame:
         if not _table_exists(connection, table_slice.schema, table_slice.table):
-            context.log.warning(
-                f"input {context.name}: table {table_slice.schema}.{table_slice.table} was never materialized in "
-                "this DuckDB file; loaded as an empty frame without columns"
+            upstream = context.upstream_output.asset_key.to_user_string() if context.upstream_output else context.name
+            raise dg.Failure(
+                description=f"input {context.name}: table {table_slice.schema}.{table_slice.table} of asset "
+                f"{upstream} was never materialized in this DuckDB file; materialize {upstream} first "
+                f"(cojudge materialize --select {upstream})"
             )
-            return pl.DataFrame()
         return super().load_input(context, table_slice, connection)
 
     # table_slice: the library's TableSlice (schema, table, partition_dimensions); its class is not exported

@@ -8,11 +8,11 @@ import dagster as dg
 from dagster_duckdb import DuckDBIOManager, DuckDBResource
 
 from cojudge_assets.core.execution.contest_judge import ContestJudge
+from cojudge_assets.core.ingest.corpus_input import corpus_input_problem
 from cojudge_assets.core.ingest.kattis import ProblemPackage, scan_problems
-from cojudge_assets.core.preflight import DEFAULT_CORPUS, corpus_input_problem
 from cojudge_assets.judges.config import DEFAULT_JUDGES_FILE, JudgeSpec, find_judge, load_judges
+from cojudge_assets.settings import DEFAULT_CORPUS
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 REFUSED = "cojudge/refused"  # metadata key of a dg.Failure by which a step refuses to replace stored tables
 
 
@@ -47,8 +47,8 @@ class CorpusResource(dg.ConfigurableResource):
 
     ``layout`` is ``pages`` (saved submission pages + chat logs + Kattis
     problems, like the demo corpus), ``progsnap2`` or ``codenet`` (see
-    core/ingest/corpus.py). ``path`` is the corpus folder; relative paths are taken
-    from the project root.
+    core/ingest/corpus.py). ``path`` is the corpus folder; a relative path is taken
+    from the working folder.
     """
 
     path: str = str(DEFAULT_CORPUS)
@@ -59,7 +59,7 @@ class CorpusResource(dg.ConfigurableResource):
 
     def root(self) -> Path:
         p = Path(self.path)
-        return p if p.is_absolute() else PROJECT_ROOT / p
+        return p if p.is_absolute() else Path.cwd() / p
 
     def refuse(self, reason: str, kept: str = "the ingest tables") -> dg.Failure:
         """The failure by which an ingest step refuses to replace stored tables with nothing (``cojudge

@@ -53,8 +53,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator, model_
 from cojudge_assets.core.judging.imported import ImportedSource, Scale
 from cojudge_assets.judges.client import JudgeConfig
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_JUDGES_FILE = PROJECT_ROOT / "data" / "judges.yaml"
+DEFAULT_JUDGES_FILE = Path("data") / "judges.yaml"  # under the working folder (settings.py resolves the same)
 JUDGES_VARIABLE = "COJUDGE_JUDGES"
 
 

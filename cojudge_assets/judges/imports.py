@@ -14,7 +14,7 @@ Its partitions of ``judge_outputs`` are filled by :func:`import_partition` inste
    ``imported`` and the source's sha256; table ``judge_imports`` records what was imported from which digest.
 
 A partition whose source digest is unchanged is up to date: the digest is the judge's data version of the
-``judges_file`` source asset (freshness.py ``judges_file_versions``), so its step is skipped, unchanged files
+``judges_file`` source asset (defs/versions.py ``judges_file_versions``), so its step is skipped, unchanged files
 cost nothing and a changed file re-imports that judge only. When the step runs (a changed file, changed requests,
 ``--force``), the import is done whole again.
 """
@@ -36,6 +36,7 @@ from cojudge_assets.core.judging.imported import (
     JUDGMENT_COLUMNS,
     REJECT_COLUMNS,
     ImportedSource,
+    ImportFormatError,
     answers,
     file_sha256,
     read_judgments,
@@ -77,6 +78,25 @@ def source_files(spec: JudgeSpec) -> list[Path]:
 
         return sorted(icescore_judge_files(Path(source.path))[source.judge or spec.name])
     return [Path(source.path)]
+
+
+def answered_conditions(spec: JudgeSpec) -> frozenset[str] | None:
+    """The conditions whose ``judge_outputs`` partition can hold rows of this judge: every condition for a judge
+    that is asked (None); for an imported judge, the conditions its source has rows for, and blind (where the
+    rows no condition owns are reported). An ICE-Score judge's rows are all blind (core/ingest/icescore.py). A source
+    that cannot be read now: every condition (its partitions then fail, naming the file)."""
+    if spec.imported is None:
+        return None
+    source = spec.imported
+    if source.layout == "icescore":
+        from cojudge_assets.core.ingest.icescore import CONDITION
+
+        return frozenset({CONDITION})
+    try:
+        frame, _ = read_judgments(source.path, judge=source.judge or spec.name, default_judge=spec.name)
+    except (ImportFormatError, OSError):
+        return None
+    return frozenset(frame["condition"].drop_nulls().unique().to_list()) | {BLIND}
 
 
 def source_digest(spec: JudgeSpec) -> str:

@@ -1,5 +1,7 @@
-"""What the command calls up to date is what Dagster's UI calls fresh: the judges file, a code change and a data
-fix seen as stale by both, exactly for the partitions they touch (freshness.py, defs/judging/sources.py)."""
+"""What ``cojudge materialize`` re-runs is what Dagster's evaluator requests (defs/automation.py): a judges-file
+change, a code change and a data fix each re-run exactly the partitions they touch, and a second run then says
+"nothing changed" and sends nothing. (Provider drift: test_operations.py; the same changes under a daemon:
+test_automation_daemon.py.)"""
 
 from __future__ import annotations
 
@@ -8,10 +10,11 @@ import json
 import dagster as dg
 import pytest
 
-from cojudge_assets.cli import run_steps
+from cojudge_assets.cli import resolve_selection, run_steps
 from cojudge_assets.definitions import build_definitions
-from cojudge_assets.defs.partitions import condition_judge_key
-from cojudge_assets.freshness import judge_version, observe_sources, outdated_assets, stale_causes
+from cojudge_assets.defs.automation import CursorFile, evaluate, observe_sources
+from cojudge_assets.defs.partitions import dims
+from cojudge_assets.defs.versions import judge_version
 from cojudge_tests.judges.fixtures import write_judges_file, write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer
 
@@ -27,41 +30,49 @@ def server(monkeypatch):
         yield s
 
 
-def ui_status(defs: dg.Definitions, instance: dg.DagsterInstance, key: str, partition: str | None) -> str:
-    """The stale status the Dagster UI shows (its resolver is private: used by this test only, never the package)."""
-    from dagster._core.asset_graph_view.asset_graph_view import AssetGraphView
-    from dagster._core.definitions.data_version import CachingStaleStatusResolver
-    from dagster._core.definitions.temporal_context import TemporalContext
-    from dagster._time import get_current_datetime
-
-    graph = defs.resolve_asset_graph()
-    view = AssetGraphView(
-        temporal_context=TemporalContext(effective_dt=get_current_datetime(), last_event_id=None),
-        instance=instance,
-        asset_graph=graph,
-    )
-    return CachingStaleStatusResolver(instance, graph, view).get_status(dg.AssetKey(key), partition).value.lower()
-
-
-def command_status(defs: dg.Definitions, instance: dg.DagsterInstance, key: str, partition: str | None) -> str:
-    causes = stale_causes(defs, instance, dg.AssetKey(key), partition)
-    return "missing" if causes is None else ("stale" if causes else "fresh")
+def requested_now(defs: dg.Definitions, instance: dg.DagsterInstance, config: dict) -> set[tuple[str, str | None]]:
+    """What Dagster's evaluator requests now, from the command's own cursor, in the command's selection (the three
+    jobs, the blind condition); observing the sources first, as the command does. Evaluating changes nothing."""
+    assert observe_sources(defs, instance, config).success
+    selected = resolve_selection(defs, JOBS)
+    partitions = {spec.key: spec.partitions_def for spec in defs.resolve_all_asset_specs()}
+    found = evaluate(defs, instance, CursorFile(instance).load())
+    return {
+        (key.to_user_string(), None if p is None else str(p))
+        for key, keys in found.partitions.items()
+        for p in keys
+        if key in selected and dims(partitions[key], p).condition in (None, "blind")
+    }
 
 
-def statuses(defs, instance) -> dict[tuple[str, str | None], tuple[str, str]]:
-    """(command, UI) status of every asset partition the three jobs materialize."""
-    found = {}
-    for spec in defs.resolve_all_asset_specs():
-        if spec.key.path[-1] in {"contest_corpus", "judges_file"} or spec.group_name not in {"ingest", "judging"}:
-            continue
-        keys = [None] if spec.partitions_def is None else spec.partitions_def.get_partition_keys()
-        for partition in keys:
-            name = spec.key.to_user_string()
-            found[(name, partition)] = (
-                command_status(defs, instance, name, partition),
-                ui_status(defs, instance, name, partition),
-            )
-    return found
+def rerun(defs, instance, config, server) -> tuple[set, int]:
+    """Run the command's steps; check that it ran exactly what the evaluator requested round by round (the first
+    round being what :func:`requested_now` said), and that a second run changes nothing and sends nothing.
+    Returns what the first run materialized and the requests it sent."""
+    first = requested_now(defs, instance, config)
+    sent = len(server.requests)
+    outcome = run_steps(defs, instance, config, conditions=["blind"], jobs=JOBS, echo=lambda line: None)
+    assert outcome, outcome.line()
+    assert outcome.rounds and outcome.rounds[0] == first
+    assert outcome.materialized == set().union(*outcome.rounds)
+    lines: list[str] = []
+    again = run_steps(defs, instance, config, conditions=["blind"], jobs=JOBS, echo=lines.append)
+    assert again.ran == 0 and again.rounds == [], lines
+    assert lines[-1].endswith("up to date, skipped")
+    assert again.line() == f"nothing changed: all {again.skipped} steps were up to date; 0 requests sent to judges"
+    return outcome.materialized, len(server.requests) - sent
+
+
+def start(tmp_path, monkeypatch, server, n=6, **judges_extra):
+    monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "f.duckdb"))
+    judges = write_judges_file(tmp_path / "judges.yaml", server.api_base, local=True, **judges_extra)
+    monkeypatch.setenv("COJUDGE_JUDGES", str(judges))
+    corpus = write_synthetic_progsnap2(tmp_path / "corpus", n)
+    config = {"resources": {"corpus": {"config": {"path": str(corpus), "layout": "progsnap2"}}}}
+    instance = dg.DagsterInstance.ephemeral()
+    outcome = run_steps(build_definitions(), instance, config, conditions=["blind"], jobs=JOBS, echo=lambda _: None)
+    assert outcome and outcome.requests_sent == 2 * n  # two judges, under blind
+    return instance, config, judges, corpus
 
 
 def test_judge_version_moves_with_what_shapes_the_answers_only():
@@ -71,52 +82,18 @@ def test_judge_version_moves_with_what_shapes_the_answers_only():
     assert judge_version(settings, drift_epoch=1) != judge_version(settings)
 
 
-def test_the_command_and_the_ui_agree_on_a_judges_file_change(tmp_path, monkeypatch, server):
-    monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "f.duckdb"))
-    judges = write_judges_file(tmp_path / "judges.yaml", server.api_base, local=True)
-    monkeypatch.setenv("COJUDGE_JUDGES", str(judges))
-    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 6)
-    config = {"resources": {"corpus": {"config": {"path": str(corpus), "layout": "progsnap2"}}}}
-    instance = dg.DagsterInstance.ephemeral()
-    defs = build_definitions()
-    before = statuses(defs, instance)
-    assert before and all(command == ui == "missing" for command, ui in before.values())
-
-    assert run_steps(defs, instance, config, conditions=["blind"], jobs=JOBS, echo=lambda line: None)
-    after = statuses(defs, instance)
-    assert all(command == ui for command, ui in after.values()), after
-    assert after[("judge_outputs", "blind|loop")] == ("fresh", "fresh")
-    assert after[("judge_outputs", "nonblind|loop")] == ("missing", "missing")
-
-    # the judges file now gives the loopback judge another token budget: its partition alone is stale, in both
+def test_a_judges_file_change_re_runs_that_judges_partitions_only(tmp_path, monkeypatch, server):
+    instance, config, judges, _ = start(tmp_path, monkeypatch, server)
+    assert requested_now(build_definitions(), instance, config) == set()
+    # the judges file now gives the loopback judge another token budget: its partition alone is requested
     write_judges_file(judges, server.api_base, local=True, max_tokens=999)
-    defs = build_definitions()
-    assert observe_sources(defs, instance, config)
-    changed = statuses(defs, instance)
-    assert all(command == ui for command, ui in changed.values()), changed
-    assert changed[("judge_outputs", "blind|loop")] == ("stale", "stale")
-    assert changed[("judge_outputs", "blind|static-rubric")] == ("fresh", "fresh")
-    assert outdated_assets(
-        defs, instance, "judge_outputs_job", str(condition_judge_key("blind", "loop")), str(tmp_path / "f.duckdb")
-    ) == ["judge_outputs stale (judges_file[loop] has a new data version)"]
-
-    # the command re-runs exactly that partition, and then both call everything fresh again
-    lines = []
-    assert run_steps(defs, instance, config, conditions=["blind"], jobs=JOBS, echo=lines.append)
-    ran = [line.split(":")[0] for line in lines if not line.endswith("up to date, skipped")]
-    assert ran == ["judge_outputs_job[blind|loop]"]
-    final = statuses(defs, instance)
-    assert all(command == ui for command, ui in final.values()), final
-    assert final[("judge_outputs", "blind|loop")] == ("fresh", "fresh")
+    ran, sent = rerun(build_definitions(), instance, config, server)
+    assert ran == {("judge_outputs", "blind|loop")}
+    assert sent == 6  # the loop judge's 6 requests, once
 
 
-def test_a_code_version_change_is_stale_in_both(tmp_path, monkeypatch, server):
-    monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "f.duckdb"))
-    monkeypatch.setenv("COJUDGE_JUDGES", str(write_judges_file(tmp_path / "judges.yaml", server.api_base)))
-    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 4)
-    config = {"resources": {"corpus": {"config": {"path": str(corpus), "layout": "progsnap2"}}}}
-    instance = dg.DagsterInstance.ephemeral()
-    assert run_steps(build_definitions(), instance, config, jobs=("ingest",), echo=lambda line: None)
+def test_a_code_version_change_re_runs_that_asset_and_what_its_data_moves(tmp_path, monkeypatch, server):
+    instance, config, _, _ = start(tmp_path, monkeypatch, server, n=4)
     # a fix of how attempts are read: a new code version of attempts (as test_operations' verdict fix does)
     from cojudge_assets.defs.ingest import assets as ingest_assets
 
@@ -132,43 +109,26 @@ def test_a_code_version_change_is_stale_in_both(tmp_path, monkeypatch, server):
         ),
     )
     defs = build_definitions()
-    found = statuses(defs, instance)
-    assert found[("attempts", None)] == ("stale", "stale")
-    assert found[("prompt_logs", None)] == ("fresh", "fresh")
-    assert found[("participant_context", None)] == ("fresh", "fresh")  # shallow: stale once attempts moves
-    assert all(command == ui for command, ui in found.values()), found
+    assert ("attempts", None) in requested_now(defs, instance, config)
+    ran, sent = rerun(defs, instance, config, server)
+    # attempts and what reads it in the same run; the requests' content (label-free) did not move: no judge re-runs
+    assert ("attempts", None) in ran and ("judge_requests", "blind") in ran
+    assert not {name for name, _ in ran} & {"judge_outputs", "problems", "submission_pages"}
+    assert sent == 0
 
 
-def test_a_data_fix_is_stale_in_both_and_re_runs_the_ingest_only(tmp_path, monkeypatch, server):
-    """A verdict fixed in the corpus moves contest_corpus's observed data version: the assets that read the corpus
-    are stale in both (nothing else is, before they re-run); the command re-runs them and the requests, whose
-    content (label-free) is unchanged, so no judge partition is stale or re-sent."""
-    monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "f.duckdb"))
-    monkeypatch.setenv("COJUDGE_JUDGES", str(write_judges_file(tmp_path / "judges.yaml", server.api_base)))
-    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 6)
-    config = {"resources": {"corpus": {"config": {"path": str(corpus), "layout": "progsnap2"}}}}
-    instance = dg.DagsterInstance.ephemeral()
-    assert run_steps(build_definitions(), instance, config, conditions=["blind"], jobs=JOBS, echo=lambda line: None)
-    sent = len(server.requests)
-
+def test_a_data_fix_re_runs_the_ingest_and_sends_nothing(tmp_path, monkeypatch, server):
+    """A verdict fixed in the corpus moves contest_corpus's observed data version: what reads the corpus re-runs,
+    then the requests, whose content (label-free) is unchanged, so no judge partition is requested or re-sent."""
+    instance, config, _, corpus = start(tmp_path, monkeypatch, server)
     table = corpus / "progsnap2" / "MainTable.csv"
     events = table.read_text().splitlines()
     fixed = events[2].replace(",false,", ",true,")  # the second submission was in fact correct
     assert fixed != events[2]
     table.write_text("\n".join([*events[:2], fixed, *events[3:]]) + "\n")
     defs = build_definitions()
-    assert observe_sources(defs, instance, config)
-    found = statuses(defs, instance)
-    assert all(command == ui for command, ui in found.values()), found
-    stale = {name for (name, _), (_, ui) in found.items() if ui == "stale"}
-    assert stale == {"problems", "submission_pages", "attempts", "prompt_logs", "quarantine"}
-
-    lines = []
-    assert run_steps(defs, instance, config, conditions=["blind"], jobs=JOBS, echo=lines.append)
-    ran = [line.split(":")[0] for line in lines if not line.endswith("up to date, skipped")]
-    assert ran == ["ingest", "judge_requests_job[blind]"]
-    assert len(server.requests) == sent  # no judge request re-sent
-    final = statuses(defs, instance)
-    assert all(command == ui for command, ui in final.values()), final
-    assert {ui for command, ui in final.values()} == {"fresh", "missing"}
-    assert final[("judge_outputs", "blind|loop")] == ("fresh", "fresh")
+    assert {name for name, _ in requested_now(defs, instance, config)} >= {"problems", "submission_pages"}
+    ran, sent = rerun(defs, instance, config, server)
+    assert {name for name, _ in ran} >= {"attempts", "judge_requests"}
+    assert not {name for name, _ in ran} & {"judge_outputs"}
+    assert sent == 0

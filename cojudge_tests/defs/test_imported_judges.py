@@ -141,3 +141,22 @@ def test_a_file_without_its_item_column_fails_the_partition_naming_file_and_colu
     assert not outcome
     failed = "\n".join(lines)
     assert "team.csv" in failed and "item" in failed
+
+
+def test_a_condition_an_imported_file_has_no_rows_for_is_never_requested(tmp_path, graph):
+    """Both files hold blind rows only: their prefix12k and nonblind partitions could hold nothing, so Dagster's
+    evaluator never requests them (no empty runs) and the command lists no step for them."""
+    from cojudge_assets.defs.automation import CursorFile, evaluate
+
+    write_files(tmp_path, uids(tmp_path))
+    defs = build_definitions(corpus=str(tmp_path / "corpus"), layout="progsnap2")  # built with the files present
+    lines = run(defs, instance := graph[1])
+    steps = [line.split(":")[0] for line in lines if line.startswith("judge_outputs_job")]
+    assert sorted(steps) == ["judge_outputs_job[blind|team-csv]", "judge_outputs_job[blind|team-jsonl]"]
+    materialized = instance.get_materialized_partitions(dg.AssetKey("judge_outputs"))
+    assert materialized == {"blind|team-csv", "blind|team-jsonl"}
+    found = evaluate(defs, instance, CursorFile(instance).load())  # the empty partitions: never requested
+    assert dg.AssetKey("judge_outputs") not in found.partitions
+    again = run(defs, instance)
+    assert all(line.endswith("up to date, skipped") for line in again), again
+    assert not any("prefix12k|team" in line or "nonblind|team" in line for line in again)

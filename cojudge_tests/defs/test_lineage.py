@@ -42,13 +42,14 @@ def test_an_unpartitioned_reader_gets_every_materialized_partition_and_only_thos
     assert rows == [("blind", "a", 3), ("nonblind", "b", 3)]
 
 
-def test_a_reader_of_a_table_never_materialized_gets_a_frame_without_columns(tmp_path):
+def test_a_reader_of_a_table_never_materialized_fails_naming_it(tmp_path):
     db = str(tmp_path / "l.duckdb")
     resources = {"io_manager": CojudgeDuckDBIOManager(database=db, schema="main")}
-    result = dg.materialize([answers, pooled], selection=[pooled], resources=resources)
-    assert result.success
-    loaded = result.output_for_node("pooled")
-    assert loaded.columns == ["width"] and loaded.is_empty()  # the frame it got had no column and no row
+    result = dg.materialize([answers, pooled], selection=[pooled], resources=resources, raise_on_error=False)
+    assert not result.success
+    failure = next(event for event in result.all_events if event.is_step_failure)
+    message = failure.step_failure_data.user_failure_data.description
+    assert "input answers" in message and "main.answers" in message and "never materialized" in message
 
 
 def test_the_readers_take_as_inputs_exactly_the_assets_the_definitions_hold(tmp_path, monkeypatch):

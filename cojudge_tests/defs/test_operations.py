@@ -14,7 +14,7 @@ import cojudge_assets.core.ingest.progsnap2 as progsnap2
 import cojudge_assets.defs.ingest.assets as ingest_assets
 from cojudge_assets.cli import run_steps
 from cojudge_assets.definitions import build_definitions
-from cojudge_assets.freshness import observe_sources, outdated_assets
+from cojudge_assets.defs.automation import CursorFile, evaluate, observe_sources
 from cojudge_tests.judges.fixtures import write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer
 
@@ -59,7 +59,7 @@ def setup(tmp_path, monkeypatch, drifty, steady, n=24):
     return dg.DagsterInstance.ephemeral(), config
 
 
-def evaluate(defs, instance, db):
+def tick_of(defs, instance, db):
     sensor = next(s for s in defs.sensors if s.name == "provider_drift")
     context = dg.build_sensor_context(
         instance=instance,
@@ -78,38 +78,41 @@ def test_drift_sensor_rejudges_exactly_the_drifted_judge_and_keeps_both_epochs(t
     assert (len(drifty.requests), len(steady.requests)) == (24, 24)
 
     # same models served: the probes (one tiny request each) find nothing
-    tick = evaluate(defs, instance, db)
+    tick = tick_of(defs, instance, db)
     assert not tick.run_requests and "no drift among 2 hosted judge(s)" in tick.skip_message
     assert (len(drifty.requests), len(steady.requests)) == (25, 25)
 
     # the provider behind "drifty" now serves another model under the same name
     drifty.model = "vendor-model-2025-06"
-    tick = evaluate(defs, instance, db)
-    requested = sorted((r.job_name, r.partition_key) for r in tick.run_requests)
-    # exactly drifty's partitions that hold answers (only blind was judged here), and its perturbation partition
-    assert requested == [("judge_outputs_job", "blind|drifty"), ("perturbation_outputs_job", "drifty")]
+    tick = tick_of(defs, instance, db)
+    # one observation of the judges file: drifty's partition of it now carries the new epoch
+    assert [(r.job_name, r.run_key) for r in tick.run_requests] == [("observe_sources", "drift:drifty:1")]
     con = duckdb.connect(str(db), read_only=True)
     event = con.sql("select judge, old_identity, new_identity, old_epoch, new_epoch from main.drift_events").fetchall()
     con.close()
     assert event == [("drifty", "vendor-model-2025-01", "vendor-model-2025-06", 0, 1)]
 
-    # until the re-judging runs, the command too sees drifty's partition as outdated, and steady's as fresh: the
-    # drift is a new data version of drifty's partition of the judges file, once observed (as the command does)
-    assert observe_sources(defs, instance, config)
-    assert outdated_assets(defs, instance, "judge_outputs_job", "blind|drifty", str(db)) == [
-        "judge_outputs stale (judges_file[drifty] has a new data version)"
-    ]
-    assert outdated_assets(defs, instance, "judge_outputs_job", "blind|steady", str(db)) == []
+    # observed (as the daemon would run the request, and as the command does first), Dagster's evaluator requests
+    # exactly drifty's partitions that hold answers (only blind was judged here) and its perturbation partition
+    assert observe_sources(defs, instance, config).success
+    found = evaluate(defs, instance, CursorFile(instance).load())
+    judged = {
+        (key.to_user_string(), str(p))
+        for key, keys in found.partitions.items()
+        for p in keys
+        if key.to_user_string() in {"judge_outputs", "perturbation_outputs"}
+        and not str(p).startswith(("prefix", "non"))
+    }
+    assert judged == {("judge_outputs", "blind|drifty"), ("perturbation_outputs", "drifty")}
 
-    # the requested runs (as the daemon would launch them) re-send drifty's requests once, and steady's none
+    # the command runs them: drifty's requests re-sent once, steady's none
     drifty.script = [
         ("ok", json.dumps({"p_accept": p, "s_algo": 3, "s_robust": 3, "rationale": "r"})) for p in (0.3, 0.8, 0.5) * 8
     ] + [("ok", GOOD)]
-    for request in tick.run_requests:
-        job = defs.resolve_job_def(request.job_name)
-        assert job.execute_in_process(
-            instance=instance, run_config=config, partition_key=request.partition_key, tags=request.tags
-        ).success
+    outcome = run_steps(defs, instance, config, conditions=["blind"], echo=lambda line: None)
+    assert outcome, outcome.line()
+    assert judged <= outcome.rounds[0]
+    assert not {pair for pair in outcome.materialized if pair[1] and "steady" in pair[1]}
     assert (len(drifty.requests), len(steady.requests)) == (26 + 24, 26)
     con = duckdb.connect(str(db), read_only=True)
     epochs = dict(
@@ -122,7 +125,7 @@ def test_drift_sensor_rejudges_exactly_the_drifted_judge_and_keeps_both_epochs(t
     con.close()
 
     # the new epoch's answers now carry the new identity: the next probe is quiet again
-    tick = evaluate(defs, instance, db)
+    tick = tick_of(defs, instance, db)
     assert not tick.run_requests
 
     # and the drift report compares the two epochs
@@ -199,7 +202,7 @@ def test_a_verdict_fix_recomputes_the_metrics_without_a_single_judge_call(tmp_pa
     assert (len(drifty.requests), len(steady.requests)) == sent  # not one judge call
     assert outcome.requests_sent == 0
     by_step = {line.split(":")[0]: line for line in lines}
-    assert "attempts stale" in by_step["ingest"]
+    assert "attempts" in by_step["ingest"] and "ok" in by_step["ingest"]
     assert by_step["judge_outputs_job[blind|drifty]"].endswith("up to date, skipped")
     assert "ok" in by_step["measurement_job"]
     # the labels of p1 moved and nothing else did, and the metrics were computed again from the moved labels (the
@@ -227,7 +230,7 @@ def test_a_probe_that_fails_is_reported_and_does_not_stop_the_others(tmp_path, m
     assert run_steps(defs, instance, config, conditions=["blind"], echo=lambda line: None)
     drifty.script = [("status", 401, None)]  # the key was revoked: the probe is refused
     steady.model = "steady-model-8"
-    tick = evaluate(defs, instance, db)
-    assert [r.partition_key for r in tick.run_requests] == ["blind|steady", "steady"]  # steady's drift still seen
-    tick = evaluate(defs, instance, db)  # nothing new to re-judge: the skip message says what went wrong
+    tick = tick_of(defs, instance, db)
+    assert [r.run_key for r in tick.run_requests] == ["drift:steady:1"]  # steady's drift still seen
+    tick = tick_of(defs, instance, db)  # nothing new to re-judge: the skip message says what went wrong
     assert not tick.run_requests and "drifty: probe failed (AuthenticationError)" in tick.skip_message

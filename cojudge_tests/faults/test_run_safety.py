@@ -213,11 +213,8 @@ def test_measurement_without_predictions_leaves_no_figure_of_an_earlier_run(tmp_
     assert not stale.exists()
 
 
-def test_the_layouts_and_jobs_read_from_source_are_the_modules_own():
+def test_the_layouts_the_preflight_lists_are_the_readers_own():
     from cojudge_assets.core.ingest.corpus import LAYOUTS
-    from cojudge_assets.core.preflight import known_jobs, known_layouts, module_constant
-    from cojudge_assets.definitions import JOB_ORDER
+    from cojudge_assets.preflight import known_layouts
 
     assert known_layouts() == tuple(LAYOUTS)
-    assert known_jobs() == tuple(JOB_ORDER)
-    assert module_constant("cojudge_assets.core.ingest.corpus", "NO_SUCH_NAME") is None

@@ -206,7 +206,7 @@ def test_a_judge_edited_under_the_same_name_is_judged_again_in_a_new_epoch(serve
 
 def test_freshness_sees_a_judge_the_judges_file_now_configures_otherwise(server, tmp_path):
     """The judge's data version in the judges_file source asset moves when the file changes its model."""
-    from cojudge_assets.freshness import judges_file_versions
+    from cojudge_assets.defs.versions import judges_file_versions
     from cojudge_assets.judges.config import load_judges
 
     judges = tmp_path / "judges.yaml"

@@ -180,8 +180,8 @@ def _full_name(drawn: str, names: set[str]) -> str:
 
 def test_no_internal_metadata_key_reaches_the_ui(tmp_path, monkeypatch):
     """The asset page shows every definition metadata entry: only entries meant for a user are there (the report's
-    storage in files is told by its kinds, which freshness.py reads, not by a cojudge/ key)."""
-    from cojudge_assets.freshness import TABLE_KINDS
+    storage in files is told by its kinds, not by a cojudge/ key)."""
+    from cojudge_assets.defs.io import KINDS as TABLE_KINDS
 
     monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "x.duckdb"))
     graph = build_definitions().resolve_asset_graph()

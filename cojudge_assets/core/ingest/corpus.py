@@ -33,6 +33,7 @@ from pathlib import Path
 import polars as pl
 import yaml
 
+from cojudge_assets.core.constants import LAYOUTS
 from cojudge_assets.core.ingest.attempts import QUARANTINE_SCHEMA, PageRules, list_pages, read_attempts
 from cojudge_assets.core.ingest.codenet import read_codenet, read_codenet_problems
 from cojudge_assets.core.ingest.context import read_logs
@@ -44,7 +45,6 @@ from cojudge_assets.core.ingest.problems import PROBLEM_SCHEMA, problems_table
 from cojudge_assets.core.ingest.progsnap2 import raw_row_count as progsnap2_raw_rows
 from cojudge_assets.core.ingest.progsnap2 import read_progsnap2
 
-LAYOUTS = ("pages", "progsnap2", "codenet", "icescore")  # a plain tuple: core/preflight.py reads it from here
 assert ICESCORE in LAYOUTS
 FINGERPRINT_SCOPE = {ICESCORE: "data"}  # layout -> the only folder its data version covers
 

@@ -20,14 +20,24 @@ from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.resources import REFUSED, ContestJudgeResource, CorpusResource
 
+CONTEST_CORPUS = "contest_corpus"
 
-@dg.observable_source_asset(
-    group_name="ingest",
-    description="The contest corpus on disk (pages, chat logs, problem packages, contest.yaml). Its data version is "
-    "a sha256 over every file and the corpus settings: while it is unchanged, nothing read from it is stale.",
-)
-def contest_corpus(corpus: CorpusResource) -> dg.DataVersion:
-    return dg.DataVersion(fingerprint(corpus.root(), corpus.layout, corpus.window_start, corpus.window_end))
+
+def contest_corpus_asset(observe: dg.AutomationCondition | None = None) -> dg.SourceAsset:
+    """The observable source ``contest_corpus``, observed when ``observe`` says (defs/automation.py; the cron is a
+    setting, so the source is made when the Definitions are built)."""
+
+    @dg.observable_source_asset(
+        name=CONTEST_CORPUS,
+        group_name="ingest",
+        automation_condition=observe,
+        description="The contest corpus on disk (pages, chat logs, problem packages, contest.yaml). Its data version "
+        "is a sha256 over every file and the corpus settings: while it is unchanged, nothing read from it is stale.",
+    )
+    def contest_corpus(corpus: CorpusResource) -> dg.DataVersion:
+        return dg.DataVersion(fingerprint(corpus.root(), corpus.layout, corpus.window_start, corpus.window_end))
+
+    return contest_corpus
 
 
 # The assets below read the corpus through the ``corpus`` resource. An observable source asset is observed, never
@@ -40,7 +50,7 @@ def contest_corpus(corpus: CorpusResource) -> dg.DataVersion:
     group_name="ingest",
     kinds=KINDS,
     code_version="2",
-    deps=[contest_corpus],
+    deps=[CONTEST_CORPUS],
     description="One row per problem: full statement (constraints, format, examples), sample I/O, limits, "
     "where the hidden tests are. A package that cannot be read is left out and quarantined (see quarantine).",
 )
@@ -62,7 +72,7 @@ def problems(context: dg.AssetExecutionContext, corpus: CorpusResource) -> pl.Da
     group_name="ingest",
     kinds=KINDS,
     code_version="2",
-    deps=[contest_corpus],
+    deps=[CONTEST_CORPUS],
     description="One row per raw path under pages/ (regular files, symlinks, special files, directories named "
     "like a page): path, format (html/md/txt, empty if none), bytes, sha256, kind, and the problem that already "
     "rejects it (a symlink out of the corpus, a fifo, over the size limit) or null.",
@@ -102,7 +112,7 @@ def submission_pages(context: dg.AssetExecutionContext, corpus: CorpusResource) 
             kinds=KINDS, code_version="2", description="One row per rejected input: source path, stage, field, reason."
         ),
     },
-    deps=[contest_corpus],
+    deps=[CONTEST_CORPUS],
     internal_asset_deps={
         "attempts": {dg.AssetKey("problems"), dg.AssetKey("submission_pages"), dg.AssetKey("contest_corpus")},
         "prompt_logs": {dg.AssetKey("problems"), dg.AssetKey("contest_corpus")},

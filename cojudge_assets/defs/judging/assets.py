@@ -24,7 +24,7 @@ from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.judging.sources import JUDGES_FILE
 from cojudge_assets.defs.partitions import CONDITION_PARTITIONS, condition_judge_partitions, condition_of, judge_of
 from cojudge_assets.defs.resources import ContestJudgeResource, output_dir
-from cojudge_assets.freshness import ANSWER_COLUMNS, content_version
+from cojudge_assets.defs.versions import answers_version, content_version
 from cojudge_assets.judges.config import JudgeSpec
 from cojudge_assets.judges.imports import import_partition, rejects_table
 from cojudge_assets.judges.runner import judge_partition
@@ -273,9 +273,3 @@ def judge_one_partition(
         )
     passed = bool(len(answered) == len(requests) == answered["attempt_uid"].n_unique())
     return table, metadata, passed
-
-
-def answers_version(table: pl.DataFrame) -> dg.DataVersion:
-    """The answers' content as data version: a re-judging (a new epoch) that moves any answer makes every
-    downstream table stale, an identical one (all from the cache) leaves them fresh."""
-    return content_version(table, list(ANSWER_COLUMNS))

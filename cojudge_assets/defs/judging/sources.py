@@ -2,7 +2,7 @@
 
 ``judges_file`` is an observable source asset partitioned by judge (the judge
 dimension of defs/partitions.py). Observing it records one data version per
-judge (freshness.py ``judges_file_versions``): for a hosted or local judge its
+judge (defs/versions.py ``judges_file_versions``): for a hosted or local judge its
 answer settings and the epoch of its last provider drift, for an imported judge
 the sha256 of its source files. ``judge_outputs`` and ``perturbation_outputs``
 depend on the judge's partition, so Dagster (and ``cojudge materialize``) calls
@@ -16,19 +16,22 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.defs.partitions import judge_partitions
-from cojudge_assets.freshness import judges_file_versions
+from cojudge_assets.defs.versions import judges_file_versions
 from cojudge_assets.judges.config import JudgeSpec
 from cojudge_assets.judges.drift import drift_epochs
 
 JUDGES_FILE = "judges_file"
 
 
-def judges_file_asset(specs: list[JudgeSpec], path: str) -> dg.SourceAsset:
+def judges_file_asset(
+    specs: list[JudgeSpec], path: str, observe: dg.AutomationCondition | None = None
+) -> dg.SourceAsset:
     """The observable source asset ``judges_file`` over these judges (the judge dimension of the run)."""
 
     @dg.observable_source_asset(
         name=JUDGES_FILE,
         group_name="judging",
+        automation_condition=observe,
         partitions_def=judge_partitions(spec.name for spec in specs),
         description=f"The judges file ({path}) and the imported judges of the corpus, one partition per judge. "
         "Its data version per judge is what shapes the judge's answers: its answer settings (model, temperature, "

@@ -1,12 +1,14 @@
-"""The provider drift sensor (judges/drift.py): probe every enabled hosted judge, re-judge the drifted ones.
+"""The provider drift sensor (judges/drift.py): probe every enabled hosted judge, record the drifted ones.
 
 When a probe reports a model identity other than the one on the judge's stored
 answers, the sensor records a drift event, opens the judge's next epoch and
-requests one run per partition of that judge in ``judge_outputs`` (each
-condition it had answered in the old epoch) and ``perturbation_outputs``. Nothing is requested for the other
-judges. The runs re-send that judge's requests once, into the new epoch; the old
-answers stay in ``judge_cache``. The sensor is built with the Definitions (it
-needs the jobs) and reads the enabled judges from the ``judges`` resource (the
+requests one observation of the judges file. The epoch is part of that judge's
+data version there (defs/versions.py ``judge_version``), so the automation
+conditions (defs/automation.py) then request exactly that judge's partitions of
+``judge_outputs`` and ``perturbation_outputs``, and what depends on their answers;
+nothing for the other judges. The runs re-send that judge's requests once, into the
+new epoch; the old answers stay in ``judge_cache``. The sensor is built with the
+Definitions (it needs the observation job) and reads the enabled judges from the ``judges`` resource (the
 Definitions' judges file); it starts stopped and, once turned on
 in the UI or with ``dagster sensor start provider_drift``, probes once a day
 (``DRIFT_INTERVAL_S``), which is the daily schedule the operations section of
@@ -18,23 +20,22 @@ from __future__ import annotations
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from cojudge_assets.defs.partitions import condition_judge_key
 from cojudge_assets.defs.resources import JudgesResource
-from cojudge_assets.judges.drift import check, judged_conditions, record_drift
+from cojudge_assets.judges.drift import check, record_drift
 
 DRIFT_INTERVAL_S = 24 * 60 * 60
 
 
-def drift_sensor(outputs_job, perturbation_outputs_job) -> dg.SensorDefinition:
-    """The sensor, targeting the two judge-partitioned jobs (their definitions, as built in definitions.py)."""
+def drift_sensor(observe_job) -> dg.SensorDefinition:
+    """The sensor, targeting the job that observes the source assets (as built in definitions.py)."""
 
     @dg.sensor(
         name="provider_drift",
-        jobs=[outputs_job, perturbation_outputs_job],
+        jobs=[observe_job],
         minimum_interval_seconds=DRIFT_INTERVAL_S,
         default_status=dg.DefaultSensorStatus.STOPPED,
         description="Probes each enabled hosted judge; on a new served model, records a drift event and "
-        "re-judges exactly that judge's partitions into a new epoch.",
+        "observes the judges file, whose new version for that judge re-judges its partitions into a new epoch.",
     )
     def provider_drift(context: dg.SensorEvaluationContext, duckdb: DuckDBResource, judges: JudgesResource):
         requests, notes = [], []
@@ -55,25 +56,11 @@ def drift_sensor(outputs_job, perturbation_outputs_job) -> dg.SensorDefinition:
                     f"provider drift: {spec.name} now serves {found.served!r} (stored answers: "
                     f"{found.recorded!r}); epoch {epoch} opened, re-judging its partitions"
                 )
-                tags = {
-                    "cojudge/drift": f"{spec.name}:{found.recorded}->{found.served}",
-                    "cojudge/provider": spec.provider,
-                }
-                for condition in judged_conditions(conn, spec.name, epoch - 1):
-                    requests.append(
-                        dg.RunRequest(
-                            run_key=f"drift:{spec.name}:{epoch}:{condition}",
-                            job_name=outputs_job.name,
-                            partition_key=condition_judge_key(condition, spec.name),
-                            tags=tags,
-                        )
-                    )
                 requests.append(
                     dg.RunRequest(
-                        run_key=f"drift:{spec.name}:{epoch}:perturbation",
-                        job_name=perturbation_outputs_job.name,
-                        partition_key=spec.name,
-                        tags=tags,
+                        run_key=f"drift:{spec.name}:{epoch}",
+                        job_name=observe_job.name,
+                        tags={"cojudge/drift": f"{spec.name}:{found.recorded}->{found.served}"},
                     )
                 )
         if requests:

@@ -37,11 +37,11 @@ from cojudge_assets.core.perturbation.verify import mutation_seeds as select_see
 from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS, present_inputs
-from cojudge_assets.defs.judging.assets import answers_version, judge_one_partition
+from cojudge_assets.defs.judging.assets import judge_one_partition
 from cojudge_assets.defs.judging.sources import JUDGES_FILE
 from cojudge_assets.defs.partitions import judge_of, judge_partitions
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, output_dir
-from cojudge_assets.freshness import content_version
+from cojudge_assets.defs.versions import answers_version, content_version
 from cojudge_assets.judges.config import JudgeSpec
 
 CONDITION = BLIND  # mutants are judged without participant context (the study's perturbation protocol)

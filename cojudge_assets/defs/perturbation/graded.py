@@ -29,7 +29,7 @@ from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS, present_inputs
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, output_dir
-from cojudge_assets.freshness import content_version
+from cojudge_assets.defs.versions import content_version
 
 GRADED_PROGRAM_ASSETS = ("graded_programs", "graded_yield", "graded_balance")  # run with the mutants
 BALANCE_TOLERANCE = 0.05  # each ceiling holds 20% +- this of the graded set

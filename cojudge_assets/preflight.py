@@ -3,33 +3,21 @@
 Every check is cheap (no corpus is parsed, no Dagster is loaded) and names the
 flag or the environment variable at fault in one line, so ``cojudge
 materialize`` refuses a bad invocation in a second or two instead of emptying
-tables or failing after minutes. The same :func:`corpus_input_problem` guards
-the ingest assets of a run launched from the Dagster UI.
+tables or failing after minutes. The corpus check itself, :func:`corpus_input_problem`
+(core/ingest/corpus_input.py), also guards the ingest assets of a run launched from the Dagster UI.
+This is the command's layer: nothing under core/, judges/ or defs/ imports it.
 """
 
 from __future__ import annotations
 
-import ast
-import importlib.util
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DUCKDB = PROJECT_ROOT / "data" / "cojudge.duckdb"  # the run's defaults (definitions.py binds them)
-DUCKDB_VARIABLE = "COJUDGE_DUCKDB"  # the deployment's DuckDB file, when set
-DEFAULT_CORPUS = PROJECT_ROOT / "data" / "demo"
+from cojudge_assets.core.ingest.corpus_input import RAW_INPUTS, corpus_input_problem, raw_input_present
 
-# where each layout's raw attempt inputs live (the readers in core/ingest/corpus.py); a layout not listed here (a new
-# one) counts any file under the corpus
-RAW_INPUTS = {
-    "pages": ("pages/**/*",),
-    "progsnap2": ("progsnap2/MainTable.csv",),
-    "codenet": ("metadata/p*.csv",),
-    "icescore": ("data/humaneval/humaneval_*_grade.json",),
-}
-ANY_FILE = ("**/*",)
+__all__ = ["RAW_INPUTS", "corpus_input_problem", "raw_input_present"]  # the corpus checks, kept where they were
 
 
 class PreflightError(ValueError):
@@ -44,57 +32,11 @@ class Flag:
     value: str
 
 
-def module_constant(module: str, name: str) -> tuple[str, ...] | None:
-    """A module's tuple constant read from its source, without importing the module (which may take seconds):
-    ``NAME = ("a", B, ...)`` where each item is a string literal or a name bound to one earlier in the module.
-    None when the source does not say it that simply."""
-    spec = importlib.util.find_spec(module)
-    if spec is None or spec.origin is None:
-        return None
-    try:
-        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
-    except (OSError, SyntaxError):
-        return None
-    strings: dict[str, str] = {}
-    for node in tree.body:
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
-            continue
-        target, value = node.targets[0].id, node.value
-        if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            strings[target] = value.value
-        elif target == name and isinstance(value, ast.Tuple | ast.List):
-            items = [
-                item.value
-                if isinstance(item, ast.Constant) and isinstance(item.value, str)
-                else strings.get(item.id)
-                if isinstance(item, ast.Name)
-                else None
-                for item in value.elts
-            ]
-            found = [item for item in items if isinstance(item, str)]
-            return tuple(found) if len(found) == len(items) else None
-    return None
-
-
 def known_layouts() -> tuple[str, ...]:
-    """core/ingest/corpus.py's LAYOUTS (read from its source when it says it simply: importing the readers, polars among
-    them, takes seconds on a busy machine)."""
-    found = module_constant("cojudge_assets.core.ingest.corpus", "LAYOUTS")
-    if found is None:
-        from cojudge_assets.core.ingest.corpus import LAYOUTS
+    """The corpus layouts (core/constants.py LAYOUTS, which core/ingest/corpus.py reads by)."""
+    from cojudge_assets.core.constants import LAYOUTS
 
-        found = tuple(LAYOUTS)
-    return found
-
-
-def known_jobs() -> tuple[str, ...]:
-    """definitions.py's JOB_ORDER (read from its source: importing it builds the Definitions)."""
-    found = module_constant("cojudge_assets.definitions", "JOB_ORDER")
-    if found is None:
-        from cojudge_assets.definitions import JOB_ORDER
-
-        found = tuple(JOB_ORDER)
-    return found
+    return tuple(LAYOUTS)
 
 
 def check_layout(layout: Flag, layouts: Iterable[str]) -> str:
@@ -117,24 +59,6 @@ def check_corpus(corpus: Flag) -> Path:
     if not os.access(path, os.R_OK | os.X_OK):
         raise PreflightError(f"{corpus.name} {corpus.value}: folder not readable by this user ({path})")
     return path
-
-
-def raw_input_present(corpus: Path, layout: str) -> bool:
-    """Whether the corpus has at least one raw attempt input of its layout (stops at the first file found)."""
-    for pattern in RAW_INPUTS.get(layout, ANY_FILE):
-        if any(p.is_file() for p in corpus.glob(pattern)):
-            return True
-    return False
-
-
-def corpus_input_problem(corpus: Path, layout: str) -> str | None:
-    """Why a corpus would yield nothing (a missing folder, no raw input of its layout); None when it has input."""
-    if not corpus.is_dir():
-        return f"corpus folder {corpus} does not exist"
-    if not raw_input_present(corpus, layout):
-        where = " or ".join(RAW_INPUTS.get(layout, ANY_FILE))
-        return f"corpus {corpus} has no input of layout {layout!r} (nothing matches {where})"
-    return None
 
 
 def check_duckdb(database: Flag) -> tuple[Path, Path | None]:

@@ -1,0 +1,210 @@
+"""When each asset runs, declared with Dagster's ``AutomationCondition`` and decided by Dagster's own evaluator.
+
+Every materializable asset carries :func:`materialize_condition`: it is requested
+when it is
+
+* missing (never materialized in this instance),
+* or, since it was last updated, its ``code_version`` changed, or an input's data
+  version changed (``data_version_changed``: the corpus, each judge's partition of
+  the judges file, which holds the judge's answer settings and its drift epoch,
+  and every upstream table; defs/versions.py);
+
+every input has something to read (:func:`inputs_present`), none is in progress, and it is not in progress
+itself.
+The observable sources (``contest_corpus``, ``judges_file``) carry
+:func:`observe_condition`: observed when never observed, then on a cron.
+
+Two drivers evaluate the same conditions:
+
+* a deployment (``dagster dev`` or webserver + daemon) through :data:`AUTOMATION_SENSOR`,
+  an ``AutomationConditionSensorDefinition`` that starts running: a judges-file edit, a
+  code change, a data fix or a provider drift (the drift sensor records it and observes
+  the judges file) re-materializes what depends on it, with no cojudge command;
+* ``cojudge materialize`` (cli.py ``run_steps``), which calls :func:`evaluate` (Dagster's
+  public ``evaluate_automation_conditions``) against the instance, runs what it
+  requests, and evaluates again until nothing is requested. Its cursor (what the
+  previous evaluation saw) is kept in the instance's folder (:class:`CursorFile`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dagster as dg
+
+from cojudge_assets.settings import DEFAULT_OBSERVE_CRON
+
+AUTOMATION_SENSOR = "cojudge_automation"
+OBSERVE_JOB = "observe_sources"  # observes the source assets (corpus, judges file) before a command's evaluation
+
+SENSOR_INTERVAL_S = 30
+
+
+def changed_since_updated() -> dg.AutomationCondition:
+    """True from the evaluation that saw the code version or an input's data version change, until the asset
+    partition is next materialized."""
+    inputs = dg.AutomationCondition.any_deps_match(dg.AutomationCondition.data_version_changed()).with_label(
+        "an input has a new data version"
+    )
+    return (
+        (dg.AutomationCondition.code_version_changed() | inputs)
+        .since(dg.AutomationCondition.newly_updated())
+        .with_label("changed since last materialized")
+    )
+
+
+def inputs_present() -> dg.AutomationCondition:
+    """Every input has something to read: at least one of its partitions materialized (or observed). Unlike
+    Dagster's ``any_deps_missing``, a table over some partitions of a partitioned input (the measurement over the
+    judges' answers) runs once the partitions a run asked for exist (``cojudge materialize --condition blind``),
+    and runs again as more arrive (their data versions are new). An input requested in the same evaluation does
+    not count (no ``will_be_requested``): what reads it is requested at the next evaluation, once it exists, so
+    a command that runs a selection never runs a reader of an input it left out."""
+    return dg.AutomationCondition.all_deps_match(~dg.AutomationCondition.missing()).with_label("every input present")
+
+
+def materialize_condition() -> dg.AutomationCondition:
+    """The condition of every materializable asset (see the module's docstring)."""
+    return (
+        (dg.AutomationCondition.missing() | changed_since_updated())
+        & inputs_present()
+        & ~dg.AutomationCondition.any_deps_in_progress()
+        & ~dg.AutomationCondition.in_progress()
+    ).with_label("cojudge: missing or changed, inputs present")
+
+
+def observe_condition(cron: str = DEFAULT_OBSERVE_CRON) -> dg.AutomationCondition:
+    """The condition of the observable sources: observed when never observed, then at every tick of ``cron``."""
+    return (
+        (dg.AutomationCondition.missing() | dg.AutomationCondition.cron_tick_passed(cron))
+        & ~dg.AutomationCondition.in_progress()
+    ).with_label(f"observe: first, then {cron}")
+
+
+class HoldsRows(dg.AutomationCondition):
+    """True for the partitions that can hold rows (an imported judge's ``judge_outputs`` under a condition its
+    source has no rows for cannot: it is never requested, so no run is spent on an empty partition)."""
+
+    def __init__(self, keys: Iterable[str]):
+        self.keys = frozenset(keys)
+
+    @property
+    def name(self) -> str:
+        return "partition can hold rows"
+
+    def evaluate(self, context: dg.AutomationContext) -> dg.AutomationResult:
+        subset = context.candidate_subset.compute_intersection_with_partition_keys(self.keys)
+        return dg.AutomationResult(context, true_subset=subset)
+
+
+def with_conditions(assets: Iterable, holding: dict[str, list[str]] | None = None) -> list:
+    """The assets with :func:`materialize_condition` (sources are given theirs where they are defined); an asset
+    of ``holding`` (name -> the partitions that can hold rows) is requested in those partitions only."""
+    holding = holding or {}
+
+    def condition_of(spec: dg.AssetSpec) -> dg.AssetSpec:
+        keys = holding.get(spec.key.to_user_string())
+        if keys is None:
+            return spec.replace_attributes(automation_condition=materialize_condition())
+        return spec.replace_attributes(automation_condition=materialize_condition() & HoldsRows(keys))
+
+    return [
+        asset.map_asset_specs(condition_of)
+        if isinstance(asset, dg.AssetsDefinition) and asset.is_materializable
+        else asset
+        for asset in assets
+    ]
+
+
+def partitions_with_rows(spec: dg.AssetSpec) -> set[str] | None:
+    """The partitions of an asset that can hold rows, read from its condition (None: all of them)."""
+    stack = [spec.automation_condition] if spec.automation_condition is not None else []
+    while stack:
+        condition = stack.pop()
+        if isinstance(condition, HoldsRows):
+            return set(condition.keys)
+        stack.extend(condition.children)
+    return None
+
+
+def automation_sensor() -> dg.AutomationConditionSensorDefinition:
+    """The sensor that evaluates every asset's condition in a deployment (running by default)."""
+    with warnings.catch_warnings():  # the sources' observation: a beta parameter of the selection
+        warnings.simplefilter("ignore", dg.BetaWarning)
+        target = dg.AssetSelection.all(include_sources=True)
+    return dg.AutomationConditionSensorDefinition(
+        AUTOMATION_SENSOR,
+        target=target,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        use_user_code_server=True,  # HoldsRows is Python of this package: evaluated in the code server
+        minimum_interval_seconds=SENSOR_INTERVAL_S,
+        description="Keeps every asset fresh: requests what is missing or changed (defs/automation.py).",
+    )
+
+
+def observe_sources(defs: dg.Definitions, instance: dg.DagsterInstance, run_config: dict | None = None):
+    """Record the source assets' current data versions (the corpus, each judge of the judges file) with one
+    run of :data:`OBSERVE_JOB`, as the UI's "Observe sources" does; the run's result (its failure events say
+    why it failed)."""
+    job = defs.resolve_job_def(OBSERVE_JOB)
+    config: dict = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+    resources = (run_config or {}).get("resources") or {}
+    if resources:
+        config["resources"] = {name: value for name, value in resources.items() if name in job.required_resource_keys}
+    return job.execute_in_process(instance=instance, run_config=config, raise_on_error=False)
+
+
+class CursorFile:
+    """The command's evaluation cursor, kept in the instance's folder (``<DAGSTER_HOME>/cojudge/``)."""
+
+    def __init__(self, instance: dg.DagsterInstance):
+        self.path = Path(instance.root_directory) / "cojudge" / "automation_cursor.json"
+
+    def load(self):
+        try:
+            return dg.deserialize_value(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # none yet, or one an older Dagster wrote: start from the present
+            return None
+
+    def save(self, cursor) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_suffix(".partial")
+        partial.write_text(dg.serialize_value(cursor), encoding="utf-8")
+        partial.replace(self.path)
+
+
+@dataclass
+class Requested:
+    """What one evaluation requested: the partitions (None: unpartitioned) of each materializable asset."""
+
+    partitions: dict[dg.AssetKey, set[str | None]] = field(default_factory=dict)
+    cursor: object = None
+
+    def __bool__(self) -> bool:
+        return any(self.partitions.values())
+
+    def pairs(self) -> set[tuple[str, str | None]]:
+        return {(key.to_user_string(), p) for key, found in self.partitions.items() for p in found}
+
+
+def evaluate(defs: dg.Definitions, instance: dg.DagsterInstance, cursor=None) -> Requested:
+    """Dagster's evaluation of every asset's automation condition against the instance: what it requests of the
+    materializable assets (a source it would observe is left out: the command observes them first)."""
+    with warnings.catch_warnings():  # Dagster's own default selection (sources included) is a beta parameter
+        warnings.simplefilter("ignore", dg.BetaWarning)
+        result = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=cursor)
+    found = {key: set(result.get_requested_partitions(key)) for key in materializable_keys(defs)}
+    return Requested({key: keys for key, keys in found.items() if keys}, result.cursor)
+
+
+def materializable_keys(defs: dg.Definitions) -> set[dg.AssetKey]:
+    """The keys of the Definitions' materializable assets (the observable sources are not)."""
+    return {
+        key
+        for asset in defs.assets or []
+        if isinstance(asset, dg.AssetsDefinition) and asset.is_materializable
+        for key in asset.keys
+    }

@@ -1,0 +1,248 @@
+"""A deployment keeps the graph fresh by itself: ``dagster-daemon run`` on a temporary instance, with the automation
+sensor the Definitions hold (defs/automation.py), brings every asset a judges-file change, a data fix, a provider
+drift and a code change affect back to fresh with no cojudge command; afterwards the command's driver finds
+nothing to do and sends nothing. Slow: the daemon starts one process per run, and observes the sources once a
+minute (COJUDGE_OBSERVE_CRON), so each change waits for the next minute."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from cojudge_assets.cli import run_steps
+from cojudge_tests.judges.fixtures import write_judges_file, write_synthetic_progsnap2
+from cojudge_tests.judges.loopback import LoopbackServer
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(2400)]
+
+GOOD = json.dumps({"p_accept": 0.6, "s_algo": 3, "s_robust": 4, "rationale": "plausible"})
+FIX_VARIABLE = "COJUDGE_TEST_ATTEMPTS_FIX"
+ACTIVE = [
+    dg.DagsterRunStatus.QUEUED,
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+]
+CONDITIONS = ("blind", "prefix12k", "nonblind")
+
+# The code location the daemon loads: the package's Definitions, with a new code version of ``attempts`` when the
+# variable is set (a fix of how attempts are read, as an engineer would bump it).
+LOCATION = f'''
+import os
+
+import dagster as dg
+
+from cojudge_assets.defs.ingest import assets as ingest_assets
+from cojudge_assets.definitions import build_definitions
+
+if os.environ.get("{FIX_VARIABLE}"):
+    ingest_assets.read_contest = ingest_assets.read_contest.map_asset_specs(
+        lambda spec: spec.replace_attributes(code_version=spec.code_version + "-fixed")
+        if spec.key == dg.AssetKey("attempts")
+        else spec
+    )
+
+defs = build_definitions()
+'''
+
+
+def location_defs(path: Path) -> dg.Definitions:
+    """The Definitions of the location file, as the daemon loads them (with this process's environment)."""
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)  # noqa: S102 - the test's own file
+    return namespace["defs"]
+
+
+class Deployment:
+    """A temporary instance and a daemon over the location file (started and stopped by the test)."""
+
+    def __init__(self, tmp: Path, env: dict):
+        self.home = tmp / "home"
+        self.home.mkdir()
+        (self.home / "dagster.yaml").write_text(
+            "telemetry:\n  enabled: false\n"
+            "run_coordinator:\n  module: dagster.core.run_coordinator\n  class: QueuedRunCoordinator\n"
+            "  config:\n    max_concurrent_runs: 1\n"
+        )
+        self.location = tmp / "location.py"
+        self.location.write_text(LOCATION)
+        self.env = {**env, "DAGSTER_HOME": str(self.home)}
+        self.log = tmp / "daemon.log"
+        self.process: subprocess.Popen | None = None
+        self.instance = dg.DagsterInstance.from_config(str(self.home))
+
+    def start(self, **extra: str) -> None:
+        daemon = Path(sys.executable).parent / "dagster-daemon"
+        with self.log.open("a") as log:
+            self.process = subprocess.Popen(
+                [str(daemon), "run", "-f", str(self.location)],
+                cwd=self.location.parent,
+                env={**self.env, **extra},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        self.process = None
+        self.wait_idle(timeout=120)
+
+    def command(self, *args: str, **extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [str(Path(sys.executable).parent / "dagster"), *args, "-f", str(self.location)],
+            cwd=self.location.parent,
+            env={**self.env, **extra},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    def active(self) -> int:
+        return len(self.instance.get_runs(filters=dg.RunsFilter(statuses=ACTIVE)))
+
+    def failed_since(self, t0: float) -> list:
+        after = datetime.fromtimestamp(t0, tz=UTC)
+        return list(
+            self.instance.get_runs(filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.FAILURE], created_after=after))
+        )
+
+    def wait_idle(self, timeout: float) -> None:
+        deadline = time.time() + timeout
+        while self.active() and time.time() < deadline:
+            time.sleep(2)
+
+    def materialized_since(self, t0: float, asset: str, partition: str | None = None) -> bool:
+        records = self.instance.fetch_materializations(
+            dg.AssetRecordsFilter(
+                asset_key=dg.AssetKey(asset), asset_partitions=[partition] if partition else None, after_timestamp=t0
+            ),
+            limit=1,
+        ).records
+        return bool(records)
+
+    def wait_fresh(self, t0: float, expected: set[tuple[str, str | None]], timeout: float = 600) -> None:
+        """Until every expected asset partition was materialized after ``t0`` and the daemon has been idle for a
+        whole sensor interval (nothing more requested)."""
+        deadline = time.time() + timeout
+        quiet_since = None
+        while time.time() < deadline:
+            assert self.process is not None and self.process.poll() is None, self.log.read_text()[-5000:]
+            failed = self.failed_since(t0)
+            assert not failed, f"runs failed: {[r.run_id for r in failed]}\n{self.log.read_text()[-5000:]}"
+            done = all(self.materialized_since(t0, asset, part) for asset, part in expected)
+            if done and not self.active():
+                quiet_since = quiet_since or time.time()
+                if time.time() - quiet_since > 40:  # longer than the automation sensor's 30 s interval
+                    return
+            else:
+                quiet_since = None
+            time.sleep(3)
+        missing = [pair for pair in expected if not self.materialized_since(t0, *pair)]
+        raise AssertionError(f"not fresh after {timeout} s: {missing}\n{self.log.read_text()[-5000:]}")
+
+
+@pytest.fixture()
+def server(monkeypatch):
+    monkeypatch.setenv("LOOPBACK_KEY", "sk-daemon-test")
+    with LoopbackServer() as s:
+        s.script = [("ok", GOOD)]
+        yield s
+
+
+def nothing_to_do(deployment: Deployment, defs: dg.Definitions) -> None:
+    """(c): the command's driver, on the same instance, runs nothing and sends nothing."""
+    lines: list[str] = []
+    outcome = run_steps(defs, deployment.instance, {}, echo=lines.append)
+    assert outcome.ran == 0 and outcome.rounds == [], lines
+    assert outcome.line().startswith("nothing changed: all ") and outcome.line().endswith("0 requests sent to judges")
+
+
+def test_the_daemon_keeps_the_graph_fresh_after_each_kind_of_change(tmp_path, monkeypatch, server):
+    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 6)
+    judges = write_judges_file(tmp_path / "judges.yaml", server.api_base)
+    env = {
+        "COJUDGE_DUCKDB": str(tmp_path / "data" / "cojudge.duckdb"),
+        "COJUDGE_JUDGES": str(judges),
+        "COJUDGE_CORPUS": str(corpus),
+        "COJUDGE_LAYOUT": "progsnap2",
+        "COJUDGE_OBSERVE_CRON": "* * * * *",
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    (tmp_path / "data").mkdir()
+    from cojudge_assets.defs.ingest import assets as ingest_assets
+
+    # the location file patches the module when the fix variable is set: restored after the test
+    monkeypatch.setattr(ingest_assets, "read_contest", ingest_assets.read_contest)
+    deployment = Deployment(tmp_path, dict(os.environ))
+    defs = location_defs(deployment.location)
+    # the starting point: everything materialized (by the command's driver, in this process: fast)
+    assert run_steps(defs, deployment.instance, {}, echo=lambda line: None)
+    nothing_to_do(deployment, defs)
+    loop = {("judge_outputs", f"{c}|loop") for c in CONDITIONS} | {("perturbation_outputs", "loop")}
+    try:
+        deployment.start()
+        time.sleep(75)  # the automation sensor's first tick (its cursor starts there) and one observation
+
+        # 1. the judges file gives the loop judge another token budget: its partitions are re-judged
+        t0 = time.time()
+        sent = len(server.requests)
+        write_judges_file(judges, server.api_base, max_tokens=999)
+        deployment.wait_fresh(t0, loop)
+        assert len(server.requests) - sent >= 6 * 3  # the loop judge's requests, under every condition
+        deployment.stop()
+        nothing_to_do(deployment, location_defs(deployment.location))
+
+        # 2. a data fix: a verdict corrected in the corpus re-reads it; the label-free requests did not move, so
+        # no judge is asked again
+        deployment.start()
+        t0 = time.time()
+        sent = len(server.requests)
+        table = corpus / "progsnap2" / "MainTable.csv"
+        events = table.read_text().splitlines()
+        table.write_text("\n".join([*events[:2], events[2].replace(",false,", ",true,"), *events[3:]]) + "\n")
+        deployment.wait_fresh(t0, {("attempts", None), ("predictions", None), ("report", None)})
+        assert not any(deployment.materialized_since(t0, "judge_outputs", f"{c}|loop") for c in CONDITIONS)
+        deployment.stop()
+        nothing_to_do(deployment, location_defs(deployment.location))
+
+        # 3. a provider drift: the drift sensor (turned on) records it and observes the judges file; the loop
+        # judge's partitions are re-judged into the new epoch, and what reads the answers follows
+        server.model = "loopback-model-2"
+        deployment.start()
+        t0 = time.time()
+        started = deployment.command("sensor", "start", "provider_drift")
+        assert started.returncode == 0, started.stdout + started.stderr
+        deployment.wait_fresh(t0, loop | {("predictions", None), ("report", None)})
+        deployment.stop()
+        nothing_to_do(deployment, location_defs(deployment.location))
+
+        # 4. a code change: a new code version of attempts (the daemon restarted on the new code)
+        monkeypatch.setenv(FIX_VARIABLE, "1")
+        t0 = time.time()
+        deployment.start(**{FIX_VARIABLE: "1"})
+        deployment.wait_fresh(t0, {("attempts", None)})
+        assert not any(deployment.materialized_since(t0, "judge_outputs", f"{c}|loop") for c in CONDITIONS)
+        deployment.stop()
+        nothing_to_do(deployment, location_defs(deployment.location))
+    finally:
+        deployment.stop()
