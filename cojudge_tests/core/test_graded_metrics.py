@@ -7,6 +7,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+from scipy import stats
 from sklearn.metrics import matthews_corrcoef
 
 from cojudge_assets.core.graded.metrics import (
@@ -18,6 +19,7 @@ from cojudge_assets.core.graded.metrics import (
     judge_scores,
     mcc_counts,
     reference_scores,
+    spearman,
     table_iii,
 )
 
@@ -101,6 +103,7 @@ def test_the_bootstraps_fast_forms_equal_the_packages():
         assert alpha_interval_two_coders(a, b) == pytest.approx(alpha_interval(a, b), rel=1e-9)
         truth, predicted = rng.random(40) < 0.5, rng.random(40) < 0.4
         assert mcc_counts(truth, predicted) == pytest.approx(matthews_corrcoef(truth, predicted), abs=1e-12)
+        assert spearman(a, b) == pytest.approx(stats.spearmanr(a, b).statistic, abs=1e-12)
 
 
 def test_answers_are_mapped_to_the_0_to_5_scale():

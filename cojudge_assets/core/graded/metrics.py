@@ -147,9 +147,11 @@ def _constant(x: np.ndarray) -> bool:
 
 
 def spearman(score: np.ndarray, ceiling: np.ndarray) -> float:
+    """Spearman's rho: the Pearson correlation of the average ranks (what scipy.stats.spearmanr computes, without
+    its per-call overhead, which the bootstrap pays a thousand times; tested equal)."""
     if _constant(score) or _constant(ceiling):
         return float("nan")
-    return float(stats.spearmanr(score, ceiling).statistic)
+    return float(np.corrcoef(stats.rankdata(score), stats.rankdata(ceiling))[0, 1])
 
 
 def kendall(score: np.ndarray, ceiling: np.ndarray) -> float:
