@@ -77,11 +77,13 @@ def main() -> None:
     mutants_s, graded_s, metrics_s = mutated - seeded, graded_at - mutated, scored - graded_at
     verified = int(mutants["verified"].sum())
     made_programs = int((table["effect"] != "skipped").sum())
+    run = int((~table["effect"].is_in(["skipped", "not_run"])).sum())
     graded = int(table["graded"].sum())
     print(f"demo: {int(seeds['usable'].sum())} usable seeds re-run in {seeded - started:.1f} s (shared, cold cache)")
     print(f"mutants          {mutants_s:7.1f} s  {len(mutants)} mutants, {verified} verified")
     print(
-        f"graded_programs  {graded_s:7.1f} s  {made_programs} programs run, {int(table['accepted'].sum())} accepted, "
+        f"graded_programs  {graded_s:7.1f} s  {made_programs} programs made, {run} run, "
+        f"{int(table['accepted'].sum())} accepted, "
         f"{graded} graded  -> {graded_s / mutants_s:.2f}x the mutants step"
     )
     print(

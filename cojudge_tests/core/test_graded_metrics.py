@@ -7,6 +7,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+from scipy import stats
 from sklearn.metrics import matthews_corrcoef
 
 from cojudge_assets.core.graded.metrics import (
@@ -18,6 +19,7 @@ from cojudge_assets.core.graded.metrics import (
     judge_scores,
     mcc_counts,
     reference_scores,
+    spearman,
     table_iii,
 )
 
@@ -101,6 +103,7 @@ def test_the_bootstraps_fast_forms_equal_the_packages():
         assert alpha_interval_two_coders(a, b) == pytest.approx(alpha_interval(a, b), rel=1e-9)
         truth, predicted = rng.random(40) < 0.5, rng.random(40) < 0.4
         assert mcc_counts(truth, predicted) == pytest.approx(matthews_corrcoef(truth, predicted), abs=1e-12)
+        assert spearman(a, b) == pytest.approx(stats.spearmanr(a, b).statistic, abs=1e-12)
 
 
 def test_answers_are_mapped_to_the_0_to_5_scale():
@@ -145,3 +148,32 @@ def test_table_iii_has_one_row_per_judge_in_percent():
     table = table_iii(graded_metrics(pl.concat([scores(CEILINGS, "exact"), scores([3] * 30, "flat")]), n_resamples=50))
     exact = table.filter(pl.col("judge") == "exact").row(0, named=True)
     assert exact["spearman_rho"] == 100.0 and exact["emd"] == 0.0 and exact["mean"] == pytest.approx(3.0)
+
+
+def test_the_report_section_shows_every_judge_a_figure_and_no_nan(tmp_path):
+    from cojudge_assets.core.frames import frames_connection
+    from cojudge_assets.core.graded.verify import PROGRAM_SCHEMA, ceiling_balance, rule_yield
+    from cojudge_assets.core.report import plots
+    from cojudge_assets.core.report.content import GRADED_TITLE, READS, graded_section
+
+    metrics = graded_metrics(pl.concat([scores(CEILINGS, "exact"), scores([3] * 30, "flat")]), n_resamples=50)
+    programs = pl.DataFrame(schema=PROGRAM_SCHEMA)
+    frames = {
+        "graded_metrics": metrics,
+        "graded_yield": rule_yield(programs),
+        "graded_balance": ceiling_balance(programs),
+    }
+    assert set(frames) == set(READS["graded"])
+    with frames_connection(frames) as conn:
+        section = graded_section(conn, tmp_path)
+    assert section is not None and len(section.tables) == 5
+    (figure,) = section.figures
+    assert plots.png_title(figure.path) == GRADED_TITLE == figure.caption
+    third = next(t.frame for t in section.tables if "Table III" in t.caption)
+    assert set(third["judge"]) == {"exact", "flat"}
+    for table in section.tables:
+        for column in table.frame.columns:
+            if table.frame[column].dtype == pl.Float64:
+                assert not table.frame[column].is_nan().any(), (table.caption, column)
+    with frames_connection({}) as conn:
+        assert graded_section(conn, tmp_path) is None  # the group not materialized: the section is left out

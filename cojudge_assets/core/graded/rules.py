@@ -24,8 +24,10 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tree_sitter import Node
+if TYPE_CHECKING:  # tree-sitter loads with the first rule applied, not with the Definitions
+    from tree_sitter import Node
 
 from cojudge_assets.core.perturbation import operators as ops
 from cojudge_assets.core.perturbation.operators import _GRAMMARS, _parser, _walk
@@ -46,7 +48,7 @@ class Edit:
 
 
 Site = list[Edit]  # the edits of one site, applied together
-Finder = Callable[[dict[str, list[Node]], str, bytes], Iterator[Site]]
+Finder = Callable[[dict[str, list["Node"]], str, bytes], Iterator[Site]]
 
 
 @dataclass(frozen=True)

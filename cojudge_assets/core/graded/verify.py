@@ -26,10 +26,10 @@ endless loop costs at most half the tests' time limits; ``failed`` and ``tests_r
 
 **Balance.** Among the accepted programs, ``n`` = the count of the scarcest ceiling are kept for every ceiling
 (``graded``), chosen round-robin over the seeds (a seed's programs are taken one per round, rarest rule first)
-so that no seed and no rule dominates a ceiling; the five ceilings then hold 20% each. Since no more than ``n`` per ceiling are kept, the
-ceilings are verified scarcest first and a ceiling with more candidates is run, in that round-robin order, only
-until ``n`` of its programs are accepted (:func:`verify`, ``lazy``); the rest are ``not_run`` rows. This is
-what keeps the step's cost near the mutants step's (bench/graded_cost.py).
+so that no seed and no rule dominates a ceiling; the five ceilings then hold 20% each. Since no more than
+``n`` per ceiling are kept, the ceilings are verified scarcest first and a ceiling with more candidates is run,
+in that round-robin order, only until ``n`` of its programs are accepted (:func:`verify`, ``lazy``); the rest
+are ``not_run`` rows. This is what keeps the step's cost near the mutants step's (bench/graded_cost.py).
 """
 
 from __future__ import annotations

@@ -744,8 +744,13 @@ def graded_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section | N
     balance = _query(conn, "graded_balance", "select * from main.graded_balance")
     if metrics is None or yields is None or balance is None:
         return None
+
+    def shown(frame: pl.DataFrame) -> pl.DataFrame:  # an undefined value (a constant judge's rho) shows as "–"
+        return frame.with_columns(pl.col(pl.Float64).fill_nan(None))
+
+    metrics = shown(metrics)
     tables = [
-        Table("Graded rules: seeds skipped (no site), programs made, accepted (yield), graded", yields),
+        Table("Graded rules: seeds skipped (no site), programs made, accepted (yield), graded", shown(yields)),
         Table("Balance of the verified graded set per ceiling", balance),
     ]
     figures: tuple[Figure, ...] = ()
@@ -756,7 +761,7 @@ def graded_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section | N
         tables += [
             Table(
                 "Judges against the ceilings in AXIOM's Table III layout (rho, tau, alpha x100; EMD; mean)",
-                table_iii(metrics),
+                shown(table_iii(metrics)),
             ),
             Table(
                 "Rank and agreement metrics with seed-bootstrap 95% intervals",

@@ -476,7 +476,8 @@ def score_vs_ceiling(metrics: pl.DataFrame, path, title: str) -> Path:
             rho = metrics.filter(
                 (pl.col("judge") == judge) & (pl.col("answer") == answer) & (pl.col("metric") == "spearman_rho")
             )["value"]
-            label = f"{answer} (rho {rho[0]:.2f})" if len(rho) and np.isfinite(rho[0]) else f"{answer} (constant)"
+            defined = len(rho) and rho[0] is not None and np.isfinite(rho[0])
+            label = f"{answer} (rho {rho[0]:.2f})" if defined else f"{answer} (constant)"
             ax.errorbar(x, y, yerr=[np.abs(y - lo), np.abs(hi - y)], fmt="o-", capsize=3, label=label)
         ax.plot([1, 5], [1, 5], color="grey", linestyle="--", linewidth=0.8)
         ax.set(xticks=[1, 2, 3, 4, 5], xlim=(0.5, 5.5), ylim=(-0.2, 5.2), xlabel="ceiling", title=judge)

@@ -43,7 +43,7 @@ class GradedSettings(dg.Config):
 @dg.asset(
     group_name="perturbation",
     kinds=KINDS,
-    code_version="1",
+    code_version="2",
     check_specs=[
         dg.AssetCheckSpec(
             "every_graded_program_verified",
