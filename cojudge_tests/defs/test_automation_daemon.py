@@ -23,7 +23,8 @@ from cojudge_assets.cli import run_steps
 from cojudge_tests.judges.fixtures import write_judges_file, write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(2400)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(7200)]
+SOURCES = {dg.AssetKey("contest_corpus"), dg.AssetKey("judges_file")}
 
 GOOD = json.dumps({"p_accept": 0.6, "s_algo": 3, "s_robust": 4, "rationale": "plausible"})
 FIX_VARIABLE = "COJUDGE_TEST_ATTEMPTS_FIX"
@@ -119,6 +120,15 @@ class Deployment:
     def active(self) -> int:
         return len(self.instance.get_runs(filters=dg.RunsFilter(statuses=ACTIVE)))
 
+    def materializing_since(self, seconds: float) -> int:
+        """Runs that materialize something (not the sources' observations, which the cron starts every minute),
+        active now or created in the last ``seconds``."""
+        recent = datetime.fromtimestamp(time.time() - seconds, tz=UTC)
+        runs = self.instance.get_runs(filters=dg.RunsFilter(statuses=ACTIVE)) + self.instance.get_runs(
+            filters=dg.RunsFilter(created_after=recent)
+        )
+        return sum(1 for run in runs if set(run.asset_selection or ()) - SOURCES)
+
     def failed_since(self, t0: float) -> list:
         after = datetime.fromtimestamp(t0, tz=UTC)
         return list(
@@ -139,23 +149,18 @@ class Deployment:
         ).records
         return bool(records)
 
-    def wait_fresh(self, t0: float, expected: set[tuple[str, str | None]], timeout: float = 600) -> None:
-        """Until every expected asset partition was materialized after ``t0`` and the daemon has been idle for a
-        whole sensor interval (nothing more requested)."""
+    def wait_fresh(self, t0: float, expected: set[tuple[str, str | None]], timeout: float = 2400) -> None:
+        """Until every expected asset partition was materialized after ``t0`` and the daemon has started no
+        materialization for 90 s (three ticks of the automation sensor: nothing more is requested)."""
         deadline = time.time() + timeout
-        quiet_since = None
         while time.time() < deadline:
             assert self.process is not None and self.process.poll() is None, self.log.read_text()[-5000:]
             failed = self.failed_since(t0)
             assert not failed, f"runs failed: {[r.run_id for r in failed]}\n{self.log.read_text()[-5000:]}"
             done = all(self.materialized_since(t0, asset, part) for asset, part in expected)
-            if done and not self.active():
-                quiet_since = quiet_since or time.time()
-                if time.time() - quiet_since > 40:  # longer than the automation sensor's 30 s interval
-                    return
-            else:
-                quiet_since = None
-            time.sleep(3)
+            if done and time.time() - t0 > 90 and not self.materializing_since(90):
+                return
+            time.sleep(5)
         missing = [pair for pair in expected if not self.materialized_since(t0, *pair)]
         raise AssertionError(f"not fresh after {timeout} s: {missing}\n{self.log.read_text()[-5000:]}")
 

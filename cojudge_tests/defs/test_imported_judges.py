@@ -158,5 +158,5 @@ def test_a_condition_an_imported_file_has_no_rows_for_is_never_requested(tmp_pat
     found = evaluate(defs, instance, CursorFile(instance).load())  # the empty partitions: never requested
     assert dg.AssetKey("judge_outputs") not in found.partitions
     again = run(defs, instance)
-    assert all(line.endswith("up to date, skipped") for line in again), again
+    assert all("skipped" in line for line in again), again  # findings waits for perturbation_metrics (not selected)
     assert not any("prefix12k|team" in line or "nonblind|team" in line for line in again)
