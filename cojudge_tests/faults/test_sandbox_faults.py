@@ -668,7 +668,8 @@ def test_a_compiled_binary_is_shared_with_each_test_not_copied(tmp_path):
 def test_the_filter_changes_no_verdict_of_real_student_programs(tmp_path, monkeypatch):
     """ITSP's real C programs (the sample test_importers audits: every recorded/re-executed disagreement the corpus
     knows of and every 12th other attempt) get the same re-executed verdict and first failing test with the
-    filter as without it, each judged from an empty cache."""
+    filter as without it, each judged from an empty cache (runs a wall-clock kill ended are left out: the load
+    decides those)."""
     corpus = SHARED_CORPORA / "itsp-c"
     attempts, _, _ = read_progsnap2(corpus)
     main = pl.read_csv(corpus / "progsnap2" / "MainTable.csv", infer_schema=False).with_columns(
@@ -683,8 +684,35 @@ def test_the_filter_changes_no_verdict_of_real_student_programs(tmp_path, monkey
     without = audit_labels(chosen, problems, ContestJudge(tmp_path / "without"))
     assert len(with_filter) == len(chosen) > 60
     assert "JUDGE_ERROR" not in with_filter["reexec_verdict"].to_list()
-    columns = ["attempt_uid", "reexec_verdict", "first_failure"]
-    assert with_filter.select(columns).equals(without.select(columns))
+    both = with_filter.join(without, on="attempt_uid", suffix="_off")
+    # a wall-clock kill depends on the machine's load (a slow test's CPU limit is reached later in wall time, so
+    # a loaded machine can stop a slow program at an earlier test): those rows say nothing about the filter
+    by_load = pl.any_horizontal(pl.col(c).str.contains("wall-clock").fill_null(False) for c in ("detail", "detail_off"))
+    compared = both.filter(~by_load)
+    assert len(compared) >= 0.9 * len(both)
+    differ = compared.filter(
+        (pl.col("reexec_verdict") != pl.col("reexec_verdict_off"))
+        | ~pl.col("first_failure").eq_missing(pl.col("first_failure_off"))
+    )
+    # a program with undefined behaviour can end differently from run to run in either mode (this sample has one:
+    # itsp-lab6-280631-1, WA or SIGSEGV by memory layout, about one run in four WA): a program that differs is
+    # judged again, 6 times each way from empty caches, and the filter changed it only if no outcome seen with
+    # the filter is ever seen without it
+    for row in differ.to_dicts():
+        attempt = chosen.filter(pl.col("attempt_uid") == row["attempt_uid"])
+        seen = {
+            "with": {(row["reexec_verdict"], row["first_failure"])},
+            "without": {(row["reexec_verdict_off"], row["first_failure_off"])},
+        }
+        for i in range(6):
+            for mode in seen:
+                if mode == "with":
+                    monkeypatch.delenv("COJUDGE_SECCOMP", raising=False)
+                else:
+                    monkeypatch.setenv("COJUDGE_SECCOMP", "off")
+                again = audit_labels(attempt, problems, ContestJudge(tmp_path / f"again-{mode}-{i}")).row(0, named=True)
+                seen[mode].add((again["reexec_verdict"], again["first_failure"]))
+        assert seen["with"] & seen["without"], (row, seen)
 
 
 def test_a_cache_on_another_filesystem_is_copied_once_per_process_not_per_test(tmp_path, monkeypatch):
