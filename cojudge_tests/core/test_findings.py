@@ -366,3 +366,14 @@ def test_perturbation_rows_are_filled_under_all_four_checks(corpus):
     assert row["widening"] is not None and row["family"] == "arm_discrimination" and row["p_value"] < 0.01
     # the never-inspected check uses the mutants of test seeds only: a subset of the seeds
     assert row["never_inspected_hi"] - row["never_inspected_lo"] > row["hi"] - row["lo"]
+
+
+def test_the_contamination_table_shows_conditions_with_the_same_result_as_one_row(conditions_corpus):
+    from cojudge_assets.core.report_findings import contamination_table, differences_table
+
+    predictions, split = conditions_corpus
+    table = rb.contamination(predictions, split, rb.RobustnessConfig(resamples=100, seed=7))
+    shown = contamination_table(table)
+    assert shown.filter(pl.col("judge") == "honest")["condition"].to_list() == ["blind, nonblind, prefix12k"]
+    assert shown.filter(pl.col("judge") == "leaky").height == 3  # its answers move with the condition
+    assert differences_table(table).filter(pl.col("judge") == "honest").height == 1

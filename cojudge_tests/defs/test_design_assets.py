@@ -49,3 +49,25 @@ def test_a_rerun_on_more_attempts_keeps_every_stored_split(tmp_path):
     assert metadata["groups_kept_from_stored"].value == 80 and metadata["groups_assigned_now"].value == 50
     assert sum(metadata[f"{s}_groups"].value for s in ("train", "validation", "test")) == 130
     assert record.height == 1  # the prompt did not change between the runs
+
+
+def test_the_unit_setting_splits_by_problem_so_no_test_problem_is_inspected(tmp_path):
+    db = str(tmp_path / "d.duckdb")
+    resources = {
+        "io_manager": CojudgeDuckDBIOManager(database=db, schema="main"),
+        "duckdb": LockedDuckDBResource(database=db),
+    }
+    frame = pl.DataFrame(
+        [{"attempt_uid": f"a-{g}", "participant": f"u{g}", "problem_id": f"p{g % 40}"} for g in range(400)]
+    )
+    by_trajectory = dg.materialize([_attempts_asset(frame), design_split], resources=resources)
+    overlap = by_trajectory.asset_materializations_for_node("design_split")[0].metadata
+    assert overlap["unit"].value == "trajectory" and overlap["test_problems_also_inspectable"].value > 0
+    config = {"ops": {"design_split": {"config": {"unit": "problem"}}}}
+    result = dg.materialize([_attempts_asset(frame), design_split], resources=resources, run_config=config)
+    assert result.success
+    metadata = result.asset_materializations_for_node("design_split")[0].metadata
+    assert metadata["unit"].value == "problem" and metadata["test_problems_also_inspectable"].value == 0
+    with duckdb.connect(db, read_only=True) as conn:
+        table = conn.execute("select unit, split, problem_id from design_split").pl()
+    assert table.height == 40 and set(table["unit"]) == {"problem"} and "test" in set(table["split"])

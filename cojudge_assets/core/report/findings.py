@@ -107,7 +107,16 @@ def contamination_table(contamination: pl.DataFrame) -> pl.DataFrame:
                 "attempts inspectable / never inspected": f"{r['n_inspectable']} / {r['n_never_inspected']}",
             }
         )
-    return pl.DataFrame(rows)
+    return _conditions_sharing(pl.DataFrame(rows))
+
+
+def _conditions_sharing(table: pl.DataFrame) -> pl.DataFrame:
+    """One row per distinct result of a judge: rows that differ only in their condition (a judge that ignores the
+    context) become one row naming the conditions, in the table's order."""
+    if table.is_empty():
+        return table
+    rest = [c for c in table.columns if c != "condition"]
+    return table.group_by(rest, maintain_order=True).agg(pl.col("condition").str.join(", ")).select(table.columns)
 
 
 def differences_table(contamination: pl.DataFrame) -> pl.DataFrame:
@@ -119,7 +128,9 @@ def differences_table(contamination: pl.DataFrame) -> pl.DataFrame:
         )
         .alias("cell")
     )
-    return shown.pivot(on="metric", index=["judge", "condition"], values="cell", maintain_order=True)
+    return _conditions_sharing(
+        shown.pivot(on="metric", index=["judge", "condition"], values="cell", maintain_order=True)
+    )
 
 
 def split_table(design_split: pl.DataFrame) -> pl.DataFrame:
@@ -168,7 +179,8 @@ def findings_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section |
                     "Prompt-design contamination: the judges on the never-inspected part (test) against the "
                     "inspectable part (train and validation), paired trajectory-bootstrap intervals; flagged = the "
                     "ROC-AUC difference excludes 0 on the side where the inspectable part looks better; beside "
-                    '"no", the smallest difference the check flags with 80% power',
+                    '"no", the smallest difference the check flags with 80% power; conditions with the same result '
+                    "share a row",
                     contamination_table(contamination),
                 )
             )
