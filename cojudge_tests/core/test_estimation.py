@@ -319,6 +319,7 @@ def test_labels_needed_for_equal_precision():
         participant=pl.lit(None, dtype=pl.String),
         groups_total=pl.lit(160),
         labels=pl.col("n") * 3.0,
+        estimate=pl.lit(0.3),
         coverage_se=(pl.col("coverage") * (1 - pl.col("coverage")) / pl.col("reps")).sqrt(),
         note=pl.lit(None, dtype=pl.String),
     )

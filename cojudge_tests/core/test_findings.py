@@ -369,7 +369,7 @@ def test_perturbation_rows_are_filled_under_all_four_checks(corpus):
 
 
 def test_the_contamination_table_shows_conditions_with_the_same_result_as_one_row(conditions_corpus):
-    from cojudge_assets.core.report_findings import contamination_table, differences_table
+    from cojudge_assets.core.report.findings import contamination_table, differences_table
 
     predictions, split = conditions_corpus
     table = rb.contamination(predictions, split, rb.RobustnessConfig(resamples=100, seed=7))
