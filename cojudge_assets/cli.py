@@ -216,12 +216,7 @@ def run_steps(
             found = None
         else:
             found = evaluate(defs, instance, cursor)
-            todo = {}
-            for key, keys in found.partitions.items():
-                for partition in keys:
-                    if in_selection(key, partition):
-                        part = None if partition is None else str(partition)
-                        todo.setdefault((step_of[key], part), set()).add(key)
+            todo = _requested_steps(found.partitions, in_selection, step_of)
             if not todo:
                 store.save(found.cursor)
                 break
@@ -237,6 +232,23 @@ def run_steps(
         echo(f"stopped: Dagster still requests runs after {limit} rounds (an asset that never materializes?)")
         outcome.ok = False
         return outcome
+    _report_not_run(instance, every, done, step_of, order, partitions, outcome, echo)
+    return outcome
+
+
+def _requested_steps(requested, in_selection, step_of) -> dict:
+    """The evaluator's requested asset partitions inside the selection, grouped by step (job, partition)."""
+    todo: dict = {}
+    for key, keys in requested.items():
+        for partition in keys:
+            if in_selection(key, partition):
+                part = None if partition is None else str(partition)
+                todo.setdefault((step_of[key], part), set()).add(key)
+    return todo
+
+
+def _report_not_run(instance, every, done, step_of, order, partitions, outcome, echo) -> None:
+    """A line for each selected step no round ran: up to date, or waiting for an input never materialized."""
     for step in _steps_in_order({s: k for s, k in every.items() if s not in done}, step_of, order):
         name, partition = step
         absent = _missing(instance, every[step], partition, partitions)
@@ -247,7 +259,6 @@ def run_steps(
         else:
             outcome.skipped += 1
             echo(f"{label}: up to date, skipped")
-    return outcome
 
 
 def _missing(instance, keys, partition, partitions) -> list[str]:
