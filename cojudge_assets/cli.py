@@ -45,6 +45,23 @@ def _instance(home: Path):
     return dg.DagsterInstance.from_config(str(home))
 
 
+def _close_orphaned_runs(instance) -> list[str]:
+    """Mark failed the runs of ``instance`` still recorded as starting or started. The command holds the
+    instance's lock (core/locks.py), so no other run of it is alive: such a run's process was killed (kill -9, a
+    lost machine) and never recorded its end. Left open, Dagster's automation would treat its assets as in
+    progress and never request them again (what a deployment's run monitoring does for the daemon)."""
+    import dagster as dg
+
+    alive = [dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING]
+    closed = []
+    for run in instance.get_runs(filters=dg.RunsFilter(statuses=alive)):
+        instance.report_run_failed(run, message="cojudge: the run's process is gone (killed); closed by the next run")
+        closed.append(run.run_id)
+    if closed:
+        print(f"closed {len(closed)} run(s) a killed process left open: {', '.join(r[:8] for r in closed)}", flush=True)
+    return closed
+
+
 @dataclass
 class StepsOutcome:
     """What :func:`run_steps` did: truthy when every run succeeded."""
@@ -543,9 +560,11 @@ def _materialize(args: argparse.Namespace, plan: Plan, defs) -> int:
                 }
             }
         }
+    instance = _instance(plan.home)
+    _close_orphaned_runs(instance)
     outcome = run_steps(
         defs,
-        _instance(plan.home),
+        instance,
         run_config,
         judges=args.judge,
         conditions=args.condition,
