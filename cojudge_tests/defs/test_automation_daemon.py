@@ -23,7 +23,17 @@ from cojudge_assets.cli import run_steps
 from cojudge_tests.judges.fixtures import write_judges_file, write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(7200)]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.timeout(7200),
+    # The daemon works at its own pace (sensor ticks every 30 s, a code server per daemon): this test took 12.5 to
+    # 29 min on this 2-core machine, and in one fresh-clone run one scenario was not fresh after 600 s. Until it is
+    # made smaller (issue 24, still open), it runs only when asked for, never silently inside the CI budget.
+    pytest.mark.skipif(
+        os.environ.get("COJUDGE_DAEMON_TESTS") != "1",
+        reason="the daemon test takes 12-30 min: run it with COJUDGE_DAEMON_TESTS=1 (issue 24)",
+    ),
+]
 SOURCES = {dg.AssetKey("contest_corpus"), dg.AssetKey("judges_file")}
 
 GOOD = json.dumps({"p_accept": 0.6, "s_algo": 3, "s_robust": 4, "rationale": "plausible"})
