@@ -152,3 +152,25 @@ def test_one_function_reads_a_judges_key(environ):
     assert key == environ.get("K", "").strip()
     assert missing_keys([spec], environ) == ([] if key else [("j", "K")])
     assert JudgeSpec(name="local", model="cojudge/static-rubric").api_key(environ) is None
+
+
+def test_the_evaluator_runs_inside_a_running_event_loop(tmp_path):
+    # dg.evaluate_automation_conditions starts its own event loop; called from a thread that already runs one (a
+    # notebook, an async harness), defs/automation.py evaluate hands it to a worker thread instead of failing
+    import asyncio
+
+    from cojudge_assets.definitions import build_definitions
+    from cojudge_assets.defs.automation import evaluate, observe_sources
+
+    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 6)
+    judges = tmp_path / "judges.yaml"
+    judges.write_text("judges:\n  - name: rubric\n    model: cojudge/static-rubric\n    enabled: false\n")
+    defs = build_definitions(corpus=corpus, layout="progsnap2", database=tmp_path / "c.duckdb", judges_path=judges)
+    instance = dg.DagsterInstance.ephemeral()
+    assert observe_sources(defs, instance).success  # the corpus observed: its readers can be requested
+
+    async def inside_a_loop():
+        return evaluate(defs, instance)
+
+    found = asyncio.run(inside_a_loop())
+    assert dg.AssetKey("problems") in found.partitions  # never materialized, its input observed: requested

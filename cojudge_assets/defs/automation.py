@@ -28,6 +28,8 @@ Two drivers evaluate the same conditions:
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -193,9 +195,22 @@ class Requested:
 def evaluate(defs: dg.Definitions, instance: dg.DagsterInstance, cursor=None) -> Requested:
     """Dagster's evaluation of every asset's automation condition against the instance: what it requests of the
     materializable assets (a source it would observe is left out: the command observes them first)."""
-    with warnings.catch_warnings():  # Dagster's own default selection (sources included) is a beta parameter
-        warnings.simplefilter("ignore", dg.BetaWarning)
-        result = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=cursor)
+
+    def run():
+        with warnings.catch_warnings():  # Dagster's own default selection (sources included) is a beta parameter
+            warnings.simplefilter("ignore", dg.BetaWarning)
+            return dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=cursor)
+
+    # The evaluator runs its own event loop (asyncio.run), which refuses to start inside a running one: called
+    # from a thread that has one (a notebook, an async test harness, a loop a timed-out call left marked as
+    # running), it evaluates in a worker thread of its own instead.
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        result = run()
+    else:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            result = pool.submit(run).result()
     found = {key: set(result.get_requested_partitions(key)) for key in materializable_keys(defs)}
     return Requested({key: keys for key, keys in found.items() if keys}, result.cursor)
 
