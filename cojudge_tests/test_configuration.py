@@ -158,6 +158,7 @@ def test_the_evaluator_runs_inside_a_running_event_loop(tmp_path):
     # dg.evaluate_automation_conditions starts its own event loop; called from a thread that already runs one (a
     # notebook, an async harness), defs/automation.py evaluate hands it to a worker thread instead of failing
     import asyncio
+    import concurrent.futures
 
     from cojudge_assets.definitions import build_definitions
     from cojudge_assets.defs.automation import evaluate, observe_sources
@@ -172,5 +173,7 @@ def test_the_evaluator_runs_inside_a_running_event_loop(tmp_path):
     async def inside_a_loop():
         return evaluate(defs, instance)
 
-    found = asyncio.run(inside_a_loop())
+    # a thread of its own: the browser tests' session (Playwright's sync API) may keep a loop running in this one
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        found = pool.submit(asyncio.run, inside_a_loop()).result()
     assert dg.AssetKey("problems") in found.partitions  # never materialized, its input observed: requested
