@@ -138,9 +138,12 @@ def step_jobs(defs) -> dict:
 
 
 def resolve_selection(defs, names: tuple[str, ...] | None) -> set:
-    """The materializable assets ``names`` select: each a job of the Definitions (its selection), a group or an
-    asset; raises SelectionError naming the first name that is none of them."""
+    """The materializable assets ``names`` select: each a job of the Definitions (its selection, with the sharded
+    jobs that are part of it: definitions.py ``PART_OF``), a group or an asset; raises SelectionError naming the
+    first name that is none of them."""
     import dagster as dg
+
+    from cojudge_assets.definitions import PART_OF
 
     keys = set(_materializable(defs))
     if not names:
@@ -152,6 +155,9 @@ def resolve_selection(defs, names: tuple[str, ...] | None) -> set:
     for name in names:
         if name in jobs:
             chosen |= set(jobs[name].selection.resolve(graph))
+            for part in jobs.values():
+                if (part.metadata or {}).get(PART_OF) == name:
+                    chosen |= set(part.selection.resolve(graph))
         elif name in groups:
             chosen |= set(dg.AssetSelection.groups(name).resolve(graph))
         elif dg.AssetKey(name) in keys:
@@ -325,7 +331,7 @@ def _run_step(defs, instance, run_config: dict, step: tuple, keys: set, outcome:
 
 def run_tags(job, partition_key: str | None, corpus=None, judges=None) -> dict[str, str]:
     """``cojudge/provider`` on runs of one judge's partition: a run coordinator limits concurrent runs per
-    provider with it (tag_concurrency_limits, README "Beyond one machine"). ``corpus`` and ``judges``: the
+    provider with it (tag_concurrency_limits, docs/operations.md "Beyond one machine"). ``corpus`` and ``judges``: the
     Definitions' resources (the judges file by default: judges/config.py ``judges_file``)."""
     from cojudge_assets.defs.partitions import dims
     from cojudge_assets.defs.resources import JudgesResource
@@ -402,6 +408,7 @@ class Plan:
     duckdb: Path
     home: Path
     judges_file: Path
+    cache: Path  # the contest judge's cache folder (settings.py), handed to core through the resource
     create: tuple[Path, ...]  # folders to create before the run (the DuckDB file's, DAGSTER_HOME)
     corpus_config: bool  # pass the corpus settings as run config (a flag set them)
 
@@ -439,7 +446,12 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
 
     environ = os.environ if environ is None else environ
     settings = resolve_settings(
-        corpus=args.corpus, layout=args.layout, duckdb=args.duckdb, judges_file=args.judges_file, environ=environ
+        corpus=args.corpus,
+        layout=args.layout,
+        duckdb=args.duckdb,
+        judges_file=args.judges_file,
+        cache=args.cache,
+        environ=environ,
     )
     corpus_flag = Flag(settings.corpus.name, settings.corpus.value)
     corpus = check_corpus(corpus_flag)
@@ -452,6 +464,14 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         except DatabaseBusy as exc:
             raise PreflightError(str(exc)) from None
     home, home_folder = check_home(Flag(settings.home.name, settings.home.value))
+    try:  # settings the Definitions read: refused here in one line rather than there
+        settings.automation_interval_s()
+        settings.shard_count()
+    except ValueError as exc:
+        raise PreflightError(str(exc)) from None
+    if problems := settings.profile_problems():  # COJUDGE_PROFILE=deployed without its settings, and the like
+        raise PreflightError("; ".join(problems))
+    cache, _ = check_home(Flag(settings.cache.name, settings.cache.value))  # a writable folder, or creatable
     judges_flag = Flag(settings.judges_file.name, settings.judges_file.value)
     judges_path = Path(judges_flag.value).expanduser().resolve()
     try:
@@ -495,6 +515,7 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         duckdb=database,
         home=home,
         judges_file=judges_path,
+        cache=cache,
         create=tuple(f for f in (database_folder, home_folder) if f is not None),
         corpus_config=bool(args.corpus or args.layout or args.allow_empty),
     )
@@ -516,13 +537,16 @@ def materialize(args: argparse.Namespace) -> int:
     except PreflightError as exc:
         return _refused(str(exc))
     # the run's settings go in as arguments and run config, never through the environment
-    defs = build_definitions(corpus=plan.corpus, layout=plan.layout, database=plan.duckdb, judges_path=plan.judges_file)
+    defs = build_definitions(
+        corpus=plan.corpus, layout=plan.layout, database=plan.duckdb, judges_path=plan.judges_file, cache=plan.cache
+    )
     try:
         resolve_selection(defs, _selection(args))
     except SelectionError as exc:
         return _refused(f"{_selection_flag(args)} {exc}")
     for folder in plan.create:
         folder.mkdir(parents=True, exist_ok=True)
+    _start_from_shipped(plan)
     wait_s = float("inf") if args.wait else 0.0
     echo = functools.partial(print, flush=True)
     try:
@@ -535,6 +559,35 @@ def materialize(args: argparse.Namespace) -> int:
             return _materialize(args, plan, defs)
     except (LockHeld, DatabaseBusy) as exc:
         return _refused(str(exc))
+
+
+def _start_from_shipped(plan: Plan) -> None:
+    """A DAGSTER_HOME this command created gets the shipped dagster.yaml (telemetry off, one run at a time, as the
+    repository's dagster_home/); a line names the shipped demo corpus or judges file when a run reads one (no
+    ./data/demo or ./data/judges.yaml in the working folder: settings.py ``default_corpus``/``default_judges``)."""
+    import shutil
+
+    from cojudge_assets.settings import DEFAULT_CORPUS, DEFAULT_JUDGES, shipped
+
+    if plan.home in plan.create and not (plan.home / "dagster.yaml").exists():
+        shutil.copyfile(shipped("dagster.yaml"), plan.home / "dagster.yaml")
+    for line, path, name, local in (
+        (
+            "corpus: the demo corpus cojudge ships, {} (read only; --corpus names another)",
+            plan.corpus,
+            "demo",
+            DEFAULT_CORPUS,
+        ),
+        (
+            "judges: the default judges file cojudge ships, {} (read only; copy it to ./data/judges.yaml to change the "
+            "judges)",
+            plan.judges_file,
+            "judges.yaml",
+            DEFAULT_JUDGES,
+        ),
+    ):
+        if path == shipped(name).resolve() != local.resolve():
+            print(line.format(path), flush=True)
 
 
 def _selection(args: argparse.Namespace) -> tuple[str, ...] | None:
@@ -595,19 +648,68 @@ class _HelpFormatter(argparse.HelpFormatter):
         return super()._expand_help(action)
 
 
+def deployment_config(args) -> int:
+    """``cojudge deployment config``: the instance's dagster.yaml from the settings, or a refusal naming the
+    setting (exit 2)."""
+    import yaml
+
+    from cojudge_assets.deployment import DeploymentError, instance_config, write_instance_config
+    from cojudge_assets.judges.config import JudgesConfigError, load_judges
+    from cojudge_assets.settings import libpq_url, resolve_settings
+
+    settings = resolve_settings(judges_file=args.judges_file)
+    try:
+        try:
+            specs = [spec for spec in load_judges(Path(settings.judges_file.value)) if spec.enabled]
+        except JudgesConfigError as exc:
+            raise DeploymentError(f"{settings.judges_file.name}: {exc}") from None
+        if args.check and settings.postgres_url.value:
+            from cojudge_assets.judges.postgres_store import StoreUnreachable, connect
+
+            try:
+                connect(libpq_url(settings.postgres_url.value)).close()
+            except StoreUnreachable as exc:
+                raise DeploymentError(str(exc)) from None
+        if args.home:
+            try:
+                path, kept = write_instance_config(settings, specs, Path(args.home))
+            except OSError as exc:
+                raise DeploymentError(f"--home {args.home}: cannot write dagster.yaml there ({exc.strerror})") from None
+            if kept is not None:
+                print(f"the previous dagster.yaml differed: kept as {kept}")
+            print(path)
+        else:
+            print(yaml.safe_dump(instance_config(settings, specs), sort_keys=False), end="")
+    except DeploymentError as exc:
+        print(f"cojudge deployment config: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cojudge", description="cojudge: LLM judges of code as instruments.")
     sub = parser.add_subparsers(dest="command", required=True)
     m = sub.add_parser(
         "materialize", help="materialize the whole asset graph into DuckDB", formatter_class=_HelpFormatter
     )
-    m.add_argument("--corpus", help="corpus folder (default: $COJUDGE_CORPUS or the demo corpus, ./data/demo)")
+    m.add_argument(
+        "--corpus",
+        help="corpus folder (default: $COJUDGE_CORPUS, else ./data/demo, else the demo corpus cojudge ships)",
+    )
     m.add_argument("--layout", help="corpus layout (default: $COJUDGE_LAYOUT or pages; listed here in --help)")
     m.add_argument(
         "--duckdb",
         help="DuckDB file (default: $COJUDGE_DUCKDB or ./data/cojudge.duckdb); its folder is created if missing",
     )
-    m.add_argument("--judges-file", help="judges config (default: $COJUDGE_JUDGES or ./data/judges.yaml)")
+    m.add_argument(
+        "--judges-file",
+        help="judges config (default: $COJUDGE_JUDGES, else ./data/judges.yaml, else the default one cojudge ships)",
+    )
+    m.add_argument(
+        "--cache",
+        help="the contest judge's cache folder: compiled programs and results "
+        "(default: $COJUDGE_CACHE, else $XDG_CACHE_HOME/cojudge, else ~/.cache/cojudge)",
+    )
     m.add_argument("--judge", action="append", help="only this judge's partitions (repeatable)")
     m.add_argument(
         "--condition", action="append", choices=list(CONDITIONS), help="only this condition's partitions (repeatable)"
@@ -634,6 +736,17 @@ def main(argv: list[str] | None = None) -> int:
         help="wait for another run holding the DuckDB file or DAGSTER_HOME instead of failing at once",
     )
     m.set_defaults(func=materialize)
+    d = sub.add_parser("deployment", help="the deployed profile (docs/operations.md, Runbook)")
+    dsub = d.add_subparsers(dest="action", required=True)
+    c = dsub.add_parser(
+        "config",
+        help="print the Dagster instance's dagster.yaml for the deployed profile (COJUDGE_PROFILE=deployed, "
+        "COJUDGE_POSTGRES_URL, COJUDGE_TABLES_URI, COJUDGE_PROVIDER_LIMITS), or write it into --home",
+    )
+    c.add_argument("--judges-file", help="judges config (default: $COJUDGE_JUDGES or ./data/judges.yaml)")
+    c.add_argument("--home", help="write dagster.yaml into this folder (the instance's DAGSTER_HOME)")
+    c.add_argument("--check", action="store_true", help="also connect to Postgres (refused within 5 s)")
+    c.set_defaults(func=deployment_config)
     args = parser.parse_args(argv)
     return args.func(args)
 

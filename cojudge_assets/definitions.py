@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
 import warnings
 from pathlib import Path
 
 import dagster as dg
 
+import cojudge_assets.defs as defs_folder
 from cojudge_assets.defs.automation import (
     OBSERVE_JOB,
     automation_sensor,
@@ -15,19 +18,24 @@ from cojudge_assets.defs.automation import (
     with_conditions,
 )
 from cojudge_assets.defs.design.assets import findings_asset
-from cojudge_assets.defs.ingest.assets import CONTEST_CORPUS, contest_corpus_asset
+from cojudge_assets.defs.ingest.assets import CONTEST_CORPUS, contest_corpus_asset, label_audit_asset
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
 from cojudge_assets.defs.judging.sources import JUDGES_FILE, judges_file_asset
 from cojudge_assets.defs.measurement.assets import measurement_asset, predictions_asset
 from cojudge_assets.defs.operations.assets import drift_report_asset
 from cojudge_assets.defs.operations.sensors import drift_sensor
-from cojudge_assets.defs.perturbation.assets import perturbation_metrics_asset, perturbation_outputs_asset
+from cojudge_assets.defs.partitions import bucket_partitions
+from cojudge_assets.defs.perturbation.assets import (
+    mutants_asset,
+    perturbation_metrics_asset,
+    perturbation_outputs_asset,
+)
 from cojudge_assets.defs.perturbation.graded import GRADED_PROGRAM_ASSETS, graded_metrics_asset
 from cojudge_assets.defs.report.assets import report_asset
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, JudgesResource
 from cojudge_assets.judges.config import corpus_judges
-from cojudge_assets.settings import DUCKDB_VARIABLE, resolve_settings
+from cojudge_assets.settings import DUCKDB_VARIABLE, POSTGRES_VARIABLE, Settings, resolve_settings
 
 # content data versions (defs/versions.py) are a beta parameter of dg.Output; they are what makes re-runs skip
 warnings.filterwarnings("ignore", message=".*data_version.*", category=dg.BetaWarning)
@@ -45,24 +53,32 @@ OUTPUTS_JOB = "judge_outputs_job"
 MEASUREMENT_JOB = "measurement_job"
 DYNAMICS_JOB = "dynamics_job"
 MUTANTS_JOB = "mutants_job"
+LABEL_AUDIT_JOB = "label_audit_job"  # the label audit, one partition per attempt-hash bucket
+MUTANT_SHARDS_JOB = "mutant_shards_job"  # the mutants made and verified, one partition per bucket of the seeds
+PART_OF = "cojudge/part_of"  # job metadata: the named selection a sharded job belongs to (cli.resolve_selection)
 PERTURBATION_OUTPUTS_JOB = "perturbation_outputs_job"
 PERTURBATION_METRICS_JOB = "perturbation_metrics_job"
 REPORT_JOB = "report_job"
 
 
-EXECUTORS = ("in_process", "multiprocess")
+EXECUTORS = ("in_process", "multiprocess", "celery")
 
 
 def executor_from_environment() -> dg.ExecutorDefinition:
     """``$COJUDGE_EXECUTOR``: ``in_process`` (default: DuckDB has one writer per file, so the steps of a run
-    share one process) or ``multiprocess`` (steps in parallel processes, for a storage that takes concurrent
-    writers; at most ``$COJUDGE_MAX_CONCURRENT`` steps at once, default one per core). Configuration, not code,
-    chooses it: see the README's "Beyond one machine"."""
+    share one process), ``multiprocess`` (steps in parallel processes, for a storage that takes concurrent
+    writers; at most ``$COJUDGE_MAX_CONCURRENT`` steps at once, default one per core) or ``celery`` (steps sent to
+    Celery workers through ``$COJUDGE_CELERY_BROKER``, executors.py). Configuration, not code, chooses it: see
+    docs/operations.md."""
     name = os.environ.get("COJUDGE_EXECUTOR", "in_process")
     if name not in EXECUTORS:
         raise ValueError(f"COJUDGE_EXECUTOR={name!r}: expected one of {', '.join(EXECUTORS)}")
     if name == "in_process":
         return dg.in_process_executor
+    if name == "celery":
+        from cojudge_assets.executors import celery_executor_from_environment
+
+        return celery_executor_from_environment()
     return dg.multiprocess_executor.configured(
         {"max_concurrent": int(os.environ.get("COJUDGE_MAX_CONCURRENT") or 0)}, name="multiprocess"
     )
@@ -106,27 +122,63 @@ def outputs_with_rows(specs: list) -> list[str] | None:
     return keys if len(keys) < len(CONDITIONS) * len(specs) else None
 
 
+def storage_resources(settings: Settings, bound: str | dg.EnvVar) -> dict:
+    """The IO manager and the ``duckdb`` resource of the profile (settings.py ``COJUDGE_PROFILE``): the only
+    difference between the profiles. Embedded: the DuckDB file ``bound`` (defs/io.py). Deployed: Delta tables under
+    ``COJUDGE_TABLES_URI`` and the judge store in ``COJUDGE_POSTGRES_URL``'s database; the side files still go
+    beside ``bound`` (defs/deployed.py)."""
+    if not settings.deployed:
+        return {
+            "io_manager": CojudgeDuckDBIOManager(database=bound, schema="main"),
+            "duckdb": LockedDuckDBResource(database=bound),
+        }
+    from cojudge_assets.defs.deployed import DeployedStores, tables_io_manager
+
+    io_manager = tables_io_manager(settings.tables_uri.value)
+    return {
+        "io_manager": io_manager,
+        "duckdb": DeployedStores(
+            database=bound,
+            # read by each run from its environment, so the URL's password never enters the code location's
+            # snapshot (the UI's resource page, and the job snapshot Postgres stores with every run)
+            postgres_url=dg.EnvVar(POSTGRES_VARIABLE),
+            tables_root=io_manager.root_uri,
+            provider_limits=settings.provider_limits.value,
+        ),
+    }
+
+
 def build_definitions(
     *,
     corpus: str | Path | None = None,
     layout: str | None = None,
     database: str | Path | None = None,
     judges_path: str | Path | None = None,
+    cache: str | Path | None = None,
 ) -> dg.Definitions:
     """The code location, its resources bound once, here, from settings.py ``resolve_settings`` (an argument, else
     the environment, else a default under the working folder; the command passes what its preflight resolved the
     same way), read when the Definitions are built, never at import: the corpus ($COJUDGE_CORPUS/$COJUDGE_LAYOUT,
     else ./data/demo), the DuckDB file (bound as ``dg.EnvVar("COJUDGE_DUCKDB")`` when the variable is set, so a
     run resolves it, else ./data/cojudge.duckdb), the judges file ($COJUDGE_JUDGES, else ./data/judges.yaml) and
-    how often a deployment observes them ($COJUDGE_OBSERVE_CRON). The judge partitions are the
+    how often a deployment observes them ($COJUDGE_OBSERVE_CRON) and evaluates the automation conditions
+    ($COJUDGE_AUTOMATION_INTERVAL_S), the contest judge's cache folder ($COJUDGE_CACHE, else
+    $XDG_CACHE_HOME/cojudge, else ~/.cache/cojudge), and how many attempt-hash buckets the sandboxed steps (the
+    label audit, the mutant verification) are split into ($COJUDGE_SHARDS). The judge partitions are the
     enabled judges of that judges file, then the imported judges the corpus's layout brings (the ICE-Score
     release's); imported judges answer nothing new, so they have no partition of ``perturbation_outputs``."""
-    found = dg.load_from_defs_folder(path_within_project=Path(__file__).parent)
+    # the groups' modules under defs/ define assets and asset checks only; loaded by package, because
+    # dg.load_from_defs_folder needs the project's pyproject.toml on disk, which an installed wheel has not
+    found = dg.Definitions(
+        assets=[a for group in _groups() for a in dg.load_assets_from_package_module(group)],
+        asset_checks=[c for group in _groups() for c in dg.load_asset_checks_from_package_module(group)],
+    )
     settings = resolve_settings(
         corpus=None if corpus is None else str(corpus),
         layout=layout,
         duckdb=None if database is None else str(database),
         judges_file=None if judges_path is None else str(judges_path),
+        cache=None if cache is None else str(cache),
     )
     corpus_resource = CorpusResource(path=str(Path(settings.corpus.value).resolve()), layout=settings.layout.value)
     # only a run opens the DuckDB file: a deployment's variable is bound as such and resolved by the run
@@ -135,19 +187,34 @@ def build_definitions(
         if settings.duckdb_from_environment()
         else str(Path(settings.duckdb.value).expanduser().resolve())
     )
+    problems = settings.profile_problems()
+    if problems:
+        raise ValueError("; ".join(problems))
     judges = JudgesResource(path=str(Path(settings.judges_file.value).expanduser().resolve()))
     specs = corpus_judges(corpus_resource.root(), corpus_resource.layout, Path(judges.path))
     partitioned = {spec.name: spec for spec in specs}
     asked = {spec.name: spec for spec in specs if spec.asked}
     observe = observe_condition(settings.observe_cron.value)
-    assets = [*list(found.assets or []), contest_corpus_asset(observe)]
+    buckets = bucket_partitions(settings.shard_count())
+    assets = [
+        *list(found.assets or []),
+        contest_corpus_asset(observe),
+        label_audit_asset(buckets),
+        mutants_asset(buckets),
+    ]
     observed: dg.AssetSelection = dg.AssetSelection.assets(CONTEST_CORPUS)
-    sensors = [*list(found.sensors or []), automation_sensor()]
+    sensors = [*list(found.sensors or []), automation_sensor(settings.automation_interval_s())]
     jobs = [
         dg.define_asset_job(
             INGEST_JOB,
-            selection=dg.AssetSelection.groups("ingest"),
-            description="Contest data read into tables (unpartitioned).",
+            selection=dg.AssetSelection.groups("ingest") - dg.AssetSelection.assets("label_audit"),
+            description="Contest data read into tables (unpartitioned; the label audit is its sharded part).",
+        ),
+        dg.define_asset_job(
+            LABEL_AUDIT_JOB,
+            selection=dg.AssetSelection.assets("label_audit"),
+            metadata={PART_OF: INGEST_JOB},
+            description="The label audit: recorded verdicts re-executed, one partition per attempt-hash bucket.",
         ),
         dg.define_asset_job(
             REQUESTS_JOB,
@@ -157,9 +224,15 @@ def build_definitions(
         dg.define_asset_job(
             MUTANTS_JOB,
             selection=dg.AssetSelection.assets(
-                "mutation_seeds", "mutants", "perturbation_requests", "perturbation_yield", *GRADED_PROGRAM_ASSETS
+                "mutation_seeds", "perturbation_requests", "perturbation_yield", *GRADED_PROGRAM_ASSETS
             ),
-            description="Seeds re-run, mutants made and verified by execution, their blind requests.",
+            description="Seeds re-run, their mutants' blind requests (the mutants are its sharded part).",
+        ),
+        dg.define_asset_job(
+            MUTANT_SHARDS_JOB,
+            selection=dg.AssetSelection.assets("mutants"),
+            metadata={PART_OF: MUTANTS_JOB},
+            description="Mutants made and verified by execution, one partition per attempt-hash bucket of the seeds.",
         ),
         dg.define_asset_job(
             PERTURBATION_METRICS_JOB,
@@ -221,14 +294,24 @@ def build_definitions(
         schedules=list(found.schedules or []),
         jobs=jobs,
         resources={
-            "io_manager": CojudgeDuckDBIOManager(database=bound, schema="main"),
-            "duckdb": LockedDuckDBResource(database=bound),
-            "contest_judge": ContestJudgeResource(),
+            **storage_resources(settings, bound),
+            "contest_judge": ContestJudgeResource(cache=str(Path(settings.cache.value).expanduser().resolve())),
             "corpus": corpus_resource,
             "judges": judges,
         },
         executor=executor_from_environment(),
     )
+
+
+def _groups() -> list:
+    """The asset groups' packages under defs/ (defs/ingest, defs/judging, ...): where assets and checks live. The
+    modules beside them (io, automation, versions, partitions, resources, deployed) hold none, and the deployed
+    profile's imports Delta Lake and Postgres, which the embedded profile never loads."""
+    return [
+        importlib.import_module(f"{defs_folder.__name__}.{module.name}")
+        for module in pkgutil.iter_modules(defs_folder.__path__)
+        if module.ispkg
+    ]
 
 
 @dg.definitions

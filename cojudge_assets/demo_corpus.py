@@ -567,7 +567,10 @@ def generate(out: Path, *, seed: int = SEED, judge: ContestJudge | None = None, 
     problems = read_problems(out / "problems")
     if not problems:
         raise SystemExit(f"{out / 'problems'}: no problem packages found")
-    judge = judge or ContestJudge()
+    if judge is None:
+        from cojudge_assets.judges.local import default_contest_judge
+
+        judge = default_contest_judge()
     rng = random.Random(seed)
     pools = load_pools(problems)
     log(f"judging the pools of {len(problems)} problems ({sum(map(len, pools.values()))} programs)")
@@ -669,9 +672,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path("data/demo"), help="corpus folder holding problems/")
     parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--cache", type=Path, default=None, help="compile cache folder")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="cache folder (default: the one settings.py resolves, ~/.cache/cojudge)",
+    )
     args = parser.parse_args(argv)
-    generate(args.out, seed=args.seed, judge=ContestJudge(args.cache), log=lambda m: print(m, file=sys.stderr))
+    generate(
+        args.out,
+        seed=args.seed,
+        judge=ContestJudge(args.cache / "compile", build_dir=args.cache) if args.cache else None,
+        log=lambda m: print(m, file=sys.stderr),
+    )
     return 0
 
 

@@ -11,6 +11,7 @@ This is the command's layer: nothing under core/, judges/ or defs/ imports it.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,19 +85,31 @@ def check_duckdb(database: Flag) -> tuple[Path, Path | None]:
     return path, (None if folder.is_dir() else folder)
 
 
+def _writable(folder: Path) -> bool:
+    """Whether this process can create a file in ``folder``, found by creating and removing one (``os.access``
+    says yes to root everywhere, /proc included)."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".cojudge-preflight-", dir=folder)
+    except OSError:
+        return False
+    os.close(fd)
+    os.unlink(name)
+    return True
+
+
 def check_home(home: Flag) -> tuple[Path, Path | None]:
     """DAGSTER_HOME, resolved, and the folder to create (None when it exists); an existing one must be writable."""
     path = Path(home.value).expanduser().resolve()
     if path.exists():
         if not path.is_dir():
             raise PreflightError(f"{home.name}={home.value}: not a folder ({path})")
-        if not os.access(path, os.W_OK | os.X_OK):
+        if not _writable(path):
             raise PreflightError(f"{home.name}={home.value}: folder not writable by this user ({path})")
         return path, None
     ancestor = path.parent
     while not ancestor.exists():
         ancestor = ancestor.parent
-    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
+    if not ancestor.is_dir() or not _writable(ancestor):
         raise PreflightError(
             f"{home.name}={home.value}: cannot create the folder ({ancestor} is not a writable folder)"
         )

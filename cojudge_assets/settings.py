@@ -3,7 +3,12 @@
 The command (cli.py, through its preflight) and the Definitions (definitions.py ``build_definitions``) both call
 :func:`resolve_settings`; no default depends on where the package is installed: the DuckDB file is
 ``./data/cojudge.duckdb``, the judges file ``./data/judges.yaml``, the corpus ``./data/demo``, the Dagster instance
-``./dagster_home``, all under the folder the command runs in. Each setting remembers how it was set, so a
+``./dagster_home``, all under the folder the command runs in. Where the working folder has no ``data/demo`` or
+no ``data/judges.yaml`` (an installed wheel run from an empty folder), the default is the copy the package ships
+(``cojudge_assets/shipped/``: the demo corpus and the default judges file, read only, never written), so ``cojudge
+materialize`` runs the demo from any folder and writes only under it (and the cache). The contest judge's cache
+folder, shared by every run of the user, is ``--cache``, else ``$COJUDGE_CACHE``, else ``$XDG_CACHE_HOME/cojudge``,
+else ``~/.cache/cojudge``; core/ never looks it up, it is handed the folder. Each setting remembers how it was set, so a
 message can name the flag or the variable at fault.
 """
 
@@ -12,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 DUCKDB_VARIABLE = "COJUDGE_DUCKDB"
@@ -20,6 +26,14 @@ CORPUS_VARIABLE = "COJUDGE_CORPUS"
 LAYOUT_VARIABLE = "COJUDGE_LAYOUT"
 HOME_VARIABLE = "DAGSTER_HOME"
 OBSERVE_CRON_VARIABLE = "COJUDGE_OBSERVE_CRON"
+SHARDS_VARIABLE = "COJUDGE_SHARDS"
+AUTOMATION_INTERVAL_VARIABLE = "COJUDGE_AUTOMATION_INTERVAL_S"
+CACHE_VARIABLE = "COJUDGE_CACHE"
+XDG_CACHE_VARIABLE = "XDG_CACHE_HOME"  # the cache's default is cojudge/ in it (the XDG base directory rule)
+PROFILE_VARIABLE = "COJUDGE_PROFILE"
+POSTGRES_VARIABLE = "COJUDGE_POSTGRES_URL"
+TABLES_VARIABLE = "COJUDGE_TABLES_URI"
+PROVIDER_LIMITS_VARIABLE = "COJUDGE_PROVIDER_LIMITS"
 
 DEFAULT_DUCKDB = Path("data") / "cojudge.duckdb"  # relative: under the working folder
 DEFAULT_JUDGES = Path("data") / "judges.yaml"
@@ -27,6 +41,48 @@ DEFAULT_CORPUS = Path("data") / "demo"
 DEFAULT_HOME = Path("dagster_home")
 DEFAULT_LAYOUT = "pages"
 DEFAULT_OBSERVE_CRON = "*/5 * * * *"  # how often a deployment observes the corpus and the judges file
+DEFAULT_SHARDS = 4  # attempt-hash buckets of the sandboxed steps (the label audit, the mutant verification)
+MAX_SHARDS = 256
+DEFAULT_AUTOMATION_INTERVAL_S = 30  # how often a deployment's automation sensor evaluates the conditions
+
+
+def shipped(name: str) -> Path:
+    """A file or folder the package ships in ``cojudge_assets/shipped/`` (pyproject.toml package data): ``demo``
+    (the demo corpus), ``judges.yaml`` (the default judges file), ``dagster.yaml`` (a new DAGSTER_HOME's
+    configuration). In the repository these are links to ``data/`` and ``dagster_home/``; a wheel holds copies."""
+    folder = resources.files("cojudge_assets") / "shipped"
+    if not isinstance(folder, Path):  # a package imported from a zip file: no folder to hand to a subprocess
+        raise RuntimeError(f"cojudge_assets is not installed as files on disk ({folder}); install it from a wheel")
+    return folder / name
+
+
+def default_corpus(cwd: Path | None = None) -> Path:
+    """``./data/demo`` when the working folder has it (a checkout of the repository), else the shipped demo."""
+    local = (cwd or Path.cwd()) / DEFAULT_CORPUS
+    return DEFAULT_CORPUS if local.is_dir() else shipped("demo")
+
+
+def default_judges(cwd: Path | None = None) -> Path:
+    """``./data/judges.yaml`` when the working folder has it, else the shipped default judges file (the two local
+    judges enabled, the hosted ones listed and disabled): copy it to ``./data/judges.yaml`` to change it."""
+    local = (cwd or Path.cwd()) / DEFAULT_JUDGES
+    return DEFAULT_JUDGES if local.is_file() else shipped("judges.yaml")
+
+
+def default_cache(environ: Mapping[str, str]) -> Path:
+    """``$XDG_CACHE_HOME/cojudge``, else ``~/.cache/cojudge``: the one place the cache folder's default is read
+    (core/ is handed the folder: defs/resources.py ``ContestJudgeResource``)."""
+    return Path(environ.get(XDG_CACHE_VARIABLE) or Path.home() / ".cache") / "cojudge"
+
+
+def cache_folder(environ: Mapping[str, str] | None = None) -> Path:
+    """The cache folder of a caller with no flag (a local judge built outside a run, the demo generator):
+    ``$COJUDGE_CACHE``, else :func:`default_cache`."""
+    return Path(resolve_settings(environ=environ).cache.value).expanduser()
+
+
+EMBEDDED, DEPLOYED = "embedded", "deployed"
+PROFILES = (EMBEDDED, DEPLOYED)
 
 
 @dataclass(frozen=True)
@@ -46,6 +102,60 @@ class Settings:
     judges_file: Setting
     home: Setting
     observe_cron: Setting
+    automation_interval: Setting
+    cache: Setting  # the contest judge's cache folder: compile/ (compiled programs, results), runner/, javac/
+    shards: Setting
+
+    def shard_count(self) -> int:
+        """How many attempt-hash buckets the sandboxed steps are split into (core/shards.py), 1 to
+        :data:`MAX_SHARDS`; a ValueError names the variable. Every process of a deployment (daemon, code server,
+        workers) must see the same value: it is the partitions of those steps."""
+        raw = self.shards.value.strip()
+        if not raw.isdigit() or not 1 <= int(raw) <= MAX_SHARDS:
+            raise ValueError(f"{self.shards.name}={raw!r}: expected a whole number of buckets from 1 to {MAX_SHARDS}")
+        return int(raw)
+
+    def automation_interval_s(self) -> int:
+        """The automation sensor's interval in whole seconds (at least 1); a ValueError names the variable."""
+        value = self.automation_interval.value
+        if not value.isdigit() or int(value) < 1:
+            raise ValueError(f"{self.automation_interval.name}={value!r}: expected a whole number of seconds >= 1")
+        return int(value)
+
+    # the deployment profile (docs/operations.md "Beyond one machine"): embedded (one DuckDB file, the default) or
+    # deployed (a Postgres instance and judge cache, Delta tables under a folder or object-store URI)
+    profile: Setting = Setting(PROFILE_VARIABLE, EMBEDDED, False)
+    postgres_url: Setting = Setting(POSTGRES_VARIABLE, "", False)
+    tables_uri: Setting = Setting(TABLES_VARIABLE, "", False)
+    provider_limits: Setting = Setting(PROVIDER_LIMITS_VARIABLE, "", False)
+
+    @property
+    def deployed(self) -> bool:
+        return self.profile.value == DEPLOYED
+
+    def profile_problems(self) -> list[str]:
+        """Why these settings make no profile (empty when they do): an unknown profile, or the deployed one
+        without the settings it needs, each naming the variable."""
+        if self.profile.value not in PROFILES:
+            return [f"{self.profile.name}={self.profile.value!r}: expected one of {', '.join(PROFILES)}"]
+        if not self.deployed:
+            return []
+        problems = []
+        if not self.postgres_url.value:
+            problems.append(
+                f"{POSTGRES_VARIABLE} is not set: the deployed profile keeps its Dagster instance and judge cache "
+                "in Postgres (e.g. postgresql+psycopg2://user@host:5432/cojudge)"
+            )
+        elif not self.postgres_url.value.startswith(("postgresql://", "postgresql+psycopg2://", "postgres://")):
+            problems.append(
+                f"{POSTGRES_VARIABLE}={redact(self.postgres_url.value)!r}: expected a postgresql+psycopg2:// URL"
+            )
+        if not self.tables_uri.value:
+            problems.append(
+                f"{TABLES_VARIABLE} is not set: the deployed profile writes its tables as Delta tables under "
+                "this folder or object-store URI (e.g. /srv/cojudge/tables or s3://bucket/cojudge)"
+            )
+        return problems
 
     def duckdb_from_environment(self) -> bool:
         """Whether the DuckDB file is the deployment's variable (bound as ``dg.EnvVar``, resolved by each run)."""
@@ -68,22 +178,88 @@ def resolve_settings(
     layout: str | None = None,
     duckdb: str | None = None,
     judges_file: str | None = None,
+    cache: str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> Settings:
     """Every setting: the argument (a flag) if given, else its variable in ``environ`` (the process's by default),
-    else its default under the working folder."""
+    else its default under the working folder (the corpus and the judges file: the shipped ones when the working
+    folder has none)."""
     environ = os.environ if environ is None else environ
     return Settings(
         corpus=_one(
-            corpus, "--corpus", CORPUS_VARIABLE, environ, DEFAULT_CORPUS, "--corpus (default: the demo corpus)"
+            corpus, "--corpus", CORPUS_VARIABLE, environ, default_corpus(), "--corpus (default: the demo corpus)"
         ),
         layout=_one(layout, "--layout", LAYOUT_VARIABLE, environ, DEFAULT_LAYOUT, "--layout"),
         duckdb=_one(duckdb, "--duckdb", DUCKDB_VARIABLE, environ, DEFAULT_DUCKDB, "--duckdb (default)"),
         judges_file=_one(
-            judges_file, "--judges-file", JUDGES_VARIABLE, environ, DEFAULT_JUDGES, "--judges-file (default)"
+            judges_file, "--judges-file", JUDGES_VARIABLE, environ, default_judges(), "--judges-file (default)"
         ),
         home=_one(None, HOME_VARIABLE, HOME_VARIABLE, environ, DEFAULT_HOME, HOME_VARIABLE),
         observe_cron=_one(
             None, OBSERVE_CRON_VARIABLE, OBSERVE_CRON_VARIABLE, environ, DEFAULT_OBSERVE_CRON, OBSERVE_CRON_VARIABLE
         ),
+        automation_interval=_one(
+            None,
+            AUTOMATION_INTERVAL_VARIABLE,
+            AUTOMATION_INTERVAL_VARIABLE,
+            environ,
+            DEFAULT_AUTOMATION_INTERVAL_S,
+            AUTOMATION_INTERVAL_VARIABLE,
+        ),
+        cache=_one(cache, "--cache", CACHE_VARIABLE, environ, default_cache(environ), "--cache (default)"),
+        shards=_one(None, SHARDS_VARIABLE, SHARDS_VARIABLE, environ, DEFAULT_SHARDS, SHARDS_VARIABLE),
+        profile=_one(None, PROFILE_VARIABLE, PROFILE_VARIABLE, environ, EMBEDDED, PROFILE_VARIABLE),
+        postgres_url=_one(None, POSTGRES_VARIABLE, POSTGRES_VARIABLE, environ, "", POSTGRES_VARIABLE),
+        tables_uri=_one(None, TABLES_VARIABLE, TABLES_VARIABLE, environ, "", TABLES_VARIABLE),
+        provider_limits=_one(
+            None, PROVIDER_LIMITS_VARIABLE, PROVIDER_LIMITS_VARIABLE, environ, "", PROVIDER_LIMITS_VARIABLE
+        ),
     )
+
+
+def shard_count(environ: Mapping[str, str] | None = None) -> int:
+    """The shard count of the settings ``environ`` (the process's by default) resolves to: see
+    :meth:`Settings.shard_count`."""
+    return resolve_settings(environ=environ).shard_count()
+
+
+def redact(url: str) -> str:
+    """A database URL fit for a message: its password replaced by ``***``."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    # the host part as written (an IPv6 host keeps its brackets; a port that is not a number is not parsed here)
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+
+
+def libpq_url(url: str) -> str:
+    """The libpq (psycopg2) form of a SQLAlchemy Postgres URL: the ``+psycopg2`` driver suffix dropped."""
+    return "postgresql://" + url.split("://", 1)[1] if "://" in url else url
+
+
+def provider_limits(text: str) -> dict[str, int]:
+    """``COJUDGE_PROVIDER_LIMITS``: ``provider=limit`` pairs separated by commas (``*=n``: every other provider),
+    the most runs of one provider's judges at once. Raises ValueError naming the variable and the bad pair."""
+    limits: dict[str, int] = {}
+    for pair in filter(None, (part.strip() for part in text.split(","))):
+        name, _, value = pair.rpartition("=")
+        if not name or not value.strip().isdigit() or int(value) < 1:
+            raise ValueError(
+                f"{PROVIDER_LIMITS_VARIABLE}: {pair!r} is not provider=limit with a limit of at least 1 "
+                "(e.g. api.openai.com=4,127.0.0.1:8001=2,*=2)"
+            )
+        limits[name.strip()] = int(value)
+    return limits
+
+
+def runs_at_once(limits: Mapping[str, int], provider: str) -> int:
+    """How many runs of ``provider``'s judges the run queue lets run at once under ``limits``
+    (:func:`provider_limits`): its own limit, capped by ``*``'s; 1 when neither is set (``cojudge deployment
+    config`` refuses such a provider)."""
+    own, every = limits.get(provider), limits.get("*")
+    if own is not None and every is not None:
+        return min(own, every)
+    return own if own is not None else every if every is not None else 1

@@ -26,10 +26,11 @@ import os
 import struct
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 LOCK_SUFFIX = ".lock"
 HOME_LOCK = "cojudge.lock"
@@ -94,8 +95,9 @@ def _ancestors(pid: int) -> set[int]:
     return found
 
 
-def _write_holder(fd: int, run_id: str | None) -> None:
+def _write_holder(fd: int, run_id: str | None, brief: bool = False) -> None:
     record = {
+        "brief": brief,
         "pid": os.getpid(),
         "command": " ".join(Path(sys.argv[0]).name.split() + sys.argv[1:])[:300],
         "since": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
@@ -107,12 +109,21 @@ def _write_holder(fd: int, run_id: str | None) -> None:
 
 @contextlib.contextmanager
 def hold(
-    target: str | Path, lock: Path, *, wait_s: float = 0.0, run_id: str | None = None, echo=None
+    target: str | Path,
+    lock: Path,
+    *,
+    wait_s: float = 0.0,
+    run_id: str | None = None,
+    echo=None,
+    brief: bool = False,
+    wait_brief_s: float = 0.0,
 ) -> Iterator[None]:
     """Hold ``lock`` (the lock of ``target``) for the block, or raise :class:`LockHeld` naming its holder.
 
     ``wait_s``: how long to wait for a holder to finish (0: fail at once; ``float('inf')``: no bound); ``echo``:
-    told once what is waited for, when a holder makes this wait.
+    told once what is waited for, when a holder makes this wait. ``brief``: this hold lasts a moment (a sensor's
+    read), which the lock file records; ``wait_brief_s``: how long to wait for such a holder (a run waits for a
+    sensor's read rather than fail, and still fails at once beside a run or the command).
     """
     key = str(lock)
     if key in _held:
@@ -125,12 +136,12 @@ def hold(
     lock.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        if not _acquire(fd, Path(target), lock, wait_s=wait_s, run_id=run_id, echo=echo):
+        if not _acquire(fd, Path(target), lock, wait_s=wait_s, run_id=run_id, echo=echo, wait_brief_s=wait_brief_s):
             os.close(fd)
             fd = -1
             yield  # the command that started this process holds it for us
             return
-        _write_holder(fd, run_id)
+        _write_holder(fd, run_id, brief)
         _held[key] = [fd, 1]
         try:
             yield
@@ -143,9 +154,13 @@ def hold(
             os.close(fd)
 
 
-def _acquire(fd: int, target: Path, lock: Path, *, wait_s: float, run_id: str | None, echo=None) -> bool:
-    """Lock ``fd``: True when locked, False when an ancestor process holds it; LockHeld past ``wait_s``."""
+def _acquire(
+    fd: int, target: Path, lock: Path, *, wait_s: float, run_id: str | None, echo=None, wait_brief_s: float = 0.0
+) -> bool:
+    """Lock ``fd``: True when locked, False when an ancestor process holds it; LockHeld past ``wait_s`` (past
+    ``wait_brief_s`` when that is longer and the holder holds it briefly)."""
     deadline = time.monotonic() + wait_s
+    brief_deadline = time.monotonic() + wait_brief_s
     told = False
     while True:
         try:
@@ -157,7 +172,8 @@ def _acquire(fd: int, target: Path, lock: Path, *, wait_s: float, run_id: str | 
         if holder.get("pid") in _ancestors(os.getpid()):
             return False
         same_run = run_id is not None and holder.get("run_id") == run_id
-        if not same_run and time.monotonic() >= deadline:
+        waiting_for_brief = holder.get("brief") is True and time.monotonic() < brief_deadline
+        if not same_run and not waiting_for_brief and time.monotonic() >= deadline:
             raise LockHeld(target, lock, holder)
         if echo is not None and not told:
             told = True
@@ -167,13 +183,23 @@ def _acquire(fd: int, target: Path, lock: Path, *, wait_s: float, run_id: str | 
         time.sleep(POLL_S)
 
 
+class HoldOptions(TypedDict, total=False):
+    """The keywords of :func:`hold` after the lock, passed through by :func:`hold_duckdb`."""
+
+    wait_s: float
+    run_id: str | None
+    echo: Callable[[str], object] | None
+    brief: bool
+    wait_brief_s: float
+
+
 @contextlib.contextmanager
-def hold_duckdb(database: str | Path, *, wait_s: float = 0.0, run_id: str | None = None, echo=None) -> Iterator[None]:
-    """The DuckDB file's lock (nothing for an in-memory database)."""
+def hold_duckdb(database: str | Path, **options: Unpack[HoldOptions]) -> Iterator[None]:
+    """The DuckDB file's lock (nothing for an in-memory database); ``options`` as :func:`hold`'s keywords."""
     if str(database) in ("", ":memory:") or str(database).startswith(("md:", "motherduck:")):
         yield
         return
-    with hold(database, duckdb_lock_path(database), wait_s=wait_s, run_id=run_id, echo=echo):
+    with hold(database, duckdb_lock_path(database), **options):
         yield
 
 

@@ -37,12 +37,10 @@ from pathlib import Path
 
 import dagster as dg
 
-from cojudge_assets.settings import DEFAULT_OBSERVE_CRON
+from cojudge_assets.settings import DEFAULT_AUTOMATION_INTERVAL_S, DEFAULT_OBSERVE_CRON
 
 AUTOMATION_SENSOR = "cojudge_automation"
 OBSERVE_JOB = "observe_sources"  # observes the source assets (corpus, judges file) before a command's evaluation
-
-SENSOR_INTERVAL_S = 30
 
 
 def changed_since_updated() -> dg.AutomationCondition:
@@ -132,8 +130,9 @@ def partitions_with_rows(spec: dg.AssetSpec) -> set[str] | None:
     return None
 
 
-def automation_sensor() -> dg.AutomationConditionSensorDefinition:
-    """The sensor that evaluates every asset's condition in a deployment (running by default)."""
+def automation_sensor(interval_s: int = DEFAULT_AUTOMATION_INTERVAL_S) -> dg.AutomationConditionSensorDefinition:
+    """The sensor that evaluates every asset's condition in a deployment (running by default), at most every
+    ``interval_s`` seconds ($COJUDGE_AUTOMATION_INTERVAL_S)."""
     with warnings.catch_warnings():  # the sources' observation: a beta parameter of the selection
         warnings.simplefilter("ignore", dg.BetaWarning)
         target = dg.AssetSelection.all(include_sources=True)
@@ -142,7 +141,10 @@ def automation_sensor() -> dg.AutomationConditionSensorDefinition:
         target=target,
         default_status=dg.DefaultSensorStatus.RUNNING,
         use_user_code_server=True,  # HoldsRows is Python of this package: evaluated in the code server
-        minimum_interval_seconds=SENSOR_INTERVAL_S,
+        # one run per requested partition, never one backfill for several: each run carries its partition's tags,
+        # the judge's provider among them (defs/partitions.py JudgePartitions), which the run queue limits
+        emit_backfills=False,
+        minimum_interval_seconds=interval_s,
         description="Keeps every asset fresh: requests what is missing or changed (defs/automation.py).",
     )
 

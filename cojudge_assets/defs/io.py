@@ -16,24 +16,38 @@ do not hold (no judge configured, no judge asked) is no input at all, and the
 reader's factory gives it an empty frame itself.
 
 Both the IO manager and the DuckDB resource hold the DuckDB file's lock
-(core/locks.py) while a run uses them, so a run launched from the Dagster UI and
-``cojudge materialize`` never write one file at once: the later one fails at
-start naming the holder's pid. So does a run while any other process (a notebook's read-only connection)
-has the file open: the library would retry its connect for about two minutes (core/locks.py
-``wait_for_duckdb``).
+(core/locks.py) while a run uses them, so a run launched from the Dagster UI, a sensor and
+``cojudge materialize`` never write one file at once: a run that finds another run or the command
+holding it fails at start naming the holder's pid. A sensor (the drift sensor reads the judge cache)
+holds the lock only while its connection is open (``get_connection``), not for its whole tick, and
+marks its hold brief: a run started by a deployment's daemon meanwhile waits for it (at most
+:data:`BRIEF_WAIT_S`) instead of failing. So a probe of a slow provider holds up no run. Any other
+process (a notebook's read-only connection) that has the file open fails the run at once, naming its
+pid: the library would retry its connect for about two minutes (core/locks.py ``wait_for_duckdb``).
 """
 
 import contextlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
+from pathlib import Path
 
 import dagster as dg
+import duckdb
 import polars as pl
 from dagster_duckdb import DuckDBResource
 from dagster_duckdb_polars import DuckDBPolarsIOManager, DuckDBPolarsTypeHandler
 
 from cojudge_assets.core.locks import hold_duckdb, wait_for_duckdb
+from cojudge_assets.core.shards import bucket_keys
+from cojudge_assets.settings import shard_count
 
 KINDS = {"polars", "duckdb"}  # the kinds of every asset stored through this IO manager
+# how long a run waits for a sensor's connection (a brief hold of the DuckDB file's lock), and a sensor for a run
+BRIEF_WAIT_S = 120.0
+SENSOR_WAIT_S = 600.0
+
+# Tables an older release wrote unpartitioned, now partitioned by a column of their own (table -> column): the
+# sandboxed steps split into attempt-hash buckets (core/shards.py). Their rows from before belong to no partition.
+PARTITIONED_LATER = {"label_audit": "bucket", "mutants": "bucket"}
 
 
 def present_inputs(
@@ -97,11 +111,8 @@ def _table_exists(connection, schema: str, table: str) -> bool:
     return bool(found and found[0])
 
 
-def _add_new_columns(connection, target: str, obj: pl.DataFrame) -> None:
-    """A partitioned table made before a column was added at the end of its asset's frame gets that column
-    (null in the older partitions), so the new partition's insert, which matches columns by position, fits."""
-    schema, table = target.split(".")
-    present = [
+def _columns(connection, schema: str, table: str) -> list[str]:
+    return [
         row[0]
         for row in connection.execute(
             "select column_name from information_schema.columns where table_schema = ? and table_name = ? "
@@ -109,6 +120,13 @@ def _add_new_columns(connection, target: str, obj: pl.DataFrame) -> None:
             [schema, table],
         ).fetchall()
     ]
+
+
+def _add_new_columns(connection, target: str, obj: pl.DataFrame) -> None:
+    """A partitioned table made before a column was added at the end of its asset's frame gets that column
+    (null in the older partitions), so the new partition's insert, which matches columns by position, fits."""
+    schema, table = target.split(".")
+    present = _columns(connection, schema, table)
     if not present or obj.columns[: len(present)] != present:
         return  # a new table, or not an append at the end: the library creates it or names the mismatch
     for name in obj.columns[len(present) :]:
@@ -126,18 +144,67 @@ class CojudgeDuckDBIOManager(DuckDBPolarsIOManager):
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator:
-        with hold_duckdb(self.database, run_id=_run_id(context)):
-            wait_for_duckdb(self.database)  # another process has the file open: fail now, not after minutes
+        with _held_for_run(self.database, context):
+            if _run_id(context) is not None:
+                _partition_later(self.database, self.schema_ or "main")
             with super().yield_for_execution(context) as value:
                 yield value
+
+
+@contextlib.contextmanager
+def _held_for_run(database: str, context: dg.InitResourceContext) -> Iterator[None]:
+    """The DuckDB file's lock for a run's lifetime (see module docstring); nothing outside a run."""
+    run_id = _run_id(context)
+    if run_id is None:  # a sensor or schedule: LockedDuckDBResource.get_connection holds it per connection
+        yield
+        return
+    echo = context.log.info if context.log else None
+    with hold_duckdb(database, run_id=run_id, echo=echo, wait_brief_s=BRIEF_WAIT_S):
+        wait_for_duckdb(database)  # another process has the file open: fail now, not after minutes
+        yield
+
+
+def _partition_later(database: str, schema: str) -> None:
+    """A table of :data:`PARTITIONED_LATER` that an older release wrote gets its partition column, and loses the
+    rows from before (in no partition: a partition's delete would never reach them, and a count would see them
+    twice); its partitions are materialized again (the asset's code version moved with it). Rows of buckets of
+    another count (``$COJUDGE_SHARDS`` changed: ``1of4`` when the buckets are now ``0of8`` .. ``7of8``) go too,
+    for the same reason; the new buckets are all missing, so they run. A no-op on a new file or an up-to-date
+    one."""
+    if not Path(database).exists():
+        return
+    current = bucket_keys(shard_count())
+    with duckdb.connect(database) as connection:
+        for table, column in PARTITIONED_LATER.items():
+            if not _table_exists(connection, schema, table):
+                continue
+            if column not in _columns(connection, schema, table):
+                connection.execute(f'alter table {schema}.{table} add column "{column}" varchar')
+            connection.execute(
+                f'delete from {schema}.{table} where "{column}" is null or "{column}" not in '
+                f"({', '.join('?' for _ in current)})",
+                current,
+            )
 
 
 class LockedDuckDBResource(DuckDBResource):
-    """The DuckDB resource, holding the file's lock while a run uses it (see module docstring)."""
+    """The DuckDB resource, holding the file's lock while a run uses it, or while a sensor's connection is open
+    (see module docstring)."""
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator:
-        with hold_duckdb(self.database, run_id=_run_id(context)):
-            wait_for_duckdb(self.database)  # another process has the file open: fail now, not after minutes
+        self._in_run = _run_id(context) is not None
+        with _held_for_run(self.database, context):
             with super().yield_for_execution(context) as value:
                 yield value
+
+    @contextlib.contextmanager
+    def get_connection(self):
+        if getattr(self, "_in_run", True):  # a run holds the lock already (as does a test's direct use)
+            with super().get_connection() as conn:
+                yield conn
+            return
+        with hold_duckdb(self.database, wait_s=SENSOR_WAIT_S, brief=True):  # a run holds it: wait for the run
+            wait_for_duckdb(self.database)
+            with super().get_connection() as conn:
+                yield conn

@@ -3,6 +3,8 @@
 Two dimensions: ``condition`` (the study's conditions, core/ingest/context.py) and
 ``judge`` (the judges of a run: the enabled judges of the judges file, then the
 imported judges the corpus layout brings; judges/config.py ``corpus_judges``).
+The sandboxed steps ``label_audit`` and ``mutants`` are partitioned by a third, ``bucket`` (attempt-hash
+buckets, core/shards.py), so their shards spread over runs and machines.
 ``judge_requests`` is partitioned by condition, ``judge_outputs`` by condition x
 judge (a ``dg.MultiPartitionKey``), ``perturbation_outputs`` and the observable
 source asset ``judges_file`` by judge. Every key is made and read here: no
@@ -17,21 +19,71 @@ from typing import NamedTuple
 import dagster as dg
 
 from cojudge_assets.core.constants import CONDITIONS
+from cojudge_assets.core.shards import bucket_keys
 
 CONDITION = "condition"
 JUDGE = "judge"
+BUCKET = "bucket"
 
 CONDITION_PARTITIONS = dg.StaticPartitionsDefinition(list(CONDITIONS))
+PROVIDER_TAG = "cojudge/provider"  # on every run of a judge's partition: the run queue's limit per provider
 
 
-def judge_partitions(judges: Iterable[str]) -> dg.StaticPartitionsDefinition:
-    """The judge dimension: one partition per judge name (names are partition-safe, judges/config.py)."""
-    return dg.StaticPartitionsDefinition(list(judges))
+def _providers(judges: Iterable) -> dict[str, str]:
+    """{judge: provider} when ``judges`` maps names to judge specs (judges/config.py ``JudgeSpec.provider``)."""
+    if isinstance(judges, Mapping):
+        return {name: spec.provider for name, spec in judges.items() if hasattr(spec, "provider")}
+    return {}
 
 
-def condition_judge_partitions(judges: Iterable[str]) -> dg.MultiPartitionsDefinition:
+def bucket_partitions(n: int) -> dg.StaticPartitionsDefinition:
+    """The bucket dimension: ``n`` attempt-hash buckets (core/shards.py), named ``0of<n>`` .. ``<n-1>of<n>``, the
+    partitions of the sharded sandbox steps (``label_audit``, ``mutants``)."""
+    return dg.StaticPartitionsDefinition(bucket_keys(n))
+
+
+class JudgePartitions(dg.StaticPartitionsDefinition):
+    """One partition per judge, whose runs carry the judge's provider as the run tag ``cojudge/provider``.
+
+    Dagster asks the partitions definition for a partition's run tags wherever it makes a run of one partition
+    (the automation sensor evaluated in the code server, a launch or backfill from the UI or the CLI), so every run
+    of a judge's partition is tagged, and the run queue's ``tag_concurrency_limits`` on ``cojudge/provider``
+    (defs/deployment.py) hold a limit per provider however the run was started."""
+
+    def __init__(self, judges: Iterable[str], providers: Mapping[str, str] | None = None):
+        super().__init__(list(judges))
+        self._providers = dict(providers or {})
+
+    def provider_tags(self, judge: str | None) -> dict[str, str]:
+        provider = self._providers.get(judge or "")
+        return {PROVIDER_TAG: provider} if provider else {}
+
+    def get_tags_for_partition_key(self, partition_key: str) -> Mapping[str, str]:
+        return {**super().get_tags_for_partition_key(partition_key), **self.provider_tags(str(partition_key))}
+
+
+class ConditionJudgePartitions(dg.MultiPartitionsDefinition):
+    """condition x judge, with the judge's provider tag on each partition's runs (see :class:`JudgePartitions`)."""
+
+    def __init__(self, partitions_defs: Mapping[str, dg.PartitionsDefinition]):
+        super().__init__(partitions_defs)
+        judges = partitions_defs[JUDGE]
+        self._judges = judges if isinstance(judges, JudgePartitions) else JudgePartitions([])
+
+    def get_tags_for_partition_key(self, partition_key: str) -> Mapping[str, str]:
+        judge = dims(self, partition_key).judge
+        return {**super().get_tags_for_partition_key(partition_key), **self._judges.provider_tags(judge)}
+
+
+def judge_partitions(judges: Iterable) -> JudgePartitions:
+    """The judge dimension: one partition per judge name (names are partition-safe, judges/config.py); given the
+    judges by name (a mapping to their specs), each partition's runs carry the judge's provider tag."""
+    return JudgePartitions(list(judges), _providers(judges))
+
+
+def condition_judge_partitions(judges: Iterable) -> dg.MultiPartitionsDefinition:
     """condition x judge, the partitions of ``judge_outputs``."""
-    return dg.MultiPartitionsDefinition({CONDITION: CONDITION_PARTITIONS, JUDGE: judge_partitions(judges)})
+    return ConditionJudgePartitions({CONDITION: CONDITION_PARTITIONS, JUDGE: judge_partitions(judges)})
 
 
 def condition_judge_key(condition: str, judge: str) -> dg.MultiPartitionKey:
@@ -44,14 +96,20 @@ class PartitionDims(NamedTuple):
 
     condition: str | None = None
     judge: str | None = None
+    bucket: str | None = None
 
     def items(self) -> dict[str, str]:
         return {name: value for name, value in self._asdict().items() if value is not None}
 
 
 def _dimension_of(partitions_def: dg.PartitionsDefinition) -> str:
-    """The dimension a singly-partitioned definition is: condition for the conditions, judge otherwise."""
-    return CONDITION if partitions_def == CONDITION_PARTITIONS else JUDGE
+    """The dimension a singly-partitioned definition is: condition for the conditions, bucket when its keys are
+    exactly the bucket names ``0of<n>`` .. ``<n-1>of<n>`` (a judges file would have to name its judges so), judge
+    otherwise."""
+    if partitions_def == CONDITION_PARTITIONS:
+        return CONDITION
+    keys = partitions_def.get_partition_keys()
+    return BUCKET if keys and keys == bucket_keys(len(keys)) else JUDGE
 
 
 def dims(partitions_def: dg.PartitionsDefinition | None, partition_key: str | None) -> PartitionDims:
@@ -78,6 +136,13 @@ def condition_of(context: dg.AssetExecutionContext) -> str:
     if condition is None:
         raise ValueError(f"asset {context.asset_key.to_user_string()}: its partitions have no {CONDITION} dimension")
     return condition
+
+
+def bucket_of(context: dg.AssetExecutionContext) -> str:
+    bucket = context_dims(context).bucket
+    if bucket is None:
+        raise ValueError(f"asset {context.asset_key.to_user_string()}: its partitions have no {BUCKET} dimension")
+    return bucket
 
 
 def judge_of(context: dg.AssetExecutionContext) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
@@ -11,6 +13,7 @@ from cojudge_assets.core.execution.contest_judge import ContestJudge
 from cojudge_assets.core.ingest.corpus_input import corpus_input_problem
 from cojudge_assets.core.ingest.kattis import ProblemPackage, scan_problems
 from cojudge_assets.judges.config import DEFAULT_JUDGES_FILE, JudgeSpec, find_judge, load_judges
+from cojudge_assets.judges.store import DuckDBStore
 from cojudge_assets.settings import DEFAULT_CORPUS
 
 REFUSED = "cojudge/refused"  # metadata key of a dg.Failure by which a step refuses to replace stored tables
@@ -32,14 +35,31 @@ def output_dir(duckdb: DuckDBResource) -> Path:
     return database_path(duckdb).resolve().parent
 
 
-class ContestJudgeResource(dg.ConfigurableResource):
-    """The sandboxed contest judge (compiles and runs untrusted code)."""
+@contextlib.contextmanager
+def judge_store(duckdb: DuckDBResource) -> Iterator:
+    """The judge store the ``duckdb`` resource stands for: the deployed profile's Postgres store
+    (defs/deployed.py ``DeployedStores``), else the tables of the DuckDB file itself."""
+    stores = getattr(duckdb, "judge_store", None)
+    if stores is not None:
+        with stores() as store:
+            yield store
+        return
+    with duckdb.get_connection() as conn:
+        yield DuckDBStore(conn)
 
-    compile_cache: str = ""  # empty: ~/.cache/cojudge/compile
+
+class ContestJudgeResource(dg.ConfigurableResource):
+    """The sandboxed contest judge (compiles and runs untrusted code), with its cache folder: the one settings.py
+    resolved (``--cache``, ``$COJUDGE_CACHE``, ``$XDG_CACHE_HOME/cojudge``, ``~/.cache/cojudge``), bound by
+    definitions.py. Compiled programs and results go to its ``compile/``, the sandbox's runner and the batch javac
+    to its ``runner/`` and ``javac/``; the judge itself reads no environment."""
+
+    cache: str
     workers: int = 0  # 0: one per core
 
     def judge(self) -> ContestJudge:
-        return ContestJudge(self.compile_cache or None, workers=self.workers or None)
+        root = Path(self.cache)
+        return ContestJudge(root / "compile", build_dir=root, workers=self.workers or None)
 
 
 class CorpusResource(dg.ConfigurableResource):

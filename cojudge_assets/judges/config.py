@@ -185,10 +185,13 @@ class JudgesConfigError(ValueError):
 
 def judges_file(environ: Mapping[str, str] | None = None) -> Path:
     """The judges file of a deployment that names none explicitly: ``$COJUDGE_JUDGES`` in ``environ`` (the
-    process's environment by default), else ``data/judges.yaml``. The one place the variable is read: the
+    process's environment by default), else ``data/judges.yaml`` (the shipped one where the working folder has
+    none: settings.py ``default_judges``). The one place the variable is read: the
     Definitions read it once when they are built (definitions.py), the command for its default (cli.py); every
     other reader is handed the path (``JudgesResource``, defs/resources.py)."""
-    return Path((os.environ if environ is None else environ).get(JUDGES_VARIABLE) or DEFAULT_JUDGES_FILE)
+    from cojudge_assets.settings import default_judges
+
+    return Path((os.environ if environ is None else environ).get(JUDGES_VARIABLE) or default_judges())
 
 
 def load_judges(path: Path | None = None) -> list[JudgeSpec]:
@@ -295,3 +298,17 @@ def find_judge(name: str, corpus: Path | None = None, layout: str = "pages", pat
         if spec.name == name:
             return spec
     return judge_by_name(name, path)
+
+
+def rate_of_one_run(spec: JudgeSpec, runs: int) -> JudgeSpec:
+    """The judge as one of ``runs`` runs that judge it at once, each with a requests-per-minute limiter of its own
+    (judges/runner.py): its ``rpm`` shared among them (rounded down, at least 1 a minute), so that together they
+    keep to it. Unchanged with one run, or without an ``rpm``.
+
+    >>> spec = JudgeSpec(name="j", model="openai/gpt-5.2", rpm=500)
+    >>> rate_of_one_run(spec, 3).rpm, rate_of_one_run(spec, 1).rpm, rate_of_one_run(spec, 1000).rpm
+    (166, 500, 1)
+    """
+    if runs <= 1 or not spec.rpm:
+        return spec
+    return spec.model_copy(update={"rpm": max(1, spec.rpm // runs)})

@@ -21,7 +21,7 @@ from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponen
 
 from cojudge_assets.judges.client import is_transient, request_kwargs
 from cojudge_assets.judges.config import JudgeSpec
-from cojudge_assets.judges.store import CACHE_TABLE, current_epoch, ensure_tables, start_epoch
+from cojudge_assets.judges.store import CACHE_TABLE, EPOCHS_TABLE, current_epoch, has_table, start_epoch
 
 DRIFT_TABLE = "drift_events"
 PROBE_MESSAGES = [{"role": "user", "content": "Reply with the single word: ok"}]
@@ -60,8 +60,10 @@ def probe(spec: JudgeSpec) -> str:
 
 
 def recorded_identity(conn: duckdb.DuckDBPyConnection, judge: str, schema: str = "main") -> str | None:
-    """The commonest served model on the judge's stored valid answers of its current epoch."""
-    ensure_tables(conn, schema)
+    """The commonest served model on the judge's stored valid answers of its current epoch (None before any).
+    Read only: the sensor's connection under the deployed profile is a read-only snapshot of the store."""
+    if not (has_table(conn, CACHE_TABLE, schema) and has_table(conn, EPOCHS_TABLE, schema)):
+        return None
     row = conn.execute(
         f"select served_model, count(*) n from {schema}.{CACHE_TABLE} where judge = ? and epoch = ? "
         "and status = 'ok' and coalesce(served_model, '') <> '' group by 1 order by n desc, 1 limit 1",
@@ -77,9 +79,9 @@ def ensure_drift_table(conn: duckdb.DuckDBPyConnection, schema: str = "main") ->
     )
 
 
-def check(conn: duckdb.DuckDBPyConnection, spec: JudgeSpec, schema: str = "main") -> DriftCheck:
-    """Probe one hosted judge and compare with what is stored (does not record anything)."""
-    recorded = recorded_identity(conn, spec.name, schema)
+def check(spec: JudgeSpec, recorded: str | None) -> DriftCheck:
+    """Probe one hosted judge and compare with ``recorded`` (:func:`recorded_identity`; does not record anything,
+    and needs no connection: a slow provider holds no database open)."""
     if spec.api_key() == "":
         return DriftCheck(spec.name, recorded, None, f"not probed: {spec.api_key_env} is not set")
     return DriftCheck(spec.name, recorded, probe(spec))
@@ -111,11 +113,7 @@ def judged_conditions(conn: duckdb.DuckDBPyConnection, judge: str, epoch: int, s
 
 def drift_epochs(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> dict[str, int]:
     """{judge: the epoch its last provider drift opened} (judges with no drift left out)."""
-    known = conn.execute(
-        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-        [schema, DRIFT_TABLE],
-    ).fetchall()[0][0]
-    if not known:
+    if not has_table(conn, DRIFT_TABLE, schema):
         return {}
     rows = conn.execute(f"select judge, max(new_epoch) from {schema}.{DRIFT_TABLE} group by judge").fetchall()
     return {judge: int(epoch) for judge, epoch in rows}

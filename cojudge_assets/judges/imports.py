@@ -28,7 +28,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import duckdb
 import polars as pl
 
 from cojudge_assets.core.constants import BLIND
@@ -42,13 +41,19 @@ from cojudge_assets.core.judging.imported import (
     read_judgments,
 )
 from cojudge_assets.judges.config import JudgeSpec
-from cojudge_assets.judges.store import CACHE_COLUMNS, CACHE_TABLE, OUTPUT_SCHEMA, current_epoch, ensure_tables
+from cojudge_assets.judges.store import (
+    OUTPUT_SCHEMA,
+    REJECT_ROWS,
+    ImportedPartition,
+)
 
 if TYPE_CHECKING:
     from cojudge_assets.core.ingest.icescore import IceScoreCorpus  # imported when an ICE-Score judge is read
+    from cojudge_assets.judges.postgres_store import PostgresStore
+    from cojudge_assets.judges.store import DuckDBStore
 
-IMPORTS_TABLE = "judge_imports"
-REJECTS_TABLE = "import_rejects"
+    JudgeStore = DuckDBStore | PostgresStore
+
 PROVENANCE_IMPORTED = "imported"
 
 
@@ -153,36 +158,14 @@ def _release_skips(quarantine: pl.DataFrame, root: Path, files: list[Path], judg
     ).cast(REJECT_COLUMNS)
 
 
-def ensure_import_tables(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> None:
-    ensure_tables(conn, schema)
-    conn.execute(
-        f"create table if not exists {schema}.{IMPORTS_TABLE} (judge VARCHAR, condition VARCHAR, "
-        "source VARCHAR, sha256 VARCHAR, requests INTEGER, ok INTEGER, invalid INTEGER, rejected INTEGER, "
-        "unanswered INTEGER, imported_at TIMESTAMP, primary key (judge, condition))"
-    )
-    columns = ", ".join(
-        f"{name} {'BIGINT' if dtype == pl.Int64 else 'VARCHAR'}" for name, dtype in REJECT_COLUMNS.items()
-    )
-    conn.execute(f"create table if not exists {schema}.{REJECTS_TABLE} (condition VARCHAR, {columns})")
-
-
-def _has(conn: duckdb.DuckDBPyConnection, table: str, schema: str) -> bool:
-    return bool(
-        conn.execute(
-            "select count(*) from information_schema.tables where table_schema = ? and table_name = ?", [schema, table]
-        ).fetchall()[0][0]
-    )
-
-
-def import_partition(
-    spec: JudgeSpec, condition: str, requests: pl.DataFrame, conn: duckdb.DuckDBPyConnection, *, schema: str = "main"
-) -> ImportStats:
-    """Fill the judge's rows of ``condition`` in the judge cache from its source (see module docstring)."""
-    ensure_import_tables(conn, schema)
+def read_partition(
+    spec: JudgeSpec, condition: str, requests: pl.DataFrame, epoch: int
+) -> tuple[ImportedPartition, ImportStats]:
+    """The judge's rows of ``condition`` from its source, in ``epoch``, as the store takes them (steps 1-3 of
+    the module docstring), and what they amount to."""
     digest = source_digest(spec)
     files = source_files(spec)
     stats = ImportStats(requests=len(requests), sha256=digest, source=", ".join(p.name for p in files))
-    epoch = current_epoch(conn, spec.name, schema)
     known = set(requests["attempt_uid"].to_list())
     answered, rejects = load_answers(spec, condition, known)
     hashes = requests.select("attempt_uid", "request_hash")
@@ -216,51 +199,33 @@ def import_partition(
         pl.lit(PROVENANCE_IMPORTED).alias("provenance"),
         pl.lit(source_label).alias("source"),
     ).cast(OUTPUT_SCHEMA)
-    batch = table.to_arrow()  # noqa: F841 (read by DuckDB by name)
-    rejects = rejects.with_columns(pl.lit(spec.name).alias("judge"))  # the judge as cojudge names it
-    reject_rows = (  # noqa: F841 (read by DuckDB by name)
-        rejects.with_columns(pl.lit(condition).alias("condition")).select("condition", *REJECT_COLUMNS).to_arrow()
-    )
+    # the judge as cojudge names it, under this condition
+    rejects = rejects.with_columns(pl.lit(spec.name).alias("judge"), pl.lit(condition).alias("condition"))
     stats.imported = len(table)
     stats.ok = int((table["status"] == "ok").sum())
     stats.invalid = len(table) - stats.ok
     stats.rejected = len(rejects)
     stats.unanswered = len(known - set(table["attempt_uid"].to_list()))
-    conn.execute("begin transaction")
-    try:
-        conn.execute(
-            f"delete from {schema}.{CACHE_TABLE} where judge = ? and condition = ? and epoch = ?",
-            [spec.name, condition, epoch],
-        )
-        conn.execute(
-            f"insert into {schema}.{CACHE_TABLE} ({', '.join(CACHE_COLUMNS)}) "
-            f"select {', '.join(CACHE_COLUMNS)} from batch"
-        )
-        conn.execute(f"delete from {schema}.{REJECTS_TABLE} where judge = ? and condition = ?", [spec.name, condition])
-        conn.execute(f"insert into {schema}.{REJECTS_TABLE} select * from reject_rows")
-        conn.execute(
-            f"insert or replace into {schema}.{IMPORTS_TABLE} values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                spec.name,
-                condition,
-                stats.source,
-                digest,
-                stats.requests,
-                stats.ok,
-                stats.invalid,
-                stats.rejected,
-                stats.unanswered,
-                now,
-            ],
-        )
-        conn.execute("commit")
-    except BaseException:
-        conn.execute("rollback")
-        raise
+    record = {
+        "judge": spec.name,
+        "condition": condition,
+        "source": stats.source,
+        "sha256": digest,
+        "requests": stats.requests,
+        "ok": stats.ok,
+        "invalid": stats.invalid,
+        "rejected": stats.rejected,
+        "unanswered": stats.unanswered,
+        "imported_at": now,
+    }
+    part = ImportedPartition(spec.name, condition, epoch, table, rejects.select(list(REJECT_ROWS)), record)
+    return part, stats
+
+
+def import_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame, store: JudgeStore) -> ImportStats:
+    """Fill the judge's rows of ``condition`` in the store's judge cache from its source (see module docstring):
+    the DuckDB file's (judges/store.py :class:`DuckDBStore`) or the deployed profile's Postgres store."""
+    store.ensure_tables()
+    part, stats = read_partition(spec, condition, requests, store.current_epoch(spec.name))
+    store.replace_imported(part)
     return stats
-
-
-def rejects_table(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> pl.DataFrame:
-    if not _has(conn, REJECTS_TABLE, schema):
-        return pl.DataFrame(schema={"condition": pl.String, **REJECT_COLUMNS})
-    return conn.execute(f"select * from {schema}.{REJECTS_TABLE} order by judge, condition, source_line").pl()

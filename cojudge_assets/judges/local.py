@@ -121,7 +121,7 @@ class SampleExecScorer:
     )
 
     def __init__(self, judge: ContestJudge | None = None):
-        self.judge = judge or ContestJudge()
+        self.judge = judge or default_contest_judge()
 
     @staticmethod
     def abstention(parts: PromptParts) -> str:
@@ -392,6 +392,16 @@ LOCAL_JUDGES_VERSION = 3
 
 
 LocalScorer = SampleExecScorer | StaticRubricScorer
+
+
+def default_contest_judge() -> ContestJudge:
+    """The contest judge of a scorer made outside a Dagster run (which hands its own, defs/resources.py): over the
+    cache folder settings.py resolves (``$COJUDGE_CACHE``, else ``$XDG_CACHE_HOME/cojudge``, else
+    ``~/.cache/cojudge``)."""
+    from cojudge_assets.settings import cache_folder
+
+    root = cache_folder()
+    return ContestJudge(root / "compile", build_dir=root)
 
 
 def register_local_judges(contest_judge: ContestJudge | None = None) -> dict[str, LocalScorer]:

@@ -31,6 +31,7 @@ import asyncio
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import duckdb
 import polars as pl
@@ -39,7 +40,12 @@ from cojudge_assets.core.judging.models import JudgeRequest
 from cojudge_assets.core.judging.prompts import render
 from cojudge_assets.judges.client import JudgeCall, judge_once
 from cojudge_assets.judges.config import JudgeSpec
-from cojudge_assets.judges.store import CacheWriter, ensure_tables, settled_epoch, valid_keys
+from cojudge_assets.judges.store import CacheWriter, DuckDBStore
+
+if TYPE_CHECKING:
+    from cojudge_assets.judges.postgres_store import PostgresCacheWriter, PostgresStore
+
+    JudgeStore = DuckDBStore | PostgresStore
 
 RAMP_S = 0.5  # the workers' first requests are spread over this many seconds
 
@@ -142,7 +148,7 @@ async def _judge_all(
     condition: str,
     epoch: int,
     pending: list[dict],
-    writer: CacheWriter,
+    writer: CacheWriter | PostgresCacheWriter,
     stats: PartitionStats,
     backoff: tuple[float, float],
     log,
@@ -216,7 +222,7 @@ def judge_partition(
     spec: JudgeSpec,
     condition: str,
     requests: pl.DataFrame,
-    conn: duckdb.DuckDBPyConnection,
+    conn: duckdb.DuckDBPyConnection | JudgeStore,
     *,
     schema: str = "main",
     backoff: tuple[float, float] = (1.0, 60.0),
@@ -225,23 +231,26 @@ def judge_partition(
 ) -> PartitionStats:
     """Judge every request of ``requests`` (columns attempt_uid, request_hash, request_json) not yet answered.
 
-    ``contest_judge`` is the sandboxed judge the local ``sample-exec`` judge runs code with.
+    ``contest_judge`` is the sandboxed judge the local ``sample-exec`` judge runs code with. ``conn``: the
+    judge store, a DuckDB connection (the embedded profile's file) or a store of the same interface
+    (judges/postgres_store.py ``PostgresStore``, the deployed profile's).
     """
     scorers: dict = {}  # the local judges' scorers by model name (register_local_judges)
     if spec.local:
         from cojudge_assets.judges.local import register_local_judges
 
         scorers = register_local_judges(contest_judge)
-    ensure_tables(conn, schema)
-    epoch = settled_epoch(conn, spec.name, spec.answer_settings(), schema)
-    done = valid_keys(conn, spec.name, condition, epoch, schema)
+    store = DuckDBStore(conn, schema) if isinstance(conn, duckdb.DuckDBPyConnection) else conn
+    store.ensure_tables()
+    epoch = store.settled_epoch(spec.name, spec.answer_settings())
+    done = store.valid_keys(spec.name, condition, epoch)
     rows = requests.select("attempt_uid", "request_hash", "request_json").to_dicts()
     pending = [r for r in rows if (r["attempt_uid"], r["request_hash"]) not in done]
     stats = PartitionStats(requests=len(rows), cached=len(rows) - len(pending))
     if pending:
         if spec.local:
             _prepare_local(spec, pending, scorers, log)
-        writer = CacheWriter(conn, schema)
+        writer = store.writer()
         try:
             asyncio.run(_judge_all(spec, condition, epoch, pending, writer, stats, backoff, log))
         finally:

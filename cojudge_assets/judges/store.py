@@ -31,14 +31,19 @@ import json
 import queue
 import threading
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import duckdb
 import polars as pl
 
+from cojudge_assets.core.judging.imported import REJECT_COLUMNS
+
 CACHE_TABLE = "judge_cache"
 EPOCHS_TABLE = "judge_epochs"
 SETTINGS_TABLE = "judge_settings"
+IMPORTS_TABLE = "judge_imports"  # what each imported partition was read from (judges/imports.py)
+REJECTS_TABLE = "import_rejects"  # the source rows an import could not take, by file, line and field
 COMMIT_EVERY = 10
 COMMIT_INTERVAL_S = 0.5
 
@@ -88,6 +93,97 @@ def ensure_tables(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> None
     conn.execute(
         f"create table if not exists {schema}.{SETTINGS_TABLE} (judge VARCHAR, epoch INTEGER, "
         "settings VARCHAR, recorded_at TIMESTAMP, primary key (judge, epoch))"
+    )
+
+
+IMPORT_RECORD = pl.Schema(  # a row of IMPORTS_TABLE
+    [
+        *((name, pl.String()) for name in ("judge", "condition", "source", "sha256")),
+        *((name, pl.Int32()) for name in ("requests", "ok", "invalid", "rejected", "unanswered")),
+        ("imported_at", pl.Datetime("us")),
+    ]
+)
+REJECT_ROWS = pl.Schema([("condition", pl.String()), *REJECT_COLUMNS.items()])  # a row of REJECTS_TABLE
+
+
+@dataclass(frozen=True)
+class ImportedPartition:
+    """What an import puts in the store for one judge x condition (judges/imports.py): its answer rows
+    (``OUTPUT_SCHEMA``, in ``epoch``), its rejected source rows (``REJECT_ROWS``) and its record
+    (``IMPORT_RECORD``, one row). A store replaces the partition's rows with these in one transaction."""
+
+    judge: str
+    condition: str
+    epoch: int
+    rows: pl.DataFrame
+    rejects: pl.DataFrame
+    record: dict
+
+
+def ensure_import_tables(conn: duckdb.DuckDBPyConnection, schema: str = "main") -> None:
+    ensure_tables(conn, schema)
+    conn.execute(
+        f"create table if not exists {schema}.{IMPORTS_TABLE} (judge VARCHAR, condition VARCHAR, "
+        "source VARCHAR, sha256 VARCHAR, requests INTEGER, ok INTEGER, invalid INTEGER, rejected INTEGER, "
+        "unanswered INTEGER, imported_at TIMESTAMP, primary key (judge, condition))"
+    )
+    columns = ", ".join(
+        f"{name} {'BIGINT' if dtype == pl.Int64 else 'VARCHAR'}" for name, dtype in REJECT_COLUMNS.items()
+    )
+    conn.execute(f"create table if not exists {schema}.{REJECTS_TABLE} (condition VARCHAR, {columns})")
+
+
+def replace_imported(conn: duckdb.DuckDBPyConnection, part: ImportedPartition, schema: str = "main") -> None:
+    """Replace the judge's rows of the partition's condition and epoch in the cache, its rejects and its record,
+    in one transaction."""
+    ensure_import_tables(conn, schema)
+    batch = part.rows.select(list(CACHE_COLUMNS)).to_arrow()  # noqa: F841 (read by DuckDB by name)
+    reject_rows = part.rejects.select(list(REJECT_ROWS)).to_arrow()  # noqa: F841 (read by DuckDB by name)
+    conn.execute("begin transaction")
+    try:
+        conn.execute(
+            f"delete from {schema}.{CACHE_TABLE} where judge = ? and condition = ? and epoch = ?",
+            [part.judge, part.condition, part.epoch],
+        )
+        conn.execute(
+            f"insert into {schema}.{CACHE_TABLE} ({', '.join(CACHE_COLUMNS)}) "
+            f"select {', '.join(CACHE_COLUMNS)} from batch"
+        )
+        conn.execute(
+            f"delete from {schema}.{REJECTS_TABLE} where judge = ? and condition = ?", [part.judge, part.condition]
+        )
+        conn.execute(f"insert into {schema}.{REJECTS_TABLE} select * from reject_rows")
+        conn.execute(
+            f"insert or replace into {schema}.{IMPORTS_TABLE} ({', '.join(IMPORT_RECORD)}) "
+            f"values ({', '.join('?' for _ in IMPORT_RECORD)})",
+            [part.record[name] for name in IMPORT_RECORD],
+        )
+        conn.execute("commit")
+    except BaseException:
+        conn.execute("rollback")
+        raise
+
+
+def has_table(conn: duckdb.DuckDBPyConnection, table: str, schema: str = "main") -> bool:
+    """Whether the table exists (a reader asks this rather than create it: its connection may be read-only)."""
+    found = conn.execute(
+        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?", [schema, table]
+    ).fetchone()
+    return bool(found and found[0])
+
+
+def import_rejects(conn: duckdb.DuckDBPyConnection, judge: str, condition: str, schema: str = "main") -> pl.DataFrame:
+    """The rejected source rows of one imported partition (``REJECT_ROWS``), by source line."""
+    if not has_table(conn, REJECTS_TABLE, schema):
+        return pl.DataFrame(schema=REJECT_ROWS)
+    return (
+        conn.execute(
+            f"select * from {schema}.{REJECTS_TABLE} where judge = ? and condition = ? "
+            "order by source_file, source_line",
+            [judge, condition],
+        )
+        .pl()
+        .cast(REJECT_ROWS)
     )
 
 
@@ -156,34 +252,36 @@ def valid_keys(
     return {(a, h) for a, h in rows}
 
 
-class CacheWriter:
+class BatchingWriter:
     """Upserts rows from a writer thread, committing at least every ``COMMIT_EVERY`` rows or
-    ``COMMIT_INTERVAL_S`` seconds, whichever comes first.
+    ``COMMIT_INTERVAL_S`` seconds, whichever comes first; a backend says how a batch is committed
+    (:meth:`_commit`) and a row kept until then (:meth:`_row`).
 
     The judging loop only puts rows on a queue: a commit (about 3 ms) never stalls the event
     loop that is waiting on the judges. Only the writer thread touches the connection until
     :meth:`close` returns.
     """
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection, schema: str = "main"):
-        self.conn, self.schema, self.written = conn, schema, 0
-        # one INSERT per batch from an Arrow table: executemany costs about 3 ms per row
-        self._sql = (
-            f"insert or replace into {schema}.{CACHE_TABLE} ({', '.join(CACHE_COLUMNS)}) "
-            f"select {', '.join(CACHE_COLUMNS)} from batch"
-        )
+    def __init__(self) -> None:
+        self.written = 0
         self._queue: queue.Queue = queue.Queue()
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="judge-cache-writer", daemon=True)
         self._thread.start()
 
+    def _row(self, row: dict):
+        return {name: row.get(name) for name in CACHE_COLUMNS}
+
+    def _commit(self, rows: list) -> None:
+        raise NotImplementedError
+
     def write(self, row: dict) -> None:
         if self._error is not None:
             raise RuntimeError(f"the judge cache writer failed: {self._error}") from self._error
-        self._queue.put({name: row.get(name) for name in CACHE_COLUMNS})
+        self._queue.put(self._row(row))
 
     def _run(self) -> None:
-        pending: list[dict] = []
+        pending: list = []
         deadline = time.monotonic() + COMMIT_INTERVAL_S
         while True:
             try:
@@ -200,7 +298,28 @@ class CacheWriter:
                 pending = []
                 deadline = time.monotonic() + COMMIT_INTERVAL_S
 
-    def _commit(self, rows: list[dict]) -> None:
+    def _stop(self) -> None:
+        """Commit what is left and stop the thread; raise what a commit raised."""
+        if self._thread.is_alive():
+            self._queue.put(_STOP)
+            self._thread.join()
+        if self._error is not None:
+            raise RuntimeError(f"the judge cache writer failed: {self._error}") from self._error
+
+
+class CacheWriter(BatchingWriter):
+    """The DuckDB file's writer (:class:`BatchingWriter`): one INSERT OR REPLACE a batch, from an Arrow table."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, schema: str = "main"):
+        self.conn, self.schema = conn, schema
+        # one INSERT per batch from an Arrow table: executemany costs about 3 ms per row
+        self._sql = (
+            f"insert or replace into {schema}.{CACHE_TABLE} ({', '.join(CACHE_COLUMNS)}) "
+            f"select {', '.join(CACHE_COLUMNS)} from batch"
+        )
+        super().__init__()
+
+    def _commit(self, rows: list) -> None:
         if not rows or self._error is not None:
             return
         batch = pl.DataFrame(rows, schema=OUTPUT_SCHEMA).to_arrow()  # noqa: F841 (read by DuckDB by name)
@@ -218,11 +337,7 @@ class CacheWriter:
 
     def close(self) -> None:
         """Commit what is left, stop the thread, and fold the write-ahead log into the file."""
-        if self._thread.is_alive():
-            self._queue.put(_STOP)
-            self._thread.join()
-        if self._error is not None:
-            raise RuntimeError(f"the judge cache writer failed: {self._error}") from self._error
+        self._stop()
         try:
             self.conn.execute("checkpoint")
         except duckdb.Error:
@@ -248,3 +363,35 @@ def partition_rows(
         [judge, condition, epoch],
     ).pl()
     return table.cast(OUTPUT_SCHEMA) if len(table) else pl.DataFrame(schema=OUTPUT_SCHEMA)
+
+
+class DuckDBStore:
+    """The judge cache and its side tables in a DuckDB file (the embedded profile): the functions above, over one
+    connection. :class:`cojudge_assets.judges.postgres_store.PostgresStore` is the same interface on Postgres."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, schema: str = "main"):
+        self.conn, self.schema = conn, schema
+
+    def ensure_tables(self) -> None:
+        ensure_tables(self.conn, self.schema)
+
+    def current_epoch(self, judge: str) -> int:
+        return current_epoch(self.conn, judge, self.schema)
+
+    def settled_epoch(self, judge: str, settings: dict) -> int:
+        return settled_epoch(self.conn, judge, settings, self.schema)
+
+    def valid_keys(self, judge: str, condition: str, epoch: int) -> set[tuple[str, str]]:
+        return valid_keys(self.conn, judge, condition, epoch, self.schema)
+
+    def writer(self) -> CacheWriter:
+        return CacheWriter(self.conn, self.schema)
+
+    def partition_rows(self, requests: pl.DataFrame, judge: str, condition: str, epoch: int) -> pl.DataFrame:
+        return partition_rows(self.conn, requests, judge, condition, epoch, self.schema)
+
+    def replace_imported(self, part: ImportedPartition) -> None:
+        replace_imported(self.conn, part, self.schema)
+
+    def import_rejects(self, judge: str, condition: str) -> pl.DataFrame:
+        return import_rejects(self.conn, judge, condition, self.schema)

@@ -104,7 +104,7 @@ from cojudge_assets.core.measurement.measure import (
     _condition_order,
     condition_panel,
 )
-from cojudge_assets.core.perturbation.stats import PerturbationConfig, _statistics, primary
+from cojudge_assets.core.perturbation.stats import PerturbationConfig, perturbation_statistics, primary
 from cojudge_assets.core.stats import metrics as m
 from cojudge_assets.core.stats.bootstrap import cluster_codes, cluster_counts, cluster_weights, interval
 
@@ -787,7 +787,7 @@ def _perturbation_checks(
         test = (attempt_splits(rows, design_split, source="perturbation pairs") == NEVER_INSPECTED).to_numpy()
         n_problems = int(problem.max()) + 1
         one_hot = (problem[None, :] == np.arange(n_problems)[:, None]).astype(np.float64)
-        stats = _statistics(rows, perturbation.drop_cut, perturbation.seed_cut)
+        stats = perturbation_statistics(rows, perturbation.drop_cut, perturbation.seed_cut)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", m.UndefinedMetricWarning)
             warnings.simplefilter("ignore", RuntimeWarning)

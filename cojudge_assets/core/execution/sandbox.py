@@ -6,9 +6,10 @@ outside in:
 * a dedicated unprivileged uid per run when cojudge runs as root (so the
   per-user process limit applies to this run alone and the program can write
   nowhere that uid does not own);
-* POSIX resource limits set before ``exec``: CPU seconds, address space, stack,
-  file size (which also caps stdout and stderr, written to files), open files,
-  processes, no core dumps;
+* POSIX resource limits set before ``exec``: CPU seconds, stack, file size (which
+  also caps stdout and stderr, written to files), open files, processes, no core
+  dumps, and the address space where no memory cgroup bounds the run
+  (:func:`per_process_address_space`: under it, threads could not start);
 * bubblewrap (``bwrap``) namespaces where available: no network (a new, empty
   network namespace), its own pid namespace (killing the run kills every
   process it forked), a read-only view of only the system directories
@@ -55,7 +56,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from cojudge_assets.core.execution.cgroups import CgroupSupport, RunCgroup, cgroup_support
@@ -226,7 +227,9 @@ def isolation_record(
         f"cgroup {support.memory.version}: {limits.cgroup_memory_bytes // mib} MiB for the whole run, no swap"
         if support.memory
         else None,
-        f"RLIMIT_AS {limits.memory_mb} MiB per process" if limits.address_space else None,
+        f"RLIMIT_AS {limits.memory_mb} MiB per process"
+        if per_process_address_space(limits, support.memory is not None)
+        else None,
     )
     record["processes"] = both(
         f"cgroup {support.pids.version}: {limits.cgroup_pids} tasks" if support.pids else None,
@@ -344,7 +347,7 @@ def _as_uid(uid: int) -> list[str]:
     return [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
 
 
-def _launch_prefix(limits: Limits, uid: int | None, *, use_bwrap: bool) -> list[str]:
+def _launch_prefix(limits: Limits, uid: int | None, *, use_bwrap: bool, memory_cgroup: bool = False) -> list[str]:
     """Programs that prepare the child, each exec'ing the next, before the runner starts.
 
     No Python runs between fork and exec (no ``preexec_fn``): a forked child of a process with
@@ -368,13 +371,24 @@ def _launch_prefix(limits: Limits, uid: int | None, *, use_bwrap: bool) -> list[
         f"--nofile={limits.max_open_files}",
         f"--stack={stack}",
     ]
-    if limits.address_space:
+    if per_process_address_space(limits, memory_cgroup):
         rlimits.append(f"--as={mem}")
     if uid is not None:
         # the uid is this run's alone, so the per-user count is this run's count;
         # bwrap and its pid-namespace init are counted too
         rlimits.append(f"--nproc={limits.max_procs + 2}")
     return [*prefix, PRLIMIT, *rlimits, "--"]
+
+
+def per_process_address_space(limits: Limits, memory_cgroup: bool) -> bool:
+    """Whether a run's processes get ``RLIMIT_AS`` = the memory limit: only where no memory cgroup bounds the run.
+
+    With the stack limit at the memory limit (as contest judges set it), glibc gives every new thread a stack of
+    that size, so under ``RLIMIT_AS`` of the same size a program's first ``pthread_create`` (``std::thread``,
+    OpenMP) fails with EAGAIN and a correct program is judged RE. Where the run's memory cgroup counts what the
+    run really uses (every process, no swap), the address space is left unbounded, as the judges that measure
+    memory with control groups do; without one, ``RLIMIT_AS`` is the only memory bound there is, and it stays."""
+    return limits.address_space and not memory_cgroup
 
 
 SETPRIV, PRLIMIT, UNSHARE = "/usr/bin/setpriv", "/usr/bin/prlimit", "/usr/bin/unshare"
@@ -387,17 +401,18 @@ RUNNER_IN_BOX = "/.cojudge/runner"
 _runner_lock = threading.Lock()
 
 
-def runner_path() -> str:
-    """The compiled reporting runner (see native/cojudge_runner.c), built once per source version."""
+def runner_path(build_dir: Path) -> str:
+    """The compiled reporting runner (see native/cojudge_runner.c), built once per source version under
+    ``build_dir/runner/`` (the cache folder the caller was given: settings.py resolves it, core never looks)."""
     with _runner_lock:  # the judge's first runs start together, one per worker thread
-        return _runner_path()
+        return _runner_path(Path(build_dir))
 
 
-@lru_cache(maxsize=1)
-def _runner_path() -> str:
+@cache
+def _runner_path(build_dir: Path) -> str:
     source = RUNNER_SOURCE.read_bytes()
     digest = hashlib.sha256(source).hexdigest()[:16]
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cojudge" / "runner"
+    base = build_dir / "runner"
     binary = base / f"cojudge_runner-{digest}"
     if not binary.is_file():
         base.mkdir(parents=True, exist_ok=True)
@@ -443,6 +458,7 @@ def run_sandboxed(
     env: dict[str, str] | None = None,
     extra_ro_binds: tuple[str, ...] = (),
     ro_mounts: tuple[tuple[str, str], ...] = (),
+    build_dir: Path,
 ) -> RunResult:
     """Run ``argv`` with ``box`` as its working directory (``/box`` inside bwrap).
 
@@ -454,7 +470,8 @@ def run_sandboxed(
     one. A run the sandbox could not start raises :class:`SandboxError`; anything the program does
     (killing its runner included) gives a result, and no process of the run outlives this call. ``ro_mounts``
     are (host folder, path inside) pairs mounted read-only under bubblewrap only (outside /tmp, which is the
-    sandbox's own); without bubblewrap they are absent.
+    sandbox's own); without bubblewrap they are absent. ``build_dir``: the folder the runner is built and kept
+    in (its ``runner/``), the caller's cache folder.
     """
     use_bwrap = bwrap_path() is not None
     support = cgroup_support()
@@ -466,7 +483,7 @@ def run_sandboxed(
             os.chown(folder, uid, uid)  # a writable box: the run may write in every folder of it
     clean_env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}
     clean_env.update(env or {})
-    runner = runner_path()
+    runner = runner_path(build_dir)
     if use_bwrap:
         binds = (*[p for p in extra_ro_binds if os.path.isdir(p)],)
         inner = [RUNNER_IN_BOX, "{report}", *argv]
@@ -612,6 +629,7 @@ def _run(
     bpf: bytes | None = None,
 ) -> RunResult:
     join = ["/bin/sh", "-c", JOIN_SCRIPT, "cojudge-join", *group.join_files(), "--"] if group is not None else []
+    memory_cgroup = group is not None and group.support.memory is not None
     stdin = open(stdin_path, "rb") if stdin_path is not None else subprocess.DEVNULL
     stdout = open(stdout_path, "wb")
     stderr = open(stderr_path, "wb")
@@ -628,7 +646,7 @@ def _run(
     try:
         try:
             proc = subprocess.Popen(
-                [*join, *_launch_prefix(limits, uid, use_bwrap=use_bwrap), *full_argv],
+                [*join, *_launch_prefix(limits, uid, use_bwrap=use_bwrap, memory_cgroup=memory_cgroup), *full_argv],
                 cwd=box,
                 stdin=stdin,
                 stdout=stdout,

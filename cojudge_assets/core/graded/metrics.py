@@ -33,20 +33,16 @@ import numpy as np
 import polars as pl
 
 from cojudge_assets.core.constants import SEED
+from cojudge_assets.core.perturbation.stats import METRIC_SCHEMA as PERTURBATION_METRICS
 from cojudge_assets.core.stats.bootstrap import cluster_codes, cluster_counts, interval
 
 CEILINGS = (1, 2, 3, 4, 5)
 REFERENCE_JUDGES = ("chrF++", "CodeBLEU", "edit-similarity")
+# the perturbation study's metric table (core/perturbation/stats.py), per answer kind, with a note
 METRIC_SCHEMA = {
     "judge": pl.String,
     "answer": pl.String,
-    "metric": pl.String,
-    "subset": pl.String,
-    "value": pl.Float64,
-    "lo": pl.Float64,
-    "hi": pl.Float64,
-    "n": pl.Int64,
-    "n_seeds": pl.Int64,
+    **{name: dtype for name, dtype in PERTURBATION_METRICS.items() if name != "judge"},
     "note": pl.String,
 }
 SCORE_SCHEMA = {

@@ -102,7 +102,7 @@ def primary(pairs: pl.DataFrame, seed_cut: float = 0.5) -> pl.DataFrame:
     )
 
 
-def _statistics(
+def perturbation_statistics(
     rows: pl.DataFrame, drop_cut: float, seed_cut: float = 0.5
 ) -> dict[tuple[str, str], tuple[np.ndarray, Callable[[np.ndarray], float | np.ndarray]]]:
     """Each statistic as (row mask, function of (shift, weights over the masked rows))."""
@@ -157,7 +157,7 @@ def perturbation_metrics(pairs: pl.DataFrame, config: PerturbationConfig = Pertu
         if rows.is_empty():
             continue
         seeds = rows["seed_uid"].to_numpy()
-        stats = _statistics(rows, config.drop_cut, config.seed_cut)
+        stats = perturbation_statistics(rows, config.drop_cut, config.seed_cut)
         replicates: dict[tuple[str, str], list[np.ndarray]] = {key: [] for key in stats}
         for block in cluster_weights(cluster_codes(seeds), config.n_resamples, config.seed):
             for key, (mask, function) in stats.items():

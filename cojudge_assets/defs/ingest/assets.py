@@ -16,8 +16,10 @@ from cojudge_assets.core.ingest.corpus import (
 )
 from cojudge_assets.core.ingest.label_audit import audit_labels, audit_summary
 from cojudge_assets.core.ingest.progsnap2 import ProgSnap2Error
+from cojudge_assets.core.shards import BUCKET_COLUMN, in_bucket, with_bucket
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
+from cojudge_assets.defs.partitions import bucket_of
 from cojudge_assets.defs.resources import REFUSED, ContestJudgeResource, CorpusResource
 
 CONTEST_CORPUS = "contest_corpus"
@@ -189,35 +191,52 @@ def participant_context(
     return table
 
 
-@dg.asset(
-    group_name="ingest",
-    kinds=KINDS,
-    code_version="1",
-    description="One row per re-executed attempt: recorded verdict vs the sandboxed contest judge's re-execution "
-    "(only problems with tests). Recorded verdicts stay the labels; this makes their noise visible.",
-)
-def label_audit(
-    context: dg.AssetExecutionContext,
-    attempts: pl.DataFrame,
-    corpus: CorpusResource,
-    contest_judge: ContestJudgeResource,
-) -> pl.DataFrame:
-    audit = audit_labels(attempts, corpus.packages(), contest_judge.judge())
-    summary = audit_summary(audit)
-    disagreements = audit.filter(~pl.col("verdict_agrees"))
-    context.add_output_metadata(
-        {
-            "audited": len(audit),
-            "verdict_agreement": round(float(cast(float, audit["verdict_agrees"].mean())), 4) if len(audit) else None,
-            "label_agreement": round(float(cast(float, audit["label_agrees"].mean())), 4) if len(audit) else None,
-            "by_problem_and_verdict": dg.MetadataValue.md(markdown_table(summary)),
-            "disagreements": dg.MetadataValue.md(
-                markdown_table(
-                    disagreements.select("attempt_uid", "recorded_verdict", "reexec_verdict", "first_failure")
-                )
-            )
-            if len(disagreements)
-            else "none",
-        }
+def label_audit_asset(buckets: dg.StaticPartitionsDefinition) -> dg.AssetsDefinition:
+    """``label_audit`` split into these attempt-hash buckets (defs/partitions.py ``bucket_partitions``): each
+    partition re-executes the auditable attempts of its bucket, so the shards spread over runs and machines; a
+    reader gets every bucket's rows in one frame (the same rows as one unsharded audit, plus the ``bucket``
+    column). A bucket no attempt falls in is a valid, empty partition."""
+
+    @dg.asset(
+        name="label_audit",
+        group_name="ingest",
+        kinds=KINDS,
+        code_version="2",
+        partitions_def=buckets,
+        metadata={"partition_expr": BUCKET_COLUMN},
+        description="One row per re-executed attempt: recorded verdict vs the sandboxed contest judge's "
+        "re-execution (only problems with tests). Recorded verdicts stay the labels; this makes their noise visible. "
+        "Split into attempt-hash buckets (column bucket), one partition each.",
     )
-    return audit
+    def label_audit(
+        context: dg.AssetExecutionContext,
+        attempts: pl.DataFrame,
+        corpus: CorpusResource,
+        contest_judge: ContestJudgeResource,
+    ) -> pl.DataFrame:
+        bucket = bucket_of(context)
+        audit = with_bucket(
+            audit_labels(in_bucket(attempts, "attempt_uid", bucket), corpus.packages(), contest_judge.judge()), bucket
+        )
+        summary = audit_summary(audit)
+        disagreements = audit.filter(~pl.col("verdict_agrees"))
+        context.add_output_metadata(
+            {
+                "audited": len(audit),
+                "verdict_agreement": round(float(cast(float, audit["verdict_agrees"].mean())), 4)
+                if len(audit)
+                else None,
+                "label_agreement": round(float(cast(float, audit["label_agrees"].mean())), 4) if len(audit) else None,
+                "by_problem_and_verdict": dg.MetadataValue.md(markdown_table(summary)),
+                "disagreements": dg.MetadataValue.md(
+                    markdown_table(
+                        disagreements.select("attempt_uid", "recorded_verdict", "reexec_verdict", "first_failure")
+                    )
+                )
+                if len(disagreements)
+                else "none",
+            }
+        )
+        return audit
+
+    return label_audit

@@ -23,12 +23,12 @@ from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.judging.sources import JUDGES_FILE
 from cojudge_assets.defs.partitions import CONDITION_PARTITIONS, condition_judge_partitions, condition_of, judge_of
-from cojudge_assets.defs.resources import ContestJudgeResource, output_dir
+from cojudge_assets.defs.resources import ContestJudgeResource, judge_store, output_dir
 from cojudge_assets.defs.versions import answers_version, content_version
-from cojudge_assets.judges.config import JudgeSpec
-from cojudge_assets.judges.imports import import_partition, rejects_table
+from cojudge_assets.judges.config import JudgeSpec, rate_of_one_run
+from cojudge_assets.judges.imports import import_partition
 from cojudge_assets.judges.runner import judge_partition
-from cojudge_assets.judges.store import ANSWERED_STATUSES, current_epoch, partition_rows
+from cojudge_assets.judges.store import ANSWERED_STATUSES
 
 
 def requests_file(duckdb: DuckDBResource, condition: str) -> Path:
@@ -169,10 +169,10 @@ def import_one_partition(spec: JudgeSpec, condition: str, requests: pl.DataFrame
     answers are kept as rows (status ``invalid``), unknown or duplicate rows go to table import_rejects; neither
     fails the run, as nothing can be re-asked. A source that cannot be read at all fails it, naming the file."""
     try:
-        with duckdb.get_connection() as conn:
-            stats = import_partition(spec, condition, requests, conn)
-            table = partition_rows(conn, requests, spec.name, condition, current_epoch(conn, spec.name))
-            rejects = rejects_table(conn).filter((pl.col("judge") == spec.name) & (pl.col("condition") == condition))
+        with judge_store(duckdb) as store:  # the DuckDB file's tables, or the deployed profile's Postgres store
+            stats = import_partition(spec, condition, requests, store)
+            table = store.partition_rows(requests, spec.name, condition, store.current_epoch(spec.name))
+            rejects = store.import_rejects(spec.name, condition)
     except ImportFormatError as exc:
         raise dg.Failure(description=f"imported judge {spec.name}: {exc}") from None
     except OSError as exc:  # the declared file is missing or unreadable
@@ -221,16 +221,21 @@ def judge_one_partition(
             description=f"judge {spec.name}: the environment variable {spec.api_key_env} that "
             "holds its API key is not set; export it, or disable the judge in the judges config"
         )
-    with duckdb.get_connection() as conn:
+    # under the deployed profile up to the provider's limit of runs judge at once, each with its own rpm limiter
+    runs = duckdb.runs_at_once(spec.provider) if hasattr(duckdb, "runs_at_once") else 1
+    if runs > 1 and spec.rpm:
+        spec = rate_of_one_run(spec, runs)
+        context.log.info(f"judge {spec.name}: rpm {spec.rpm} in this run (one of up to {runs} at once)")
+    with judge_store(duckdb) as store:
         stats = judge_partition(
             spec,
             condition,
             requests,
-            conn,
+            store,
             log=context.log.info,
             contest_judge=contest_judge.judge() if spec.local else None,
         )
-        table = partition_rows(conn, requests, spec.name, condition, current_epoch(conn, spec.name))
+        table = store.partition_rows(requests, spec.name, condition, store.current_epoch(spec.name))
     valid = table.filter(pl.col("status") == "ok")
     abstained = table.filter(pl.col("status") == "abstained")
     answered = table.filter(pl.col("status").is_in(list(ANSWERED_STATUSES)))

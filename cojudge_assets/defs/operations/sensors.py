@@ -21,9 +21,21 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.defs.resources import JudgesResource
-from cojudge_assets.judges.drift import check, record_drift
+from cojudge_assets.judges.drift import check, record_drift, recorded_identity
 
 DRIFT_INTERVAL_S = 24 * 60 * 60
+
+
+def _record(resource: DuckDBResource, conn, found) -> int:
+    """Record the drift where the judge store lives: the DuckDB file (embedded), or Postgres under the deployed
+    profile, whose ``get_connection`` is a read-only snapshot (defs/deployed.py ``DeployedStores``)."""
+    from cojudge_assets.defs.deployed import DeployedStores  # Delta Lake and Postgres: the deployed profile's only
+
+    if isinstance(resource, DeployedStores):
+        reason = f"provider now serves {found.served} (was {found.recorded})"
+        with resource.judge_store() as store:
+            return store.record_drift(found.judge, found.recorded, found.served, reason)
+    return record_drift(conn, found)
 
 
 def drift_sensor(observe_job) -> dg.SensorDefinition:
@@ -40,29 +52,38 @@ def drift_sensor(observe_job) -> dg.SensorDefinition:
     def provider_drift(context: dg.SensorEvaluationContext, duckdb: DuckDBResource, judges: JudgesResource):
         requests, notes = [], []
         hosted = [spec for spec in judges.enabled() if spec.asked and not spec.local]
+        # the file is open only to read and to record: runs are not held up while the providers answer
         with duckdb.get_connection() as conn:
-            for spec in hosted:
-                try:
-                    found = check(conn, spec)
-                except Exception as exc:  # noqa: BLE001 - one unreachable provider must not hide the others
-                    notes.append(f"{spec.name}: probe failed ({type(exc).__name__})")
-                    continue
-                if found.note:
-                    notes.append(f"{spec.name}: {found.note}")
-                if not found.drifted:
-                    continue
-                epoch = record_drift(conn, found)
-                context.log.warning(
-                    f"provider drift: {spec.name} now serves {found.served!r} (stored answers: "
-                    f"{found.recorded!r}); epoch {epoch} opened, re-judging its partitions"
-                )
-                requests.append(
-                    dg.RunRequest(
-                        run_key=f"drift:{spec.name}:{epoch}",
-                        job_name=observe_job.name,
-                        tags={"cojudge/drift": f"{spec.name}:{found.recorded}->{found.served}"},
+            recorded = {spec.name: recorded_identity(conn, spec.name) for spec in hosted}
+        drifted = []
+        for spec in hosted:
+            try:
+                found = check(spec, recorded[spec.name])
+            except Exception as exc:  # noqa: BLE001 - one unreachable provider must not hide the others
+                notes.append(f"{spec.name}: probe failed ({type(exc).__name__})")
+                continue
+            if found.note:
+                notes.append(f"{spec.name}: {found.note}")
+            if found.drifted:
+                drifted.append(found)
+        if drifted:
+            with duckdb.get_connection() as conn:
+                for found in drifted:
+                    if recorded_identity(conn, found.judge) != found.recorded:  # re-judged meanwhile: next tick
+                        notes.append(f"{found.judge}: its stored answers changed while probing")
+                        continue
+                    epoch = _record(duckdb, conn, found)
+                    context.log.warning(
+                        f"provider drift: {found.judge} now serves {found.served!r} (stored answers: "
+                        f"{found.recorded!r}); epoch {epoch} opened, re-judging its partitions"
                     )
-                )
+                    requests.append(
+                        dg.RunRequest(
+                            run_key=f"drift:{found.judge}:{epoch}",
+                            job_name=observe_job.name,
+                            tags={"cojudge/drift": f"{found.judge}:{found.recorded}->{found.served}"},
+                        )
+                    )
         if requests:
             return requests
         return dg.SkipReason(

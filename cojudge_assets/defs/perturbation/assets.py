@@ -1,6 +1,7 @@
 """Group ``perturbation``: single defects injected into accepted programs, against behaviour-preserving edits.
 
-``mutation_seeds`` re-runs the accepted C/C++/Java programs; ``mutants`` applies
+``mutation_seeds`` re-runs the accepted C/C++/Java programs; ``mutants`` (one partition per attempt-hash
+bucket of the seeds, :func:`mutants_asset`) applies
 the tree-sitter operators (core/perturbation/operators.py) and the behaviour-
 preserving rewrites of the control arm (core/perturbation/rewrites.py) and verifies every
 mutant by execution (core/perturbation/verify.py); ``perturbation_outputs`` sends
@@ -35,11 +36,12 @@ from cojudge_assets.core.perturbation.stats import perturbation_metrics as score
 from cojudge_assets.core.perturbation.verify import generate_mutants, request_frame, verify_mutants
 from cojudge_assets.core.perturbation.verify import mutation_seeds as select_seeds
 from cojudge_assets.core.report import plots
+from cojudge_assets.core.shards import BUCKET_COLUMN, in_bucket, with_bucket
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS, present_inputs
 from cojudge_assets.defs.judging.assets import judge_one_partition
 from cojudge_assets.defs.judging.sources import JUDGES_FILE
-from cojudge_assets.defs.partitions import judge_of, judge_partitions
+from cojudge_assets.defs.partitions import bucket_of, judge_of, judge_partitions
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, output_dir
 from cojudge_assets.defs.versions import answers_version, content_version
 from cojudge_assets.judges.config import JudgeSpec
@@ -83,60 +85,81 @@ def mutation_seeds(
     return seeds
 
 
-@dg.asset(
-    group_name="perturbation",
-    kinds=KINDS,
-    code_version="2",
-    check_specs=[
-        dg.AssetCheckSpec(
-            "controls_behave_like_seeds",
-            asset="mutants",
-            description="Every verified control or adversarial mutant printed byte-identical "
-            "output to its seed on every test, and every verified mutant is one edit away.",
+def mutants_asset(buckets: dg.StaticPartitionsDefinition) -> dg.AssetsDefinition:
+    """``mutants`` split into these attempt-hash buckets of the seeds (defs/partitions.py ``bucket_partitions``):
+    every partition makes the mutants of every seed (tree-sitter, cheap, and the rewrite plan spans all seeds),
+    then compiles and runs only those whose seed falls in its bucket, so the verification spreads over runs and
+    machines; a reader gets every bucket's rows in one frame (the rows of one unsharded step, plus the ``bucket``
+    column). A bucket no seed falls in is a valid, empty partition."""
+
+    @dg.asset(
+        name="mutants",
+        group_name="perturbation",
+        kinds=KINDS,
+        code_version="3",
+        partitions_def=buckets,
+        metadata={"partition_expr": BUCKET_COLUMN},
+        check_specs=[
+            dg.AssetCheckSpec(
+                "controls_behave_like_seeds",
+                asset="mutants",
+                description="Every verified control or adversarial mutant printed byte-identical "
+                "output to its seed on every test, and every verified mutant is one edit away.",
+            )
+        ],
+        description="One row per mutant: operator, arm, severity, the edit (line, before, after), guard/loop "
+        "context, the code, and its verification: single edit, compiles, output identical to the seed's on every "
+        "test (controls), behaviour_changed on the problem's tests (semantic), verified, and the reason when not. "
+        "Split into attempt-hash buckets of the seed (column bucket), one partition each.",
+    )
+    def mutants(
+        context: dg.AssetExecutionContext,
+        config: MutationSettings,
+        mutation_seeds: pl.DataFrame,
+        corpus: CorpusResource,
+        contest_judge: ContestJudgeResource,
+    ):
+        bucket = bucket_of(context)
+        made = generate_mutants(
+            mutation_seeds,
+            max_per_operator=config.max_per_operator or None,
+            rewrite_seeds=config.rewrite_seeds or None,
         )
-    ],
-    description="One row per mutant: operator, arm, severity, the edit (line, before, after), guard/loop context, "
-    "the code, and its verification: single edit, compiles, output identical to the seed's on every test "
-    "(controls), behaviour_changed on the problem's tests (semantic), verified, and the reason when not.",
-)
-def mutants(
-    context: dg.AssetExecutionContext,
-    config: MutationSettings,
-    mutation_seeds: pl.DataFrame,
-    corpus: CorpusResource,
-    contest_judge: ContestJudgeResource,
-):
-    made = generate_mutants(
-        mutation_seeds, max_per_operator=config.max_per_operator or None, rewrite_seeds=config.rewrite_seeds or None
-    )
-    table = verify_mutants(mutation_seeds, made, corpus.packages(), contest_judge.judge())
-    verified = table.filter(pl.col("verified"))
-    counts = verified.group_by("arm").len()
-    by_arm = dict(zip(counts["arm"].to_list(), counts["len"].to_list()))
-    broken = verified.filter(
-        ~pl.col("single_edit") | ((pl.col("arm") != "semantic") & ~pl.col("outputs_identical").fill_null(False))
-    )
-    yield dg.Output(
-        table,
-        metadata={
-            "mutants": len(table),
-            "verified": len(verified),
-            "verified_semantic": by_arm.get("semantic", 0),
-            "verified_control": by_arm.get("control", 0),
-            "verified_adversarial": by_arm.get("adversarial", 0),
-            "execution_confirmed": int(verified["behaviour_changed"].fill_null(False).sum()),
-            "not_verified": dg.MetadataValue.md(
-                markdown_table(
-                    table.filter(~pl.col("verified")).group_by("operator", "reason").len().sort("len", descending=True)
-                )
-            ),
-        },
-    )
-    yield dg.AssetCheckResult(
-        check_name="controls_behave_like_seeds",
-        passed=broken.is_empty(),
-        metadata={"verified": len(verified), "violations": len(broken)},
-    )
+        mine = set(in_bucket(mutation_seeds, "seed_uid", bucket)["seed_uid"].to_list())
+        made = [m for m in made if m["seed_uid"] in mine]
+        table = with_bucket(verify_mutants(mutation_seeds, made, corpus.packages(), contest_judge.judge()), bucket)
+        verified = table.filter(pl.col("verified"))
+        counts = verified.group_by("arm").len()
+        by_arm = dict(zip(counts["arm"].to_list(), counts["len"].to_list()))
+        broken = verified.filter(
+            ~pl.col("single_edit") | ((pl.col("arm") != "semantic") & ~pl.col("outputs_identical").fill_null(False))
+        )
+        yield dg.Output(
+            table,
+            metadata={
+                "mutants": len(table),
+                "verified": len(verified),
+                "verified_semantic": by_arm.get("semantic", 0),
+                "verified_control": by_arm.get("control", 0),
+                "verified_adversarial": by_arm.get("adversarial", 0),
+                "execution_confirmed": int(verified["behaviour_changed"].fill_null(False).sum()),
+                "not_verified": dg.MetadataValue.md(
+                    markdown_table(
+                        table.filter(~pl.col("verified"))
+                        .group_by("operator", "reason")
+                        .len()
+                        .sort("len", descending=True)
+                    )
+                ),
+            },
+        )
+        yield dg.AssetCheckResult(
+            check_name="controls_behave_like_seeds",
+            passed=broken.is_empty(),
+            metadata={"verified": len(verified), "violations": len(broken)},
+        )
+
+    return mutants
 
 
 @dg.asset(

@@ -6,10 +6,14 @@ made of, the record formats and the atomic writes that let processes share the f
 - ``<root>/<aa>/<key>/``: a compiled program, keyed by (language, compile and run commands, code), holding
   the compiler's folder as ``artifact/`` and ``result.json`` (compiled or not, the message, the digest of
   what runs);
-- ``<root>/results/<aa>/<key>.json``: a judge result, keyed by (cache version, language, run command, what
-  runs, tests and limits, stop rule);
-- ``<root>/tests/<aa>/<key>.json``: one test's outcome, keyed by (cache version, language, run command,
-  what runs, the test's input and answer, limits).
+- ``<root>/results/<aa>/<key>.json``: a judge result, keyed by (cache version, isolation, language, run
+  command, what runs, tests and limits, stop rule);
+- ``<root>/tests/<aa>/<key>.json``: one test's outcome, keyed by (cache version, isolation, language, run
+  command, what runs, the test's input and answer, limits).
+
+The isolation is the sandbox's own summary of how runs are isolated on this machine (its mode, the seccomp
+filter or not, the cgroup hierarchy: ``ResultCache.isolation``), so a folder filled where runs had no seccomp
+filter, or no namespaces, gives nothing to a machine where they have them, and the reverse.
 
 A judge error is never stored, so a re-run tries again. Bump :data:`RESULT_CACHE_VERSION` when a verdict
 rule changes: results and outcomes cached before are then not reused.
@@ -32,8 +36,9 @@ from cojudge_assets.core.ingest.kattis import ProblemPackage, TestCase
 
 # bump when verdict rules change: cached results are then not reused. 2: CPU time and memory of the whole run
 # (control group), a private /dev/shm, the isolation record in the result. 3: the seccomp filter on every run,
-# "file size limit exceeded" apart from the output limit, a killed run's CPU time from its control group
-RESULT_CACHE_VERSION = "3"
+# "file size limit exceeded" apart from the output limit, a killed run's CPU time from its control group. 4: no
+# RLIMIT_AS where the run's memory cgroup bounds it (threads start; core/execution/sandbox.py)
+RESULT_CACHE_VERSION = "4"
 
 
 @dataclass
@@ -174,11 +179,23 @@ def _result_from_json(data: dict, compile_cached: bool) -> JudgeResult:
 class ResultCache:
     """Judge results and test outcomes, one JSON record each; test files are hashed once per process."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, isolation: str | None = None):
         self.root = root
         self._guard = threading.Lock()
         self._tests_digests: dict[tuple, str] = {}
         self._file_digests: dict[tuple, str] = {}
+        self._isolation = isolation
+
+    @property
+    def isolation(self) -> str:
+        """The isolation runs get on this machine (mode, seccomp filter or not, cgroup hierarchy): part of every
+        key, so a result judged with weaker isolation (no seccomp filter, no namespaces, a cache folder shared
+        with another machine) is never reused where runs are isolated otherwise, nor the reverse."""
+        if self._isolation is None:
+            from cojudge_assets.core.execution.sandbox import Limits, isolation_record
+
+            self._isolation = str(isolation_record(Limits()))
+        return self._isolation
 
     # -- digests ------------------------------------------------------------------------------
     def tests_digest(self, problem: ProblemPackage, tests: list[TestCase]) -> str:
@@ -229,6 +246,7 @@ class ResultCache:
             "\0".join(
                 [
                     RESULT_CACHE_VERSION,
+                    self.isolation,
                     language,
                     *run_argv,
                     runs,
@@ -258,6 +276,7 @@ class ResultCache:
             "\0".join(
                 [
                     RESULT_CACHE_VERSION,
+                    self.isolation,
                     "test",
                     language,
                     *run_argv,

@@ -100,9 +100,10 @@ class PrecompiledHeader:
 class Compiler:
     """Runs a language's compile command in the sandbox and keeps what it made in the compile cache."""
 
-    def __init__(self, cache: CompileCache, pch: PrecompiledHeader):
+    def __init__(self, cache: CompileCache, pch: PrecompiledHeader, build_dir: Path):
         self.cache = cache
         self.pch = pch
+        self.build_dir = build_dir  # where the sandbox's runner and the batch javac are built (ContestJudge)
 
     def target(self, language: str, code: str, memory_mb: int) -> tuple[LanguageSpec, Path | None, str, Path]:
         """(spec, precompiled-header folder, cache key, cache folder) of compiling ``code``."""
@@ -133,6 +134,7 @@ class Compiler:
                             box_writable=True,
                             extra_ro_binds=runtime_binds(language),
                             ro_mounts=((str(pch), PCH_IN_BOX),) if pch is not None else (),
+                            build_dir=self.build_dir,
                             stdout_path=work.parent / f"{work.name}.out",
                             stderr_path=work.parent / f"{work.name}.err",
                         )

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import os
 import re
 import shutil
 import subprocess
@@ -30,16 +29,17 @@ _JAVA_PACKAGE = re.compile(r"^\s*package\s+[\w.]+\s*;", re.MULTILINE)
 BATCH_JAVAC_SOURCE = Path(__file__).parent.parent / "native" / "BatchJavac.java"
 
 
-@functools.lru_cache(maxsize=1)
-def _batch_javac() -> Path | None:
-    """``BatchJavac.class`` (native/BatchJavac.java) built once per source version, or None without a JDK.
+@functools.cache
+def _batch_javac(build_dir: Path) -> Path | None:
+    """``BatchJavac.class`` (native/BatchJavac.java) built once per source version under ``build_dir/javac/``
+    (the judge's build folder, handed down from the Dagster resource), or None without a JDK.
 
     Our own source, compiled outside the sandbox like the runner; the programs it compiles never leave it.
     """
     if shutil.which("javac") is None:
         return None
     digest = hashlib.sha256(BATCH_JAVAC_SOURCE.read_bytes()).hexdigest()[:16]
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cojudge" / "javac"
+    base = build_dir / "javac"
     built = base / digest / "BatchJavac.class"
     if not built.is_file():
         base.mkdir(parents=True, exist_ok=True)
@@ -70,7 +70,7 @@ def precompile_java(compiler: Compiler, items: Iterable[tuple[str, str, int]], *
         spec, _, digest, target = compiler.target(language, code, memory_mb)
         if digest not in todo and not compiler.cache.holds(target):
             todo[digest] = (spec, target, code)
-    javac = _batch_javac() if len(todo) >= JAVA_BATCH_FROM else None
+    javac = _batch_javac(compiler.build_dir) if len(todo) >= JAVA_BATCH_FROM else None
     if javac is None:
         return 0
     jobs = list(todo.values())
@@ -98,6 +98,7 @@ def _compile_batch(compiler: Compiler, jobs: list[tuple[LanguageSpec, Path, str]
                 box=box,
                 limits=limits,
                 box_writable=True,
+                build_dir=compiler.build_dir,
                 stdout_path=box.parent / f"{box.name}.out",
                 stderr_path=box.parent / f"{box.name}.err",
             )

@@ -89,12 +89,16 @@ class ContestJudge:
     """Compiles and runs submissions in the sandbox; see
     :mod:`cojudge_assets.core.execution.contest_judge` for the rules."""
 
-    def __init__(self, cache_dir: Path | str | None = None, *, workers: int | None = None):
-        default_cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cojudge" / "compile"
-        self.cache_dir = Path(cache_dir) if cache_dir else default_cache
+    def __init__(self, cache_dir: Path | str, *, build_dir: Path | str | None = None, workers: int | None = None):
+        """``cache_dir``: the compile and result cache (the Dagster resource passes ``<cache>/compile``, the cache
+        folder settings.py resolves); ``build_dir``: where the sandbox's own helpers (the runner, the batch javac)
+        are built, ``runner/`` and ``javac/`` in it (``cache_dir`` when not given). Nothing here reads the
+        environment: every file the judge keeps is under these two folders."""
+        self.cache_dir = Path(cache_dir)
         self.cache_dir.mkdir(parents=True, exist_ok=True)
+        self.build_dir = Path(build_dir) if build_dir else self.cache_dir
         self.workers = workers or os.cpu_count() or 1
-        self._compiler = Compiler(CompileCache(self.cache_dir), PrecompiledHeader(self.cache_dir))
+        self._compiler = Compiler(CompileCache(self.cache_dir), PrecompiledHeader(self.cache_dir), self.build_dir)
         self._results = ResultCache(self.cache_dir)
 
     # -- compilation --------------------------------------------------------------------------
@@ -153,6 +157,7 @@ class ContestJudge:
                 stdout_path=run_dir / "stdout",
                 stderr_path=run_dir / "stderr",
                 extra_ro_binds=runtime_binds(language),
+                build_dir=self.build_dir,
             )
             return outcome_of(result, test, limits, float_tolerance)
         except (SandboxError, OSError) as exc:

@@ -92,6 +92,7 @@ def _check_batch(compiler: Compiler, jobs: list[tuple[LanguageSpec, Path, str]])
                 limits=limits,
                 box_writable=True,
                 extra_ro_binds=runtime_binds("python"),
+                build_dir=compiler.build_dir,
                 stdout_path=box.parent / f"{box.name}.out",
                 stderr_path=box.parent / f"{box.name}.err",
             )
