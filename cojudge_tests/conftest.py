@@ -13,6 +13,7 @@ import pytest
 
 from cojudge_assets.core.execution.contest_judge import ContestJudge
 from cojudge_assets.core.ingest.kattis import ProblemPackage, read_problem
+from cojudge_tests.services import postgres, redis  # noqa: F401 - the services as fixtures, for every test
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_CORPORA = REPO.parent / "shared" / "corpora"
@@ -98,6 +99,8 @@ def sum_problem(tmp_path_factory) -> ProblemPackage:
 SLOW_FIXTURES = {
     "demo_study": "the whole demo study, run cold by the README's command",
     "chromium": "a headless browser",
+    "postgres": "a PostgreSQL cluster of its own (cojudge_tests/services.py)",
+    "redis": "a Redis server of its own (cojudge_tests/services.py)",
 }
 SLOW_NAMES = {
     # a name the test or one of its fixtures calls or reads (module globals included), and why it is slow

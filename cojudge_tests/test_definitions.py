@@ -67,9 +67,14 @@ def test_the_executor_is_chosen_by_configuration(tmp_path, monkeypatch):
     monkeypatch.setenv("COJUDGE_MAX_CONCURRENT", "3")
     executor = build_definitions().executor
     assert executor.name == "multiprocess"
-    monkeypatch.setenv("COJUDGE_EXECUTOR", "celery")
-    with pytest.raises(ValueError, match="COJUDGE_EXECUTOR='celery'"):
+    monkeypatch.setenv("COJUDGE_EXECUTOR", "dask")
+    with pytest.raises(ValueError, match="COJUDGE_EXECUTOR='dask'"):
         build_definitions()
+    # celery: dagster-celery's executor on the configured broker (cojudge_tests/defs/test_celery.py runs it)
+    monkeypatch.setenv("COJUDGE_EXECUTOR", "celery")
+    monkeypatch.setenv("COJUDGE_CELERY_BROKER", "redis://127.0.0.1:6379/0")
+    executor = build_definitions().executor
+    assert executor.name == "celery"
 
 
 def test_judge_runs_carry_their_provider(tmp_path, monkeypatch):

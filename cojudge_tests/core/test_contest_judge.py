@@ -280,15 +280,15 @@ def test_programs_a_stopped_batch_did_not_reach_are_compiled_one_by_one(tmp_path
     assert "Math.min(1" in source
     (tmp_path / "BatchJavac.java").write_text(source)
     monkeypatch.setattr(java_batch, "BATCH_JAVAC_SOURCE", tmp_path / "BatchJavac.java")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     java_batch._batch_javac.cache_clear()
     try:
-        judge = contest_judge.ContestJudge(tmp_path / "cache", workers=1)
+        judge = contest_judge.ContestJudge(tmp_path / "cache", build_dir=tmp_path / "build", workers=1)
         codes = [JAVA_BATCH["ac"], JAVA_BATCH["wa"], JAVA_BATCH["ce"], JAVA_BATCH["named"]]
         assert judge.precompile([("java", code, sum_problem.memory_mb) for code in codes]) == 1
         results = judge.judge_many([(sum_problem, "java", code) for code in codes])
         assert [r.verdict for r in results] == [Verdict.AC, Verdict.WA, Verdict.CE, Verdict.AC]
         assert [r.compile_cached for r in results] == [True, False, False, False]
+        assert len(list((tmp_path / "build" / "javac").glob("*/BatchJavac.class"))) == 1  # built where handed
     finally:
         java_batch._batch_javac.cache_clear()
 

@@ -14,6 +14,7 @@ from cojudge_assets.core.execution.contest_judge.cache import (
 from cojudge_assets.core.execution.contest_judge.languages import language_spec
 from cojudge_assets.core.execution.contest_judge.verdict import JudgeResult, Verdict
 from cojudge_assets.core.execution.contest_judge.verdict import TestOutcome as Outcome  # not a test class
+from cojudge_assets.core.execution.sandbox import Limits, isolation_record
 from cojudge_tests.conftest import write_problem
 
 C_CODE = "int main(void){return 0;}\n"
@@ -27,11 +28,14 @@ def _problem(tmp_path, name="sum", answer="0\n"):
 
 
 def test_keys_are_the_ones_caches_on_disk_were_written_under(tmp_path):
-    """Computed with the one-module judge before the split (commit 9dafd70): a cache it filled stays valid."""
+    """The compile keys were computed with the one-module judge before the split (commit 9dafd70): a cache it
+    filled stays valid. The result and outcome keys changed since, on purpose, when the isolation joined them and
+    when the cache version went to 4 (results are judged again; compiled programs are kept)."""
     problem = _problem(tmp_path)
-    compile_cache, results = CompileCache(tmp_path / "cache"), ResultCache(tmp_path / "cache")
+    compile_cache = CompileCache(tmp_path / "cache")
+    results = ResultCache(tmp_path / "cache", isolation="bwrap + seccomp, cgroup v2")
     c_spec = language_spec("c", C_CODE, 256)
-    assert RESULT_CACHE_VERSION == "3"  # 3: the seccomp filter and the honest labels (results keys changed)
+    assert RESULT_CACHE_VERSION == "4"  # 4: no address-space limit under a memory cgroup (results keys changed)
     assert compile_cache.entry("c", c_spec, C_CODE)[0] == (
         "b113b7f232a4d9d7ffb278059347c79257e98df5ad96897d84cdb2cf2fe39277"
     )
@@ -42,10 +46,10 @@ def test_keys_are_the_ones_caches_on_disk_were_written_under(tmp_path):
         "80bbb3738e12616e755e390ecfb92725007804f63ec11a2f5ef10718082b1691"
     )
     assert results.result_key("c", c_spec.run_argv, "a" * 64, problem, list(problem.tests), True) == (
-        "b75eb3def45f9130cf92e02d35ad30ebe243c276251c42db4066bfbbec56a4de"
+        "2973d70c900a7e4f198a6fcf67ff2afb18b2f1dbc47e1941a0b1fdaa52263e05"
     )
     assert results.outcome_key("c", c_spec.run_argv, "a" * 64, problem.tests[1], problem) == (
-        "d562dec80b89a058879aaf17f7fee910b9e756e4f7cba0696671a84bffc013d5"
+        "c42c56d71e024087c30c2330314baf140e3daa699406dd610411f381f929ef4a"
     )
 
 
@@ -160,3 +164,23 @@ def test_a_verdict_depends_on_the_stop_rule_and_the_test_set(tmp_path):
     assert results.result_key("c", argv, "a" * 64, problem, list(problem.tests), False) != every
     assert results.result_key("c", argv, "a" * 64, problem, list(problem.samples), True) != every
     assert results.result_key("c", argv, "source:int main(", problem, list(problem.tests), True) != every
+
+
+def test_a_result_is_keyed_by_the_isolation_it_was_judged_under(tmp_path):
+    """A result judged without the seccomp filter (or without namespaces) is not reused where runs have it."""
+    problem = _problem(tmp_path)
+    argv = language_spec("c", C_CODE, 256).run_argv
+    filtered = ResultCache(tmp_path / "cache", isolation="bwrap + seccomp, cgroup v2")
+    unfiltered = ResultCache(tmp_path / "cache", isolation="bwrap, cgroup v2")
+    again = ResultCache(tmp_path / "cache", isolation="bwrap + seccomp, cgroup v2")
+
+    def keys(cache: ResultCache) -> tuple[str, str]:
+        return (
+            cache.result_key("c", argv, "a" * 64, problem, list(problem.tests), True),
+            cache.outcome_key("c", argv, "a" * 64, problem.tests[0], problem),
+        )
+
+    assert keys(filtered) == keys(again)
+    assert keys(filtered)[0] != keys(unfiltered)[0] and keys(filtered)[1] != keys(unfiltered)[1]
+    # by default, this machine's own isolation, as the sandbox reports it
+    assert ResultCache(tmp_path / "cache").isolation == str(isolation_record(Limits()))

@@ -165,21 +165,16 @@ def test_program_sees_only_its_own_processes(judge, sum_problem):
     assert judge.judge(sum_problem, "python", code, tests=sum_problem.samples).verdict == Verdict.AC
 
 
-def test_the_runner_is_built_once_when_the_first_runs_start_together(tmp_path, monkeypatch):
+def test_the_runner_is_built_once_when_the_first_runs_start_together(tmp_path):
     """A fresh cache and one worker thread per core asking for the runner at once (it raced, in a cold run)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from cojudge_assets.core.execution import sandbox
 
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    sandbox._runner_path.cache_clear()
-    try:
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            paths = list(pool.map(lambda _: sandbox.runner_path(), range(4)))
-        assert len(set(paths)) == 1 and os.access(paths[0], os.X_OK)
-        assert len(list((tmp_path / "cojudge" / "runner").iterdir())) == 1
-    finally:
-        sandbox._runner_path.cache_clear()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        paths = list(pool.map(lambda _: sandbox.runner_path(tmp_path / "cache"), range(4)))
+    assert len(set(paths)) == 1 and os.access(paths[0], os.X_OK)
+    assert len(list((tmp_path / "cache" / "runner").iterdir())) == 1
 
 
 _THREADED = {

@@ -26,7 +26,8 @@ def table_digests(db: Path) -> dict[str, tuple]:
 
 HOLD = (
     "import sys; from pathlib import Path; from cojudge_assets.core.locks import hold\n"
-    "with hold(Path(sys.argv[1]), Path(sys.argv[2]), run_id=(sys.argv[3:] or [None])[0]):\n"
+    "run_id = (sys.argv[3:] or [None])[0]; brief = sys.argv[4:5] == ['brief']\n"
+    "with hold(Path(sys.argv[1]), Path(sys.argv[2]), run_id=run_id or None, brief=brief):\n"
     "    print('held', flush=True); sys.stdin.read()\n"
 )
 
@@ -35,8 +36,8 @@ class Holder:
     """A separate process holding a lock of core/locks.py until released: a run in progress, as far as the lock
     goes."""
 
-    def __init__(self, target: Path, lock: Path, run_id: str | None = None):
-        extra = [run_id] if run_id else []
+    def __init__(self, target: Path, lock: Path, run_id: str | None = None, *, brief: bool = False):
+        extra = [run_id or "", "brief"] if brief else [run_id] if run_id else []
         self.process = subprocess.Popen(
             [sys.executable, "-c", HOLD, str(target), str(lock), *extra],
             cwd=REPO,

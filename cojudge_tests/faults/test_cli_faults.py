@@ -151,6 +151,26 @@ def bad_invocations(tmp_path: Path, corpus: Path) -> dict[str, tuple[list[str], 
             {"DAGSTER_HOME": str(tmp_path / "a_file" / "home")},
             ("DAGSTER_HOME",),
         ),
+        "cache folder under /proc": (
+            ["--corpus", str(corpus)],
+            {"COJUDGE_CACHE": "/proc/cojudge-cache"},
+            ("COJUDGE_CACHE", "cannot create the folder"),
+        ),
+        "shards out of range": (
+            ["--corpus", str(corpus)],
+            {"COJUDGE_SHARDS": "0"},
+            ("COJUDGE_SHARDS", "'0'", "from 1 to 256"),
+        ),
+        "deployed profile without its settings": (
+            ["--corpus", str(corpus)],
+            {"COJUDGE_PROFILE": "deployed"},
+            ("COJUDGE_POSTGRES_URL is not set", "COJUDGE_TABLES_URI is not set"),
+        ),
+        "automation interval not a number": (
+            ["--corpus", str(corpus)],
+            {"COJUDGE_AUTOMATION_INTERVAL_S": "30s"},
+            ("COJUDGE_AUTOMATION_INTERVAL_S", "'30s'", "whole number of seconds"),
+        ),
     }
 
 
@@ -167,6 +187,10 @@ CASES = [
     "empty corpus",
     "empty corpus, key not needed",
     "DAGSTER_HOME under a file",
+    "automation interval not a number",
+    "cache folder under /proc",
+    "shards out of range",
+    "deployed profile without its settings",
 ]
 
 

@@ -3,6 +3,7 @@ launched from the Dagster UI), and figures that do not outlive the run that drew
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import pytest
 from cojudge_assets.core.locks import LockHeld, duckdb_lock_path, hold, hold_duckdb, read_holder
 from cojudge_assets.core.report import plots
 from cojudge_assets.core.report.document import Figure, Section, write_report
+from cojudge_assets.defs.io import LockedDuckDBResource
 from cojudge_tests.conftest import REPO
 from cojudge_tests.faults.support import HOLD, Holder, table_digests
 from cojudge_tests.report.test_report_render import tiny_png
@@ -166,6 +168,60 @@ def test_an_ingest_run_from_the_ui_is_refused_while_the_command_holds_the_file(t
     messages = " ".join(error.to_string() for error in errors if error is not None)
     assert f"in use by pid {holder.pid}" in messages
     assert table_digests(db) == before
+
+
+def _held_elsewhere(lock: Path) -> bool:
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def test_a_sensor_holds_the_file_only_while_its_connection_is_open(tmp_path):
+    """The drift sensor's DuckDB resource (outside a run) does not hold the lock for its whole tick, during which it
+    probes providers: only while a connection is open, marked brief."""
+    db = tmp_path / "x.duckdb"
+    lock = duckdb_lock_path(db)
+    with dg.build_resources({"duckdb": LockedDuckDBResource(database=str(db))}) as resources:
+        assert not _held_elsewhere(lock)
+        with resources.duckdb.get_connection() as conn:
+            assert conn.execute("select 42").fetchone() == (42,)
+            assert _held_elsewhere(lock) and read_holder(lock)["brief"] is True
+        assert not _held_elsewhere(lock)
+
+
+def _judge_cache_run(db: Path) -> dg.ExecuteInProcessResult:
+    @dg.asset
+    def reads_the_cache(duckdb: LockedDuckDBResource) -> None:
+        with duckdb.get_connection() as conn:
+            conn.execute("create table if not exists t as select 1 as x")
+
+    return dg.materialize(
+        [reads_the_cache], resources={"duckdb": LockedDuckDBResource(database=str(db))}, raise_on_error=False
+    )
+
+
+def test_a_run_waits_for_a_sensors_brief_hold_and_not_for_a_run(tmp_path):
+    """A run the daemon starts while the drift sensor reads the judge cache waits for the read (the daemon test
+    once failed so); beside another run (or the command) it still fails at once, naming the holder."""
+    db = tmp_path / "x.duckdb"
+    brief = Holder(db, duckdb_lock_path(db), brief=True)
+    threading.Timer(1.0, brief.release).start()
+    assert _judge_cache_run(db).success
+    assert brief.process.stdin.closed  # it ran once the sensor let go
+    run = Holder(db, duckdb_lock_path(db), run_id="another-run")
+    try:
+        result = _judge_cache_run(db)
+    finally:
+        run.release()
+    assert not result.success
+    errors = [getattr(e.event_specific_data, "error", None) for e in result.all_events]
+    assert f"in use by pid {run.pid}" in " ".join(error.to_string() for error in errors if error is not None)
 
 
 def test_remove_figures_deletes_an_assets_own_figures_only(tmp_path):

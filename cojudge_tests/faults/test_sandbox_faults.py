@@ -173,6 +173,7 @@ def _unreaped_children(tmp_path: Path):
     result = run_sandboxed(
         [python_executable(), "-I", "-B", "main.py"],
         box=box,
+        build_dir=tmp_path,
         limits=Limits(cpu_s=10, wall_s=60),
         stdout_path=tmp_path / "out",
         stderr_path=tmp_path / "err",
@@ -206,6 +207,39 @@ int main(void){
     assert detail.startswith("memory limit exceeded")
     peak_mib = int(detail.split("peak ")[1].split(" MiB")[0])
     assert peak_mib <= 256 + 32  # the problem's limit and the sandbox's slack (sandbox.RUN_MEMORY_SLACK_MB)
+
+
+THREADS = r"""#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+int main() {
+    long a, b;
+    if (std::scanf("%ld %ld", &a, &b) != 2) return 1;
+    long sum = 0;
+    std::vector<std::thread> workers;  /* four threads with the default stack: the stack limit, 256 MiB each */
+    for (int i = 0; i < 4; i++) workers.emplace_back([&sum, a, b, i] { if (i == 0) sum = a + b; });
+    for (auto &w : workers) w.join();
+    std::printf("%ld\n", sum);
+}
+"""
+
+
+@needs_memory_cgroup
+def test_a_program_with_threads_is_accepted_and_a_thread_is_still_bounded(judge, two_second_problem):
+    """The stack limit is the memory limit, so each thread's default stack is 256 MiB of address space: under an
+    address-space limit of 256 MiB the first thread failed (EAGAIN) and a correct program was RE. The run's
+    memory cgroup bounds what is used, whichever thread uses it."""
+    accepted = _judge(judge, two_second_problem, "cpp", THREADS)
+    assert accepted.verdict == Verdict.AC, accepted.summary()
+    assert "RLIMIT_AS" not in accepted.isolation_limits["memory"]
+    hog = THREADS.replace(
+        "if (i == 0) sum = a + b;",
+        "if (i == 0) sum = a + b; if (i == 1) { volatile char *p = (char *)std::malloc(400u << 20);"
+        " for (size_t k = 0; p && k < (400u << 20); k += 4096) p[k] = 1; }",
+    )
+    result = _judge(judge, two_second_problem, "cpp", hog)
+    assert result.verdict == Verdict.RE and result.tests[0].detail.startswith("memory limit exceeded"), result.summary()
 
 
 JAVA_UNSAFE = """import java.lang.reflect.Field;
@@ -288,6 +322,7 @@ def test_without_bubblewrap_dev_shm_counts_as_the_run_s_memory_and_is_cleaned(mo
         result = run_sandboxed(
             [python_executable(), "-I", "-B", "main.py"],
             box=box,
+            build_dir=run_dir,
             limits=Limits(cpu_s=10, wall_s=60, memory_mb=256),
             stdout_path=run_dir / "out",
             stderr_path=run_dir / "err",
@@ -577,7 +612,12 @@ def test_a_filter_that_cannot_be_installed_stops_the_run(tmp_path, monkeypatch, 
         os.chmod(box, 0o755)
         with pytest.raises(SandboxError):
             run_sandboxed(
-                ["/bin/true"], box=box, limits=Limits(), stdout_path=tmp_path / "o", stderr_path=tmp_path / "e"
+                ["/bin/true"],
+                box=box,
+                build_dir=tmp_path,
+                limits=Limits(),
+                stdout_path=tmp_path / "o",
+                stderr_path=tmp_path / "e",
             )
     finally:
         shutil.rmtree(box, ignore_errors=True)
@@ -631,7 +671,12 @@ def test_a_run_killed_at_the_cpu_limit_reports_at_least_the_limit(tmp_path, monk
         subprocess.run(["gcc", "-O2", "-o", str(box / "burn"), str(box / "burn.c")], check=True)
         limits = Limits(cpu_s=0.5, wall_s=20)
         result = run_sandboxed(
-            ["./burn"], box=box, limits=limits, stdout_path=tmp_path / "out", stderr_path=tmp_path / "err"
+            ["./burn"],
+            box=box,
+            build_dir=tmp_path,
+            limits=limits,
+            stdout_path=tmp_path / "out",
+            stderr_path=tmp_path / "err",
         )
     finally:
         shutil.rmtree(box, ignore_errors=True)

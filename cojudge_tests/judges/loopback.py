@@ -25,6 +25,7 @@ class LoopbackServer:
         self.in_flight = self.max_in_flight = 0
         self.script: list[tuple] = [("ok", "{}")]
         self.requests: list[dict] = []
+        self.log: list[tuple[float, float, str]] = []  # (arrived, answered, model) of every request, in wall time
         self.headers_seen: list[dict] = []
         self._lock = threading.Lock()
         server = self
@@ -36,6 +37,7 @@ class LoopbackServer:
                 pass
 
             def do_POST(self):  # noqa: N802
+                arrived = time.time()
                 with server._lock:
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
@@ -44,9 +46,11 @@ class LoopbackServer:
                 finally:
                     with server._lock:
                         server.in_flight -= 1
+                        server.log.append((arrived, time.time(), str(getattr(self, "model_asked", ""))))
 
             def _answer(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                self.model_asked = body.get("model", "")
                 if server.delay_s:
                     time.sleep(server.delay_s)
                 with server._lock:
@@ -95,6 +99,24 @@ class LoopbackServer:
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def settle(self, quiet_s: float = 1.0, timeout_s: float = 60.0) -> int:
+        """Wait until no request is being answered and none has come for ``quiet_s``; return the number recorded.
+
+        A client killed with a request on the wire still reaches the server: the request is read, answered into
+        a closed socket and recorded up to ``delay_s`` (and a thread switch) after the kill. A test that counts
+        the requests of a killed run counts them after this."""
+        deadline = time.time() + timeout_s
+        seen, quiet_since = -1, time.time()
+        while time.time() < deadline:
+            with self._lock:
+                busy, count = self.in_flight, len(self.log)
+            if busy or count != seen:
+                seen, quiet_since = count, time.time()
+            elif time.time() - quiet_since >= quiet_s:
+                return len(self.requests)
+            time.sleep(0.02)
+        raise TimeoutError(f"the loopback server was still receiving requests after {timeout_s} s")
 
     @property
     def api_base(self) -> str:

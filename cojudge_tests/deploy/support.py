@@ -1,0 +1,157 @@
+"""Helpers of the deployed profile's tests: the settings of a deployment over the test's own Postgres, its
+instance (dagster.yaml written by ``cojudge deployment config``'s function), and every table of a study read back
+from either profile's storage, for comparison."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import polars as pl
+
+from cojudge_assets.deployment import write_instance_config
+from cojudge_assets.judges.config import load_judges
+from cojudge_assets.judges.postgres_store import STORE_TABLES, PostgresStore
+from cojudge_assets.settings import libpq_url, resolve_settings
+
+# what differs between two runs of the same study: when, how long, which run
+VOLATILE = ("judged_at", "recorded_at", "started_at", "seen_at", "latency_s", "run_id", "dagster_run")
+
+
+def deployed_env(tmp: Path, postgres_url: str, **extra: str) -> dict[str, str]:
+    return {
+        "COJUDGE_PROFILE": "deployed",
+        "COJUDGE_POSTGRES_URL": postgres_url,
+        "COJUDGE_TABLES_URI": str(tmp / "tables"),
+        "COJUDGE_DUCKDB": str(tmp / "files" / "cojudge.duckdb"),
+        **extra,
+    }
+
+
+def deployed_instance(home: Path, env: dict[str, str]) -> dg.DagsterInstance:
+    """The instance of the deployed profile: its dagster.yaml written from the settings in ``env``."""
+    settings = resolve_settings(environ={**os.environ, **env})
+    specs = [spec for spec in load_judges(Path(settings.judges_file.value)) if spec.enabled]
+    write_instance_config(settings, specs, home)
+    return dg.DagsterInstance.from_config(str(home))
+
+
+def comparable(frame: pl.DataFrame) -> list[str]:
+    """A table's rows without its volatile columns, each as canonical JSON, sorted: equal tables compare equal
+    whatever their row order and their storage's integer widths."""
+    kept = sorted(c for c in frame.columns if c not in VOLATILE and not c.endswith("_at"))
+    return sorted(json.dumps(row, default=str, sort_keys=True) for row in frame.select(kept).to_dicts())
+
+
+def embedded_tables(db: Path) -> dict[str, pl.DataFrame]:
+    with duckdb.connect(str(db), read_only=True) as conn:
+        names = [r[0] for r in conn.execute("select table_name from information_schema.tables").fetchall()]
+        return {name: conn.execute(f'select * from main."{name}"').pl() for name in names}
+
+
+def deployed_tables(tables_root: Path, postgres_url: str) -> dict[str, pl.DataFrame]:
+    from deltalake import DeltaTable
+
+    found: dict[str, pl.DataFrame] = {}
+    for folder in sorted((tables_root / "main").iterdir()):
+        frame = pl.from_arrow(DeltaTable(str(folder)).to_pyarrow_table())
+        assert isinstance(frame, pl.DataFrame)
+        found[folder.name] = frame
+    store = PostgresStore(libpq_url(postgres_url))
+    try:
+        for name in STORE_TABLES:
+            table = store.read_table(name)
+            if table is not None:
+                found[name] = table
+    finally:
+        store.close()
+    return found
+
+
+# the jobs materialized before a test or bench hands the judge partitions to the daemon: afterwards the daemon has
+# the judge_outputs partitions to run, and the measurements and report downstream of them
+UPSTREAM = (
+    "ingest",
+    "judge_requests_job",
+    "mutants_job",
+    "perturbation_outputs_job",
+    "dynamics_job",
+    "measurement_job",
+)
+
+LOCATION = "from cojudge_assets.definitions import build_definitions\n\ndefs = build_definitions()\n"
+ACTIVE = [
+    dg.DagsterRunStatus.QUEUED,
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+]
+
+
+class Daemon:
+    """``dagster-daemon run`` over the package's Definitions, on the deployed instance in ``home`` (started and
+    stopped by the test, its process group killed on stop)."""
+
+    def __init__(self, tmp: Path, home: Path, env: dict[str, str], location: str = LOCATION):
+        self.location = tmp / "location.py"
+        self.location.write_text(location)
+        self.env = {**os.environ, **env, "DAGSTER_HOME": str(home)}
+        self.log = tmp / "daemon.log"
+        self.process: subprocess.Popen | None = None
+
+    def start(self, **extra: str) -> None:
+        """Start the daemon, with ``extra`` variables over the environment (for this start only)."""
+        with self.log.open("a") as log:
+            self.process = subprocess.Popen(
+                [str(Path(sys.executable).parent / "dagster-daemon"), "run", "-f", str(self.location)],
+                cwd=self.location.parent,
+                env={**self.env, **extra},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        self.process = None
+
+    def tail(self) -> str:
+        return self.log.read_text()[-6000:] if self.log.exists() else ""
+
+
+def active_runs(instance: dg.DagsterInstance) -> list[dg.DagsterRun]:
+    return list(instance.get_runs(filters=dg.RunsFilter(statuses=ACTIVE)))
+
+
+def wait_idle(instance: dg.DagsterInstance, timeout: float) -> None:
+    """Until no run is queued or running (the runs the daemon launched end on their own)."""
+    deadline = time.time() + timeout
+    while active_runs(instance) and time.time() < deadline:
+        time.sleep(2)
+
+
+def cancel_waiting(instance: dg.DagsterInstance) -> None:
+    """Cancel the runs a stopped daemon queued but never started: they will not start now, so that nothing waits
+    for them."""
+    waiting = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED]
+    for run in instance.get_runs(filters=dg.RunsFilter(statuses=waiting)):
+        instance.report_run_canceled(run, message="the test stopped the daemon before the run started")

@@ -1,0 +1,248 @@
+"""Mistakes in the deployed profile are refused with a message naming the setting, never a hang: the profile
+without its settings, an unreachable Postgres, a provider without a limit, two deployments on one storage."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import dagster as dg
+import pytest
+import yaml
+
+from cojudge_assets.definitions import build_definitions
+from cojudge_assets.defs.deployed import claim_storage
+from cojudge_assets.deployment import DeploymentError, instance_config, write_instance_config
+from cojudge_assets.judges.config import load_judges
+from cojudge_assets.judges.postgres_store import PostgresStore, StoreUnreachable
+from cojudge_assets.settings import libpq_url, redact, resolve_settings
+from cojudge_tests.judges.fixtures import write_judges_file
+from cojudge_tests.services import free_port
+
+
+def _settings(tmp_path: Path, **env: str):
+    return resolve_settings(environ={"COJUDGE_JUDGES": str(tmp_path / "judges.yaml"), **env})
+
+
+def _deployed_settings(tmp_path: Path, postgres_url: str):
+    """The deployed profile's settings with ``postgres_url``, tables under ``tmp_path`` and a ceiling of 2 runs."""
+    return _settings(
+        tmp_path,
+        COJUDGE_PROFILE="deployed",
+        COJUDGE_POSTGRES_URL=postgres_url,
+        COJUDGE_TABLES_URI=str(tmp_path / "tables"),
+        COJUDGE_PROVIDER_LIMITS="*=2",
+    )
+
+
+def test_the_deployed_profile_without_its_settings_is_refused_naming_them(monkeypatch):
+    monkeypatch.setenv("COJUDGE_PROFILE", "deployed")
+    monkeypatch.delenv("COJUDGE_POSTGRES_URL", raising=False)
+    monkeypatch.delenv("COJUDGE_TABLES_URI", raising=False)
+    with pytest.raises(ValueError, match="COJUDGE_POSTGRES_URL is not set.*COJUDGE_TABLES_URI is not set"):
+        build_definitions()
+    monkeypatch.setenv("COJUDGE_PROFILE", "cluster")
+    with pytest.raises(ValueError, match="COJUDGE_PROFILE='cluster': expected one of embedded, deployed"):
+        build_definitions()
+    monkeypatch.setenv("COJUDGE_PROFILE", "deployed")
+    monkeypatch.setenv("COJUDGE_POSTGRES_URL", "mysql://db/cojudge")
+    monkeypatch.setenv("COJUDGE_TABLES_URI", "/srv/tables")
+    with pytest.raises(ValueError, match="COJUDGE_POSTGRES_URL='mysql://db/cojudge': expected a postgresql"):
+        build_definitions()
+
+
+def test_a_provider_without_a_limit_is_refused_naming_it(tmp_path):
+    write_judges_file(tmp_path / "judges.yaml", "http://127.0.0.1:8001/v1")
+    specs = load_judges(tmp_path / "judges.yaml")
+    deployed = {
+        "COJUDGE_PROFILE": "deployed",
+        "COJUDGE_POSTGRES_URL": "postgresql+psycopg2://cojudge@db:5432/cojudge",
+        "COJUDGE_TABLES_URI": str(tmp_path / "tables"),
+    }
+    with pytest.raises(DeploymentError, match=r"COJUDGE_PROVIDER_LIMITS: no limit for provider\(s\) 127.0.0.1:8001"):
+        instance_config(_settings(tmp_path, **deployed), specs)
+    with pytest.raises(DeploymentError, match="COJUDGE_PROVIDER_LIMITS: 'x=0' is not provider=limit"):
+        instance_config(_settings(tmp_path, **deployed, COJUDGE_PROVIDER_LIMITS="x=0"), specs)
+    config = instance_config(_settings(tmp_path, **deployed, COJUDGE_PROVIDER_LIMITS="127.0.0.1:8001=2"), specs)
+    assert config["concurrency"]["runs"]["tag_concurrency_limits"] == [
+        {"key": "cojudge/provider", "value": "127.0.0.1:8001", "limit": 2}
+    ]
+    assert config["storage"]["postgres"]["postgres_db"]["scheme"] == "postgresql+psycopg2"
+    # Dagster's own validation of an instance's dagster.yaml (schema and concurrency rules; no public validator)
+    from dagster._core.instance.config import dagster_instance_config
+
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "dagster.yaml").write_text(yaml.safe_dump(config))
+    validated, _ = dagster_instance_config(str(tmp_path / "home"))
+    assert validated["concurrency"]["runs"]["tag_concurrency_limits"][0]["limit"] == 2
+
+
+def test_a_postgres_url_with_a_password_is_refused_for_the_instance_s_configuration(tmp_path):
+    """dagster.yaml would hold the password in clear: refused, naming the setting and where libpq reads it from."""
+    write_judges_file(tmp_path / "judges.yaml", "http://127.0.0.1:8001/v1")
+    specs = load_judges(tmp_path / "judges.yaml")
+    settings = _deployed_settings(tmp_path, "postgresql+psycopg2://cojudge:s3cret-word@db:5432/cojudge")
+    with pytest.raises(DeploymentError, match="COJUDGE_POSTGRES_URL=.* carries a password.*PGPASSWORD") as refused:
+        instance_config(settings, specs)
+    assert "s3cret-word" not in str(refused.value)
+    with pytest.raises(DeploymentError, match="carries a password"):
+        write_instance_config(settings, specs, tmp_path / "home")
+    assert not (tmp_path / "home" / "dagster.yaml").exists()
+
+
+def test_an_unreachable_postgres_is_refused_within_seconds_naming_the_setting(tmp_path):
+    port = free_port()  # nothing listens there
+    started = time.monotonic()
+    with pytest.raises(StoreUnreachable, match="COJUDGE_POSTGRES_URL: cannot connect to the Postgres server within"):
+        PostgresStore(f"postgresql://cojudge@127.0.0.1:{port}/cojudge")
+    assert time.monotonic() - started < 10
+    write_judges_file(tmp_path / "judges.yaml", "http://127.0.0.1:8001/v1")
+    env = {
+        "COJUDGE_PROFILE": "deployed",
+        "COJUDGE_POSTGRES_URL": f"postgresql+psycopg2://cojudge@127.0.0.1:{port}/cojudge",
+        "COJUDGE_TABLES_URI": str(tmp_path / "tables"),
+        "COJUDGE_PROVIDER_LIMITS": "*=2",
+        "PATH": "/usr/bin:/bin",
+    }
+    command = [sys.executable, "-m", "cojudge_assets.cli", "deployment", "config", "--check"]
+    command += ["--judges-file", str(tmp_path / "judges.yaml")]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "COJUDGE_POSTGRES_URL: cannot connect to the Postgres server within 5 s" in done.stderr
+
+
+def test_two_deployments_on_one_storage_are_refused(tmp_path, postgres):
+    first, second = postgres.create_database("first_deployment"), postgres.create_database("second_deployment")
+    root = str(tmp_path / "tables")
+    claim_storage(root, first.url)
+    claim_storage(root, first.url)  # the same deployment again: its own storage
+    with pytest.raises(dg.Failure, match="COJUDGE_TABLES_URI=.*belong to the deployment whose COJUDGE_POSTGRES_URL"):
+        claim_storage(root, second.url)
+    with pytest.raises(dg.Failure, match="COJUDGE_POSTGRES_URL=.*holds the judge store of the deployment whose"):
+        claim_storage(str(tmp_path / "other-tables"), first.url)
+
+
+def test_a_tables_root_that_cannot_be_written_is_refused_naming_it(tmp_path, postgres):
+    (tmp_path / "a-file").write_text("")
+    root = str(tmp_path / "a-file" / "tables")  # under a file: no folder can be made there
+    with pytest.raises(dg.Failure, match="COJUDGE_TABLES_URI=.*cannot write the deployment's marker table"):
+        claim_storage(root, postgres.create_database("unwritable_tables").url)
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (
+            "postgresql+psycopg2://cojudge:pw@db.lab:5432/cojudge",
+            "postgresql+psycopg2://cojudge:***@db.lab:5432/cojudge",
+        ),
+        ("redis://:pw@127.0.0.1:6379/0", "redis://:***@127.0.0.1:6379/0"),
+        ("postgresql://u:pw@[::1]:5432/d", "postgresql://u:***@[::1]:5432/d"),
+        ("redis://:pw@broker:notaport/0", "redis://:***@broker:notaport/0"),  # a bad port: still no password
+        ("postgresql://u@h/d", "postgresql://u@h/d"),
+    ],
+)
+def test_a_url_in_a_message_has_no_password(url, shown):
+    assert redact(url) == shown
+
+
+def test_the_postgres_password_stays_out_of_the_code_location_s_snapshot(monkeypatch, tmp_path):
+    """The snapshot of the code location is what the UI shows on its resource pages and what the instance stores
+    with every run's job: the deployed profile's ``duckdb`` resource reads the URL from the run's environment."""
+    from dagster._core.remote_representation.external_data import RepositorySnap
+
+    monkeypatch.setenv("COJUDGE_PROFILE", "deployed")
+    monkeypatch.setenv("COJUDGE_POSTGRES_URL", "postgresql+psycopg2://cojudge:s3cret-word@127.0.0.1:1/cojudge")
+    monkeypatch.setenv("COJUDGE_TABLES_URI", str(tmp_path / "tables"))
+    monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "files" / "cojudge.duckdb"))
+    repository = build_definitions().get_repository_def()
+    snapshot = dg.serialize_value(RepositorySnap.from_def(repository))
+    assert "COJUDGE_POSTGRES_URL" in snapshot  # the resource names the variable it reads
+    assert "s3cret-word" not in snapshot
+
+
+def test_a_password_from_pgpassword_reaches_the_instance_and_the_store(tmp_path, monkeypatch, postgres):
+    """The path the refusal above points to, on a role that must give a password: the URL without one, the password
+    in ``PGPASSWORD``. The instance's storage (from the dagster.yaml the command writes) and the judge store both
+    connect; without ``PGPASSWORD`` the store is refused; dagster.yaml holds no password."""
+    import psycopg2
+
+    role = f"lab_{free_port()}"  # a name of this run's own (the cluster is the session's)
+    admin = psycopg2.connect(postgres.dsn)
+    admin.autocommit = True
+    with admin.cursor() as cur:
+        cur.execute(f"create role {role} login password 'lab-s3cret'")
+        cur.execute(f"create database {role} owner {role}")
+        cur.execute("show hba_file")
+        hba = Path(cur.fetchone()[0])
+    rules = hba.read_text()
+    hba.write_text(f"host all {role} 127.0.0.1/32 scram-sha-256\n{rules}")  # this role alone gives a password
+    try:
+        with admin.cursor() as cur:
+            cur.execute("select pg_reload_conf()")
+        time.sleep(0.5)
+        url = f"postgresql+psycopg2://{role}@{postgres.host}:{postgres.port}/{role}"
+        monkeypatch.delenv("PGPASSWORD", raising=False)
+        monkeypatch.setenv("PGPASSFILE", str(tmp_path / "no-pgpass"))
+        with pytest.raises(StoreUnreachable, match="COJUDGE_POSTGRES_URL"):
+            PostgresStore(libpq_url(url))
+        monkeypatch.setenv("PGPASSWORD", "lab-s3cret")
+        store = PostgresStore(libpq_url(url))
+        store.ensure_tables()
+        store.close()
+        write_judges_file(tmp_path / "judges.yaml", "http://127.0.0.1:8001/v1")
+        home = tmp_path / "home"
+        specs = load_judges(tmp_path / "judges.yaml")
+        written, _ = write_instance_config(_deployed_settings(tmp_path, url), specs, home)
+        assert "lab-s3cret" not in written.read_text()
+        with dg.DagsterInstance.from_config(str(home)) as instance:
+            assert instance.get_runs() == []
+    finally:
+        hba.write_text(rules)
+        with admin.cursor() as cur:
+            cur.execute("select pg_reload_conf()")
+        admin.close()
+
+
+def _deployment_config(monkeypatch, capsys, tmp_path: Path, *argv: str) -> tuple[int, str, str]:
+    from cojudge_assets.cli import main
+
+    monkeypatch.setenv("COJUDGE_PROFILE", "deployed")
+    monkeypatch.setenv("COJUDGE_POSTGRES_URL", "postgresql+psycopg2://cojudge@127.0.0.1:5432/cojudge")
+    monkeypatch.setenv("COJUDGE_TABLES_URI", str(tmp_path / "tables"))
+    monkeypatch.setenv("COJUDGE_PROVIDER_LIMITS", "*=2")
+    code = main(["deployment", "config", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_deployment_command_refuses_a_bad_judges_file_or_home_in_one_line(monkeypatch, capsys, tmp_path):
+    code, _, err = _deployment_config(monkeypatch, capsys, tmp_path, "--judges-file", str(tmp_path / "nope.yaml"))
+    assert code == 2 and err.count("\n") == 1 and "--judges-file: " in err and "not found" in err, err
+    (tmp_path / "judges.yaml").write_text("just words\n")
+    code, _, err = _deployment_config(monkeypatch, capsys, tmp_path, "--judges-file", str(tmp_path / "judges.yaml"))
+    assert code == 2 and err.count("\n") == 1 and "expected a mapping" in err, err
+    write_judges_file(tmp_path / "judges.yaml", "http://127.0.0.1:8001/v1")
+    (tmp_path / "a-file").write_text("")
+    home = tmp_path / "a-file" / "home"
+    code, _, err = _deployment_config(
+        monkeypatch, capsys, tmp_path, "--judges-file", str(tmp_path / "judges.yaml"), "--home", str(home)
+    )
+    assert code == 2 and err.count("\n") == 1 and f"--home {home}: cannot write dagster.yaml there" in err, err
+
+
+def test_an_edited_dagster_yaml_is_kept_not_overwritten(monkeypatch, capsys, tmp_path):
+    write_judges_file(tmp_path / "judges.yaml", "http://127.0.0.1:8001/v1")
+    home = tmp_path / "home"
+    argv = ("--judges-file", str(tmp_path / "judges.yaml"), "--home", str(home))
+    assert _deployment_config(monkeypatch, capsys, tmp_path, *argv)[0] == 0
+    written = (home / "dagster.yaml").read_text()
+    assert _deployment_config(monkeypatch, capsys, tmp_path, *argv)[1] == f"{home / 'dagster.yaml'}\n"  # the same
+    assert sorted(p.name for p in home.iterdir()) == ["dagster.yaml"]
+    (home / "dagster.yaml").write_text(written + "run_launcher: {module: my.launcher, class: Mine}\n")  # an edit
+    code, out, _ = _deployment_config(monkeypatch, capsys, tmp_path, *argv)
+    kept = [p for p in home.iterdir() if p.name != "dagster.yaml"]
+    assert code == 0 and len(kept) == 1 and f"kept as {kept[0]}" in out
+    assert "my.launcher" in kept[0].read_text() and (home / "dagster.yaml").read_text() == written
