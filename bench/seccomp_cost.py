@@ -28,9 +28,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this checkout's package, not another one installed in the environment
 
-from cojudge_assets.core import sandbox  # noqa: E402
+from cojudge_assets.core.execution import sandbox  # noqa: E402
 from cojudge_assets.core.execution.sandbox import Limits, run_sandboxed  # noqa: E402
 from cojudge_assets.core.execution.syscall_filter import filter_support  # noqa: E402
+from cojudge_assets.settings import cache_folder  # noqa: E402
 
 SYSCALL_LOOP = r"""#include <unistd.h>
 #include <sys/syscall.h>
@@ -47,7 +48,9 @@ def one_run(box: Path, *, seccomp: bool, argv: tuple[str, ...] = ("/bin/true",))
     started = time.perf_counter()
     limits = Limits(cpu_s=20, wall_s=60)
     out, err = box.parent / "out", box.parent / "err"
-    result = run_sandboxed(list(argv), box=box, limits=limits, stdout_path=out, stderr_path=err)
+    result = run_sandboxed(
+        list(argv), box=box, limits=limits, stdout_path=out, stderr_path=err, build_dir=cache_folder()
+    )
     wall = time.perf_counter() - started
     if not result.ok or result.isolation is None or result.isolation.seccomp != seccomp:
         raise SystemExit(f"the run did not go as asked (seccomp={seccomp}): {result}")
