@@ -20,7 +20,7 @@ import dagster as dg
 import pytest
 
 from cojudge_assets.cli import run_steps
-from cojudge_tests.deploy.support import Daemon, active_runs, cancel_waiting, wait_idle
+from cojudge_tests.deploy.support import Daemon, cancel_waiting, settled, ticks_summary, wait_idle
 from cojudge_tests.judges.fixtures import write_judges_file, write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer
 
@@ -28,13 +28,11 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.timeout(2400),  # a hang fails within the CI budget
 ]
-SOURCES = {dg.AssetKey("contest_corpus"), dg.AssetKey("judges_file")}
 
 GOOD = json.dumps({"p_accept": 0.6, "s_algo": 3, "s_robust": 4, "rationale": "plausible"})
 FIX_VARIABLE = "COJUDGE_TEST_ATTEMPTS_FIX"
 CONDITIONS = ("blind", "prefix12k", "nonblind")
 TICK_S = 5  # the automation sensor's interval in this test (COJUDGE_AUTOMATION_INTERVAL_S; 30 s by default)
-QUIET_S = 6 * TICK_S  # no materialization started for six ticks: nothing more is requested
 
 # The code location the daemon loads: the package's Definitions, with a new code version of ``attempts`` when the
 # variable is set (a fix of how attempts are read, as an engineer would bump it).
@@ -97,13 +95,6 @@ class Deployment:
             timeout=300,
         )
 
-    def materializing_since(self, seconds: float) -> int:
-        """Runs that materialize something (not the sources' observations, which the cron starts every minute),
-        active now or created in the last ``seconds``."""
-        recent = datetime.fromtimestamp(time.time() - seconds, tz=UTC)
-        runs = active_runs(self.instance) + self.instance.get_runs(filters=dg.RunsFilter(created_after=recent))
-        return sum(1 for run in runs if set(run.asset_selection or ()) - SOURCES)
-
     def failed_since(self, t0: float) -> list:
         after = datetime.fromtimestamp(t0, tz=UTC)
         return list(
@@ -121,18 +112,20 @@ class Deployment:
 
     def wait_fresh(self, t0: float, expected: set[tuple[str, str | None]], timeout: float = 2400) -> None:
         """Until every expected asset partition was materialized after ``t0`` and the daemon has started no
-        materialization for ``QUIET_S`` (six ticks of the automation sensor: nothing more is requested)."""
+        the daemon is settled (no run active; the automation sensor's last ticks, all after the last run ended,
+        requested no materialization: deploy/support.py ``settled``)."""
         deadline = time.time() + timeout
         while time.time() < deadline:
             assert self.daemon.alive(), self.daemon.tail()
             failed = self.failed_since(t0)
             assert not failed, f"runs failed: {[r.run_id for r in failed]}\n{self.daemon.tail()}"
             done = all(self.materialized_since(t0, asset, part) for asset, part in expected)
-            if done and time.time() - t0 > QUIET_S and not self.materializing_since(QUIET_S):
+            if done and settled(self.instance):
                 return
             time.sleep(5)
         missing = [pair for pair in expected if not self.materialized_since(t0, *pair)]
-        raise AssertionError(f"not fresh after {timeout} s: {missing}\n{self.daemon.tail()}")
+        ticks = ticks_summary(self.instance)
+        raise AssertionError(f"not fresh after {timeout} s: {missing}\n{ticks}\n{self.daemon.tail()}")
 
 
 @pytest.fixture()

@@ -17,6 +17,7 @@ import dagster as dg
 import duckdb
 import polars as pl
 
+from cojudge_assets.defs.automation import AUTOMATION_SENSOR
 from cojudge_assets.deployment import write_instance_config
 from cojudge_assets.judges.config import load_judges
 from cojudge_assets.judges.postgres_store import STORE_TABLES, PostgresStore
@@ -140,6 +141,46 @@ class Daemon:
 
 def active_runs(instance: dg.DagsterInstance) -> list[dg.DagsterRun]:
     return list(instance.get_runs(filters=dg.RunsFilter(statuses=ACTIVE)))
+
+
+SOURCES = frozenset({dg.AssetKey("contest_corpus"), dg.AssetKey("judges_file")})  # observed, not materialized
+SETTLED_TICKS = 2
+
+
+def last_run_ended(instance: dg.DagsterInstance) -> float:
+    """When the newest run ended (or was created, if it has no end): 0.0 when there is none."""
+    records = instance.get_run_records(limit=200)  # newest first: the last run to end is among them
+    return max((r.end_time or r.create_timestamp.timestamp() for r in records), default=0.0)
+
+
+def automation_ticks(instance: dg.DagsterInstance, after: float) -> list:
+    """The automation sensor's completed ticks that started after ``after``, newest first."""
+    ticks: list = []
+    for state in instance.all_instigator_state():
+        if state.instigator_name == AUTOMATION_SENSOR:
+            ticks += instance.get_ticks(state.instigator_origin_id, state.selector_id, after=after)
+    return sorted((t for t in ticks if t.is_completed), key=lambda t: t.timestamp, reverse=True)
+
+
+def settled(instance: dg.DagsterInstance, ticks: int = SETTLED_TICKS) -> bool:
+    """Dagster's evaluator has nothing more to materialize: no run is queued or running, and the automation sensor
+    has completed at least ``ticks`` evaluations that started after the last run ended, none failed and none
+    requesting a materialization (a source's observation, which its cron starts, aside). Counted in the sensor's
+    own ticks, not in seconds: on a loaded machine one evaluation can take longer than several intervals."""
+    if active_runs(instance):
+        return False
+    seen = automation_ticks(instance, after=last_run_ended(instance))
+    return len(seen) >= ticks and all(not t.is_failure and not (t.requested_asset_keys - SOURCES) for t in seen)
+
+
+def ticks_summary(instance: dg.DagsterInstance, limit: int = 8) -> str:
+    """The sensor's newest ticks, for a failure's message."""
+    lines = []
+    for tick in automation_ticks(instance, after=0.0)[:limit]:
+        requested = sorted(key.to_user_string() for key in tick.requested_asset_keys)
+        error = f" error {tick.error.message[:200]}" if tick.error else ""
+        lines.append(f"tick {tick.tick_id} at {tick.timestamp:.0f}: {tick.status.value} requested {requested}{error}")
+    return "\n".join(lines)
 
 
 def wait_idle(instance: dg.DagsterInstance, timeout: float) -> None:

@@ -24,11 +24,11 @@ from cojudge_tests.deploy.support import (
     deployed_instance,
     deployed_tables,
     embedded_tables,
+    settled,
+    ticks_summary,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(2400)]
-
-QUIET_S = 40  # no run created for this long (eight ticks of the sensor): nothing more is requested
 
 
 def _steady(name: str, frame: pl.DataFrame) -> pl.DataFrame:
@@ -40,19 +40,16 @@ def _steady(name: str, frame: pl.DataFrame) -> pl.DataFrame:
     return frame
 
 
-def _wait_until_quiet(instance: dg.DagsterInstance, daemon: Daemon, timeout: float) -> None:
+def _wait_until_settled(instance: dg.DagsterInstance, daemon: Daemon, timeout: float) -> None:
     deadline = time.time() + timeout
     while time.time() < deadline:
         assert daemon.alive(), daemon.tail()
         failed = instance.get_runs(filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.FAILURE]))
         assert not failed, f"runs failed: {[r.run_id for r in failed]}\n{daemon.tail()}"
-        records = instance.get_run_records(limit=1)  # newest first
-        newest = records[0].create_timestamp.timestamp() if records else 0.0
-        active = instance.get_runs(filters=dg.RunsFilter(statuses=ACTIVE))
-        if records and not active and time.time() - newest > QUIET_S:
+        if instance.get_run_records(limit=1) and settled(instance):
             return
         time.sleep(5)
-    raise AssertionError(f"the daemon was still launching runs after {timeout} s\n{daemon.tail()}")
+    raise AssertionError(f"the daemon was not settled after {timeout} s\n{ticks_summary(instance)}\n{daemon.tail()}")
 
 
 def test_the_daemon_materializes_the_demo_with_the_embedded_tables(tmp_path, monkeypatch, postgres, demo_study):
@@ -71,14 +68,14 @@ def test_the_daemon_materializes_the_demo_with_the_embedded_tables(tmp_path, mon
     daemon = Daemon(tmp_path, home, env)
     try:
         daemon.start()
-        _wait_until_quiet(instance, daemon, timeout=1800)
+        _wait_until_settled(instance, daemon, timeout=1800)
     finally:
         daemon.stop()
     assert not instance.get_runs(filters=dg.RunsFilter(statuses=ACTIVE))
 
     lines: list[str] = []
     outcome = run_steps(build_definitions(), instance, {}, echo=lines.append)
-    assert outcome.ran == 0, "\n".join(lines)  # the daemon left nothing to do
+    assert outcome.ran == 0, "\n".join([*lines, ticks_summary(instance)])  # the daemon left nothing to do
 
     embedded = embedded_tables(demo_study.db)
     deployed = deployed_tables(tmp_path / "deployed" / "tables", database.url)
