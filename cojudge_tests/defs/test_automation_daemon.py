@@ -111,9 +111,9 @@ class Deployment:
         return bool(records)
 
     def wait_fresh(self, t0: float, expected: set[tuple[str, str | None]], timeout: float = 2400) -> None:
-        """Until every expected asset partition was materialized after ``t0`` and the daemon has started no
-        the daemon is settled (no run active; the automation sensor's last ticks, all after the last run ended,
-        requested no materialization: deploy/support.py ``settled``)."""
+        """Until every expected asset partition was materialized after ``t0`` and the daemon is settled (no run
+        active; the automation sensor's last ticks, all after the last run ended, requested no materialization:
+        deploy/support.py ``settled``)."""
         deadline = time.time() + timeout
         while time.time() < deadline:
             assert self.daemon.alive(), self.daemon.tail()

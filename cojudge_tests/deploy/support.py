@@ -164,13 +164,15 @@ def automation_ticks(instance: dg.DagsterInstance, after: float) -> list:
 
 def settled(instance: dg.DagsterInstance, ticks: int = SETTLED_TICKS) -> bool:
     """Dagster's evaluator has nothing more to materialize: no run is queued or running, and the automation sensor
-    has completed at least ``ticks`` evaluations that started after the last run ended, none failed and none
-    requesting a materialization (a source's observation, which its cron starts, aside). Counted in the sensor's
-    own ticks, not in seconds: on a loaded machine one evaluation can take longer than several intervals."""
+    has completed at least ``ticks`` evaluations that started after the last run ended, none of them requesting a
+    materialization (a source's observation, which its cron starts, aside; a failed evaluation does not count).
+    Counted in the sensor's own ticks, not in seconds: on a loaded machine one evaluation can take longer than
+    several intervals."""
     if active_runs(instance):
         return False
     seen = automation_ticks(instance, after=last_run_ended(instance))
-    return len(seen) >= ticks and all(not t.is_failure and not (t.requested_asset_keys - SOURCES) for t in seen)
+    evaluated = [t for t in seen if not t.is_failure]
+    return len(evaluated) >= ticks and not any(t.requested_asset_keys - SOURCES for t in evaluated)
 
 
 def ticks_summary(instance: dg.DagsterInstance, limit: int = 8) -> str:
