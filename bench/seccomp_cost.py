@@ -15,6 +15,7 @@ the runner installs the filter; ``--no-bwrap`` measures that path (root only: th
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import statistics
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -37,6 +39,20 @@ SYSCALL_LOOP = r"""#include <unistd.h>
 #include <sys/syscall.h>
 int main(void) { for (long i = 0; i < 2000000; i++) syscall(SYS_getppid); return 0; }
 """
+
+
+@contextlib.contextmanager
+def scratch_box() -> Iterator[Path]:
+    """A scratch folder ``box`` the sandbox's uid can enter (mkdtemp makes 0700 folders), removed afterwards."""
+    work = Path(tempfile.mkdtemp(prefix="cojudge-bench-"))
+    try:
+        box = work / "box"
+        box.mkdir()
+        os.chmod(work, 0o755)
+        os.chmod(box, 0o755)
+        yield box
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def one_run(box: Path, *, seccomp: bool, argv: tuple[str, ...] = ("/bin/true",)) -> tuple[float, float]:
@@ -70,12 +86,7 @@ def main() -> None:
         if os.geteuid() != 0:
             raise SystemExit("--no-bwrap is the uid-only mode: run as root")
         sandbox.bwrap_path = lambda: None  # type: ignore[assignment]
-    work = Path(tempfile.mkdtemp(prefix="cojudge-bench-"))
-    try:
-        box = work / "box"
-        box.mkdir()
-        os.chmod(work, 0o755)
-        os.chmod(box, 0o755)
+    with scratch_box() as box:
         for _ in range(10):  # warm-up: the runner's build, bwrap's probe, the page cache
             one_run(box, seccomp=True)
             one_run(box, seccomp=False)
@@ -92,8 +103,6 @@ def main() -> None:
         for i in range(args.loops):
             for seccomp in (True, False) if i % 2 == 0 else (False, True):
                 (loop_on if seccomp else loop_off).append(one_run(box, seccomp=seccomp, argv=("./loop",))[1])
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     mode = "uid-only (the runner installs the filter)" if args.no_bwrap else f"{sandbox.isolation_level()}"
     ms = 1000.0
     wall_on = statistics.median(w for w, _ in with_filter) * ms

@@ -54,7 +54,7 @@ from ingest_throughput import best_of  # noqa: E402
 from judge_client_throughput import ANSWER  # noqa: E402
 from judge_client_throughput import requests as synthetic_requests  # noqa: E402
 from measurement_throughput import JUDGES, synthetic  # noqa: E402
-from seccomp_cost import one_run  # noqa: E402
+from seccomp_cost import one_run, scratch_box  # noqa: E402
 
 from cojudge_assets.core.constants import CONDITIONS  # noqa: E402
 from cojudge_assets.core.execution.contest_judge import ContestJudge, TestOutcome, Verdict  # noqa: E402
@@ -158,18 +158,11 @@ def add_runs(judge: CountingJudge, table: Table, what: str, wall: float, cpu: fl
 
 
 def sandbox_floor(table: Table, runs: int = 30) -> None:
-    work = Path(tempfile.mkdtemp(prefix="cojudge-bench-"))
-    try:
-        box = work / "box"
-        box.mkdir()
-        os.chmod(work, 0o755)
-        os.chmod(box, 0o755)
+    with scratch_box() as box:
         for _ in range(5):  # the runner's build, bubblewrap's probe, the page cache
             one_run(box, seccomp=True)
         before = load()
         walls = [one_run(box, seccomp=True)[0] for _ in range(runs)]
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     table.add(
         "sandbox floor: /bin/true through run_sandboxed",
         statistics.median(walls) * 1000,
