@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import dagster as dg  # noqa: E402
 
-from cojudge_assets.cli import run_steps  # noqa: E402
 from cojudge_assets.definitions import build_definitions  # noqa: E402
+from cojudge_assets.driver import run_steps  # noqa: E402
 from cojudge_tests.deploy.support import ACTIVE, UPSTREAM, Daemon, deployed_env, deployed_instance  # noqa: E402
 from cojudge_tests.judges.fixtures import write_synthetic_progsnap2  # noqa: E402
 from cojudge_tests.judges.loopback import LoopbackServer  # noqa: E402

@@ -40,8 +40,8 @@ def main() -> None:
     import dagster as dg
     import duckdb
 
-    from cojudge_assets.cli import run_steps
     from cojudge_assets.definitions import build_definitions
+    from cojudge_assets.driver import run_steps
 
     defs = build_definitions(corpus=str(Path(args.corpus).resolve()), layout="icescore")
     instance = dg.DagsterInstance.get()

@@ -78,8 +78,8 @@ def test_the_executor_is_chosen_by_configuration(tmp_path, monkeypatch):
 
 
 def test_judge_runs_carry_their_provider(tmp_path, monkeypatch):
-    from cojudge_assets.cli import run_tags
     from cojudge_assets.definitions import OUTPUTS_JOB, PERTURBATION_OUTPUTS_JOB
+    from cojudge_assets.driver import run_tags
 
     monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "x.duckdb"))
     judges = tmp_path / "judges.yaml"

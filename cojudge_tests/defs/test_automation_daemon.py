@@ -19,7 +19,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from cojudge_assets.cli import run_steps
+from cojudge_assets.driver import run_steps
 from cojudge_tests.deploy.support import Daemon, cancel_waiting, settled, ticks_summary, wait_idle
 from cojudge_tests.judges.fixtures import write_judges_file, write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer

@@ -10,11 +10,11 @@ import json
 import dagster as dg
 import pytest
 
-from cojudge_assets.cli import resolve_selection, run_steps
 from cojudge_assets.definitions import build_definitions
 from cojudge_assets.defs.automation import CursorFile, evaluate, observe_sources
 from cojudge_assets.defs.partitions import dims
 from cojudge_assets.defs.versions import judge_version
+from cojudge_assets.driver import resolve_selection, run_steps
 from cojudge_tests.judges.fixtures import write_judges_file, write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer
 

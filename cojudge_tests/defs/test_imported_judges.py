@@ -11,8 +11,8 @@ import dagster as dg
 import duckdb
 import pytest
 
-from cojudge_assets.cli import run_steps
 from cojudge_assets.definitions import build_definitions
+from cojudge_assets.driver import run_steps
 from cojudge_tests.judges.fixtures import write_synthetic_progsnap2
 
 JOBS = ("ingest", "judge_requests_job", "judge_outputs_job", "measurement_job")

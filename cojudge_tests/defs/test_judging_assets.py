@@ -12,8 +12,8 @@ import dagster as dg
 import duckdb
 import pytest
 
-from cojudge_assets.cli import run_steps
 from cojudge_assets.definitions import build_definitions
+from cojudge_assets.driver import run_steps
 from cojudge_tests.judges.fixtures import cli, write_judges_file, write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer
 

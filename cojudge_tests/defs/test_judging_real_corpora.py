@@ -9,10 +9,10 @@ import duckdb
 import polars as pl
 import pytest
 
-from cojudge_assets.cli import run_steps
 from cojudge_assets.core.design.estimation import EstimationConfig, estimation_frame
 from cojudge_assets.core.judging.examples import statement_examples
 from cojudge_assets.definitions import build_definitions
+from cojudge_assets.driver import run_steps
 from cojudge_tests.conftest import REPO, SHARED_CORPORA
 from cojudge_tests.core.test_estimation import compare_with_recomputation
 

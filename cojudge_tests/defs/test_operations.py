@@ -12,9 +12,9 @@ from sklearn.metrics import roc_auc_score
 
 import cojudge_assets.core.ingest.progsnap2 as progsnap2
 import cojudge_assets.defs.ingest.assets as ingest_assets
-from cojudge_assets.cli import run_steps
 from cojudge_assets.definitions import build_definitions
 from cojudge_assets.defs.automation import CursorFile, evaluate, observe_sources
+from cojudge_assets.driver import run_steps
 from cojudge_tests.judges.fixtures import write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer
 

@@ -14,13 +14,13 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from cojudge_assets.cli import resolve_selection, run_steps, run_tags
 from cojudge_assets.core.ingest.kattis import read_problem
 from cojudge_assets.core.ingest.label_audit import AUDIT_SCHEMA, audit_labels
 from cojudge_assets.core.perturbation.verify import MUTANT_SCHEMA, generate_mutants, verify_mutants
 from cojudge_assets.core.shards import BUCKET_COLUMN, bucket_key, bucket_of, in_bucket, parse_bucket_key
 from cojudge_assets.definitions import LABEL_AUDIT_JOB, MUTANT_SHARDS_JOB, build_definitions
 from cojudge_assets.defs.partitions import bucket_partitions, dims, judge_partitions
+from cojudge_assets.driver import resolve_selection, run_steps, run_tags
 from cojudge_assets.settings import SHARDS_VARIABLE, shard_count
 
 REPO = Path(__file__).resolve().parents[2]

@@ -13,8 +13,8 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from cojudge_assets.cli import run_steps
 from cojudge_assets.definitions import build_definitions
+from cojudge_assets.driver import run_steps
 from cojudge_tests.conftest import REPO
 from cojudge_tests.deploy.support import (
     ACTIVE,

@@ -11,9 +11,9 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from cojudge_assets.cli import run_steps
 from cojudge_assets.definitions import build_definitions
 from cojudge_assets.defs.automation import observe_sources
+from cojudge_assets.driver import run_steps
 from cojudge_assets.judges.postgres_store import PostgresStore
 from cojudge_assets.settings import libpq_url
 from cojudge_tests.defs.test_operations import GOOD, KEYS

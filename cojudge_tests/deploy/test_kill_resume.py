@@ -18,8 +18,8 @@ import polars as pl
 import pytest
 from deltalake import DeltaTable
 
-from cojudge_assets.cli import run_steps
 from cojudge_assets.definitions import build_definitions
+from cojudge_assets.driver import run_steps
 from cojudge_assets.judges.postgres_store import PostgresStore
 from cojudge_assets.settings import libpq_url
 from cojudge_tests.deploy.support import LOCATION, deployed_env, deployed_instance

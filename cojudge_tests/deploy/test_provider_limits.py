@@ -17,8 +17,8 @@ import time
 import dagster as dg
 import pytest
 
-from cojudge_assets.cli import run_steps
 from cojudge_assets.definitions import build_definitions
+from cojudge_assets.driver import run_steps
 from cojudge_tests.deploy.support import ACTIVE, UPSTREAM, Daemon, deployed_env, deployed_instance
 from cojudge_tests.judges.fixtures import write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer

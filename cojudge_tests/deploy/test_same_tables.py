@@ -13,8 +13,8 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from cojudge_assets.cli import run_steps
 from cojudge_assets.definitions import build_definitions
+from cojudge_assets.driver import run_steps
 from cojudge_tests.deploy.support import comparable, deployed_env, deployed_instance, deployed_tables, embedded_tables
 from cojudge_tests.judges.fixtures import write_judges_file, write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer

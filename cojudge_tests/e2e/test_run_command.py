@@ -282,8 +282,8 @@ def test_a_verdict_fix_on_the_demo_corpus_recomputes_metrics_without_judge_calls
 
     import cojudge_assets.core.ingest.attempts as attempts_reader
     import cojudge_assets.defs.ingest.assets as ingest_assets
-    from cojudge_assets.cli import run_steps
     from cojudge_assets.definitions import build_definitions
+    from cojudge_assets.driver import run_steps
 
     # a copy of the finished run (tables, files beside them, Dagster's history), so other tests keep theirs
     shutil.copytree(demo_db.parent, tmp_path / "run")

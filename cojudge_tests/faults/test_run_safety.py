@@ -124,7 +124,7 @@ def _materialize_ingest(db: Path, corpus: Path, **settings):
 def test_an_ingest_run_refuses_to_replace_stored_tables_with_nothing(tmp_path, corpus_kind):
     """What the command's preflight checks, a run launched from the UI checks too; and a corpus whose pages all
     fail to parse yields 0 attempts: refused before the multi-asset stores any of its outputs."""
-    from cojudge_assets.cli import _refusal
+    from cojudge_assets.driver import _refusal
 
     db = _stored(tmp_path / "c.duckdb")
     corpus = tmp_path / "corpus"

@@ -1,0 +1,376 @@
+"""The run loop of ``cojudge materialize``: what Dagster's evaluator requests, run step by step.
+
+It decides nothing itself: :func:`run_steps` asks Dagster's evaluator what the assets' automation conditions
+request (defs/automation.py) and runs that, round after round, until nothing is requested; one run per step, a
+step being one partition of one of the Definitions' asset jobs. The command (cli.py) checks the invocation, holds
+the locks and prints the summary; this module runs the steps and counts what they did (:class:`StepsOutcome`).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def open_instance(home: Path):
+    """The Dagster instance whose runs and lineage ``dagster dev`` shows: the one of ``home`` (its dagster.yaml),
+    opened from the folder itself, so the command never sets DAGSTER_HOME in its own environment."""
+    import dagster as dg
+
+    return dg.DagsterInstance.from_config(str(home))
+
+
+def close_orphaned_runs(instance) -> list[str]:
+    """Mark failed the runs of ``instance`` still recorded as starting or started. The command holds the
+    instance's lock (core/locks.py), so no other run of it is alive: such a run's process was killed (kill -9, a
+    lost machine) and never recorded its end. Left open, Dagster's automation would treat its assets as in
+    progress and never request them again (what a deployment's run monitoring does for the daemon)."""
+    import dagster as dg
+
+    alive = [dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING]
+    closed = []
+    for run in instance.get_runs(filters=dg.RunsFilter(statuses=alive)):
+        instance.report_run_failed(run, message="cojudge: the run's process is gone (killed); closed by the next run")
+        closed.append(run.run_id)
+    if closed:
+        print(f"closed {len(closed)} run(s) a killed process left open: {', '.join(r[:8] for r in closed)}", flush=True)
+    return closed
+
+
+@dataclass
+class StepsOutcome:
+    """What :func:`run_steps` did: truthy when every run succeeded."""
+
+    ok: bool = True
+    ran: int = 0
+    skipped: int = 0
+    requests_sent: int = 0
+    provider_calls: int = 0  # of requests_sent, those to hosted providers (not local judges)
+    refusal: str = ""  # why a step refused to replace stored tables (an input that yielded nothing)
+    waiting: int = 0  # steps not run because an input was never materialized (outside the selection)
+    materialized: set = field(default_factory=set)  # (asset, partition) materialized by this command
+    rounds: list = field(default_factory=list)  # what Dagster's evaluator requested in the selection, per round
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def line(self) -> str:
+        if not self.ok:
+            return (
+                f"FAILED after {self.ran} run(s); {self.requests_sent} request(s) sent to judges, "
+                f"{self.provider_calls} of them to hosted providers"
+            )
+        if self.ran == 0 and not self.waiting:
+            return (
+                f"nothing changed: all {self.skipped} steps were up to date; "
+                f"{self.requests_sent} requests sent to judges"
+            )
+        if self.ran == 0:
+            return (
+                f"nothing ran: {self.skipped} step(s) up to date, {self.waiting} waiting for an input never "
+                f"materialized; {self.requests_sent} requests sent to judges"
+            )
+        return (
+            f"ran {self.ran} step(s), {self.skipped} up to date; "
+            f"{self.requests_sent} request(s) sent to judges, {self.provider_calls} of them to hosted providers"
+        )
+
+
+class SelectionError(ValueError):
+    """A name in ``--select`` that is no job, group or asset of the Definitions."""
+
+
+def _materializable(defs) -> list:
+    """The materializable asset keys of the Definitions (not the observable sources), upstream first."""
+    import graphlib
+
+    from cojudge_assets.defs.automation import materializable_keys
+
+    keys = materializable_keys(defs)
+    deps = {spec.key: {d.asset_key for d in spec.deps} & keys for spec in defs.resolve_all_asset_specs()}
+    return list(graphlib.TopologicalSorter({key: deps.get(key, set()) for key in keys}).static_order())
+
+
+def step_jobs(defs) -> dict:
+    """The step each materializable asset runs in: the Definitions' asset job with the fewest assets that holds it
+    (the jobs are named selections, definitions.py; an asset they all leave out is a step of its own)."""
+    import dagster as dg
+
+    from cojudge_assets.defs.automation import OBSERVE_JOB
+
+    graph = defs.resolve_asset_graph()
+    members = {}
+    for job in defs.jobs or []:
+        selection = getattr(job, "selection", None)
+        if job.name == OBSERVE_JOB or not isinstance(selection, dg.AssetSelection):
+            continue
+        members[job.name] = set(selection.resolve(graph))
+    found = {}
+    for key in _materializable(defs):
+        holding = sorted((len(keys), name) for name, keys in members.items() if key in keys)
+        found[key] = holding[0][1] if holding else key.to_user_string()
+    return found
+
+
+def resolve_selection(defs, names: tuple[str, ...] | None) -> set:
+    """The materializable assets ``names`` select: each a job of the Definitions (its selection, with the sharded
+    jobs that are part of it: definitions.py ``PART_OF``), a group or an asset; raises SelectionError naming the
+    first name that is none of them."""
+    import dagster as dg
+
+    from cojudge_assets.definitions import PART_OF
+
+    keys = set(_materializable(defs))
+    if not names:
+        return keys
+    graph = defs.resolve_asset_graph()
+    jobs = {job.name: job for job in defs.jobs or [] if isinstance(getattr(job, "selection", None), dg.AssetSelection)}
+    groups = {spec.group_name for spec in defs.resolve_all_asset_specs()}
+    chosen = set()
+    for name in names:
+        if name in jobs:
+            chosen |= set(jobs[name].selection.resolve(graph))
+            for part in jobs.values():
+                if (part.metadata or {}).get(PART_OF) == name:
+                    chosen |= set(part.selection.resolve(graph))
+        elif name in groups:
+            chosen |= set(dg.AssetSelection.groups(name).resolve(graph))
+        elif dg.AssetKey(name) in keys:
+            chosen.add(dg.AssetKey(name))
+        else:
+            known = sorted(jobs) + sorted(groups)
+            raise SelectionError(f"{name}: no job, group or asset of that name (e.g. {', '.join(known)})")
+    return chosen & keys
+
+
+def _steps_in_order(steps: dict, step_of: dict, order: list) -> list:
+    """The steps (step name, partition) -> asset keys, upstream steps first."""
+    rank = {key: i for i, key in enumerate(order)}
+    return sorted(steps, key=lambda step: (min(rank[k] for k in steps[step]), step[0], step[1] or ""))
+
+
+def run_steps(
+    defs,
+    instance,
+    run_config: dict | None = None,
+    *,
+    judges: list[str] | None = None,
+    conditions: list[str] | None = None,
+    jobs: tuple[str, ...] | None = None,
+    echo=None,
+    force: bool = False,
+) -> StepsOutcome:
+    """Materialize what Dagster's evaluator requests, step by step, until it requests nothing.
+
+    The source assets (the corpus, the judges file) are observed first. Then each round asks Dagster's
+    evaluator (``dg.evaluate_automation_conditions`` over the assets' automation conditions, defs/automation.py)
+    what is requested, and runs it: one run per step, a step being one partition of one of the Definitions'
+    asset jobs (the requested assets of that job in that partition), upstream steps first. It stops when the
+    evaluator requests nothing in the selection (``jobs``: names of jobs, groups or assets; ``judges`` and
+    ``conditions`` restrict the partitions) or at the first failed run. ``force`` first runs every selected step
+    once, whatever the evaluator says. The evaluator's cursor is kept in the instance's folder after every round
+    whose runs all succeeded.
+    """
+    from cojudge_assets.defs.automation import CursorFile, evaluate, observe_sources, partitions_with_rows
+    from cojudge_assets.defs.partitions import dims, matches
+
+    echo = echo or functools.partial(print, flush=True)
+    # Dagster's console logger at INFO: the judging progress and failures, not every engine event
+    run_config = {"loggers": {"console": {"config": {"log_level": "INFO"}}}, **(run_config or {})}
+    outcome = StepsOutcome()
+    selected = resolve_selection(defs, jobs)
+    step_of = step_jobs(defs)
+    order = _materializable(defs)
+    partitions = {spec.key: spec.partitions_def for spec in defs.resolve_all_asset_specs()}
+    holding = {spec.key: partitions_with_rows(spec) for spec in defs.resolve_all_asset_specs()}
+    wanted = {"condition": conditions, "judge": judges}
+
+    def in_selection(key, partition) -> bool:
+        rows = holding[key]
+        return (
+            key in selected
+            and matches(dims(partitions[key], partition), wanted)
+            and (rows is None or str(partition) in rows)
+        )
+
+    every: dict = {}  # every selected step and the assets it holds
+    for key in selected:
+        for partition in [None] if partitions[key] is None else partitions[key].get_partition_keys():
+            if in_selection(key, partition):
+                every.setdefault((step_of[key], None if partition is None else str(partition)), set()).add(key)
+    observed = observe_sources(defs, instance, run_config)
+    if not observed.success:  # a failed observation is a failed step: never "success" after it
+        echo(_summary("observe_sources", observed, 0.0))
+        outcome.ok = False
+        return outcome
+    store = CursorFile(instance)
+    cursor = store.load()
+    done: set = set()
+    rounds = [every] if force else []
+    limit = len(order) + 2  # a round runs at least one asset further down the graph, or the same again
+    for _ in range(limit):
+        if rounds:
+            todo = rounds.pop()
+            found = None
+        else:
+            found = evaluate(defs, instance, cursor)
+            todo = _requested_steps(found.partitions, in_selection, step_of)
+            if not todo:
+                store.save(found.cursor)
+                break
+            outcome.rounds.append({(k.to_user_string(), p) for (_, p), keys in todo.items() for k in keys})
+        for step in _steps_in_order(todo, step_of, order):
+            if not _run_step(defs, instance, run_config, step, todo[step], outcome, echo):
+                return outcome
+            done.add(step)
+        if found is not None:
+            cursor = found.cursor
+            store.save(cursor)
+    else:
+        echo(f"stopped: Dagster still requests runs after {limit} rounds (an asset that never materializes?)")
+        outcome.ok = False
+        return outcome
+    _report_not_run(instance, every, done, step_of, order, partitions, outcome, echo)
+    return outcome
+
+
+def _requested_steps(requested, in_selection, step_of) -> dict:
+    """The evaluator's requested asset partitions inside the selection, grouped by step (job, partition)."""
+    todo: dict = {}
+    for key, keys in requested.items():
+        for partition in keys:
+            if in_selection(key, partition):
+                part = None if partition is None else str(partition)
+                todo.setdefault((step_of[key], part), set()).add(key)
+    return todo
+
+
+def _report_not_run(instance, every, done, step_of, order, partitions, outcome, echo) -> None:
+    """A line for each selected step no round ran: up to date, or waiting for an input never materialized."""
+    for step in _steps_in_order({s: k for s, k in every.items() if s not in done}, step_of, order):
+        name, partition = step
+        absent = _missing(instance, every[step], partition, partitions)
+        label = f"{name}{'[' + partition + ']' if partition else ''}"
+        if absent:
+            outcome.waiting += 1
+            echo(f"{label}: skipped, waits for an input never materialized ({', '.join(absent)} missing)")
+        else:
+            outcome.skipped += 1
+            echo(f"{label}: up to date, skipped")
+
+
+def _missing(instance, keys, partition, partitions) -> list[str]:
+    """The assets among ``keys`` with no materialization of ``partition`` in the instance."""
+    absent = []
+    for key in sorted(keys, key=lambda k: k.to_user_string()):
+        if partitions[key] is None:
+            present = instance.get_latest_materialization_event(key) is not None
+        else:
+            present = partition in instance.get_materialized_partitions(key)
+        if not present:
+            absent.append(key.to_user_string())
+    return absent
+
+
+def _run_step(defs, instance, run_config: dict, step: tuple, keys: set, outcome: StepsOutcome, echo) -> bool:
+    """One run: the requested ``keys`` of one step's job in one partition; whether it succeeded."""
+    name, partition = step
+    job = defs.resolve_job_def(name) if name in {j.name for j in defs.jobs or []} else None
+    if job is None:  # an asset no job holds: run it through the implicit asset job
+        job = defs.resolve_implicit_global_asset_job_def()
+    label = f"{name}{'[' + partition + ']' if partition else ''}"
+    tags = run_tags(job, partition, defs.resources["corpus"], defs.resources["judges"])
+    started = time.perf_counter()
+    result = job.execute_in_process(
+        instance=instance,
+        run_config=_for_job(run_config, job),
+        partition_key=partition,
+        asset_selection=sorted(keys, key=lambda k: k.to_user_string()),
+        raise_on_error=False,
+        tags=tags,
+    )
+    seconds = time.perf_counter() - started
+    outcome.ran += 1
+    sent = _requests_sent(result)
+    outcome.requests_sent += sent
+    if tags.get("cojudge/provider") not in (None, "local", "imported"):
+        outcome.provider_calls += sent
+    names = sorted(k.to_user_string() for k in keys)
+    echo(_summary(label, result, seconds) + f" [{', '.join(names[:4])}{', ...' if len(names) > 4 else ''}]")
+    outcome.materialized |= {(n, partition) for n in names} if result.success else set()
+    if not result.success:
+        outcome.ok = False
+        outcome.refusal = _refusal(result)
+    return result.success
+
+
+def run_tags(job, partition_key: str | None, corpus=None, judges=None) -> dict[str, str]:
+    """``cojudge/provider`` on runs of one judge's partition: a run coordinator limits concurrent runs per
+    provider with it (tag_concurrency_limits, docs/operations.md "Beyond one machine"). ``corpus`` and ``judges``: the
+    Definitions' resources (the judges file by default: judges/config.py ``judges_file``)."""
+    from cojudge_assets.defs.partitions import dims
+    from cojudge_assets.defs.resources import JudgesResource
+    from cojudge_assets.judges.config import judges_file
+
+    judge = dims(job.partitions_def, partition_key).judge
+    if judge is None:
+        return {}
+    return {"cojudge/provider": (judges or JudgesResource(path=str(judges_file()))).find(judge, corpus).provider}
+
+
+def _for_job(run_config: dict, job) -> dict:
+    """The run config without the ``ops`` entries of other jobs (one config can then set any asset's settings)."""
+    ops = run_config.get("ops")
+    if not ops:
+        return run_config
+    return {**run_config, "ops": {name: value for name, value in ops.items() if job.graph.has_node_named(name)}}
+
+
+def _requests_sent(result) -> int:
+    """Requests the judges' servers received in one run (``requests_sent``: re-asks and retries included, a
+    request that failed before it was sent not; ``judged_now``, rows judged, where a step does not say): from its
+    materializations, and from a partition that failed (its dg.Failure carries the same counts)."""
+
+    def count(metadata) -> int:
+        key = "requests_sent" if "requests_sent" in metadata else "judged_now"
+        return int(metadata[key].value) if key in metadata else 0
+
+    sent = sum(count(event.materialization.metadata) for event in result.get_asset_materialization_events())
+    for event in result.all_events:
+        failure = event.step_failure_data.user_failure_data if event.is_step_failure else None
+        if failure is not None:
+            sent += count(failure.metadata or {})
+    return sent
+
+
+def _refusal(result) -> str:
+    """The message of a step that refused to replace stored tables (a dg.Failure marked REFUSED), or ""."""
+    from cojudge_assets.defs.resources import REFUSED
+
+    for event in result.all_events:
+        failure = event.step_failure_data.user_failure_data if event.is_step_failure else None
+        if failure is not None and REFUSED in (failure.metadata or {}):
+            return failure.description or "refused"
+    return ""
+
+
+def _summary(step: str, result, seconds: float) -> str:
+    events = result.get_asset_materialization_events()
+    line = f"{step}: {'ok' if result.success else 'FAILED'} (run {result.run_id[:8]}, {seconds:.1f} s)"
+    for event in events:
+        meta = event.materialization.metadata
+        if "imported_now" in meta:  # an imported judge: read from its file, nothing sent
+            line += f"; imported {meta['imported_now'].value} (valid {meta['valid_rows'].value})"
+        elif "judged_now" in meta:
+            line += f"; judged now {meta['judged_now'].value}, from cache {meta['cached'].value}"
+    if not result.success:  # each failure's message: a step's, or a resource's that could not start
+        shown: set[str] = set()
+        for event in result.all_events:
+            error = getattr(event.event_specific_data, "error", None)
+            message = error.message.strip()[:2000] if error is not None and error.message else ""
+            if message and message not in shown and (event.is_step_failure or event.is_resource_init_failure):
+                shown.add(message)
+                line += f"\n  {message}"
+    return line
