@@ -43,7 +43,11 @@ statements are function-level prompts (HumanEval-style), whose code is a fragmen
 that does not compile alone (ICE-Score: 3,112 of 3,220 Python items are not valid
 Python on their own, and 117 of 120 sampled Java items do not compile), so calling
 a compile error there would be a false "does not compile". Without a statement it
-compiles, and abstains when the code compiles. static-rubric abstains when there
+compiles, and abstains when the code compiles. Nor does it compile code that has no
+entry point (a Java file without ``static void main``, C without ``main``: method
+bodies or functions a course's grader wraps in a harness of its own, as CSEDM's Java
+attempts are): it cannot build the program as the grader did, so it abstains and says
+so, instead of answering "does not compile" to accepted code. static-rubric abstains when there
 is no statement, or the statement states neither a bound on its input nor a special
 answer, the only things it checks code against.
 """
@@ -59,6 +63,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cojudge_assets.core.execution.contest_judge import ContestJudge, Verdict, normalize_language
+from cojudge_assets.core.execution.contest_judge.languages import missing_entry_point
 from cojudge_assets.core.execution.sandbox import SandboxError
 from cojudge_assets.core.ingest.kattis import DEFAULT_MEMORY_MB, DEFAULT_TIME_LIMIT_S, ProblemPackage, TestCase
 from cojudge_assets.core.judging.examples import read_examples, statement_examples
@@ -137,10 +142,10 @@ class SampleExecScorer:
         if not parts.statement.strip():
             if not parts.code.strip():
                 return "there is neither a problem statement nor code: nothing to compile or run"
-            return ""
+            return SampleExecScorer._fragment(parts)
         reading = read_examples(parts.statement)
         if reading.examples:
-            return ""
+            return SampleExecScorer._fragment(parts)
         if reading.set_aside:
             # its Input/Output sections describe the format in words: running the code on a sentence would fail
             # every program alike, so sample-exec does not guess (core/judging/examples.py: looks_like_prose)
@@ -155,6 +160,15 @@ class SampleExecScorer:
             "the statement gives no example input with its expected output to run the code on "
             "(sample-exec runs programs that read standard input)"
         )
+
+    @staticmethod
+    def _fragment(parts: PromptParts) -> str:
+        """Why sample-exec cannot build the code as the grader did ("" when it can): code with no entry point (Java
+        method bodies, C functions) that the course's grader wraps in a harness of its own. Compiled alone it fails
+        right or wrong, so "does not compile" would be a constant answer (contest_judge/languages.py
+        ``missing_entry_point``)."""
+        why = missing_entry_point(normalize_language(parts.language), parts.code)
+        return f"cannot build the program as the grader did: {why}" if why else ""
 
     def prepare(self, prompts: Iterable[PromptParts]) -> int:
         """Compile, before scoring, the programs of ``prompts`` that :meth:`score` will compile: the Java and Python
@@ -386,9 +400,10 @@ def _custom_llm_class():
 LOCAL_PROVIDER = "cojudge"
 # bumped when what the local judges answer changes (2: abstention instead of a constant; 3: examples read from
 # plain text, indented blocks, HTML <pre> and Aizu/JOI labels, core/judging/examples.py, and sample-exec answers a
-# compile error without a statement), so a database judged by an older version is judged again in a new epoch
+# compile error without a statement; 4: sample-exec abstains on code with no entry point, a fragment the grader
+# wraps in a harness), so a database judged by an older version is judged again in a new epoch
 # (JudgeSpec.answer_settings) rather than kept from the cache
-LOCAL_JUDGES_VERSION = 3
+LOCAL_JUDGES_VERSION = 4
 
 
 LocalScorer = SampleExecScorer | StaticRubricScorer

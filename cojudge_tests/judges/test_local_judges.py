@@ -294,3 +294,55 @@ def test_answers_are_identical_with_and_without_prepare(with_and_without_prepare
     assert answers[2].output.rationale == "does not compile" and answers[-1].output.rationale == "does not compile"
     # with the statement's examples: the accepted program passes them, the compile error is answered
     assert answers[4].output.p_accept >= 0.7 and answers[5].output.rationale == "does not compile"
+
+
+# -- code the grader wraps in a harness: sample-exec cannot build it as the grader did, so it abstains -------------
+
+CODINGBAT_STYLE = (
+    "Given your speed and whether it is your birthday, compute the ticket.\n\nExample\nInput:\n60 false\nOutput:\n0\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("language", "code"),
+    [
+        ("Java", "public int caughtSpeeding(int speed, boolean isBirthday) {\n  return speed > 80 ? 2 : 0;\n}\n"),
+        (
+            "Java",
+            "class Solution {\n  public int twice(int x) { return 2 * x; }\n  // static void main(String[] a)\n}\n",
+        ),
+        ("C", "int twice(int x) { return 2 * x; }\n"),
+        ("C++", 'int twice(int x) { const char *s = "main("; return 2 * x; }\n'),
+    ],
+)
+def test_sample_exec_abstains_on_a_fragment_the_grader_wraps_in_a_harness(language, code):
+    """A method body or a function without main compiles alone to an error whether it is right or wrong (the held-out
+    CSEDM Java corpus: 916 attempts answered "does not compile", 61 of them accepted): sample-exec abstains, naming
+    why, with or without a statement, and compiles nothing (a judge that never compiles would fail the test)."""
+    from cojudge_assets.judges.local import PromptParts, SampleExecScorer
+
+    scorer = SampleExecScorer(NeverCompiles())
+    for statement in ("", CODINGBAT_STYLE, PAIRSUM.statement):
+        answer = validate_answer(scorer.score(PromptParts("p", language, statement, code, "")))
+        assert answer.abstained, (statement, answer)
+        assert "cannot build the program as the grader did" in answer.abstain_reason
+        assert ("static void main" if language == "Java" else "no main()") in answer.abstain_reason
+
+
+@pytest.mark.parametrize(
+    ("language", "code"),
+    [
+        ("Java", "public class Main {\n  public static void main(String[] args) { }\n}\n"),
+        ("Java", "class A { static public void main(String... a) { } }"),
+        ("C", "int main(void) { return 0 }\n"),  # a whole program with a compile error: compiled, and evidence
+        ("C++", "int\nmain ()\n{\n}\n"),
+        ("Python 3", "return 1\n"),  # Python is whole as written: a misplaced return is the student's error
+    ],
+)
+def test_whole_programs_are_not_fragments(language, code):
+    from cojudge_assets.core.execution.contest_judge import normalize_language
+    from cojudge_assets.core.execution.contest_judge.languages import missing_entry_point
+    from cojudge_assets.judges.local import PromptParts, SampleExecScorer
+
+    assert missing_entry_point(normalize_language(language), code) == ""
+    assert SampleExecScorer.abstention(PromptParts("p", language, "", code, "")) == ""

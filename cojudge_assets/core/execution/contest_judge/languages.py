@@ -162,3 +162,36 @@ def run_limits(language: str, *, time_limit_s: float, memory_mb: int, answer_byt
         run_memory_mb=memory_mb + JAVA_RUN_OVERHEAD_MB if java else None,
         output_bytes=max(8 << 20, 4 * answer_bytes),
     )
+
+
+_COMMENT_OR_STRING = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.DOTALL)
+_JAVA_MAIN = re.compile(r"\bstatic\b[^;{}()]*\bvoid\s+main\s*\(")
+_C_MAIN = re.compile(r"(?<![.\w>])main\s*\(")
+
+
+def missing_entry_point(language: str, code: str) -> str:
+    """Why ``code`` is not a whole program the contest judge can build as a grader would ("" when it is one).
+
+    A course's grader often wraps what a student wrote in a harness of its own: Java method bodies into a class
+    with a ``main``, C functions into a file with a ``main``. Compiled alone, such a fragment fails whether it is
+    right or wrong, so a compile error says nothing about it. A Java program is whole when a ``static void main(``
+    is declared, a C or C++ one when ``main(`` is (comments and string literals aside). Python code is always whole:
+    a module of definitions compiles as written (a ``return`` outside a function is the student's error, as in
+    CSEDM's misindented returns). ``language`` is c/cpp/java/python (:func:`normalize_language`).
+
+    >>> missing_entry_point("java", "public int twice(int x) { return 2 * x; }")
+    'the Java code declares no static void main(...): a fragment the grader wraps in a harness of its own'
+    >>> missing_entry_point("c", "int main(void) { return 0; }")
+    ''
+    """
+    if language == "python" or not code.strip():  # Python: whole as written; empty code: nothing wrapped, a CE
+        return ""
+    text = _COMMENT_OR_STRING.sub(" ", code)
+    if language == "java":
+        if _JAVA_MAIN.search(text):
+            return ""
+        return "the Java code declares no static void main(...): a fragment the grader wraps in a harness of its own"
+    if _C_MAIN.search(text):
+        return ""
+    name = "C++" if language == "cpp" else "C"
+    return f"the {name} code defines no main(): a fragment the grader links with a harness of its own"
