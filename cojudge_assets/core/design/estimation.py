@@ -25,17 +25,20 @@ known (a budget reaching G is reported once, as "every group labelled", not as a
   attempt, or ``sens + spec <= 1``; the share of bootstrap replicates undefined for the same reasons is
   ``boot_undefined``. Overall only: a participant's sample is too small for its own sensitivity and specificity,
   and borrowing the pooled ones was biased (issue 26), so there is no per-participant row.
-* ``ppi``: PPI++ (Angelopoulos, Duchi and Zrnic 2023, arXiv:2311.01453) with power tuning, the point estimate
-  of ``ppi_py.ppi_mean_pointestimate(Y, Yhat, Yhat_unlabeled, lam=None)`` with the unlabelled set = the attempts
-  not labelled: ``theta = lam fbar_u + ybar - lam fbar_l``, ``lam = clip(cov_l(y, f) / ((1 + n/N) var(f)), 0,
-  1)``, (co)variances over group sums. In a finite population ``fbar_u = (F - n fbar_l) / N``, so theta is the
-  regression (difference) estimator ``ybar - c (fbar_l - fbar)`` with ``c = lam (n + N) / N`` and fbar the
-  judge's mean over every attempt. Its interval is therefore the design-based one of that estimator, the same
-  small-sample treatment as labels alone: ``theta +- t_{g-1} se``, ``se^2 = (1 - g/G) g/(g-1) sum_g (E_g - ebar
-  M_g)^2 / n_att^2`` with ``e = y - c f``. ppi_python's own interval (``ppi_mean_ci``: a z interval of
-  ``var_l(y - lam f)/n + lam^2 var_u(f)/N``, made for an unlabelled sample drawn apart from the labelled one) is
-  :func:`ppi_mean_interval` with ``finite=False``, equal to ppi_python to 1e-9 in the tests; over few groups it
-  covered too little (0.92 at G = 25, issue 26; docs/methodology.md compares both and a cluster bootstrap).
+* ``ppi``: PPI++ (Angelopoulos, Duchi and Zrnic 2023, arXiv:2311.01453) with power tuning, the point estimate of the
+  form of ``ppi_py.ppi_mean_pointestimate(Y, Yhat, Yhat_unlabeled, lam=None)`` with the unlabelled set = the
+  attempts not labelled: ``theta = lam fbar_u + ybar - lam fbar_l``, ``lam = clip(cov_l(y, f) / ((1 + n/N) var(f)),
+  0, 1)``, but with the (co)variances in lam taken over group (trajectory) sums, not over attempts: equal to
+  ppi_python's where every group is one attempt (1e-12 in the tests), different where trajectories are longer (by up
+  to 0.045 on the demo, found by an independent review). In a finite population ``fbar_u = (F - n fbar_l) / N``, so
+  theta is the regression (difference) estimator ``ybar - c (fbar_l - fbar)`` with ``c = lam (n + N) / N`` and fbar
+  the judge's mean over every attempt. Its interval is therefore the design-based one of that estimator, the same
+  small-sample treatment as labels alone: ``theta +- t_{g-1} se``, ``se^2 = (1 - g/G) g/(g-2) sum_g (E_g - ebar
+  M_g)^2 / n_att^2`` with ``e = y - c f`` (CR1 with the slope c counted as a second fitted parameter: ``g/(g-1) *
+  (g-1)/(g-2)``). ppi_python's own interval (``ppi_mean_ci``: a z interval of ``var_l(y - lam f)/n + lam^2
+  var_u(f)/N``, made for an unlabelled sample drawn apart from the labelled one) is :func:`ppi_mean_interval` with
+  ``finite=False``, equal to ppi_python to 1e-9 in the tests; over few groups it covered too little (0.92 at G = 25,
+  issue 26; docs/methodology.md compares both and a cluster bootstrap).
 
 Per repetition the estimate and its interval; per method and n: the mean labelled groups and attempts, mean
 estimate, bias, spread (sd) and RMSE of the estimates, empirical coverage with its Monte Carlo standard error
