@@ -36,8 +36,14 @@ view, and what the run leaves in the host's ``/tmp``, ``/var/tmp`` and
 says which mode is in force and :func:`isolation_record` which limits; each
 :class:`RunResult` carries its record, and the contest judge records it.
 
+The runner that reports how the program ended (native/cojudge_runner.c) is out of the program's reach: it makes
+itself non-dumpable (its ``/proc/<pid>/mem`` and ``/proc/<pid>/fd`` are closed to the program, which has the same
+uid and no capabilities), hands the program no descriptor but 0, 1 and 2, and under bubblewrap is the pid
+namespace's process 1 (no bubblewrap init beside it, which ran outside the seccomp filter and whose memory was
+writable), which takes no signal from inside. A program that wrote ``/proc/<runner>/mem`` forged its report before.
+
 A run always ends with a result unless the sandbox itself could not start
-(:class:`SandboxError`): a program that kills its runner (``kill(getppid(), 9)``,
+(:class:`SandboxError`): without bubblewrap, a program that kills its runner (``kill(getppid(), 9)``,
 ``kill(-1, 9)``) gives a result with ``runner_lost`` set.
 """
 
@@ -194,7 +200,7 @@ def bwrap_path() -> str | None:
 
     as_run_uid = _as_uid(_UID_BASE) if os.geteuid() == 0 else []
     probe = subprocess.run(
-        [*as_run_uid, path, "--unshare-all", "--die-with-parent", *_system_binds(), "true"],
+        [*as_run_uid, path, *BWRAP_NAMESPACES, "--die-with-parent", *_system_binds(), "true"],
         capture_output=True,
         timeout=20,
         cwd="/",
@@ -280,6 +286,18 @@ def _system_binds() -> list[str]:
     return args
 
 
+BWRAP_NAMESPACES = (
+    "--unshare-all",  # user, ipc, pid, net, uts, cgroup
+    "--unshare-user",  # explicit: --disable-userns needs it
+    "--disable-userns",  # no user namespace inside, even where the seccomp filter is off
+    # the runner is the pid namespace's process 1: no bubblewrap init beside it, whose memory (writable by the
+    # program, same uid, and outside the seccomp filter bubblewrap applies at the exec) would be the way round the
+    # non-dumpable runner; and process 1 of a namespace takes no signal from inside that it has no handler for
+    "--as-pid-1",
+)
+"""Bubblewrap's namespace options, for the probe and every run (bubblewrap 0.8 or later: --disable-userns)."""
+
+
 class SandboxError(RuntimeError):
     """The sandbox itself could not be set up (not the program's fault)."""
 
@@ -304,7 +322,7 @@ def _bwrap_argv(
         extra += ["--seccomp", "{seccomp}"]
     return [
         path,
-        "--unshare-all",  # user, ipc, pid, net, uts, cgroup
+        *BWRAP_NAMESPACES,
         "--die-with-parent",
         "--new-session",
         "--cap-drop",
