@@ -513,7 +513,9 @@ _CALL_HEAD = r"""#define _GNU_SOURCE
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 static void report(long r, int expected) {
@@ -550,6 +552,17 @@ DENIED_CALLS = {
     "userfaultfd": "report(syscall(SYS_userfaultfd, 0), EPERM);",
     "kexec_load": "report(syscall(SYS_kexec_load, 0, 0, 0, 0), EPERM);",
     "io_uring_setup": "char params[120] = {0}; report(syscall(SYS_io_uring_setup, 1, params), EPERM);",
+    # issue 34: socket families but AF_UNIX (vsock reaches a virtual machine's host), personality, modify_ldt
+    "socket-vsock": "report(socket(40 /* AF_VSOCK */, SOCK_STREAM, 0), EPERM);",
+    "socket-netlink": "report(socket(AF_NETLINK, SOCK_RAW, 0 /* NETLINK_ROUTE */), EPERM);",
+    "socket-inet": "report(socket(AF_INET, SOCK_STREAM, 0), EPERM);",
+    "socket-packet": "report(socket(AF_PACKET, SOCK_RAW, 0), EPERM);",
+    "socket-vsock-junk-upper-half": "report(syscall(SYS_socket, (1UL << 32) | 40, SOCK_STREAM, 0), EPERM);",
+    "socket-unix-junk-upper-half": "report(syscall(SYS_socket, (1UL << 32) | AF_UNIX, SOCK_STREAM, 0), EPERM);",
+    "socketpair-inet": "int sv[2]; report(socketpair(AF_INET, SOCK_STREAM, 0, sv), EPERM);",
+    "personality-no-aslr": "report(personality(ADDR_NO_RANDOMIZE), EPERM);",
+    "personality-query": "report(syscall(SYS_personality, 0xffffffffUL), EPERM);",
+    "modify_ldt": "char ldt[16]; report(syscall(SYS_modify_ldt, 0, ldt, sizeof ldt), EPERM);",
 }
 
 
@@ -572,6 +585,18 @@ def test_a_denied_call_fails_with_eperm(judge, denied_problem, call):
     result = _judge(judge, denied_problem, "c", _call_program(DENIED_CALLS[call]))
     assert result.verdict == Verdict.AC, result.summary()
     assert "+ seccomp" in result.isolation
+
+
+@pytest.mark.skipif(filter_support().bpf is None, reason=f"no seccomp filter here: {filter_support().reason}")
+def test_unix_sockets_still_work_under_the_filter(judge, denied_problem):
+    """AF_UNIX is the one family allowed: a socket and a connected pair of them work (a runtime may use them)."""
+    body = (
+        "int sv[2]; char c = 0; int s = socket(AF_UNIX, SOCK_STREAM, 0);"
+        ' if (s >= 0 && socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0 && write(sv[0], "x", 1) == 1'
+        ' && read(sv[1], &c, 1) == 1 && c == 120) puts("denied"); else perror("unix socket");'
+    )
+    result = _judge(judge, denied_problem, "c", _call_program(body))
+    assert result.verdict == Verdict.AC, result.summary()
 
 
 _OTHER_ABIS = {
