@@ -631,16 +631,31 @@ def test_without_bubblewrap_the_runner_installs_the_filter(tmp_path, denied_prob
 
 
 def test_without_the_filter_the_record_says_so_and_the_call_goes_through(tmp_path, denied_problem, monkeypatch):
-    """COJUDGE_SECCOMP=off: the isolation record says "none" and why; and the same unshare then succeeds inside
-    bubblewrap (what the filter tests above would see without it)."""
+    """COJUDGE_SECCOMP=off: the isolation record says "none" and why; and keyctl then succeeds inside bubblewrap
+    (what the filter tests above would see without it)."""
     monkeypatch.setenv("COJUDGE_SECCOMP", "off")
     result = _judge(
-        ContestJudge(tmp_path / "cache", workers=1), denied_problem, "c", _call_program(DENIED_CALLS["unshare-user"])
+        ContestJudge(tmp_path / "cache", workers=1), denied_problem, "c", _call_program(DENIED_CALLS["keyctl"])
     )
     assert "seccomp" not in result.isolation
     assert result.isolation_limits["syscalls"] == "none: turned off by COJUDGE_SECCOMP"
     if isolation_level() == "bwrap":
-        assert result.verdict == Verdict.WA, result.summary()  # "allowed: returned 0"
+        assert result.verdict == Verdict.WA, result.summary()  # "allowed: returned <the keyring's id>"
+
+
+@pytest.mark.skipif(isolation_level() != "bwrap", reason="--disable-userns is bubblewrap's")
+def test_even_without_the_filter_no_user_namespace_can_be_made_under_bubblewrap(tmp_path, denied_problem, monkeypatch):
+    """bubblewrap's --disable-userns (max_user_namespaces 0 inside): with COJUDGE_SECCOMP=off, unshare(CLONE_NEWUSER)
+    fails with ENOSPC, where it succeeded before (the way to mount and the rest, which the filter otherwise stops)."""
+    monkeypatch.setenv("COJUDGE_SECCOMP", "off")
+    result = _judge(
+        ContestJudge(tmp_path / "cache", workers=1),
+        denied_problem,
+        "c",
+        _call_program("report(unshare(CLONE_NEWUSER), ENOSPC);"),
+    )
+    assert "seccomp" not in result.isolation
+    assert result.verdict == Verdict.AC, result.summary()
 
 
 @pytest.mark.parametrize("use_bwrap", [True, False], ids=["bwrap", "runner"])
