@@ -914,10 +914,15 @@ static void forge(int pid) {
     int fd = (size_t)n > strlen(buf) + 1 ? atoi(buf + strlen(buf) + 1) : 1;
     unsigned long pc = 0;
     snprintf(path, sizeof path, "/proc/%d/syscall", pid);
-    FILE *f = fopen(path, "r");
-    if (f) {
-        if (fgets(buf, sizeof buf, f)) { char *last = strrchr(buf, ' '); if (last) pc = strtoul(last + 1, 0, 16); }
+    for (int tries = 0; tries < 200 && !pc; tries++) { /* "running" until it waits in wait4: up to 1 s */
+        FILE *f = fopen(path, "r");
+        if (!f) break;
+        if (fgets(buf, sizeof buf, f) && buf[0] >= '0' && buf[0] <= '9') {
+            char *last = strrchr(buf, ' ');
+            if (last) pc = strtoul(last + 1, 0, 16);
+        }
         fclose(f);
+        if (!pc) usleep(5000);
     }
     unsigned char code[80] = {0x48, 0x8d, 0x35, 0x1a, 0, 0, 0, 0xbf, 0, 0, 0, 0, 0xba, 0, 0, 0, 0,
                               0xb8, 1, 0, 0, 0, 0x0f, 0x05, 0x31, 0xff, 0xb8, 0xe7, 0, 0, 0, 0x0f, 0x05};
@@ -945,13 +950,18 @@ int main(void) {
 }
 """
 
-_FORGE_PY = r"""import os, signal, struct, sys
+_FORGE_PY = r"""import os, signal, struct, sys, time
 print("7", flush=True)
 line = b"0 0.000000 0.000000 0\n"
 pid = os.getppid()
 try:
     fd = int(open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[1])
-    pc = int(open(f"/proc/{pid}/syscall").read().split()[-1], 16)
+    for _ in range(200):  # "running" until it waits in wait4: up to 1 s
+        fields = open(f"/proc/{pid}/syscall").read().split()
+        if fields[0].isdigit():
+            break
+        time.sleep(0.005)
+    pc = int(fields[-1], 16)
     code = bytes([0x48, 0x8D, 0x35, 0x1A, 0, 0, 0, 0xBF]) + struct.pack("<i", fd) + b"\xba"
     code += struct.pack("<i", len(line)) + bytes([0xB8, 1, 0, 0, 0, 0x0F, 0x05, 0x31, 0xFF, 0xB8, 0xE7, 0, 0, 0])
     code += bytes([0x0F, 0x05]) + line
@@ -1087,3 +1097,13 @@ int main(void) {
 """
     result = _judge(judge, two_second_problem, "c", code)
     assert result.verdict == Verdict.AC, result.summary()
+
+
+@needs_x86_64
+def test_the_forge_fails_with_the_seccomp_filter_off_too(tmp_path, two_second_problem, monkeypatch):
+    """The runner's protection is not the filter's: with COJUDGE_SECCOMP=off the write to its memory still fails."""
+    monkeypatch.setenv("COJUDGE_SECCOMP", "off")
+    result = _judge(ContestJudge(tmp_path / "cache", workers=1), two_second_problem, "c", _forge(every=True))
+    assert "seccomp" not in result.isolation
+    assert result.verdict == Verdict.RE, result.summary()
+    assert result.tests[0].detail.startswith(f"signal {signal.SIGSEGV}"), result.summary()
