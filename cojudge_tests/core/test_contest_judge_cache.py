@@ -30,12 +30,12 @@ def _problem(tmp_path, name="sum", answer="0\n"):
 def test_keys_are_the_ones_caches_on_disk_were_written_under(tmp_path):
     """The compile keys were computed with the one-module judge before the split (commit 9dafd70): a cache it
     filled stays valid. The result and outcome keys changed since, on purpose, when the isolation joined them and
-    when the cache version went to 4 (results are judged again; compiled programs are kept)."""
+    when the cache version went to 4, then 5 (results are judged again; compiled programs are kept)."""
     problem = _problem(tmp_path)
     compile_cache = CompileCache(tmp_path / "cache")
     results = ResultCache(tmp_path / "cache", isolation="bwrap + seccomp, cgroup v2")
     c_spec = language_spec("c", C_CODE, 256)
-    assert RESULT_CACHE_VERSION == "4"  # 4: no address-space limit under a memory cgroup (results keys changed)
+    assert RESULT_CACHE_VERSION == "5"  # 5: a runner the program cannot touch (results keys changed)
     assert compile_cache.entry("c", c_spec, C_CODE)[0] == (
         "b113b7f232a4d9d7ffb278059347c79257e98df5ad96897d84cdb2cf2fe39277"
     )
@@ -46,10 +46,10 @@ def test_keys_are_the_ones_caches_on_disk_were_written_under(tmp_path):
         "80bbb3738e12616e755e390ecfb92725007804f63ec11a2f5ef10718082b1691"
     )
     assert results.result_key("c", c_spec.run_argv, "a" * 64, problem, list(problem.tests), True) == (
-        "2973d70c900a7e4f198a6fcf67ff2afb18b2f1dbc47e1941a0b1fdaa52263e05"
+        "80a8f4fcb51fa2eea640daf63adae4ab219ba2922243d34f744749185bd3043c"
     )
     assert results.outcome_key("c", c_spec.run_argv, "a" * 64, problem.tests[1], problem) == (
-        "c42c56d71e024087c30c2330314baf140e3daa699406dd610411f381f929ef4a"
+        "5f05f13f6fa4a1974d8a7d042e32677ec123f7d70ebb51341836d45e1cb3d6ba"
     )
 
 

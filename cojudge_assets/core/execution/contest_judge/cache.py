@@ -37,8 +37,10 @@ from cojudge_assets.core.ingest.kattis import ProblemPackage, TestCase
 # bump when verdict rules change: cached results are then not reused. 2: CPU time and memory of the whole run
 # (control group), a private /dev/shm, the isolation record in the result. 3: the seccomp filter on every run,
 # "file size limit exceeded" apart from the output limit, a killed run's CPU time from its control group. 4: no
-# RLIMIT_AS where the run's memory cgroup bounds it (threads start; core/execution/sandbox.py)
-RESULT_CACHE_VERSION = "4"
+# RLIMIT_AS where the run's memory cgroup bounds it (threads start; core/execution/sandbox.py). 5: a runner the
+# program cannot touch (a verdict cached before may be a forged one: judged again), under bubblewrap a kill of the
+# runner fails (the program's own verdict, not RE), RLIMIT_CPU a backstop above the CPU limit
+RESULT_CACHE_VERSION = "5"
 
 
 @dataclass

@@ -121,13 +121,23 @@ def outcome_of(result: RunResult, test: TestCase, limits: Limits, float_toleranc
             test.name, Verdict.TLE, cpu, wall, f"killed at the wall-clock limit {limits.wall_s}s{suffix}"
         )
     if result.cpu_limit_hit:
-        # the kernel counts CPU in ticks: a process stopped at the limit may show a hair under it
+        if cpu >= limits.cpu_s:
+            return TestOutcome(
+                test.name,
+                Verdict.TLE,
+                cpu,
+                wall,
+                f"killed at the CPU limit ({cpu:.2f}s used, limit {limits.cpu_s}s){suffix}",
+            )
+        # SIGXCPU below the limit as measured: the kernel's tick-sampled count ran more than the backstop's margin
+        # ahead of the measured time (or the program sent the signal itself); said as it is, never as "at the limit"
         return TestOutcome(
             test.name,
             Verdict.TLE,
             cpu,
             wall,
-            f"killed at the CPU limit ({cpu:.2f}s used, limit {limits.cpu_s}s){suffix}",
+            f"stopped by the kernel's per-process CPU backstop (RLIMIT_CPU {limits.rlimit_cpu_s}s, counted in "
+            f"scheduler ticks, SIGXCPU) with {cpu:.2f}s measured, limit {limits.cpu_s}s{suffix}",
         )
     if cpu > limits.cpu_s:
         return TestOutcome(test.name, Verdict.TLE, cpu, wall, f"CPU {cpu:.2f}s over limit {limits.cpu_s}s{suffix}")

@@ -1,17 +1,32 @@
 /* cojudge_runner: run a program inside the sandbox and report how it ended.
  *
  * usage: cojudge_runner FD [--seccomp=BPF_FD] PROGRAM [ARGS...]
- * With --seccomp=BPF_FD (the sandbox without bubblewrap, which otherwise installs it), first reads a
+ *
+ * First makes itself non-dumpable (PR_SET_DUMPABLE 0): its /proc/<pid>/mem, /proc/<pid>/fd, /proc/<pid>/syscall
+ * and the rest of what ptrace_may_access guards are then closed to every process without CAP_SYS_PTRACE, so the
+ * program it starts (same uid, no capabilities) can neither rewrite its memory nor reopen its report descriptor.
+ * A submitted program that wrote this process's memory forged its own verdict before (a crash judged AC).
+ * If that fails, it reports nothing and exits 125.
+ *
+ * With --seccomp=BPF_FD (the sandbox without bubblewrap, which otherwise installs it), then reads a
  * classic BPF program from BPF_FD to its end and installs it as this process's seccomp filter (with
  * no_new_privs), so the program and all it starts run under it; if that fails, it reports nothing and
- * exits 125 (the run never goes ahead without the filter it was given). Then writes "run" to file descriptor FD, forks, execs PROGRAM in the child, waits for it with
- * wait4 and writes one line "status utime_s stime_s maxrss_kb" to FD. A report of "run" alone
- * means the runner was killed while the program ran (by the program itself: a kill of its
- * parent or of every process it may signal, or by the memory limit); no report at all means the
- * sandbox never got as far as the runner. The sandbox's own
- * process (bubblewrap) does not reap the program, so this is how the judge
- * learns the program's CPU time and its raw wait status (signal or exit code).
+ * exits 125 (the run never goes ahead without the filter it was given). Then writes "run" to file descriptor
+ * FD, forks, and in the child closes every descriptor but 0, 1 and 2 (the program holds no way to the report)
+ * and execs PROGRAM (exec makes the program dumpable again: its own memory is its own business). It waits for
+ * the program with wait4 and writes one line "status utime_s stime_s maxrss_kb" to FD.
+ *
+ * Under bubblewrap it is the pid namespace's process 1 (--as-pid-1: no bubblewrap init beside it, whose memory the
+ * program could have written, outside the seccomp filter): the kernel then delivers no signal to it from inside
+ * the namespace that it has no handler for, so the program cannot kill it either, and it reaps the orphans the
+ * program leaves until the program itself ends. A report of "run" alone means the runner was killed while the
+ * program ran (without bubblewrap: by the program itself, a kill of its parent or of every process it may signal;
+ * or by the memory limit); no report at all means the sandbox never got as far as the runner. The sandbox's own
+ * process (bubblewrap) does not reap the program, so this is how the judge learns the program's CPU time and its
+ * raw wait status (signal or exit code).
  */
+#define _GNU_SOURCE
+#include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
@@ -19,6 +34,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,7 +62,18 @@ static int install_filter(int bpf_fd) {
     return 0;
 }
 
+/* Close every descriptor from 3 up: close_range(2), or one by one where the kernel lacks it. */
+static void close_from_3(void) {
+    if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
+    long top = sysconf(_SC_OPEN_MAX);
+    for (long fd = 3; fd < (top > 0 ? top : 65536); fd++) close((int)fd);
+}
+
 int main(int argc, char **argv) {
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0) {
+        perror("cojudge_runner: making itself non-dumpable");
+        return 125;
+    }
     if (argc < 3) {
         fprintf(stderr, "usage: cojudge_runner FD [--seccomp=BPF_FD] PROGRAM [ARGS...]\n");
         return 125;
@@ -66,16 +93,26 @@ int main(int argc, char **argv) {
         return 125;
     }
     if (pid == 0) {
-        close(fd);
+        close_from_3();
         execvp(argv[2], argv + 2);
         perror("cojudge_runner: exec");
         _exit(126);
     }
     int status = 0;
     struct rusage usage;
-    if (wait4(pid, &status, 0, &usage) < 0) {
-        perror("cojudge_runner: wait4");
-        return 125;
+    for (;;) { /* the program, and (as process 1) the orphans it left, until the program itself */
+        int other;
+        struct rusage ignored;
+        pid_t got = wait4(-1, &other, 0, &ignored);
+        if (got == pid) {
+            status = other;
+            usage = ignored;
+            break;
+        }
+        if (got < 0 && errno != EINTR) {
+            perror("cojudge_runner: wait4");
+            return 125;
+        }
     }
     dprintf(fd, "%d %ld.%06ld %ld.%06ld %ld\n", status, (long)usage.ru_utime.tv_sec, (long)usage.ru_utime.tv_usec,
             (long)usage.ru_stime.tv_sec, (long)usage.ru_stime.tv_usec, usage.ru_maxrss);
