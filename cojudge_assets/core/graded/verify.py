@@ -346,9 +346,9 @@ def balance(table: pl.DataFrame) -> pl.DataFrame:
 
 
 def rule_yield(table: pl.DataFrame) -> pl.DataFrame:
-    """One row per rule: seeds it was skipped on (no site), programs made and run (applied), made but not run
-    (the balance needed no more), accepted (their share of the run: the yield), broken (no compile) or of the
-    wrong effect, graded, and its share of the graded set."""
+    """One row per rule: seeds it was skipped on (no site, or the seed over a tree-sitter budget: the reason says
+    which), programs made and run (applied), made but not run (the balance needed no more), accepted (their share
+    of the run: the yield), broken (no compile) or of the wrong effect, graded, and its share of the graded set."""
     graded_total = max(int(table["graded"].sum()), 1) if len(table) else 1
     skipped = table.filter(pl.col("effect") == "skipped").group_by("rule").len().rename({"len": "skipped"})
     made = (
