@@ -57,7 +57,8 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
     The layout is known, the corpus a readable folder with input of its layout (unless ``--allow-empty``), the
     DuckDB file's folder exists or can be created and no other process has the file open (unless ``--wait``),
     DAGSTER_HOME likewise, the judges file parses and every value is in bounds, every
-    ``--judge`` names an enabled judge, and every judge that will run has its key variable set.
+    ``--judge`` names an enabled judge, every judge that will run has its key variable set and, unless
+    ``--no-probe``, its ``api_base`` accepts a TCP connection (preflight.unreachable_judges).
     """
     from cojudge_assets.judges.config import JudgesConfigError, load_judges
     from cojudge_assets.preflight import (
@@ -72,6 +73,7 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         missing_keys,
         one_line,
         stored_rows,
+        unreachable_judges,
     )
     from cojudge_assets.settings import resolve_settings
 
@@ -133,6 +135,8 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
             f"{variable} is not set: judge {judge} is enabled in {judges_path} and reads its key "
             f"from it (export {variable}, or set enabled: false)"
         )
+    if not getattr(args, "no_probe", False) and (unreachable := unreachable_judges(selected)):
+        raise PreflightError("\n".join(unreachable))  # one line per judge whose server does not answer
     if layout == "progsnap2":  # a main table without a required column: refused naming the file and column
         from cojudge_assets.core.ingest.progsnap2 import main_table_problem
 
@@ -372,6 +376,12 @@ def main(argv: list[str] | None = None) -> int:
         "--wait",
         action="store_true",
         help="wait for another run holding the DuckDB file or DAGSTER_HOME instead of failing at once",
+    )
+    m.add_argument(
+        "--no-probe",
+        action="store_true",
+        help="skip the check that every judge's api_base that will run accepts a connection (a TCP connect, "
+        "3 s at most, before anything runs); for a server that starts after the command",
     )
     m.set_defaults(func=materialize)
     d = sub.add_parser("deployment", help="the deployed profile (docs/operations.md, Runbook)")

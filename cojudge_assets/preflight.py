@@ -122,6 +122,71 @@ def missing_keys(judges: Iterable, environ: Mapping[str, str]) -> list[tuple[str
     return [(spec.name, spec.api_key_env) for spec in judges if spec.api_key(environ) == ""]
 
 
+PROBE_TIMEOUT_S = 3.0  # a server on the same network answers a TCP connect in milliseconds
+
+
+def _endpoint(api_base: str) -> tuple[str, int, str] | str:
+    """(host, port, what to print: scheme://host:port, never a user or password) of ``api_base``, or why not."""
+    from urllib.parse import urlsplit
+
+    try:
+        url = urlsplit(api_base)
+        port = url.port or {"http": 80, "https": 443}.get(url.scheme)
+    except ValueError as exc:
+        return f"not a URL ({exc})"
+    if url.scheme not in ("http", "https") or not url.hostname or port is None:
+        return "not an http(s) URL with a host"
+    shown = f"{url.scheme}://{url.hostname}:{port}"
+    return url.hostname, port, shown
+
+
+def _probe(api_base: str, timeout_s: float) -> str | None:
+    """None if a TCP connection to ``api_base``'s host and port opens within ``timeout_s``, else what happened."""
+    import socket
+
+    endpoint = _endpoint(api_base)
+    if isinstance(endpoint, str):
+        return endpoint
+    host, port, shown = endpoint
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        return f"{shown}: DNS: the name {host} does not resolve ({exc.strerror})"
+    last = ""
+    for family, kind, proto, _, address in addresses:
+        with socket.socket(family, kind, proto) as sock:
+            sock.settimeout(timeout_s)
+            try:
+                sock.connect(address)
+                return None
+            except ConnectionRefusedError:
+                last = "connection refused (nothing listens there)"
+            except TimeoutError:
+                last = f"timed out after {timeout_s:g} s"
+            except OSError as exc:
+                last = exc.strerror or type(exc).__name__
+    return f"{shown}: {last}"
+
+
+def unreachable_judges(judges: Iterable, timeout_s: float = PROBE_TIMEOUT_S) -> list[str]:
+    """One line per judge (of ``judges``, those that will run) whose ``api_base`` does not accept a TCP connection
+    within ``timeout_s``: refused, timed out, or a name that does not resolve. The judges are probed at once (a
+    thread each); a judge without ``api_base`` (a provider's default endpoint) or local (``cojudge/``) is not."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    probed = [s for s in judges if s.api_base and not s.model.startswith("cojudge/")]
+    if not probed:
+        return []
+    with ThreadPoolExecutor(max_workers=min(8, len(probed))) as pool:
+        results = list(pool.map(lambda spec: _probe(spec.api_base, timeout_s), probed))
+    return [
+        f"judge {spec.name}: api_base does not answer: {result} (start the server, fix api_base in the judges file, "
+        "or pass --no-probe to skip this check)"
+        for spec, result in zip(probed, results)
+        if result is not None
+    ]
+
+
 def one_line(text: str) -> str:
     """A message folded onto one line (a YAML error spans several)."""
     return " ".join(str(text).split())

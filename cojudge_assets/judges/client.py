@@ -120,17 +120,28 @@ def is_transient(exc: BaseException) -> bool:
 
 def reached_server(exc: BaseException) -> bool:
     """Whether a failed request reached the judge's server: it answered with an HTTP status (an
-    ``httpx.HTTPStatusError`` in the exception's chain, or a response that carries headers), or the request went
-    out and timed out. A failure before sending (a missing key, a body that cannot be encoded, a refused
-    connection) did not: litellm reports those as 500s too, so the status alone cannot tell."""
+    ``httpx.HTTPStatusError`` in the exception's chain, or a response that carries headers), the request went
+    out and timed out, or it went out and the answer broke off (a body shorter than announced, the connection
+    closed before or while answering: ``httpx.ReadError`` or ``RemoteProtocolError``, which litellm's aiohttp
+    transport raises for those). A failure before sending (a missing key, a body that cannot be encoded, a refused
+    connection: ``httpx.ConnectError``) did not: litellm reports those as 500s too, so the status alone cannot
+    tell."""
     import httpx
     import litellm
 
+    after_sending = (
+        httpx.HTTPStatusError,
+        httpx.ReadTimeout,
+        httpx.WriteTimeout,
+        httpx.ReadError,
+        httpx.RemoteProtocolError,
+        litellm.Timeout,
+    )
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, httpx.HTTPStatusError | httpx.ReadTimeout | httpx.WriteTimeout | litellm.Timeout):
+        if isinstance(current, after_sending):
             return True
         response = getattr(current, "response", None)
         if response is not None and len(getattr(response, "headers", None) or {}) > 0:

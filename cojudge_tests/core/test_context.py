@@ -7,6 +7,7 @@ from datetime import datetime
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from cojudge_assets.core.ingest.attempts import ATTEMPT_SCHEMA
 from cojudge_assets.core.ingest.context import CONTEXT_CAP, build_contexts, find_code, parse_log, read_logs
@@ -213,3 +214,34 @@ def test_find_code_is_exact_outside_placeholders():
     assert find_code(log, "Mara wrote int n = 200005; 2023123456") is None  # a literal number must match
     assert find_code(log, "Mara wrote int m = 100005; 2023123456") is None
     assert find_code(log, "") is None
+
+
+CRLF_PROBLEMS = {"crlf": "Pair Sums", "pairsum": "Pair Sums", "coins": "Coin Change", "brackets": "Brackets"}
+
+
+@pytest.mark.parametrize(
+    ("text", "problems", "expected"),
+    [
+        # the report's case: a problem `crlf` (the same statement with CRLF line endings) shares pairsum's name,
+        # and comes first in the problems' order; the record names pairsum by its id
+        ("Problem Pair Sums (pairsum): A small trading desk logged the profit", CRLF_PROBLEMS, "pairsum"),
+        ("The judge said Time Limit Exceeded for Pair Sums (pairsum).", CRLF_PROBLEMS, "pairsum"),
+        # a shared name alone names neither problem
+        ("how do I speed up Pair Sums?", CRLF_PROBLEMS, None),
+        # an id that is also a word: as written, it names its problem; in another case, only when nothing else does
+        ("my output has CRLF line endings in pairsum", {**PROBLEMS, "crlf": "Line Endings"}, "pairsum"),
+        ("Pair Sums: my output has CRLF line endings", {**PROBLEMS, "crlf": "Line Endings"}, "pairsum"),
+        ("why does crlf fail?", {**PROBLEMS, "crlf": "Line Endings"}, "crlf"),
+        ("CRLF again", {**PROBLEMS, "crlf": "Line Endings"}, "crlf"),
+        # two problems named the same way: the one named first in the text, not first in the problems' order
+        ("coins is done, now pairsum", PROBLEMS, "coins"),
+        ("pairsum is done, now coins", PROBLEMS, "pairsum"),
+        ("Coin Change works; Pair Sums does not", PROBLEMS, "coins"),
+        ("no problem named here", PROBLEMS, None),
+    ],
+)
+def test_a_record_is_tagged_with_the_problem_it_names_most_strongly_and_first(tmp_path, text, problems, expected):
+    write_log(tmp_path, "a.md", f"**You:**\n\n{text}\n")
+    logs, _ = read_logs(tmp_path, problems)
+    assert logs["problem_id"].to_list() == [expected]
+    assert logs["problem_named"].to_list() == [expected is not None]

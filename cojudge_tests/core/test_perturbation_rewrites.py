@@ -338,7 +338,7 @@ def test_every_rewrite_compiles_and_prints_the_seed_output(judge, sum_problem, l
     assert seeds["usable"].to_list() == [True]
     made = [
         row
-        for row in _mutate_one(("s", PROGRAMS[language], language, 1, REWRITES, False))
+        for row in _mutate_one(("s", PROGRAMS[language], language, 1, REWRITES, False, 20.0))
         if row["operator"] in REWRITES
     ]
     assert {row["operator"] for row in made} >= {"RENAME_LOCAL", "REFORMAT", "DEAD_BRANCH"}

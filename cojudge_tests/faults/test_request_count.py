@@ -59,7 +59,15 @@ def test_every_request_the_server_received_is_counted(server, script):
     assert call.sent == len(server.requests) > 0
 
 
-def test_the_partition_reports_what_the_server_received(server, tmp_path):
+@pytest.mark.parametrize(
+    ("script", "received"),
+    [
+        ([("status", 500, None), ("ok", GOOD)], 4),  # one 500, then three answers
+        # the report's case (printed 3, the server received 6): three answers cut short, then three answers
+        ([("truncated", GOOD), ("truncated", GOOD), ("truncated", GOOD), ("ok", GOOD)], 6),
+    ],
+)
+def test_the_partition_reports_what_the_server_received(server, tmp_path, script, received):
     """Through the runner: requests_sent (what the command prints) equals the server's count, rows judged apart."""
     import duckdb
     import polars as pl
@@ -69,7 +77,7 @@ def test_the_partition_reports_what_the_server_received(server, tmp_path):
     from cojudge_tests.judges.test_runner import requests_table
 
     requests = requests_table(3)
-    server.script = [("status", 500, None), ("ok", GOOD)]
+    server.script = list(script)
     spec = JudgeSpec(
         name="loopback",
         model="openai/loopback-model-1",
@@ -83,4 +91,20 @@ def test_the_partition_reports_what_the_server_received(server, tmp_path):
     finally:
         conn.close()
     assert isinstance(requests, pl.DataFrame) and stats.sent == 3
-    assert stats.requests_sent == len(server.requests) == 4  # one 500, then three answers
+    assert stats.requests_sent == len(server.requests) == received
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        [("truncated", GOOD)],  # every answer cut short: retries exhausted, each reached the server
+        [("truncated", GOOD), ("truncated", GOOD), ("ok", GOOD)],
+        [("truncated", GOOD), ("status", 500, None), ("ok", GOOD)],
+        [("drop",), ("truncated", GOOD), ("ok", GOOD)],  # a connection closed with no answer reached it too
+    ],
+)
+def test_a_request_whose_answer_came_back_truncated_is_counted(server, script):
+    # the report: printed 3, the server received 6 (a body cut short is a read error after the request went out);
+    # one try of two attempts at most: a cut body costs the client about 2 s here
+    call = run(server, script, max_tries=1, transient_retries=2)
+    assert call.sent == len(server.requests) > 0

@@ -2,7 +2,9 @@
 
 Each request pops the next behaviour from a queue (the last one repeats):
 ``("ok", text)``, ``("status", code, retry_after)``, ``("sleep", seconds, text)``,
-``("model", name, text)``. Every request body is recorded, and the most
+``("model", name, text)``, ``("truncated", text)`` (half the announced body, then the connection closes),
+``("drop",)`` (the request read, the connection closed without an answer). Every request body is recorded, and
+the most
 requests ever in flight at once (``max_in_flight``). ``delay_s`` delays every
 answer (the throughput benchmark's fixed latency).
 """
@@ -10,6 +12,7 @@ answer (the throughput benchmark's fixed latency).
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -58,6 +61,10 @@ class LoopbackServer:
                     server.headers_seen.append(dict(self.headers))
                     step = server.script.pop(0) if len(server.script) > 1 else server.script[0]
                 kind = step[0]
+                if kind == "drop":  # the request read, then the connection closed with no answer
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
                 if kind == "status":
                     payload = json.dumps({"error": {"message": f"scripted {step[1]}", "type": "scripted"}}).encode()
                     self.send_response(step[1])
@@ -91,6 +98,11 @@ class LoopbackServer:
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(payload)))
                     self.end_headers()
+                    if kind == "truncated":  # half the announced body, then the connection closes
+                        self.wfile.write(payload[: len(payload) // 2])
+                        self.close_connection = True
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                        return
                     self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)

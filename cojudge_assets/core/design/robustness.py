@@ -103,6 +103,7 @@ from cojudge_assets.core.measurement.measure import (
     Universe,
     _condition_order,
     condition_panel,
+    oof_decisions,
 )
 from cojudge_assets.core.perturbation.stats import PerturbationConfig, perturbation_statistics, primary
 from cojudge_assets.core.stats import metrics as m
@@ -151,6 +152,11 @@ def status(lo: float | None, hi: float | None) -> str:
 
 def _test_mask(u: Universe, design_split: pl.DataFrame) -> np.ndarray:
     return (attempt_splits(u.attempts, design_split, source="predictions") == NEVER_INSPECTED).to_numpy()
+
+
+def _part(decisions: np.ndarray | None, index: np.ndarray) -> np.ndarray | None:
+    """Some of a cell's out-of-fold decisions; None when it has none (one trajectory, measure.NO_FOLDS)."""
+    return None if decisions is None else decisions[index]
 
 
 def _universe(predictions: pl.DataFrame, config: RobustnessConfig) -> Universe:
@@ -239,7 +245,7 @@ def contamination(
     test = (splits == NEVER_INSPECTED).to_numpy()
     seen = splits.is_in(list(INSPECTABLE)).to_numpy()
     decisions = {
-        key: m.oof_decisions(cell.y, cell.p, folds=u.folds[cell.index])[0] if "mcc_oof" in chosen else cell.p
+        key: oof_decisions(cell.y, cell.p, u.folds[cell.index])[0] if "mcc_oof" in chosen else cell.p
         for key, cell in u.cells.items()
     }
     # each part's figures on the cell's attempts in that part only: the same as zero weights elsewhere, cheaper
@@ -254,15 +260,15 @@ def contamination(
                 wc, (si, ti) = w[:, cell.index], parts[key]
                 y, p, d = cell.y, cell.p, decisions[key]
                 for name, fn in chosen.items():
-                    seen_reps.setdefault((*key, name), []).append(fn(y[si], p[si], d[si], wc[:, si]))
-                    test_reps.setdefault((*key, name), []).append(fn(y[ti], p[ti], d[ti], wc[:, ti]))
+                    seen_reps.setdefault((*key, name), []).append(fn(y[si], p[si], _part(d, si), wc[:, si]))
+                    test_reps.setdefault((*key, name), []).append(fn(y[ti], p[ti], _part(d, ti), wc[:, ti]))
         rows = []
         for key, cell in u.cells.items():
             si, ti = parts[key]
             y, p, d = cell.y, cell.p, decisions[key]
             for name, fn in chosen.items():
-                inspected = float(fn(y[si], p[si], d[si], np.ones((1, len(si))))[0])
-                never = float(fn(y[ti], p[ti], d[ti], np.ones((1, len(ti))))[0])
+                inspected = float(fn(y[si], p[si], _part(d, si), np.ones((1, len(si))))[0])
+                never = float(fn(y[ti], p[ti], _part(d, ti), np.ones((1, len(ti))))[0])
                 sr = np.concatenate(seen_reps[(*key, name)])
                 tr = np.concatenate(test_reps[(*key, name)])
                 (slo, shi), (tlo, thi) = interval(sr, config.level), interval(tr, config.level)

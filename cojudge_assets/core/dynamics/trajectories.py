@@ -462,8 +462,23 @@ def dataflow_match(reference: str, candidate: str, language: str) -> float:
     return matched / len(reference_flow)
 
 
+def _too_deep(code: str, lang: str) -> bool:
+    """Whether ``code``'s syntax tree (codebleu's grammar for ``lang``) is deeper than perturbation.budget's bound:
+    codebleu walks the tree recursively, in time that grows with the square of the nesting (a pair of C programs
+    nested 1,000 blocks deep took 3.5 s, 10,000 deep over 5 minutes)."""
+    from cojudge_assets.core.perturbation.budget import MAX_TREE_DEPTH, OverBudget, bounded_depth
+
+    try:
+        bounded_depth(_dataflow_parser(lang)[0].parse(code.encode("utf-8")).root_node, MAX_TREE_DEPTH)
+    except OverBudget:
+        return True
+    return False
+
+
 def codebleu_similarity(reference: str, candidate: str, language: str | None) -> float | None:
-    """CodeBLEU of ``candidate`` against ``reference``, or None for a language codebleu is not used for.
+    """CodeBLEU of ``candidate`` against ``reference``, or None for a language codebleu is not used for, and None
+    when either program's syntax tree is deeper than ``perturbation.budget.MAX_TREE_DEPTH`` levels (:func:`_too_deep`:
+    the deepest real program of the shared corpora has 54).
 
     codebleu 0.7's default score, ``0.25`` each on BLEU, keyword-weighted
     BLEU, syntax (AST subtree) match and dataflow match, so the score is in
@@ -508,6 +523,8 @@ def codebleu_similarity(reference: str, candidate: str, language: str | None) ->
     lang = CODEBLEU_LANGUAGES.get(language) if isinstance(language, str) else None
     if lang is None:
         return None
+    if _too_deep(reference, lang) or _too_deep(candidate, lang):
+        return None
     logging.getLogger().addFilter(_NO_DATAFLOW_FILTER)  # idempotent: one filter instance, added once
     from codebleu import calc_codebleu  # codebleu loads tree-sitter and its grammars: imported on first use
 
@@ -532,8 +549,8 @@ def churn_pairs(attempts: pl.DataFrame, contexts: pl.DataFrame | None = None) ->
     turn_from, turn_to, language`` (the later attempt's), ``ned_code`` (NED of
     the earlier and later code), ``codebleu_churn`` (``1 - CodeBLEU(earlier,
     later)`` in the later attempt's language; null when codebleu is not used
-    for it), ``ned_prompt`` and ``reached_acceptance`` (the later attempt is
-    accepted and the earlier is not).
+    for it or a program is too deep, :func:`codebleu_similarity`), ``ned_prompt``
+    and ``reached_acceptance`` (the later attempt is accepted and the earlier is not).
 
     ``contexts`` (columns ``attempt_uid``, ``context``; one row per attempt)
     gives ``ned_prompt``, the NED of the two attempts' contexts, a missing or

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # tree-sitter loads with the first rule applied, not with the Definitions
     from tree_sitter import Node
 
+from cojudge_assets.core.perturbation import budget
 from cojudge_assets.core.perturbation import operators as ops
-from cojudge_assets.core.perturbation.operators import _GRAMMARS, _parser, _walk
+from cojudge_assets.core.perturbation.operators import _GRAMMARS, _parse, _walk
 from cojudge_assets.core.perturbation.rewrites import _local_declarations, _rename_sites, _words
 
 CATEGORIES: dict[int, str] = {5: "Alternatives", 4: "Readability", 3: "Design", 2: "Minor bugs", 1: "Major defects"}
@@ -709,7 +710,9 @@ BY_NAME: dict[str, Rule] = {rule.name: rule for rule in RULES}
 
 def _nodes(src: bytes, language: str) -> dict[str, list[Node]]:
     nodes: dict[str, list[Node]] = defaultdict(list)
-    for node in _walk(_parser(language).parse(src).root_node):
+    root = _parse(language, src).root_node
+    budget.bounded_depth(root)
+    for node in _walk(root):
         nodes[node.type].append(node)
     return nodes
 
@@ -735,7 +738,8 @@ def _apply(src: bytes, edits: list[Edit]) -> bytes:
 def variants(code: str, language: str, rule: Rule) -> list[str]:
     """The programs ``rule`` makes of ``code``: one (every site rewritten) for ceilings 5-3, one per site for 2-1;
     none when the rule finds no site or every result fails to parse. Sites overlapping an earlier site are left
-    out of the every-site program (an outer loop rewritten leaves its inner loop as it was)."""
+    out of the every-site program (an outer loop rewritten leaves its inner loop as it was). Inside
+    budget.program_budget, a tree deeper than its bound or work past its deadline raises budget.OverBudget."""
     if language not in _GRAMMARS:
         raise ValueError(f"rule {rule.name}: cannot rewrite language {language!r}: expected one of {LANGUAGES}")
     src = code.encode("utf-8")
@@ -748,8 +752,7 @@ def variants(code: str, language: str, rule: Rule) -> list[str]:
         candidates = [_apply(src, kept)] if kept else []
     else:
         candidates = [_apply(src, site) for site in sites]
-    parser = _parser(language)
-    return [c.decode("utf-8") for c in candidates if c != src and not parser.parse(c).root_node.has_error]
+    return [c.decode("utf-8") for c in candidates if c != src and not _parse(language, c).root_node.has_error]
 
 
 def spread(n: int, k: int) -> list[int]:

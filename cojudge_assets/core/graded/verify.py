@@ -44,6 +44,7 @@ import polars as pl
 from cojudge_assets.core.execution.contest_judge import ContestJudge, Verdict
 from cojudge_assets.core.graded.rules import BY_NAME, PRESERVING, RULES, Rule, spread, variants
 from cojudge_assets.core.ingest.kattis import ProblemPackage
+from cojudge_assets.core.perturbation import budget
 
 if TYPE_CHECKING:
     from polars._typing import PolarsDataType
@@ -73,7 +74,13 @@ PROGRAM_SCHEMA: dict[str, PolarsDataType] = {
     "reason": pl.String,
     "graded": pl.Boolean,
 }
-SKIP_SCHEMA: dict[str, PolarsDataType] = {"seed_uid": pl.String, "language": pl.String, "rule": pl.String}
+SKIP_SCHEMA: dict[str, PolarsDataType] = {
+    "seed_uid": pl.String,
+    "language": pl.String,
+    "rule": pl.String,
+    "reason": pl.String,
+}
+NO_SITE = "the rule finds no site in this program"
 
 
 def _hash(*parts: str) -> int:
@@ -87,17 +94,44 @@ def _one(code: str, language: str, rule: Rule) -> str | None:
     return made[0] if rule.every_site else made[spread(len(made), 1)[0]]
 
 
-def candidates(seeds: pl.DataFrame, rules: tuple[Rule, ...] = RULES) -> tuple[list[dict], list[dict]]:
+def candidates(
+    seeds: pl.DataFrame, rules: tuple[Rule, ...] = RULES, *, seconds_per_seed: float = budget.TIME_BUDGET_S
+) -> tuple[list[dict], list[dict]]:
     """(programs, skips): one program per usable seed and applicable rule (chained for half of them, see the
-    module docstring), and one skip row per (seed, rule) that found no site."""
+    module docstring), and one skip row per (seed, rule) that found no site, with its reason. A seed whose tree
+    is deeper than budget.MAX_TREE_DEPTH or whose rules take more than ``seconds_per_seed`` of tree-sitter work
+    in all makes no program: one skip row per rule, whose reason names the rule that ran out and the limit."""
     programs, skips = [], []
     for seed in seeds.filter(pl.col("usable")).sort("seed_uid").iter_rows(named=True):
-        uid, language, code = seed["seed_uid"], seed["language"], seed["code"]
-        applicable = {rule.name: made for rule in rules if (made := _one(code, language, rule)) is not None}
-        for rule in rules:
-            if rule.name not in applicable:
-                skips.append({"seed_uid": uid, "language": language, "rule": rule.name})
-                continue
+        uid, language = seed["seed_uid"], seed["language"]
+        try:
+            with budget.program_budget(seconds_per_seed):
+                made = _programs_of(seed, rules)
+        except budget.OverBudget as over:
+            skips += [{"seed_uid": uid, "language": language, "rule": r.name, "reason": over.reason} for r in rules]
+            continue
+        programs += made
+        skips += [
+            {"seed_uid": uid, "language": language, "rule": r.name, "reason": NO_SITE}
+            for r in rules
+            if r.name not in {p["rule"] for p in made}
+        ]
+    return programs, skips
+
+
+def _programs_of(seed: dict, rules: tuple[Rule, ...]) -> list[dict]:
+    uid, language, code = seed["seed_uid"], seed["language"], seed["code"]
+    programs = []
+    applicable = {}
+    for rule in rules:
+        with budget.rule(rule.name):
+            made = _one(code, language, rule)
+        if made is not None:
+            applicable[rule.name] = made
+    for rule in rules:
+        if rule.name not in applicable:
+            continue
+        with budget.rule(rule.name):
             program, companion = applicable[rule.name], None
             if _hash(uid, rule.name) % 2 == 0:
                 pool = [
@@ -128,7 +162,7 @@ def candidates(seeds: pl.DataFrame, rules: tuple[Rule, ...] = RULES) -> tuple[li
                     "code": program,
                 }
             )
-    return programs, skips
+    return programs
 
 
 def _classify(failed: int, passed: int, total: int) -> str | None:
@@ -289,7 +323,7 @@ def graded_programs(
                 "category": BY_NAME[s["rule"]].category,
                 "effect": "skipped",
                 "accepted": False,
-                "reason": "the rule finds no site in this program",
+                "reason": s["reason"],
                 "graded": False,
             }
             for s in skips
@@ -312,9 +346,9 @@ def balance(table: pl.DataFrame) -> pl.DataFrame:
 
 
 def rule_yield(table: pl.DataFrame) -> pl.DataFrame:
-    """One row per rule: seeds it was skipped on (no site), programs made and run (applied), made but not run
-    (the balance needed no more), accepted (their share of the run: the yield), broken (no compile) or of the
-    wrong effect, graded, and its share of the graded set."""
+    """One row per rule: seeds it was skipped on (no site, or the seed over a tree-sitter budget: the reason says
+    which), programs made and run (applied), made but not run (the balance needed no more), accepted (their share
+    of the run: the yield), broken (no compile) or of the wrong effect, graded, and its share of the graded set."""
     graded_total = max(int(table["graded"].sum()), 1) if len(table) else 1
     skipped = table.filter(pl.col("effect") == "skipped").group_by("rule").len().rename({"len": "skipped"})
     made = (

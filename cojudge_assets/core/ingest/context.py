@@ -135,13 +135,33 @@ def parse_log(text: str, log_format: str) -> list[tuple[str, str]]:
     return _html_records(text)
 
 
-def _mentions(problems: dict[str, str]) -> list[tuple[re.Pattern, str]]:
-    pats = []
+def _mentions(problems: dict[str, str]) -> list[list[tuple[re.Pattern, str]]]:
+    """The ways a record can name a problem, strongest first (see :func:`mentioned_problem`)."""
+    ids = [(re.compile(rf"(?<![\w-]){re.escape(pid)}(?![\w-])"), pid) for pid in problems]
+    by_name: dict[str, list[str]] = {}
     for pid, name in problems.items():
-        pats.append((re.compile(rf"\b{re.escape(pid)}\b", re.IGNORECASE), pid))
         if name and name != pid and len(name) > 3:
-            pats.append((re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE), pid))
-    return pats
+            by_name.setdefault(name.casefold(), []).append(pid)
+    names = [
+        (re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE), pids[0])
+        for name, pids in by_name.items()
+        if len(pids) == 1  # a name two problems share names neither
+    ]
+    loose = [(re.compile(rf"\b{re.escape(pid)}\b", re.IGNORECASE), pid) for pid in problems]
+    return [ids, names, loose]
+
+
+def mentioned_problem(text: str, mentions: list[list[tuple[re.Pattern, str]]]) -> str | None:
+    """The problem a log record names: its id as written (``pairsum``), else a name only one problem has (``Pair
+    Sums``), else its id in another case (``PAIRSUM``); within the strongest kind found, the one named first in
+    the text. The old rule took the first problem, in the problems' order, whose id or name appeared in any case:
+    a record saying "Pair Sums (pairsum)" went to a problem ``crlf`` that shares the name, and one mentioning
+    "CRLF line endings" to it as well (issue 34)."""
+    for kind in mentions:
+        found = [(m.start(), pid) for pattern, pid in kind if (m := pattern.search(text))]
+        if found:
+            return min(found)[1]
+    return None
 
 
 def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, list[dict]]:
@@ -237,7 +257,7 @@ def read_logs(corpus: Path, problems: dict[str, str]) -> tuple[pl.DataFrame, lis
             digest = hashlib.sha256(raw).hexdigest()
             current: str | None = None
             for role, body in parse_log(text, log_format):
-                named = next((pid for pat, pid in mentions if pat.search(body)), None)
+                named = mentioned_problem(body, mentions)
                 current = named or current
                 records.append(
                     {

@@ -128,15 +128,44 @@ SCALAR_METRICS: dict[str, ScalarMetric] = {
         lambda y, p, d, w: calibration.ece(y, p, n_bins=calibration.ECE_BINS, sample_weight=w), False, True, True
     ),
     "mcc_in_fold": ScalarMetric(lambda y, p, d, w: m.in_fold_mcc(y, p, sample_weight=w), True, True, False),
-    "mcc_oof": ScalarMetric(lambda y, p, d, w: m.mcc(y, d, sample_weight=w), True, True, True),
+    "mcc_oof": ScalarMetric(lambda y, p, d, w: _mcc_oof(y, d, w), True, True, True),
     "base_rate": ScalarMetric(lambda y, p, d, w: m.weighted_mean(y, sample_weight=w), None, False, False),
     "mean_p": ScalarMetric(lambda y, p, d, w: m.weighted_mean(p, sample_weight=w), None, False, False),
 }
+NO_FOLDS = (
+    "not measured: out-of-fold decisions need at least 2 trajectories (participant x problem) to form folds, "
+    "got 1: mcc_oof, threshold_oof_median, mcc_drop_in_fold_to_oof, the out-of-fold recalibration and the "
+    "decision counts (tp, fp, tn, fn) are left out (NaN or no row)"
+)
+
+
+def _mcc_oof(y, decisions, w):
+    """MCC of the out-of-fold decisions; NaN (one per weight row) when there are none (fewer than 2 folds)."""
+    if decisions is None:
+        return float("nan") if w is None else np.full(np.shape(w)[0], np.nan)
+    return m.mcc(y, decisions, sample_weight=w)
+
+
+def oof_decisions(y, p, folds) -> tuple[np.ndarray | None, dict[int, float]]:
+    """metrics.oof_decisions, or (None, {}) when ``folds`` hold fewer than 2 distinct folds (a one-trajectory
+    study: nothing to threshold out of fold; the metrics that need them are NaN, NO_FOLDS)."""
+    if len(np.unique(folds)) < 2:
+        return None, {}
+    return m.oof_decisions(y, p, folds=folds)
+
+
+def folds_of(trajectory: np.ndarray, config: MeasurementConfig) -> np.ndarray:
+    """Fold per attempt, grouped by trajectory; one fold (all 0) when there is a single trajectory."""
+    if len(np.unique(trajectory)) < 2:
+        return np.zeros(len(trajectory), dtype=np.int64)
+    return m.grouped_folds(trajectory, n_splits=config.folds, seed=config.seed)
+
+
 HEADLINE_METRICS = tuple(name for name, metric in SCALAR_METRICS.items() if metric.headline)
 INSTRUMENT_METRICS = tuple(name for name, metric in SCALAR_METRICS.items() if metric.instrument)
 
 
-def cell_metric(name: str, cell: Cell, w, decisions: np.ndarray):
+def cell_metric(name: str, cell: Cell, w, decisions: np.ndarray | None):
     """Metric ``name`` of :data:`SCALAR_METRICS` on one cell (under weights ``w``, None for the point estimate)."""
     return SCALAR_METRICS[name].fn(cell.y, cell.p, decisions, w)
 
@@ -156,7 +185,7 @@ class Universe:
         self.trajectory = cluster_codes(attempts["participant"].to_numpy(), attempts["problem_id"].to_numpy())
         self.problem = cluster_codes(attempts["problem_id"].to_numpy())
         self.evidence = attempts["evidence"].fill_null(False).to_numpy().astype(bool)
-        self.folds = m.grouped_folds(self.trajectory, n_splits=config.folds, seed=config.seed)
+        self.folds = folds_of(self.trajectory, config)  # one fold when one trajectory (NO_FOLDS)
         position = {uid: i for i, uid in enumerate(self.uids)}
         self.cells: dict[tuple[str, str], Cell] = {}
         for (judge, condition), part in predictions.group_by("judge", "condition", maintain_order=True):
@@ -309,7 +338,7 @@ def measure(
     u = Universe(predictions, config)
     decisions, thresholds = {}, {}
     for key, cell in u.cells.items():
-        decisions[key], thresholds[key] = m.oof_decisions(cell.y, cell.p, folds=u.folds[cell.index])
+        decisions[key], thresholds[key] = oof_decisions(cell.y, cell.p, u.folds[cell.index])
     panels = {c: condition_panel(u, c) for c in u.conditions}
 
     boot = Replicates()
@@ -450,9 +479,9 @@ def _judge_metrics(u: Universe, decisions, thresholds, boot, problem_boot) -> pl
                 "judge": key[0],
                 "condition": key[1],
                 "metric": "threshold_oof_median",
-                "value": float(np.median(threshold_values)),
-                "lo": float(min(threshold_values)),
-                "hi": float(max(threshold_values)),
+                "value": float(np.median(threshold_values)) if threshold_values else float("nan"),
+                "lo": float(min(threshold_values)) if threshold_values else None,
+                "hi": float(max(threshold_values)) if threshold_values else None,
                 "n": len(threshold_values),
                 "lo_problem": None,
                 "hi_problem": None,
@@ -470,7 +499,7 @@ def _scale_validity(u: Universe, boot, decisions) -> pl.DataFrame:
             rows.append(_row(*key, name, validity[name], np.array([]), len(cell.p)))
         in_fold = boot.get((*key, "mcc_in_fold"))
         oof = boot.get((*key, "mcc_oof"))
-        value = m.in_fold_mcc(cell.y, cell.p) - m.mcc(cell.y, decisions[key])
+        value = m.in_fold_mcc(cell.y, cell.p) - _mcc_oof(cell.y, decisions[key], None)
         rows.append(_row(*key, "mcc_drop_in_fold_to_oof", value, in_fold - oof, len(cell.p)))
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 
@@ -739,11 +768,15 @@ def _error_profile(u, decisions, config: MeasurementConfig) -> pl.DataFrame:
     rows = []
     for key, cell in u.cells.items():
         yhat, y, p = decisions[key], cell.y, cell.p
-        counts = {
-            "tp": int(((yhat == 1) & (y == 1)).sum()),
-            "fp": int(((yhat == 1) & (y == 0)).sum()),
-            "tn": int(((yhat == 0) & (y == 0)).sum()),
-            "fn": int(((yhat == 0) & (y == 1)).sum()),
+        counts = {}
+        if yhat is not None:  # no out-of-fold decisions without folds (NO_FOLDS)
+            counts = {
+                "tp": int(((yhat == 1) & (y == 1)).sum()),
+                "fp": int(((yhat == 1) & (y == 0)).sum()),
+                "tn": int(((yhat == 0) & (y == 0)).sum()),
+                "fn": int(((yhat == 0) & (y == 1)).sum()),
+            }
+        counts |= {
             "confident_fn": int(((p <= config.confident) & (y == 1)).sum()),
             "confident_fp": int(((p >= 1 - config.confident) & (y == 0)).sum()),
         }
@@ -765,6 +798,8 @@ def _error_profile(u, decisions, config: MeasurementConfig) -> pl.DataFrame:
 def _recalibration(u) -> pl.DataFrame:
     rows = []
     for key, cell in u.cells.items():
+        if len(np.unique(u.folds[cell.index])) < 2:
+            continue  # out-of-fold recalibration needs folds (NO_FOLDS)
         for summary in calibration.recalibration_summary(cell.p, cell.y, u.folds[cell.index]):
             for metric in ("ece", "brier", "roc_auc"):
                 rows.append(

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, TypeAlias
 
+from cojudge_assets.core.perturbation import budget
+
 if TYPE_CHECKING:  # tree-sitter is loaded by the first parse, not when the Definitions load
-    from tree_sitter import Node, Parser
+    from tree_sitter import Node, Parser, Tree
 
 OPERATORS: tuple[str, ...] = (
     "TYPE_NARROW",
@@ -119,10 +121,19 @@ def _parser(language: str) -> Parser:
     return Parser(Language(importlib.import_module(_GRAMMARS[language]).language()))
 
 
+def _parse(language: str, src: bytes) -> Tree:
+    """The tree of ``src``, parsed within the current program's time budget (budget.py)."""
+    return budget.parse(_parser(language), src)
+
+
 def _walk(root: Node) -> Iterator[Node]:
     cursor = root.walk()
+    seen = 0
     while True:
         assert cursor.node is not None  # a cursor made from a node always stands on one
+        seen += 1
+        if seen % 512 == 0:  # the clock, now and then: a walk is the unit of every rule's work
+            budget.check()
         yield cursor.node
         if cursor.goto_first_child():
             continue
@@ -413,7 +424,7 @@ def _mutant(operator: str, site_index: int, site: _Site, src: bytes, language: s
     if b"\n" in src[site.start : site.end] or b"\n" in new_line:
         return None  # the edit must stay within one line
     mutated = src[: site.start] + site.new + src[site.end :]
-    if _parser(language).parse(mutated).root_node.has_error:  # has_error covers ERROR and MISSING nodes
+    if _parse(language, mutated).root_node.has_error:  # has_error covers ERROR and MISSING nodes
         return None
     line = src.count(b"\n", 0, site.start) + 1
     if insert:
@@ -444,7 +455,8 @@ def mutate(code: str, language: str, *, max_per_operator: int | None = None) -> 
 
     ``max_per_operator`` keeps at most that many of an operator's mutants, evenly spread over the
     program; ``site`` stays the index among all of the operator's sites, so ids do not depend on the cap.
-    Sites whose edit would span lines or whose mutant does not parse cleanly are dropped.
+    Sites whose edit would span lines or whose mutant does not parse cleanly are dropped. Inside
+    budget.program_budget, a tree deeper than its bound or work past its deadline raises budget.OverBudget.
     """
     if language not in _GRAMMARS:
         raise ValueError(f"cannot mutate language {language!r}: expected one of {sorted(_GRAMMARS)}")
@@ -452,13 +464,16 @@ def mutate(code: str, language: str, *, max_per_operator: int | None = None) -> 
         raise ValueError(f"max_per_operator must be >= 0, got {max_per_operator}")
     # Byte offsets throughout: tree-sitter reports them, and a non-ASCII comment would shift str indices.
     src = code.encode("utf-8")
+    root = _parse(language, src).root_node
+    budget.bounded_depth(root)
     nodes: dict[str, list[Node]] = defaultdict(list)
-    for node in _walk(_parser(language).parse(src).root_node):
+    for node in _walk(root):
         nodes[node.type].append(node)
     mutants = []
     for operator in OPERATORS:
-        sites = sorted(_FINDERS[operator](nodes, language, src), key=lambda s: (s.start, s.end))
-        made = [m for i, s in enumerate(sites) if (m := _mutant(operator, i, s, src, language)) is not None]
+        with budget.rule(operator):
+            sites = sorted(_FINDERS[operator](nodes, language, src), key=lambda s: (s.start, s.end))
+            made = [m for i, s in enumerate(sites) if (m := _mutant(operator, i, s, src, language)) is not None]
         if max_per_operator is not None:
             made = [made[i] for i in _spread(len(made), max_per_operator)]
         mutants.extend(made)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from cojudge_assets.core.perturbation import budget
 from cojudge_assets.core.perturbation.operators import (
     _GRAMMARS,
     OPERATORS,
@@ -38,7 +39,7 @@ from cojudge_assets.core.perturbation.operators import (
     _in_guard,
     _in_loop,
     _lines,
-    _parser,
+    _parse,
     _split_eol,
     _spread,
     _walk,
@@ -124,7 +125,7 @@ def tokens(code: str | bytes, language: str) -> list[Token]:
 @lru_cache(maxsize=64)  # a seed's tokens are read once per rewrite of it
 def _tokens(src: bytes, language: str) -> tuple[Token, ...]:
     return tuple(
-        Token(n.type, _bytes(n), n.start_byte, n.end_byte) for n in _leaf_nodes(_parser(language).parse(src).root_node)
+        Token(n.type, _bytes(n), n.start_byte, n.end_byte) for n, _, _ in _leaf_nodes(_parse(language, src).root_node)
     )
 
 
@@ -297,10 +298,10 @@ def _opening_braces(root: Node) -> list[tuple[Token, Token]]:
     """(previous token, `{`) for every opening brace of a block, in source order."""
     toks = _leaf_nodes(root)
     out = []
-    for prev, brace in zip(toks, toks[1:]):
-        if brace.type != "{" or brace.parent is None or brace.parent.type not in _BRACED:
+    for (prev, _, prev_in_directive), (brace, parent_type, _) in zip(toks, toks[1:]):
+        if brace.type != "{" or parent_type not in _BRACED:
             continue
-        if prev.type in _COMMENTS or _in_directive(prev):
+        if prev.type in _COMMENTS or prev_in_directive:
             continue
         out.append((Token(prev.type, _bytes(prev), prev.start_byte, prev.end_byte), Token("{", b"{", *_span(brace))))
     return out
@@ -310,30 +311,34 @@ def _span(node: Node) -> tuple[int, int]:
     return node.start_byte, node.end_byte
 
 
-def _leaf_nodes(root: Node) -> list[Node]:
+def _leaf_nodes(root: Node) -> list[tuple[Node, str | None, bool]]:
     """The leaves under ``root`` in source order, a literal, comment or macro body as one (empty MISSING nodes left
-    out)."""
-    out: list[Node] = []
+    out), each with its parent's type and whether it lies inside a preprocessor directive.
+
+    The ancestors are tracked on the way down: ``Node.parent`` makes tree-sitter descend from the root again, so
+    asking it of every leaf (and of every ancestor of each) cost the cube of the nesting depth (issue 34)."""
+    out: list[tuple[Node, str | None, bool]] = []
     cursor = root.walk()
+    ancestors: list[str] = []  # the types of the nodes above the cursor's
+    directives = 0  # how many of them are directives
+    seen = 0
     while True:
         node = cursor.node
         assert node is not None  # a cursor always stands on a node
+        seen += 1
+        if seen % 512 == 0:
+            budget.check()
         atomic = node.type in _ATOMIC_TOKENS or node.child_count == 0
         if atomic and node.end_byte > node.start_byte:
-            out.append(node)
+            out.append((node, ancestors[-1] if ancestors else None, directives > 0 or node.type in _DIRECTIVES))
         if not atomic and cursor.goto_first_child():
+            ancestors.append(node.type)
+            directives += node.type in _DIRECTIVES
             continue
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
                 return out
-
-
-def _in_directive(node: Node | None) -> bool:
-    while node is not None:
-        if node.type in _DIRECTIVES:
-            return True
-        node = node.parent
-    return False
+            directives -= ancestors.pop() in _DIRECTIVES
 
 
 def _line_indent(src: bytes, offset: int) -> bytes:
@@ -344,7 +349,7 @@ def _line_indent(src: bytes, offset: int) -> bytes:
 
 def _flip_braces(src: bytes, language: str) -> tuple[bytes, str, str]:
     """The program with its brace style flipped, and the styles before and after ("K&R", "Allman")."""
-    braces = _opening_braces(_parser(language).parse(src).root_node)
+    braces = _opening_braces(_parse(language, src).root_node)
     same_line = [(p, b) for p, b in braces if b"\n" not in src[p.end : b.start]]
     if len(same_line) * 2 >= len(braces):  # K&R -> Allman: the brace on a line of its own
         edits = [
@@ -560,7 +565,8 @@ def rewrite(
     """The behaviour-preserving rewrites of ``code`` by ``operators`` (see the module docstring), in that order
     then source order; ``max_per_operator`` keeps that many per operator, spread over the program, as
     :func:`operators.mutate` does (before a rewrite that does not parse cleanly is dropped). With ``first_only``,
-    only the rewrites of the first of ``operators`` that applies. verify.py checks each with :func:`single_edit`."""
+    only the rewrites of the first of ``operators`` that applies. verify.py checks each with :func:`single_edit`.
+    Inside budget.program_budget, a tree deeper than its bound or work past its deadline raises budget.OverBudget."""
     if language not in _GRAMMARS:
         raise ValueError(f"cannot rewrite language {language!r}: expected one of {sorted(_GRAMMARS)}")
     if max_per_operator is not None and max_per_operator < 0:
@@ -569,16 +575,18 @@ def rewrite(
     if unknown:
         raise ValueError(f"unknown rewrite operators {sorted(unknown)}: expected some of {list(REWRITES)}")
     src = code.encode("utf-8")
-    root = _parser(language).parse(src).root_node
+    root = _parse(language, src).root_node
+    budget.bounded_depth(root)
     if root.has_error:
         return []  # a seed tree-sitter cannot read fully: no token stream to keep
     nodes = _nodes(root)
     out: list[Mutant] = []
     for operator in operators:
-        made = sorted(_MAKERS[operator](src, nodes, language), key=lambda m: m.site)
-        if max_per_operator is not None:
-            made = [made[i] for i in _spread(len(made), max_per_operator)]
-        out.extend(m for m in made if not _parser(language).parse(m.code.encode()).root_node.has_error)
+        with budget.rule(operator):
+            made = sorted(_MAKERS[operator](src, nodes, language), key=lambda m: m.site)
+            if max_per_operator is not None:
+                made = [made[i] for i in _spread(len(made), max_per_operator)]
+            out.extend(m for m in made if not _parse(language, m.code.encode()).root_node.has_error)
         if first_only and out:
             break
     return out

@@ -185,7 +185,10 @@ def perturbation_metrics(pairs: pl.DataFrame, config: PerturbationConfig = Pertu
 def yield_table(mutants: pl.DataFrame, operators: tuple[str, ...] = ()) -> pl.DataFrame:
     """Per operator: mutants made, single-edit, compiled, verified, in a guard / a loop, execution-confirmed, and
     the languages it mutated. Each of ``operators`` that made no mutant gets a row of zeros with a note saying
-    so (seeds are C, C++ and Java only: other languages are never mutated, verify.MUTATED_LANGUAGES)."""
+    so (seeds are C, C++ and Java only: other languages are never mutated, verify.MUTATED_LANGUAGES). A seed
+    skipped over a tree-sitter budget (its one row of kind ``skipped``, verify.py) made no mutant: not counted."""
+    if "kind" in mutants.columns:
+        mutants = mutants.filter(pl.col("kind").fill_null("") != "skipped")
     made = (
         mutants.group_by("operator", "arm", "severity")
         .agg(

@@ -32,6 +32,7 @@ import polars as pl
 
 from cojudge_assets.core.execution.contest_judge import ContestJudge, JudgeResult, Verdict
 from cojudge_assets.core.ingest.kattis import ProblemPackage
+from cojudge_assets.core.perturbation import budget
 from cojudge_assets.core.perturbation.operators import mutate
 from cojudge_assets.core.perturbation.rewrites import rewrite, rewrite_plan, single_edit
 
@@ -130,8 +131,42 @@ def mutation_seeds(
     return pl.DataFrame(out, schema=SEED_SCHEMA)
 
 
-def _mutate_one(args: tuple[str, str, str, int | None, tuple[str, ...], bool]) -> list[dict]:
-    seed_uid, code, language, cap, rewrites, first_only = args
+SKIPPED = "skipped"  # the kind of a seed's one row when its tree-sitter work went past a budget (budget.py)
+
+
+def _skipped_seed(seed_uid: str, over: budget.OverBudget) -> dict:
+    """The one row of a seed whose tree-sitter work went past a limit: the rule that ran out and the limit, no code
+    (never compiled, run or judged); its other rows, if any were made, are dropped."""
+    return {
+        "seed_uid": seed_uid,
+        "operator": over.rule,
+        "arm": None,
+        "severity": None,
+        "site": -1,
+        "line": None,
+        "kind": SKIPPED,
+        "before": None,
+        "after": None,
+        "in_guard": None,
+        "in_loop": None,
+        "code": None,
+        "single_edit": False,
+        "skip_reason": over.reason,
+    }
+
+
+def _mutate_one(args: tuple[str, str, str, int | None, tuple[str, ...], bool, float]) -> list[dict]:
+    seed_uid, code, language, cap, rewrites, first_only, seconds = args
+    try:
+        with budget.program_budget(seconds):
+            return _mutants_of(seed_uid, code, language, cap, rewrites, first_only)
+    except budget.OverBudget as over:
+        return [_skipped_seed(seed_uid, over)]
+
+
+def _mutants_of(
+    seed_uid: str, code: str, language: str, cap: int | None, rewrites: tuple[str, ...], first_only: bool
+) -> list[dict]:
     rewritten = rewrite(code, language, max_per_operator=cap, operators=rewrites, first_only=first_only)
     return [
         {
@@ -159,13 +194,26 @@ def generate_mutants(
     max_per_operator: int | None,
     rewrite_seeds: int | None = None,
     workers: int | None = None,
+    seconds_per_seed: float = budget.TIME_BUDGET_S,
 ) -> list[dict]:
     """Every operator at every (capped) site of every usable seed, and the rewrites of rewrites.rewrite_plan
-    (``rewrite_seeds`` None: every rewrite on every seed); tree-sitter parsing on all cores."""
+    (``rewrite_seeds`` None: every rewrite on every seed); tree-sitter parsing on all cores.
+
+    A seed whose tree is deeper than budget.MAX_TREE_DEPTH, or whose tree-sitter work takes more than
+    ``seconds_per_seed``, gets one row of kind ``skipped`` instead (the rule that ran out and the limit, in
+    ``reason`` once verified); the plan of the other seeds does not change."""
     usable = seeds.filter(pl.col("usable")).sort("seed_uid")
     plan = rewrite_plan(len(usable), rewrite_seeds)
     jobs = [
-        (r["seed_uid"], r["code"], r["language"], max_per_operator, rewrites, rewrite_seeds is not None)
+        (
+            r["seed_uid"],
+            r["code"],
+            r["language"],
+            max_per_operator,
+            rewrites,
+            rewrite_seeds is not None,
+            seconds_per_seed,
+        )
         for r, rewrites in zip(usable.iter_rows(named=True), plan)
     ]
     workers = workers or os.cpu_count() or 1
@@ -210,6 +258,8 @@ def _verdict_of(result: JudgeResult, seed_outputs: list[str], arm: str) -> dict:
 
 
 def _reason(row: dict) -> str | None:
+    if row["kind"] == SKIPPED:
+        return row["skip_reason"]
     if not row["single_edit"]:
         return "differs from its seed by more than its recorded edit"
     if row["mutant_verdict"] == Verdict.JUDGE_ERROR.value:
@@ -241,7 +291,7 @@ def verify_mutants(
         seed = by_seed[m["seed_uid"]]
         row = {
             **m,
-            "mutant_uid": f"{m['seed_uid']}~{m['operator']}~{m['site']}",
+            "mutant_uid": f"{m['seed_uid']}~{SKIPPED if m['kind'] == SKIPPED else m['operator']}~{m['site']}",
             "problem_id": seed["problem_id"],
             "language": seed["language"],
             "language_label": seed["language_label"],
@@ -257,6 +307,7 @@ def verify_mutants(
             ),
         }
         row["reason"] = _reason(row)
+        row.pop("skip_reason", None)
         row["verified"] = row["reason"] is None
         out.append(row)
     return pl.DataFrame(out, schema=MUTANT_SCHEMA).sort("mutant_uid")

@@ -105,7 +105,7 @@ def submission_pages(context: dg.AssetExecutionContext, corpus: CorpusResource) 
         ),
         "prompt_logs": dg.AssetOut(
             kinds=KINDS,
-            code_version="2",
+            code_version="3",  # 3: tagged with the problem a record names most strongly (context.mentioned_problem)
             description="One row per chat-log record: participant, file, deterministic order, role, the text "
             "scrubbed of secrets, e-mails, names and ids (nothing raw is stored), the problem it concerns (if "
             "known), the sha256 of the raw log file.",

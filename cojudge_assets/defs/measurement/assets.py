@@ -19,7 +19,14 @@ from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.measurement.correlation import correlations
-from cojudge_assets.core.measurement.measure import LONG_SCHEMA, MeasurementConfig, headline_table, measure, run_to_run
+from cojudge_assets.core.measurement.measure import (
+    LONG_SCHEMA,
+    NO_FOLDS,
+    MeasurementConfig,
+    headline_table,
+    measure,
+    run_to_run,
+)
 from cojudge_assets.core.measurement.predictions import (
     OUTCOMES_INPUTS,
     PREDICTIONS_INPUTS,
@@ -163,13 +170,18 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
         if len(cache):
             tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
         files = plots.measurement_figures(predictions, output_dir(duckdb) / "measurement")
+        one_trajectory = predictions.select("participant", "problem_id").n_unique() < 2
+        if one_trajectory:
+            context.log.warning(NO_FOLDS)
         for name, table in tables.items():
             metadata: dict[str, Any] = {
                 "rows": len(table),
                 "resamples": settings.resamples,
-                "folds": settings.folds,
+                "folds": settings.folds if not one_trajectory else 1,
                 "seed": settings.seed,
             }
+            if one_trajectory:
+                metadata["not_measured"] = NO_FOLDS
             if name == "judge_metrics":
                 for condition in sorted(table["condition"].unique().to_list()):
                     metadata[f"table_{condition}"] = dg.MetadataValue.md(

@@ -143,6 +143,8 @@ def mutants_asset(buckets: dg.StaticPartitionsDefinition) -> dg.AssetsDefinition
                 "verified_control": by_arm.get("control", 0),
                 "verified_adversarial": by_arm.get("adversarial", 0),
                 "execution_confirmed": int(verified["behaviour_changed"].fill_null(False).sum()),
+                # seeds whose tree-sitter work went past a budget (core/perturbation/budget.py): one row each
+                "seeds_skipped": int((table["kind"] == "skipped").sum()),
                 "not_verified": dg.MetadataValue.md(
                     markdown_table(
                         table.filter(~pl.col("verified"))
