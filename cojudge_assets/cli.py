@@ -109,6 +109,13 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         raise PreflightError(str(exc)) from None
     if problems := settings.profile_problems():  # COJUDGE_PROFILE=deployed without its settings, and the like
         raise PreflightError("; ".join(problems))
+    if settings.deployed:  # the deployed profile's database answers and takes this role, before anything is claimed
+        from cojudge_assets.deployment import DeploymentError, reach_postgres
+
+        try:
+            reach_postgres(settings)
+        except DeploymentError as exc:
+            raise PreflightError(str(exc)) from None
     cache, _ = check_home(Flag(settings.cache.name, settings.cache.value))  # a writable folder, or creatable
     judges_flag = Flag(settings.judges_file.name, settings.judges_file.value)
     judges_path = Path(judges_flag.value).expanduser().resolve()
@@ -291,9 +298,9 @@ def deployment_config(args) -> int:
     setting (exit 2)."""
     import yaml
 
-    from cojudge_assets.deployment import DeploymentError, instance_config, write_instance_config
+    from cojudge_assets.deployment import DeploymentError, instance_config, reach_postgres, write_instance_config
     from cojudge_assets.judges.config import JudgesConfigError, load_judges
-    from cojudge_assets.settings import libpq_url, resolve_settings
+    from cojudge_assets.settings import resolve_settings
 
     settings = resolve_settings(judges_file=args.judges_file)
     try:
@@ -302,12 +309,7 @@ def deployment_config(args) -> int:
         except JudgesConfigError as exc:
             raise DeploymentError(f"{settings.judges_file.name}: {exc}") from None
         if args.check and settings.postgres_url.value:
-            from cojudge_assets.judges.postgres_store import StoreUnreachable, connect
-
-            try:
-                connect(libpq_url(settings.postgres_url.value)).close()
-            except StoreUnreachable as exc:
-                raise DeploymentError(str(exc)) from None
+            reach_postgres(settings)
         if args.home:
             try:
                 path, kept = write_instance_config(settings, specs, Path(args.home))

@@ -31,8 +31,10 @@ from cojudge_assets.settings import (
     POSTGRES_VARIABLE,
     PROVIDER_LIMITS_VARIABLE,
     Settings,
+    libpq_url,
     provider_limits,
     redact,
+    url_secret,
 )
 
 PROVIDER_TAG = "cojudge/provider"  # defs/partitions.py PROVIDER_TAG (the command layer does not import defs/)
@@ -51,13 +53,13 @@ def postgres_db(url: str) -> dict:
     parts = urlsplit(url)
     if not parts.hostname or not parts.path.strip("/"):
         raise DeploymentError(f"{POSTGRES_VARIABLE}={redact(url)!r}: expected postgresql+psycopg2://user@host:port/db")
-    if parts.password is not None:
+    if where := url_secret(url):
         # the instance's dagster.yaml would hold it in clear; libpq (psycopg2, under both the instance's storage and
         # the judge store) reads the password from its own variable or file when the URL has none
         raise DeploymentError(
-            f"{POSTGRES_VARIABLE}={redact(url)!r} carries a password, which would be written into dagster.yaml: "
-            "leave it out of the URL and give it to libpq in PGPASSWORD or ~/.pgpass (PGPASSFILE) in the "
-            "environment of the daemon, the webserver and the workers"
+            f"{POSTGRES_VARIABLE}={redact(url)!r} carries a password in {where}, which would be written into "
+            "dagster.yaml: leave it out of the URL and give it to libpq in PGPASSWORD or ~/.pgpass (PGPASSFILE) in "
+            "the environment of the daemon, the webserver and the workers"
         )
     block: dict = {
         "username": unquote(parts.username or "postgres"),
@@ -68,6 +70,22 @@ def postgres_db(url: str) -> dict:
         "params": {"connect_timeout": CONNECT_TIMEOUT_S},
     }
     return block
+
+
+def reach_postgres(settings: Settings) -> None:
+    """The deployed profile's Postgres answers and takes its role and database, or a DeploymentError in one line
+    that says which of server down, role or database missing, authentication refused it is
+    (judges/postgres_store.py ``connect``). The command's preflight calls it before a run claims anything."""
+    from cojudge_assets.judges.postgres_store import StoreUnreachable, connect
+
+    if where := url_secret(settings.postgres_url.value):
+        raise DeploymentError(
+            f"{POSTGRES_VARIABLE}={redact(settings.postgres_url.value)!r} carries a password in {where}"
+        )
+    try:
+        connect(libpq_url(settings.postgres_url.value)).close()
+    except StoreUnreachable as exc:
+        raise DeploymentError(str(exc)) from None
 
 
 def provider_rules(settings: Settings, specs: list[JudgeSpec]) -> list[dict]:

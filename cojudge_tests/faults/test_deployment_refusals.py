@@ -95,8 +95,9 @@ def test_a_postgres_url_with_a_password_is_refused_for_the_instance_s_configurat
 def test_an_unreachable_postgres_is_refused_within_seconds_naming_the_setting(tmp_path):
     port = free_port()  # nothing listens there
     started = time.monotonic()
-    with pytest.raises(StoreUnreachable, match="COJUDGE_POSTGRES_URL: cannot connect to the Postgres server within"):
+    with pytest.raises(StoreUnreachable, match="COJUDGE_POSTGRES_URL: no Postgres server answers at 127.0.0.1") as down:
         PostgresStore(f"postgresql://cojudge@127.0.0.1:{port}/cojudge")
+    assert down.value.kind == "down"
     assert time.monotonic() - started < 10
     write_judges_file(tmp_path / "judges.yaml", "http://127.0.0.1:8001/v1")
     env = {
@@ -110,7 +111,7 @@ def test_an_unreachable_postgres_is_refused_within_seconds_naming_the_setting(tm
     command += ["--judges-file", str(tmp_path / "judges.yaml")]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
-    assert "COJUDGE_POSTGRES_URL: cannot connect to the Postgres server within 5 s" in done.stderr
+    assert f"COJUDGE_POSTGRES_URL: no Postgres server answers at 127.0.0.1:{port} within 5 s" in done.stderr
 
 
 def test_two_deployments_on_one_storage_are_refused(tmp_path, postgres):
@@ -142,6 +143,12 @@ def test_a_tables_root_that_cannot_be_written_is_refused_naming_it(tmp_path, pos
         ("postgresql://u:pw@[::1]:5432/d", "postgresql://u:***@[::1]:5432/d"),
         ("redis://:pw@broker:notaport/0", "redis://:***@broker:notaport/0"),  # a bad port: still no password
         ("postgresql://u@h/d", "postgresql://u@h/d"),
+        ("postgresql://u@h/d?password=pw&sslmode=require", "postgresql://u@h/d?password=***&sslmode=require"),
+        ("postgresql://u@h/d?sslmode=require&PassWord=pw", "postgresql://u@h/d?sslmode=require&PassWord=***"),
+        ("postgresql://u@h/d?pass%77ord=pw", "postgresql://u@h/d?pass%77ord=***"),
+        ("postgresql://u@h/d?sslpassword=pw", "postgresql://u@h/d?sslpassword=***"),
+        ("postgresql://u:pw@h/d?password=pw", "postgresql://u:***@h/d?password=***"),
+        ("postgresql://u@[::1/d?password=pw", "postgresql://***"),  # unparseable: nothing after the scheme
     ],
 )
 def test_a_url_in_a_message_has_no_password(url, shown):
@@ -154,13 +161,14 @@ def test_the_postgres_password_stays_out_of_the_code_location_s_snapshot(monkeyp
     from dagster._core.remote_representation.external_data import RepositorySnap
 
     monkeypatch.setenv("COJUDGE_PROFILE", "deployed")
-    monkeypatch.setenv("COJUDGE_POSTGRES_URL", "postgresql+psycopg2://cojudge:s3cret-word@127.0.0.1:1/cojudge")
+    # a URL with a password is refused when the Definitions load (test above); the URL itself stays out too
+    monkeypatch.setenv("COJUDGE_POSTGRES_URL", "postgresql+psycopg2://cojudge@s3cret-host.lab:1/cojudge")
     monkeypatch.setenv("COJUDGE_TABLES_URI", str(tmp_path / "tables"))
     monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "files" / "cojudge.duckdb"))
     repository = build_definitions().get_repository_def()
     snapshot = dg.serialize_value(RepositorySnap.from_def(repository))
     assert "COJUDGE_POSTGRES_URL" in snapshot  # the resource names the variable it reads
-    assert "s3cret-word" not in snapshot
+    assert "s3cret-host" not in snapshot
 
 
 def test_a_password_from_pgpassword_reaches_the_instance_and_the_store(tmp_path, monkeypatch, postgres):
@@ -206,11 +214,13 @@ def test_a_password_from_pgpassword_reaches_the_instance_and_the_store(tmp_path,
         admin.close()
 
 
-def _deployment_config(monkeypatch, capsys, tmp_path: Path, *argv: str) -> tuple[int, str, str]:
+def _deployment_config(
+    monkeypatch, capsys, tmp_path: Path, *argv: str, url: str = "postgresql+psycopg2://cojudge@127.0.0.1:5432/cojudge"
+) -> tuple[int, str, str]:
     from cojudge_assets.cli import main
 
     monkeypatch.setenv("COJUDGE_PROFILE", "deployed")
-    monkeypatch.setenv("COJUDGE_POSTGRES_URL", "postgresql+psycopg2://cojudge@127.0.0.1:5432/cojudge")
+    monkeypatch.setenv("COJUDGE_POSTGRES_URL", url)
     monkeypatch.setenv("COJUDGE_TABLES_URI", str(tmp_path / "tables"))
     monkeypatch.setenv("COJUDGE_PROVIDER_LIMITS", "*=2")
     code = main(["deployment", "config", *argv])
@@ -246,3 +256,148 @@ def test_an_edited_dagster_yaml_is_kept_not_overwritten(monkeypatch, capsys, tmp
     kept = [p for p in home.iterdir() if p.name != "dagster.yaml"]
     assert code == 0 and len(kept) == 1 and f"kept as {kept[0]}" in out
     assert "my.launcher" in kept[0].read_text() and (home / "dagster.yaml").read_text() == written
+
+
+PLANTED = "pl4nted-Secr3t"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"postgresql+psycopg2://cojudge:{PLANTED}@db:5432/cojudge",
+        f"postgresql+psycopg2://cojudge@db:5432/cojudge?password={PLANTED}",
+        f"postgresql+psycopg2://cojudge@db:5432/cojudge?sslmode=require&PASSWORD={PLANTED}",
+        f"postgresql+psycopg2://cojudge@db:5432/cojudge?pass%77ord={PLANTED}",
+        f"postgresql+psycopg2://cojudge@db:5432/cojudge?sslpassword={PLANTED}",
+    ],
+)
+def test_a_password_in_any_part_of_the_url_is_refused_by_every_entry_without_showing_it(
+    url, tmp_path, monkeypatch, capsys
+):
+    """issue 34: ``?password=`` passed ``cojudge deployment config`` and was written into the marker. Every entry
+    refuses it (the settings, the Definitions, the command's preflight, ``deployment config``), the refusal names
+    where the password is and never the password."""
+    settings = _deployed_settings(tmp_path, url)
+    problems = settings.profile_problems()
+    assert len(problems) == 1 and "carries a password in its" in problems[0] and "PGPASSWORD" in problems[0]
+    assert PLANTED not in problems[0]
+    monkeypatch.setenv("COJUDGE_PROFILE", "deployed")
+    monkeypatch.setenv("COJUDGE_POSTGRES_URL", url)
+    monkeypatch.setenv("COJUDGE_TABLES_URI", str(tmp_path / "tables"))
+    with pytest.raises(ValueError, match="carries a password") as loading:
+        build_definitions()
+    assert PLANTED not in str(loading.value)
+    write_judges_file(tmp_path / "judges.yaml", "http://127.0.0.1:8001/v1")
+    code, out, err = _deployment_config(
+        monkeypatch,
+        capsys,
+        tmp_path,
+        "--judges-file",
+        str(tmp_path / "judges.yaml"),
+        "--home",
+        str(tmp_path / "h"),
+        url=url,
+    )
+    assert code == 2 and err.count("\n") == 1 and "carries a password" in err, err
+    assert PLANTED not in out + err and not (tmp_path / "h").exists()
+    from cojudge_assets.cli import main
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "files" / "cojudge.duckdb"))
+    code = main(["materialize", "--judges-file", str(tmp_path / "judges.yaml")])
+    out, err = capsys.readouterr()
+    assert code == 2 and err.count("\n") == 1 and "carries a password" in err, err
+    assert PLANTED not in out + err
+    assert not (tmp_path / "tables").exists() and not (tmp_path / "home").exists()
+
+
+def test_an_unreachable_postgres_is_refused_at_the_command_s_preflight_in_one_line(tmp_path, monkeypatch, capsys):
+    """issue 34: with Postgres unreachable, ``materialize`` passed its preflight and failed inside Dagster with
+    three stack traces. Now: one line, exit 2, nothing claimed or created."""
+    from cojudge_assets.cli import main
+
+    port = free_port()
+    write_judges_file(tmp_path / "judges.yaml", "http://127.0.0.1:8001/v1")
+    monkeypatch.setenv("COJUDGE_PROFILE", "deployed")
+    monkeypatch.setenv("COJUDGE_POSTGRES_URL", f"postgresql+psycopg2://cojudge@127.0.0.1:{port}/cojudge")
+    monkeypatch.setenv("COJUDGE_TABLES_URI", str(tmp_path / "tables"))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("COJUDGE_DUCKDB", str(tmp_path / "files" / "cojudge.duckdb"))
+    code = main(["materialize", "--judges-file", str(tmp_path / "judges.yaml")])
+    out, err = capsys.readouterr()
+    assert code == 2, out + err
+    assert (
+        err
+        == f"cojudge: COJUDGE_POSTGRES_URL: no Postgres server answers at 127.0.0.1:{port} within 5 s "
+        + (err.split(" within 5 s ", 1)[1])
+    )
+    assert err.count("\n") == 1 and "Traceback" not in out + err
+    assert not (tmp_path / "tables").exists() and not (tmp_path / "home").exists()
+
+
+def test_a_run_with_a_wrong_port_claims_nothing_and_the_corrected_url_works(tmp_path, postgres):
+    """issue 34: the tables root was claimed before Postgres was reached, so one run with a wrong port blocked every
+    later run ("these tables belong to the deployment whose COJUDGE_POSTGRES_URL is ...@127.0.0.1:1/cojudge")."""
+    database = postgres.create_database("corrected_url")
+    root = str(tmp_path / "tables")
+    wrong = database.url.replace(f":{database.port}/", f":{free_port()}/")
+    with pytest.raises(dg.Failure, match="no Postgres server answers"):
+        claim_storage(root, wrong)
+    assert not (tmp_path / "tables").exists()  # no marker
+    claim_storage(root, database.url)  # the corrected URL: claims
+    claim_storage(root, database.url.replace("postgresql+psycopg2://", "postgresql://") + "?sslmode=disable")
+    marker = (tmp_path / "tables" / "_meta").rglob("*.parquet")
+    assert next(marker).exists()
+
+
+def test_a_refused_claim_leaves_no_claim_in_the_database(tmp_path, postgres):
+    """A run refused because the tables root is another deployment's writes nothing into its own database: that
+    database can then be used with a tables root of its own."""
+    import psycopg2
+
+    first, second = postgres.create_database("claim_first"), postgres.create_database("claim_second")
+    claim_storage(str(tmp_path / "tables"), first.url)
+    with pytest.raises(dg.Failure, match="these tables belong to the deployment"):
+        claim_storage(str(tmp_path / "tables"), second.url)
+    conn = psycopg2.connect(libpq_url(second.url))
+    with conn, conn.cursor() as cur:
+        cur.execute("select to_regclass('cojudge.deployment')")  # rolled back whole: not even the table
+        assert cur.fetchone()[0] is None
+    conn.close()
+    claim_storage(str(tmp_path / "own-tables"), second.url)
+
+
+def test_a_missing_role_database_or_password_is_told_from_a_server_that_is_down(tmp_path, monkeypatch, postgres):
+    """issue 37: ``--check`` said "cannot connect ... start it" when the server was up and the role did not exist."""
+    import psycopg2
+
+    base = f"postgresql://{{}}@{postgres.host}:{postgres.port}/{{}}"
+    with pytest.raises(StoreUnreachable, match='answers, but role "nobody_here" does not exist') as role:
+        PostgresStore(base.format("nobody_here", "cojudge"))
+    assert role.value.kind == "missing"
+    with pytest.raises(StoreUnreachable, match='answers, but database "no_such_db" does not exist') as db:
+        PostgresStore(base.format(postgres.user, "no_such_db"))
+    assert db.value.kind == "missing"
+    name = f"auth_{free_port()}"
+    admin = psycopg2.connect(postgres.dsn)
+    admin.autocommit = True
+    with admin.cursor() as cur:
+        cur.execute(f"create role {name} login password 'right-one'")
+        cur.execute("show hba_file")
+        hba = Path(cur.fetchone()[0])
+    rules = hba.read_text()
+    hba.write_text(f"host all {name} 127.0.0.1/32 scram-sha-256\n{rules}")
+    try:
+        with admin.cursor() as cur:
+            cur.execute("select pg_reload_conf()")
+        time.sleep(0.5)
+        monkeypatch.setenv("PGPASSFILE", str(tmp_path / "no-pgpass"))
+        monkeypatch.setenv("PGPASSWORD", "wrong-one")
+        with pytest.raises(StoreUnreachable, match=f'refused the authentication of role "{name}"') as auth:
+            PostgresStore(base.format(name, "cojudge"))
+        assert auth.value.kind == "auth" and "wrong-one" not in str(auth.value)
+    finally:
+        hba.write_text(rules)
+        with admin.cursor() as cur:
+            cur.execute("select pg_reload_conf()")
+        admin.close()
