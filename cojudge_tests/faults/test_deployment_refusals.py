@@ -66,9 +66,11 @@ def test_a_provider_without_a_limit_is_refused_naming_it(tmp_path):
     with pytest.raises(DeploymentError, match="COJUDGE_PROVIDER_LIMITS: 'x=0' is not provider=limit"):
         instance_config(_settings(tmp_path, **deployed, COJUDGE_PROVIDER_LIMITS="x=0"), specs)
     config = instance_config(_settings(tmp_path, **deployed, COJUDGE_PROVIDER_LIMITS="127.0.0.1:8001=2"), specs)
-    assert config["concurrency"]["runs"]["tag_concurrency_limits"] == [
-        {"key": "cojudge/provider", "value": "127.0.0.1:8001", "limit": 2}
-    ]
+    assert config["concurrency"]["runs"]["tag_concurrency_limits"][0] == {
+        "key": "cojudge/provider",
+        "value": "127.0.0.1:8001",
+        "limit": 2,
+    }
     assert config["storage"]["postgres"]["postgres_db"]["scheme"] == "postgresql+psycopg2"
     # Dagster's own validation of an instance's dagster.yaml (schema and concurrency rules; no public validator)
     from dagster._core.instance.config import dagster_instance_config
@@ -203,7 +205,7 @@ def test_a_password_from_pgpassword_reaches_the_instance_and_the_store(tmp_path,
         write_judges_file(tmp_path / "judges.yaml", "http://127.0.0.1:8001/v1")
         home = tmp_path / "home"
         specs = load_judges(tmp_path / "judges.yaml")
-        written, _ = write_instance_config(_deployed_settings(tmp_path, url), specs, home)
+        written, _, _ = write_instance_config(_deployed_settings(tmp_path, url), specs, home)
         assert "lab-s3cret" not in written.read_text()
         with dg.DagsterInstance.from_config(str(home)) as instance:
             assert instance.get_runs() == []
@@ -243,19 +245,106 @@ def test_the_deployment_command_refuses_a_bad_judges_file_or_home_in_one_line(mo
     assert code == 2 and err.count("\n") == 1 and f"--home {home}: cannot write dagster.yaml there" in err, err
 
 
-def test_an_edited_dagster_yaml_is_kept_not_overwritten(monkeypatch, capsys, tmp_path):
+def test_an_edited_dagster_yaml_is_merged_into_not_moved_aside(monkeypatch, capsys, tmp_path):
+    """issue 37: re-running ``deployment config --home`` moved the operator's edited dagster.yaml aside. Now its
+    keys are merged in: the operator's keys and edited defaults stay, the keys derived from the settings follow the
+    settings (and the command says which changed), the operator's own tag rules stay beside cojudge's."""
     write_judges_file(tmp_path / "judges.yaml", "http://127.0.0.1:8001/v1")
     home = tmp_path / "home"
     argv = ("--judges-file", str(tmp_path / "judges.yaml"), "--home", str(home))
     assert _deployment_config(monkeypatch, capsys, tmp_path, *argv)[0] == 0
-    written = (home / "dagster.yaml").read_text()
-    assert _deployment_config(monkeypatch, capsys, tmp_path, *argv)[1] == f"{home / 'dagster.yaml'}\n"  # the same
+    assert _deployment_config(monkeypatch, capsys, tmp_path, *argv)[1] == f"{home / 'dagster.yaml'}\n"  # unchanged
     assert sorted(p.name for p in home.iterdir()) == ["dagster.yaml"]
-    (home / "dagster.yaml").write_text(written + "run_launcher: {module: my.launcher, class: Mine}\n")  # an edit
+    edited = yaml.safe_load((home / "dagster.yaml").read_text())
+    edited["compute_logs"] = {"module": "my.logs", "class": "Mine"}  # a key cojudge does not write
+    edited["concurrency"]["runs"]["max_concurrent_runs"] = 7  # a default the operator tuned
+    edited["run_monitoring"]["poll_interval_seconds"] = 15
+    edited["concurrency"]["runs"]["tag_concurrency_limits"].append({"key": "team", "value": "x", "limit": 1})
+    edited["concurrency"]["runs"]["tag_concurrency_limits"][0]["limit"] = 9  # a managed value: follows the settings
+    edited["storage"]["postgres"]["postgres_db"]["port"] = 6543
+    (home / "dagster.yaml").write_text(yaml.safe_dump(edited))
     code, out, _ = _deployment_config(monkeypatch, capsys, tmp_path, *argv)
-    kept = [p for p in home.iterdir() if p.name != "dagster.yaml"]
-    assert code == 0 and len(kept) == 1 and f"kept as {kept[0]}" in out
-    assert "my.launcher" in kept[0].read_text() and (home / "dagster.yaml").read_text() == written
+    assert code == 0 and "concurrency.runs.tag_concurrency_limits: replaced from the settings" in out, out
+    assert "storage: replaced from the settings" in out
+    merged = yaml.safe_load((home / "dagster.yaml").read_text())
+    assert merged["compute_logs"] == {"module": "my.logs", "class": "Mine"}
+    assert merged["concurrency"]["runs"]["max_concurrent_runs"] == 7
+    assert merged["run_monitoring"]["poll_interval_seconds"] == 15 and merged["run_monitoring"]["enabled"] is True
+    rules = merged["concurrency"]["runs"]["tag_concurrency_limits"]
+    assert {"key": "team", "value": "x", "limit": 1} in rules
+    assert {"key": "cojudge/provider", "value": {"applyLimitPerUniqueValue": True}, "limit": 2} in rules
+    assert merged["storage"]["postgres"]["postgres_db"]["port"] == 5432
+    assert len([r for r in rules if r["key"] == "cojudge/provider"]) == 1
+    backups = [p for p in home.iterdir() if p.name != "dagster.yaml"]
+    assert len(backups) == 1 and "my.logs" in backups[0].read_text() and f"previous file: {backups[0]}" in out
+    from dagster._core.instance.config import dagster_instance_config
+
+    dagster_instance_config(str(home))  # Dagster's own schema still takes it
+
+
+def test_the_instance_monitors_runs_retries_dead_workers_and_fits_the_machine(tmp_path):
+    """issue 37: no run monitoring (a run whose worker died stayed STARTED for ever), ``max_concurrent_runs: 10`` on
+    2 cores ran 8 sandboxed runs at once, and tick history grew without bound."""
+    from dagster._core.instance.config import dagster_instance_config
+
+    from cojudge_assets.deployment import machine_limits
+
+    write_judges_file(tmp_path / "judges.yaml", "http://127.0.0.1:8001/v1")
+    specs = load_judges(tmp_path / "judges.yaml")
+    settings = _deployed_settings(tmp_path, "postgresql+psycopg2://cojudge@db:5432/cojudge")
+    assert machine_limits(2) == (2, 1) and machine_limits(1) == (2, 1) and machine_limits(16) == (16, 8)
+    config = instance_config(settings, specs, cores=2)
+    assert config["run_launcher"] == {"module": "cojudge_assets.launcher", "class": "SessionRunLauncher"}
+    monitoring = config["run_monitoring"]
+    assert monitoring["enabled"] and monitoring["max_resume_run_attempts"] == 0
+    assert monitoring["start_timeout_seconds"] > 60 and monitoring["cancel_timeout_seconds"] > 0
+    assert config["run_retries"] == {"enabled": True, "max_retries": 2, "retry_on_asset_or_op_failure": False}
+    runs = config["concurrency"]["runs"]
+    assert runs["max_concurrent_runs"] == 2
+    assert {"key": "cojudge/sandbox", "value": "shard", "limit": 1} in runs["tag_concurrency_limits"]
+    assert config["retention"]["sensor"]["purge_after_days"]["skipped"] == 7
+    named = _settings(
+        tmp_path,
+        COJUDGE_PROFILE="deployed",
+        COJUDGE_POSTGRES_URL="postgresql+psycopg2://cojudge@db:5432/cojudge",
+        COJUDGE_TABLES_URI=str(tmp_path / "tables"),
+        COJUDGE_PROVIDER_LIMITS="127.0.0.1:8001=3,other=2",
+    )
+    assert instance_config(named, specs, cores=2)["concurrency"]["runs"]["max_concurrent_runs"] == 5
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "dagster.yaml").write_text(yaml.safe_dump(config))
+    validated, _ = dagster_instance_config(str(tmp_path / "home"))  # Dagster's schema takes every key
+    assert validated["run_monitoring"]["poll_interval_seconds"] == monitoring["poll_interval_seconds"]
+
+
+def test_the_sandboxed_shards_runs_carry_the_tag_the_queue_limits():
+    from cojudge_assets.defs.partitions import SANDBOX_TAG, bucket_partitions
+    from cojudge_assets.deployment import SANDBOX_TAG as LIMITED
+    from cojudge_assets.deployment import SANDBOX_VALUE
+
+    assert SANDBOX_TAG == LIMITED
+    assert bucket_partitions(4).get_tags_for_partition_key("1of4")[SANDBOX_TAG] == SANDBOX_VALUE
+
+
+def test_the_celery_config_is_written_for_its_owner_alone_and_ignored_by_git(monkeypatch, capsys, tmp_path):
+    """issue 37: ``celery.yaml`` can hold a broker password, and was neither git-ignored nor private."""
+    from cojudge_assets.cli import main
+    from cojudge_tests.conftest import REPO
+
+    monkeypatch.setenv("COJUDGE_CELERY_BROKER", "redis://:br0ker-pw@127.0.0.1:6379/0")
+    out = tmp_path / "celery.yaml"
+    out.write_text("old")
+    out.chmod(0o644)  # an older file readable by all: the new one is not
+    assert main(["deployment", "celery-config", "--out", str(out)]) == 0
+    assert out.stat().st_mode & 0o777 == 0o600
+    assert yaml.safe_load(out.read_text())["execution"]["config"]["broker"].startswith("redis://")
+    assert capsys.readouterr().out == f"{out}\n"
+    monkeypatch.delenv("COJUDGE_CELERY_BROKER")
+    assert main(["deployment", "celery-config", "--out", str(out)]) == 2
+    assert "COJUDGE_CELERY_BROKER" in capsys.readouterr().err
+    for name in ("celery.yaml", "deploy/celery.yaml", "dagster_home/dagster.yaml.20260101T000000.000000Z.bak"):
+        ignored = subprocess.run(["git", "check-ignore", "-q", name], cwd=REPO, timeout=60)
+        assert ignored.returncode == 0, f"{name} is not ignored by git"
 
 
 PLANTED = "pl4nted-Secr3t"
