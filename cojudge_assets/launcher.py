@@ -13,8 +13,9 @@ killing the daemon leaves the runs to finish, and with the worker's pid and host
 (``run_monitoring`` in the instance's dagster.yaml, deployment.py) then asks :meth:`check_run_worker_health`: a
 STARTED run whose worker process is gone (killed, out of memory, the machine restarted) is failed, and the
 instance's run retries (``run_retries``, on run failures only, not on a failed step) launch it again, with no
-operator. A run's worker on another host is not judged (UNKNOWN): this launcher starts runs on the daemon's
-machine only.
+operator. A run this launcher did not start (a run executed in process by ``cojudge materialize`` on the same
+instance) or whose worker is on another host is not judged: monitoring fails a run on any status but RUNNING, so
+such a run is reported RUNNING. This launcher starts runs on the daemon's machine only.
 """
 
 from __future__ import annotations
@@ -102,10 +103,13 @@ class SessionRunLauncher(RunLauncher, ConfigurableClass):
     def check_run_worker_health(self, run) -> CheckRunHealthResult:
         self._reap()
         pid, host = run.tags.get(PID_TAG), run.tags.get(HOST_TAG)
+        # Dagster's monitoring fails a run on any status but RUNNING and SUCCESS: a run this launcher did not start
+        # (executed in process by `cojudge materialize` or `dagster asset materialize` on this instance: no pid tag)
+        # or started on another machine cannot be judged from here, and is left alone
         if pid is None:
-            return CheckRunHealthResult(WorkerStatus.UNKNOWN, f"run {run.run_id} has no {PID_TAG} tag")
+            return CheckRunHealthResult(WorkerStatus.RUNNING, f"not started by this launcher (no {PID_TAG} tag)")
         if host != socket.gethostname():
-            return CheckRunHealthResult(WorkerStatus.UNKNOWN, f"the worker runs on {host}, not on this machine")
+            return CheckRunHealthResult(WorkerStatus.RUNNING, f"the worker runs on {host}: not judged from here")
         if worker_alive(int(pid), run.run_id):
             return CheckRunHealthResult(WorkerStatus.RUNNING, run_worker_id=pid)
         return CheckRunHealthResult(
