@@ -17,6 +17,7 @@ transaction, as in DuckDB).
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -133,9 +134,9 @@ def connect(dsn: str, setting: str = "COJUDGE_POSTGRES_URL"):
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         first = next((line for line in lines if "FATAL" in line), lines[0] if lines else type(exc).__name__)
         lowered = text.lower()
-        server, role, database = _target(dsn)
-        if "does not exist" in lowered and ("role" in lowered or "database" in lowered):
-            what = f'role "{role}"' if "role" in lowered else f'database "{database}"'
+        server, role, _ = _target(dsn)
+        if missing := re.search(r'(role|database) "([^"]*)" does not exist', text):
+            what = f'{missing.group(1)} "{missing.group(2)}"'
             raise StoreUnreachable(
                 f"{setting}: the Postgres server at {server} answers, but {what} does not exist ({first}); create "
                 "the role and the database (docs/operations.md, Runbook, step 1) or fix the URL",
