@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from dagster._core.launcher.base import CheckRunHealthResult, LaunchRunContext, RunLauncher, WorkerStatus
-from dagster._serdes import ConfigurableClass
+from dagster._serdes import ConfigurableClass, serialize_value
 from dagster._serdes.config_class import ConfigurableClassData
 
 PID_TAG = "cojudge/worker_pid"
@@ -84,9 +84,12 @@ class SessionRunLauncher(RunLauncher, ConfigurableClass):
         origin = context.job_code_origin
         if origin is None:
             raise ValueError(f"run {run.run_id}: no code origin to start it from (launch it from the code location)")
-        command = ExecuteRunArgs(
+        args = ExecuteRunArgs(
             job_origin=origin, run_id=run.run_id, instance_ref=self._instance.get_ref(), set_exit_code_on_failure=True
-        ).get_command_args()
+        )
+        # the code location's own interpreter, by path: the origin's entry point is the bare name `dagster`, which a
+        # daemon started by its full path (not from an activated venv) does not find on PATH
+        command = [origin.executable_path, "-m", "dagster", "api", "execute_run", serialize_value(args)]
         logs = Path(self._instance.root_directory) / WORKER_LOGS
         logs.mkdir(parents=True, exist_ok=True)
         with (logs / f"{run.run_id}.log").open("ab") as log:
