@@ -46,7 +46,6 @@ SANDBOX_VALUE = "shard"
 START_TIMEOUT_S = 300  # a run launched but not started after this is failed (a launch imports the code: ~9 s here)
 CANCEL_TIMEOUT_S = 180  # a run cancelling for longer is marked canceled
 MONITOR_POLL_S = 60  # how often monitoring checks the runs' workers
-RUN_RETRIES = 2  # a run whose worker died is launched again, at most this many times
 
 
 class DeploymentError(ValueError):
@@ -157,7 +156,8 @@ def instance_config(settings: Settings, specs: list[JudgeSpec], cores: int | Non
         },
         "concurrency": {"runs": {"max_concurrent_runs": runs, "tag_concurrency_limits": rules}},
         # a run whose worker died is failed (not left STARTED, holding its provider's places), one stuck starting or
-        # cancelling too; the launcher cannot resume a run, so the failed run is retried whole (run_retries)
+        # cancelling too; the launcher cannot resume a run, and the automation re-requests the failed partition.
+        # No run_retries: with them the retry and the automation's request both ran the partition (the recovery test)
         "run_monitoring": {
             "enabled": True,
             "start_timeout_seconds": START_TIMEOUT_S,
@@ -165,8 +165,6 @@ def instance_config(settings: Settings, specs: list[JudgeSpec], cores: int | Non
             "max_resume_run_attempts": 0,
             "poll_interval_seconds": MONITOR_POLL_S,
         },
-        # only a run that failed as a whole (its worker gone) is retried; a failed step is the step's to retry
-        "run_retries": {"enabled": True, "max_retries": RUN_RETRIES, "retry_on_asset_or_op_failure": False},
         # the sensor and schedule ticks (the automation sensor ticks every 30 s: 2,880 a day); the runs and their
         # events are the assets' history and are kept (docs/operations.md, Retention)
         "retention": {

@@ -282,7 +282,7 @@ def test_an_edited_dagster_yaml_is_merged_into_not_moved_aside(monkeypatch, caps
     dagster_instance_config(str(home))  # Dagster's own schema still takes it
 
 
-def test_the_instance_monitors_runs_retries_dead_workers_and_fits_the_machine(tmp_path):
+def test_the_instance_monitors_runs_and_fits_the_machine(tmp_path):
     """issue 37: no run monitoring (a run whose worker died stayed STARTED for ever), ``max_concurrent_runs: 10`` on
     2 cores ran 8 sandboxed runs at once, and tick history grew without bound."""
     from dagster._core.instance.config import dagster_instance_config
@@ -298,7 +298,7 @@ def test_the_instance_monitors_runs_retries_dead_workers_and_fits_the_machine(tm
     monitoring = config["run_monitoring"]
     assert monitoring["enabled"] and monitoring["max_resume_run_attempts"] == 0
     assert monitoring["start_timeout_seconds"] > 60 and monitoring["cancel_timeout_seconds"] > 0
-    assert config["run_retries"] == {"enabled": True, "max_retries": 2, "retry_on_asset_or_op_failure": False}
+    assert "run_retries" not in config  # the automation re-requests a failed partition: a retry would run it twice
     runs = config["concurrency"]["runs"]
     assert runs["max_concurrent_runs"] == 2
     assert {"key": "cojudge/sandbox", "value": "shard", "limit": 1} in runs["tag_concurrency_limits"]
