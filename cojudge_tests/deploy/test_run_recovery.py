@@ -49,7 +49,9 @@ def _wait(what: str, predicate, timeout: float, daemon: Daemon | None = None) ->
     raise AssertionError(f"not within {timeout} s: {what}\n{daemon.tail() if daemon else ''}")
 
 
-def test_a_run_whose_worker_died_with_the_daemon_is_failed_requested_again_and_completed(tmp_path, monkeypatch, postgres):
+def test_a_run_whose_worker_died_with_the_daemon_is_failed_requested_again_and_completed(
+    tmp_path, monkeypatch, postgres
+):
     monkeypatch.setenv("LOOPBACK_KEY", "sk-recovery")
     corpus = write_synthetic_progsnap2(tmp_path / "corpus", ATTEMPTS)
     with LoopbackServer(delay_s=0.5) as server:
