@@ -3,15 +3,19 @@ docs/operations.md, taken from the page itself, run on a fresh cluster as root (
 and ``pg_dump cojudge`` failed: ``role "root" does not exist``), libpq pointed at the cluster by ``PGHOST`` and
 ``PGPORT`` as the page says. Before the role exists ``deployment config --check`` says the role is missing (not
 "start it"); after the create block (run twice: it is idempotent) it passes; a row written by the role survives a
-backup, its deletion, and the restore of the newest dump."""
+backup, its deletion, and the restore of the newest dump. The backup block also runs as a service user that is not
+root (the postgres account stands in for one)."""
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -83,6 +87,21 @@ def test_the_runbook_s_postgres_steps_run_as_written_on_a_fresh_cluster(tmp_path
         assert backup.returncode == 0, backup.stderr
         dumps = list((tmp_path / "backups").glob("cojudge-*.dump"))
         assert len(dumps) == 1 and (tmp_path / "backups").stat().st_mode & 0o077 == 0
+        # the backup as a service user that is not root (the postgres account stands in for it), into its own folder
+        # (a folder of its own under /tmp: the test's folder is root's alone)
+        with tempfile.TemporaryDirectory(prefix="cojudge-runbook-") as folder:
+            service = Path(folder)
+            shutil.chown(service, "postgres", "postgres")
+            as_service = subprocess.run(
+                ["runuser", "-u", "postgres", "--", "bash", "-euo", "pipefail", "-c", blocks["backup"]],
+                env={**env, "BACKUP": str(service / "backups"), "HOME": str(service)},
+                cwd=service,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert as_service.returncode == 0, as_service.stderr
+            assert len(list((service / "backups").glob("cojudge-*.dump"))) == 1
         _psql(env, "delete from kept")
         assert _psql(env, "select count(*) from kept") == "0"
         restored = _bash(blocks["restore"], env)
