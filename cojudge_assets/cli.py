@@ -111,6 +111,13 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         raise PreflightError(str(exc)) from None
     if problems := settings.profile_problems():  # COJUDGE_PROFILE=deployed without its settings, and the like
         raise PreflightError("; ".join(problems))
+    if settings.deployed:  # the deployed profile's database answers and takes this role, before anything is claimed
+        from cojudge_assets.deployment import DeploymentError, reach_postgres
+
+        try:
+            reach_postgres(settings)
+        except DeploymentError as exc:
+            raise PreflightError(str(exc)) from None
     cache, _ = check_home(Flag(settings.cache.name, settings.cache.value))  # a writable folder, or creatable
     judges_flag = Flag(settings.judges_file.name, settings.judges_file.value)
     judges_path = Path(judges_flag.value).expanduser().resolve()
@@ -295,9 +302,9 @@ def deployment_config(args) -> int:
     setting (exit 2)."""
     import yaml
 
-    from cojudge_assets.deployment import DeploymentError, instance_config, write_instance_config
+    from cojudge_assets.deployment import DeploymentError, instance_config, reach_postgres, write_instance_config
     from cojudge_assets.judges.config import JudgesConfigError, load_judges
-    from cojudge_assets.settings import libpq_url, resolve_settings
+    from cojudge_assets.settings import resolve_settings
 
     settings = resolve_settings(judges_file=args.judges_file)
     try:
@@ -306,25 +313,42 @@ def deployment_config(args) -> int:
         except JudgesConfigError as exc:
             raise DeploymentError(f"{settings.judges_file.name}: {exc}") from None
         if args.check and settings.postgres_url.value:
-            from cojudge_assets.judges.postgres_store import StoreUnreachable, connect
-
-            try:
-                connect(libpq_url(settings.postgres_url.value)).close()
-            except StoreUnreachable as exc:
-                raise DeploymentError(str(exc)) from None
+            reach_postgres(settings)
         if args.home:
             try:
-                path, kept = write_instance_config(settings, specs, Path(args.home))
+                path, kept, changed = write_instance_config(settings, specs, Path(args.home))
             except OSError as exc:
                 raise DeploymentError(f"--home {args.home}: cannot write dagster.yaml there ({exc.strerror})") from None
+            for line in changed:
+                print(line)
             if kept is not None:
-                print(f"the previous dagster.yaml differed: kept as {kept}")
+                print(f"merged into the existing dagster.yaml (its other keys kept); the previous file: {kept}")
             print(path)
         else:
             print(yaml.safe_dump(instance_config(settings, specs), sort_keys=False), end="")
     except DeploymentError as exc:
         print(f"cojudge deployment config: {exc}", file=sys.stderr)
         return 2
+    return 0
+
+
+def deployment_celery_config(args) -> int:
+    """``cojudge deployment celery-config``: the Celery workers' config file (the executor's broker and backend,
+    executors.py ``worker_config``), written with mode 600: the broker URL may hold a password."""
+    import yaml
+
+    from cojudge_assets.deployment import write_private
+    from cojudge_assets.executors import BrokerError, worker_config
+
+    try:
+        path = write_private(Path(args.out), yaml.safe_dump(worker_config(), sort_keys=False))
+    except BrokerError as exc:
+        print(f"cojudge deployment celery-config: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"cojudge deployment celery-config: --out {args.out}: cannot write it ({exc.strerror})", file=sys.stderr)
+        return 2
+    print(path)
     return 0
 
 
@@ -395,6 +419,12 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--home", help="write dagster.yaml into this folder (the instance's DAGSTER_HOME)")
     c.add_argument("--check", action="store_true", help="also connect to Postgres (refused within 5 s)")
     c.set_defaults(func=deployment_config)
+    w = dsub.add_parser(
+        "celery-config",
+        help="write the Celery workers' config file (COJUDGE_CELERY_BROKER, COJUDGE_CELERY_BACKEND), mode 600",
+    )
+    w.add_argument("--out", default="celery.yaml", help="the file to write (default: ./celery.yaml, git-ignored)")
+    w.set_defaults(func=deployment_celery_config)
     args = parser.parse_args(argv)
     return args.func(args)
 

@@ -150,6 +150,13 @@ class Settings:
             problems.append(
                 f"{POSTGRES_VARIABLE}={redact(self.postgres_url.value)!r}: expected a postgresql+psycopg2:// URL"
             )
+        elif where := url_secret(self.postgres_url.value):
+            problems.append(
+                f"{POSTGRES_VARIABLE}={redact(self.postgres_url.value)!r} carries a password in {where}: a URL is "
+                "shown in logs and written into dagster.yaml and markers, so leave the password out of it and give "
+                "it to libpq in PGPASSWORD or a ~/.pgpass file (PGPASSFILE) in the environment of every process of "
+                "the deployment (docs/operations.md, Runbook)"
+            )
         if not self.tables_uri.value:
             problems.append(
                 f"{TABLES_VARIABLE} is not set: the deployed profile writes its tables as Delta tables under "
@@ -223,16 +230,74 @@ def shard_count(environ: Mapping[str, str] | None = None) -> int:
     return resolve_settings(environ=environ).shard_count()
 
 
+# libpq's connection parameters (and the spellings of other clients) whose value is a secret: a URL holding one is
+# refused (Settings.profile_problems) and shown with the value replaced (redact)
+SECRET_WORDS = ("password", "passwd", "pwd", "secret", "token")
+
+
+def _secret_name(name: str) -> bool:
+    from urllib.parse import unquote
+
+    lowered = unquote(name).strip().lower()
+    return any(word in lowered for word in SECRET_WORDS)
+
+
+def url_secret(url: str) -> str | None:
+    """Where ``url`` carries a password (``"its user part"``, ``"its query parameter 'password'"``), or None: libpq
+    takes a password in the user part and as ``?password=`` (``?sslpassword=`` too), in any spelling of the name
+    (percent-encoded, any case)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:  # a malformed host part: whatever follows the scheme may hold anything
+        return "a part that cannot be parsed"
+    if password is not None:
+        return "its user part (user:password@)"
+    for piece in filter(None, (parts.query + "&" + parts.fragment).split("&")):
+        name = piece.split("=", 1)[0]
+        if _secret_name(name):
+            return f"its query parameter {name!r}"
+    return None
+
+
 def redact(url: str) -> str:
-    """A database URL fit for a message: its password replaced by ``***``."""
+    """A URL fit for a message, a log or a marker: a password in its user part and the value of every query
+    parameter that holds a secret (:data:`SECRET_WORDS`) replaced by ``***``."""
     from urllib.parse import urlsplit, urlunsplit
 
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return f"{url.split('://', 1)[0]}://***" if "://" in url else "***"
+    if password is not None:
+        # the host part as written (an IPv6 host keeps its brackets; a port that is not a number is not parsed here)
+        host = parts.netloc.rsplit("@", 1)[1]
+        parts = parts._replace(netloc=f"{parts.username}:***@{host}")
+
+    def hidden(query: str) -> str:
+        pieces = []
+        for piece in query.split("&"):
+            name, equals, _ = piece.partition("=")
+            pieces.append(f"{name}=***" if equals and _secret_name(name) else piece)
+        return "&".join(pieces)
+
+    return urlunsplit(parts._replace(query=hidden(parts.query), fragment=hidden(parts.fragment)))
+
+
+def database_identity(url: str) -> tuple[str, str, int, str]:
+    """Which database a Postgres URL names, whatever else it carries (driver, query, a password): user, host, port
+    and database name. Two URLs with one identity are one deployment's (defs/deployed.py ``claim_storage``)."""
+    from urllib.parse import unquote, urlsplit
+
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    # the host part as written (an IPv6 host keeps its brackets; a port that is not a number is not parsed here)
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+    try:
+        port = parts.port or 5432
+    except ValueError:
+        port = 0
+    return (unquote(parts.username or ""), (parts.hostname or "").lower(), port, parts.path.strip("/"))
 
 
 def libpq_url(url: str) -> str:

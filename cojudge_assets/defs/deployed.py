@@ -58,6 +58,7 @@ from cojudge_assets.judges.postgres_store import STORE_DDL_LOCK, STORE_TABLES, P
 from cojudge_assets.settings import (
     POSTGRES_VARIABLE,
     TABLES_VARIABLE,
+    database_identity,
     libpq_url,
     provider_limits,
     redact,
@@ -224,51 +225,67 @@ def tables_io_manager(tables_uri: str) -> DeltaTablesIOManager:
 
 def claim_storage(tables_root: str, postgres_url: str) -> None:
     """One deployment per storage (module docstring): mark the tables root with this deployment's database and
-    the database with this tables root, or refuse, naming both settings, when either is marked by another."""
+    the database with this tables root, or refuse, naming both settings, when either is marked by another.
+
+    Postgres is reached first, and both marks are checked before either is written: a run that cannot reach its
+    database (a wrong port, a server down) or that is refused claims nothing, so a corrected URL then works. The
+    database's mark is written in a transaction that commits only once the tables root's is in place. The marker
+    holds the URL redacted (settings.py ``redact``: no password, whatever its spelling), and two URLs name the same
+    deployment when they name the same database (user, host, port, name: ``database_identity``)."""
     from deltalake import DeltaTable, write_deltalake
 
     database = redact(postgres_url)
     marker = table_uri(tables_root, MARKER, schema="_meta")
-    if not _exists(marker):
-        try:
-            write_deltalake(marker, pa.table({"postgres": [database]}), mode="error")
-        except Exception as exc:  # noqa: BLE001 - a lost race of two first runs (both read the marker below), or not
-            if not _exists(marker):
-                raise dg.Failure(
-                    description=f"{TABLES_VARIABLE}={tables_root}: cannot write the deployment's marker table "
-                    f"{marker} ({type(exc).__name__}: {next(iter(str(exc).splitlines()), '')}); the tables "
-                    "root must be writable by every run"
-                ) from None
-    # the first claim is version 0 of the marker: two first claims at once can both commit (the second as
-    # version 1), and the later one then reads the earlier one's database here and refuses
-    claimed = DeltaTable(marker, version=0).to_pyarrow_table().column("postgres").to_pylist()
-    if claimed and claimed[0] != database:
-        raise dg.Failure(
-            description=f"{TABLES_VARIABLE}={tables_root}: these tables belong to the deployment whose "
-            f"{POSTGRES_VARIABLE} is {claimed[0]}, not {database}; two deployments never share one storage "
-            "(give this one a tables root of its own, or point it at that database)"
-        )
-    conn = connect(libpq_url(postgres_url))
+
+    def refuse_other_tables(claimed: list) -> None:
+        if claimed and database_identity(claimed[0]) != database_identity(postgres_url):
+            raise dg.Failure(
+                description=f"{TABLES_VARIABLE}={tables_root}: these tables belong to the deployment whose "
+                f"{POSTGRES_VARIABLE} is {redact(claimed[0])}, not {database}; two deployments never share one "
+                "storage (give this one a tables root of its own, or point it at that database)"
+            )
+
+    def first_claim() -> list:
+        # the first claim is version 0 of the marker: two first claims at once can both commit (the second as
+        # version 1), and the later one then reads the earlier one's database here and refuses
+        return DeltaTable(marker, version=0).to_pyarrow_table().column("postgres").to_pylist()
+
     try:
-        with conn, conn.cursor() as cur:  # one transaction, committed on leaving
+        conn = connect(libpq_url(postgres_url))  # before anything is written: unreachable, nothing claimed
+    except StoreUnreachable as exc:
+        raise dg.Failure(description=str(exc)) from None
+    try:
+        with conn, conn.cursor() as cur:  # one transaction, committed on leaving, rolled back on a refusal
             # two first runs at once: `create ... if not exists` races in Postgres (a unique violation in
             # pg_type); the lock the store's own tables are made under makes the second wait and find them
             cur.execute("select pg_advisory_xact_lock(%s)", [STORE_DDL_LOCK])
             cur.execute("create schema if not exists cojudge")
             cur.execute("create table if not exists cojudge.deployment (tables_root text primary key)")
-            cur.execute(
-                "insert into cojudge.deployment select %s where not exists (select 1 from cojudge.deployment)",
-                [tables_root],
-            )
             cur.execute("select tables_root from cojudge.deployment")
-            owner = cur.fetchone()[0]
+            row = cur.fetchone()
+            if row is not None and row[0] != tables_root:
+                raise dg.Failure(
+                    description=f"{POSTGRES_VARIABLE}={database}: this database holds the judge store of the "
+                    f"deployment whose {TABLES_VARIABLE} is {row[0]}, not {tables_root}; two deployments never "
+                    "share one storage"
+                )
+            if _exists(marker):
+                refuse_other_tables(first_claim())
+            else:
+                try:
+                    write_deltalake(marker, pa.table({"postgres": [database]}), mode="error")
+                except Exception as exc:  # noqa: BLE001 - a lost race of two first runs (both read below), or not
+                    if not _exists(marker):
+                        raise dg.Failure(
+                            description=f"{TABLES_VARIABLE}={tables_root}: cannot write the deployment's marker "
+                            f"table {marker} ({type(exc).__name__}: {next(iter(str(exc).splitlines()), '')}); the "
+                            "tables root must be writable by every run"
+                        ) from None
+                refuse_other_tables(first_claim())
+            if row is None:
+                cur.execute("insert into cojudge.deployment values (%s)", [tables_root])
     finally:
         conn.close()
-    if owner != tables_root:
-        raise dg.Failure(
-            description=f"{POSTGRES_VARIABLE}={database}: this database holds the judge store of the deployment "
-            f"whose {TABLES_VARIABLE} is {owner}, not {tables_root}; two deployments never share one storage"
-        )
 
 
 class DeployedStores(DuckDBResource):
@@ -287,10 +304,7 @@ class DeployedStores(DuckDBResource):
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator:
-        try:
-            claim_storage(self.tables_root, self.postgres_url)
-        except StoreUnreachable as exc:
-            raise dg.Failure(description=str(exc)) from None
+        claim_storage(self.tables_root, self.postgres_url)
         with super().yield_for_execution(context) as value:
             yield value
 

@@ -36,10 +36,21 @@ def _providers(judges: Iterable) -> dict[str, str]:
     return {}
 
 
+SANDBOX_TAG = "cojudge/sandbox"  # on every run of a sandboxed shard: the run queue's limit on them (deployment.py)
+
+
+class BucketPartitions(dg.StaticPartitionsDefinition):
+    """The buckets of a sandboxed step, whose runs carry the run tag ``cojudge/sandbox``: a deployment's run queue
+    runs at most so many of them at once (deployment.py ``machine_limits``), since each uses every core."""
+
+    def get_tags_for_partition_key(self, partition_key: str) -> Mapping[str, str]:
+        return {**super().get_tags_for_partition_key(partition_key), SANDBOX_TAG: "shard"}
+
+
 def bucket_partitions(n: int) -> dg.StaticPartitionsDefinition:
     """The bucket dimension: ``n`` attempt-hash buckets (core/shards.py), named ``0of<n>`` .. ``<n-1>of<n>``, the
     partitions of the sharded sandbox steps (``label_audit``, ``mutants``)."""
-    return dg.StaticPartitionsDefinition(bucket_keys(n))
+    return BucketPartitions(bucket_keys(n))
 
 
 class JudgePartitions(dg.StaticPartitionsDefinition):

@@ -17,6 +17,7 @@ transaction, as in DuckDB).
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -72,20 +73,91 @@ _PL_TYPES = {pl.String: "TEXT", pl.Int32: "INTEGER", pl.Int64: "BIGINT", pl.Date
 
 
 class StoreUnreachable(RuntimeError):
-    """The Postgres server of the judge cache cannot be reached (the message names the setting)."""
+    """The Postgres server of the judge cache cannot be reached, or refuses this role (the message names the setting
+    and which of the cases below it is). ``kind``: ``down`` (nothing answers at the host and port), ``missing`` (the
+    server answers; the role or the database does not exist), ``auth`` (the server refused the role's
+    authentication), ``other``."""
+
+    def __init__(self, message: str, kind: str = "other"):
+        super().__init__(message)
+        self.kind = kind
+
+
+_DOWN = (
+    "connection refused",
+    "could not connect",
+    "timeout expired",
+    "could not translate host name",
+    "no such file or directory",
+    "network is unreachable",
+    "no route to host",
+    "server closed the connection",
+)
+_AUTH = (
+    "password authentication failed",
+    "no password supplied",
+    "authentication failed",
+    "fe_sendauth",
+    "peer authentication",
+    "no pg_hba.conf entry",
+)
+
+
+def _target(dsn: str) -> tuple[str, str, str]:
+    """The server (host:port), role and database a libpq DSN or URL names, as libpq resolves them (its variables
+    PGHOST, PGPORT, PGUSER, PGDATABASE included), for a message: never the password."""
+    import getpass
+    import os
+
+    from psycopg2.extensions import parse_dsn
+
+    try:
+        params = parse_dsn(dsn)
+    except Exception:  # noqa: BLE001 - a DSN libpq cannot parse: named by the error itself
+        params = {}
+    host = params.get("host") or os.environ.get("PGHOST") or "the local socket"
+    port = params.get("port") or os.environ.get("PGPORT") or "5432"
+    user = params.get("user") or os.environ.get("PGUSER") or getpass.getuser()
+    return f"{host}:{port}", user, params.get("dbname") or os.environ.get("PGDATABASE") or user
 
 
 def connect(dsn: str, setting: str = "COJUDGE_POSTGRES_URL"):
-    """A psycopg2 connection, refused after ``CONNECT_TIMEOUT_S`` seconds naming ``setting`` and the server."""
+    """A psycopg2 connection, refused within ``CONNECT_TIMEOUT_S`` seconds naming ``setting``, the server, and which
+    failure it is: the server down, the role or the database missing, or the authentication refused
+    (:class:`StoreUnreachable`)."""
     import psycopg2
 
     try:
         return psycopg2.connect(dsn, connect_timeout=CONNECT_TIMEOUT_S, application_name="cojudge")
     except psycopg2.OperationalError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        text = str(exc).strip()
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        first = next((line for line in lines if "FATAL" in line), lines[0] if lines else type(exc).__name__)
+        lowered = text.lower()
+        server, role, _ = _target(dsn)
+        if missing := re.search(r'(role|database) "([^"]*)" does not exist', text):
+            what = f'{missing.group(1)} "{missing.group(2)}"'
+            raise StoreUnreachable(
+                f"{setting}: the Postgres server at {server} answers, but {what} does not exist ({first}); create "
+                "the role and the database (docs/operations.md, Runbook, step 1) or fix the URL",
+                "missing",
+            ) from None
+        if any(word in lowered for word in _AUTH):
+            raise StoreUnreachable(
+                f'{setting}: the Postgres server at {server} refused the authentication of role "{role}" ({first}); '
+                "give libpq the role's password in PGPASSWORD or ~/.pgpass (PGPASSFILE), never in the URL, or allow "
+                "the role in pg_hba.conf (docs/operations.md, Runbook)",
+                "auth",
+            ) from None
+        if any(word in lowered for word in _DOWN):
+            raise StoreUnreachable(
+                f"{setting}: no Postgres server answers at {server} within {CONNECT_TIMEOUT_S} s ({first}); start it "
+                "(docs/operations.md, Runbook) or fix the host and port in the URL",
+                "down",
+            ) from None
         raise StoreUnreachable(
-            f"{setting}: cannot connect to the Postgres server within {CONNECT_TIMEOUT_S} s ({first}); "
-            "start it (docs/operations.md, Runbook) or fix the URL"
+            f"{setting}: cannot connect to the Postgres server at {server} ({first}); see docs/operations.md, Runbook",
+            "other",
         ) from None
 
 

@@ -123,17 +123,45 @@ class Daemon:
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
+    def stop(self, workers: bool = True) -> None:
+        """Stop the daemon's process group, and (``workers``) the run workers it launched: the deployed instance's
+        launcher starts each in a session of its own (cojudge_assets/launcher.py), which the group's end leaves
+        running."""
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+            self.process = None
+        if workers:
+            for pid in self.workers():
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pid, signal.SIGKILL)
+
+    def kill(self) -> None:
+        """SIGKILL to the daemon's whole process group, as an operator's ``kill -9 -<pgid>`` (workers untouched)."""
+        assert self.process is not None
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
         self.process = None
+
+    def workers(self) -> list[int]:
+        """The pids of the live run workers of this daemon's instance (``dagster api execute_run`` processes whose
+        environment names its DAGSTER_HOME)."""
+        home = f"DAGSTER_HOME={self.env['DAGSTER_HOME']}".encode()
+        found = []
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            with contextlib.suppress(OSError):
+                if b"execute_run" in (proc / "cmdline").read_bytes() and home in (proc / "environ").read_bytes().split(
+                    b"\0"
+                ):
+                    found.append(int(proc.name))
+        return found
 
     def tail(self) -> str:
         return self.log.read_text()[-6000:] if self.log.exists() else ""
