@@ -10,7 +10,9 @@ runs that, round after round, until nothing is requested (driver.py :func:`run_s
 Before any step, :func:`preflight` checks the invocation in a second or two and
 touches nothing (preflight.py, settings.py); the command then holds the DAGSTER_HOME's
 and the DuckDB file's locks (core/locks.py) for the whole run. Exit codes: 0 every
-step succeeded (the source observation included), 1 a step failed, 2 refused: a
+step succeeded or was up to date (the source observation included), 1 a step failed, 3 incomplete: a selected
+step could not run because an input outside ``--select`` was never materialized (named; nothing failed, but its
+tables do not exist), 2 refused: a
 bad flag or variable (one line on stderr naming it; a judges file: one line per
 violation), another run holding a lock or another process having the DuckDB file
 open in any mode (naming its pid; ``--wait`` waits and says for what), or a
@@ -73,7 +75,7 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         one_line,
         stored_rows,
     )
-    from cojudge_assets.settings import resolve_settings
+    from cojudge_assets.settings import resolve_settings, variable_problems
 
     def layout_judge_names(corpus: Path, layout: str) -> list[str]:
         if layout != "icescore":  # the only layout that brings judges; read its file names only
@@ -102,13 +104,10 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         except DatabaseBusy as exc:
             raise PreflightError(str(exc)) from None
     home, home_folder = check_home(Flag(settings.home.name, settings.home.value))
-    try:  # settings the Definitions read: refused here in one line rather than there
-        settings.automation_interval_s()
-        settings.shard_count()
-    except ValueError as exc:
-        raise PreflightError(str(exc)) from None
-    if problems := settings.profile_problems():  # COJUDGE_PROFILE=deployed without its settings, and the like
-        raise PreflightError("; ".join(problems))
+    # every COJUDGE_* variable the Definitions, the executor or the sandbox read (settings.py VARIABLES), the
+    # deployed profile's settings among them: refused here, one line each, rather than as a traceback there
+    if problems := variable_problems(environ):
+        raise PreflightError("\n".join(problems))
     cache, _ = check_home(Flag(settings.cache.name, settings.cache.value))  # a writable folder, or creatable
     judges_flag = Flag(settings.judges_file.name, settings.judges_file.value)
     judges_path = Path(judges_flag.value).expanduser().resolve()
@@ -269,6 +268,9 @@ def _materialize(args: argparse.Namespace, plan: Plan, defs) -> int:
     if not outcome:
         print(f"FAILED: tables in {plan.duckdb}")
         return 1
+    if incomplete := outcome.incomplete():  # a selection that could not run what it selected: never "success"
+        print(f"INCOMPLETE: tables in {plan.duckdb}: {incomplete}")
+        return 3
     attempts = stored_rows(plan.duckdb, "attempts")
     held = f" ({attempts} attempts)" if attempts is not None else ""
     print(f"success: tables in {plan.duckdb}{held}")
@@ -293,14 +295,16 @@ def deployment_config(args) -> int:
 
     from cojudge_assets.deployment import DeploymentError, instance_config, write_instance_config
     from cojudge_assets.judges.config import JudgesConfigError, load_judges
-    from cojudge_assets.settings import libpq_url, resolve_settings
+    from cojudge_assets.settings import libpq_url, resolve_settings, variable_problems
 
     settings = resolve_settings(judges_file=args.judges_file)
     try:
+        if problems := variable_problems(profile=False):  # the same refusals as the command's preflight
+            raise DeploymentError("\n".join(problems))
         try:
             specs = [spec for spec in load_judges(Path(settings.judges_file.value)) if spec.enabled]
-        except JudgesConfigError as exc:
-            raise DeploymentError(f"{settings.judges_file.name}: {exc}") from None
+        except JudgesConfigError as exc:  # one line per violation, as the preflight prints them
+            raise DeploymentError("\n".join(f"{settings.judges_file.name}: {line}" for line in exc.lines)) from None
         if args.check and settings.postgres_url.value:
             from cojudge_assets.judges.postgres_store import StoreUnreachable, connect
 
@@ -319,7 +323,8 @@ def deployment_config(args) -> int:
         else:
             print(yaml.safe_dump(instance_config(settings, specs), sort_keys=False), end="")
     except DeploymentError as exc:
-        print(f"cojudge deployment config: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines():
+            print(f"cojudge deployment config: {line}", file=sys.stderr)
         return 2
     return 0
 
