@@ -22,6 +22,7 @@ from cojudge_assets.defs.ingest.assets import CONTEST_CORPUS, contest_corpus_ass
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
 from cojudge_assets.defs.judging.sources import JUDGES_FILE, judges_file_asset
+from cojudge_assets.defs.live import LIVE_LOGGER, live_logger
 from cojudge_assets.defs.measurement.assets import measurement_asset, predictions_asset
 from cojudge_assets.defs.operations.assets import drift_report_asset
 from cojudge_assets.defs.operations.sensors import drift_sensor
@@ -297,6 +298,8 @@ def build_definitions(
             "judges": judges,
         },
         executor=executor_from_environment(),
+        # Dagster's console logger (the default of a run that configures none), and the command's live line
+        loggers={"console": dg.colored_console_logger, LIVE_LOGGER: live_logger},
     )
 
 

@@ -188,11 +188,20 @@ def run_steps(
     whose runs all succeeded.
     """
     from cojudge_assets.defs.automation import CursorFile, evaluate, observe_sources, partitions_with_rows
+    from cojudge_assets.defs.live import LIVE_LOGGER, end_line
     from cojudge_assets.defs.partitions import dims, matches
 
-    echo = echo or functools.partial(print, flush=True)
-    # Dagster's console logger at INFO: the judging progress and failures, not every engine event
-    run_config = {"loggers": {"console": {"config": {"log_level": "INFO"}}}, **(run_config or {})}
+    printer = echo or functools.partial(print, flush=True)
+
+    def say(line: str) -> None:  # a step's line ends the live progress line first (defs/live.py)
+        end_line()
+        printer(line)
+
+    echo = say
+
+    # the runs' one Dagster logger: the live line of the running step's progress (defs/live.py); the rest of a
+    # run's log is in its event log (dagster dev shows it), and a failure's message is in the step's line
+    run_config = {"loggers": {LIVE_LOGGER: {}}, **(run_config or {})}
     outcome = StepsOutcome()
     selected = resolve_selection(defs, jobs)
     step_of = step_jobs(defs)
