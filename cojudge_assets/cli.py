@@ -173,6 +173,7 @@ def materialize(args: argparse.Namespace) -> int:
         plan = preflight(args)
     except PreflightError as exc:
         return _refused(str(exc))
+    buffered = quiet_libraries()  # before the Definitions load: nothing a library logs reaches the terminal
     # the run's settings go in as arguments and run config, never through the environment
     defs = build_definitions(
         corpus=plan.corpus, layout=plan.layout, database=plan.duckdb, judges_path=plan.judges_file, cache=plan.cache
@@ -184,6 +185,7 @@ def materialize(args: argparse.Namespace) -> int:
     for folder in plan.create:
         folder.mkdir(parents=True, exist_ok=True)
     _start_from_shipped(plan)
+    library_log(buffered, plan.home)
     wait_s = float("inf") if args.wait else 0.0
     echo = functools.partial(print, flush=True)
     try:
@@ -198,15 +200,60 @@ def materialize(args: argparse.Namespace) -> int:
         return _refused(str(exc))
 
 
+LIBRARY_LOG = Path("cojudge") / "libraries.log"  # under DAGSTER_HOME
+LIBRARY_LOG_BYTES = 5 << 20  # then rotated once (libraries.log.1)
+
+
+def quiet_libraries():
+    """Configure Python logging once for the command, so that no library's logging reaches its output (which is
+    the step lines, the progress lines and the summary). Before, codebleu's first ``logging.warning`` called
+    ``logging.basicConfig`` (the root logger had no handler), and from then on every record of every logger went
+    to stderr: 263 ``DEBUG:dagster.automation_condition_tester`` lines in one run. The root logger gets a handler
+    (so ``basicConfig`` never adds one) that holds the records until :func:`library_log` names their file; Python
+    warnings go the same way (``logging.captureWarnings``). Returns that handler."""
+    import logging
+    import logging.handlers
+
+    root = logging.getLogger()
+    buffered = logging.handlers.MemoryHandler(capacity=10_000, flushLevel=logging.CRITICAL + 1, target=None)
+    buffered.setLevel(logging.INFO)
+    root.addHandler(buffered)
+    logging.captureWarnings(True)
+    return buffered
+
+
+def library_log(buffered, home: Path) -> Path:
+    """The libraries' log file, under DAGSTER_HOME (``cojudge/libraries.log``, rotated at 5 MiB): what
+    :func:`quiet_libraries` held, and every later record at INFO or above, is written there, never to the
+    terminal."""
+    import logging
+    import logging.handlers
+
+    path = home / LIBRARY_LOG
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.handlers.RotatingFileHandler(path, maxBytes=LIBRARY_LOG_BYTES, backupCount=1, encoding="utf-8")
+    handler.setLevel(logging.INFO)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    buffered.setTarget(handler)
+    buffered.flush()
+    root.removeHandler(buffered)
+    buffered.close()
+    root.addHandler(handler)
+    return path
+
+
 def _start_from_shipped(plan: Plan) -> None:
-    """A DAGSTER_HOME this command created gets the shipped dagster.yaml (telemetry off, one run at a time, as the
-    repository's dagster_home/); a line names the shipped demo corpus or judges file when a run reads one (no
-    ./data/demo or ./data/judges.yaml in the working folder: settings.py ``default_corpus``/``default_judges``)."""
+    """A DAGSTER_HOME without a dagster.yaml, created by this command or found, gets the shipped one (telemetry off,
+    so no run prints Dagster's telemetry banner, nor "No dagster instance configuration file"; one run at a time,
+    as the repository's dagster_home/); a home's own dagster.yaml is never replaced. A line names the shipped demo
+    corpus or judges file when a run reads one (no ./data/demo or ./data/judges.yaml in the working folder:
+    settings.py ``default_corpus``/``default_judges``)."""
     import shutil
 
     from cojudge_assets.settings import DEFAULT_CORPUS, DEFAULT_JUDGES, shipped
 
-    if plan.home in plan.create and not (plan.home / "dagster.yaml").exists():
+    if not (plan.home / "dagster.yaml").exists():
         shutil.copyfile(shipped("dagster.yaml"), plan.home / "dagster.yaml")
     for line, path, name, local in (
         (
