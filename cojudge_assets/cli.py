@@ -22,6 +22,7 @@ corpus that yields no attempts where ``--allow-empty`` was not given.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import os
 import sys
@@ -165,15 +166,20 @@ def _refused(message: str) -> int:
 
 
 def materialize(args: argparse.Namespace) -> int:
-    from cojudge_assets.core.locks import DatabaseBusy, LockHeld, hold, hold_duckdb, home_lock_path, wait_for_duckdb
-    from cojudge_assets.definitions import build_definitions
     from cojudge_assets.preflight import PreflightError
 
     try:
         plan = preflight(args)
     except PreflightError as exc:
         return _refused(str(exc))
-    buffered = quiet_libraries()  # before the Definitions load: nothing a library logs reaches the terminal
+    with quiet_libraries() as log_to:  # before the Definitions load: nothing a library logs reaches the terminal
+        return _locked_run(args, plan, log_to)
+
+
+def _locked_run(args: argparse.Namespace, plan: Plan, log_to) -> int:
+    from cojudge_assets.core.locks import DatabaseBusy, LockHeld, hold, hold_duckdb, home_lock_path, wait_for_duckdb
+    from cojudge_assets.definitions import build_definitions
+
     # the run's settings go in as arguments and run config, never through the environment
     defs = build_definitions(
         corpus=plan.corpus, layout=plan.layout, database=plan.duckdb, judges_path=plan.judges_file, cache=plan.cache
@@ -185,7 +191,7 @@ def materialize(args: argparse.Namespace) -> int:
     for folder in plan.create:
         folder.mkdir(parents=True, exist_ok=True)
     _start_from_shipped(plan)
-    library_log(buffered, plan.home)
+    log_to(plan.home)
     wait_s = float("inf") if args.wait else 0.0
     echo = functools.partial(print, flush=True)
     try:
@@ -204,43 +210,48 @@ LIBRARY_LOG = Path("cojudge") / "libraries.log"  # under DAGSTER_HOME
 LIBRARY_LOG_BYTES = 5 << 20  # then rotated once (libraries.log.1)
 
 
+@contextlib.contextmanager
 def quiet_libraries():
-    """Configure Python logging once for the command, so that no library's logging reaches its output (which is
+    """Python logging configured once for the command, so that no library's logging reaches its output (which is
     the step lines, the progress lines and the summary). Before, codebleu's first ``logging.warning`` called
     ``logging.basicConfig`` (the root logger had no handler), and from then on every record of every logger went
     to stderr: 263 ``DEBUG:dagster.automation_condition_tester`` lines in one run. The root logger gets a handler
-    (so ``basicConfig`` never adds one) that holds the records until :func:`library_log` names their file; Python
-    warnings go the same way (``logging.captureWarnings``). Returns that handler."""
+    (so ``basicConfig`` never adds one) that holds the records (INFO and above) and Python warnings
+    (``logging.captureWarnings``) until the caller names the DAGSTER_HOME (the value yielded, a function of the
+    home); from then on they go to ``<home>/cojudge/libraries.log`` (rotated at 5 MiB), never to the terminal. On
+    exit the handler is removed and warnings are shown as before (a test calls the command in process)."""
     import logging
     import logging.handlers
 
     root = logging.getLogger()
-    buffered = logging.handlers.MemoryHandler(capacity=10_000, flushLevel=logging.CRITICAL + 1, target=None)
-    buffered.setLevel(logging.INFO)
-    root.addHandler(buffered)
+    held = logging.handlers.MemoryHandler(capacity=10_000, flushLevel=logging.CRITICAL + 1, target=None)
+    held.setLevel(logging.INFO)
+    current: list[logging.Handler] = [held]
+    root.addHandler(held)
     logging.captureWarnings(True)
-    return buffered
 
+    def to_file(home: Path) -> Path:
+        path = home / LIBRARY_LOG
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.handlers.RotatingFileHandler(
+            path, maxBytes=LIBRARY_LOG_BYTES, backupCount=1, encoding="utf-8"
+        )
+        handler.setLevel(logging.INFO)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        held.setTarget(handler)
+        held.flush()
+        root.addHandler(handler)
+        root.removeHandler(held)
+        current[0] = handler
+        return path
 
-def library_log(buffered, home: Path) -> Path:
-    """The libraries' log file, under DAGSTER_HOME (``cojudge/libraries.log``, rotated at 5 MiB): what
-    :func:`quiet_libraries` held, and every later record at INFO or above, is written there, never to the
-    terminal."""
-    import logging
-    import logging.handlers
-
-    path = home / LIBRARY_LOG
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handler = logging.handlers.RotatingFileHandler(path, maxBytes=LIBRARY_LOG_BYTES, backupCount=1, encoding="utf-8")
-    handler.setLevel(logging.INFO)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    buffered.setTarget(handler)
-    buffered.flush()
-    root.removeHandler(buffered)
-    buffered.close()
-    root.addHandler(handler)
-    return path
+    try:
+        yield to_file
+    finally:
+        root.removeHandler(current[0])
+        current[0].close()
+        held.close()
+        logging.captureWarnings(False)
 
 
 def _start_from_shipped(plan: Plan) -> None:

@@ -93,3 +93,35 @@ def test_the_command_prints_only_steps_progress_and_summary(tmp_path):
     log = home / "cojudge" / "libraries.log"  # where the libraries' records went instead
     assert "dagster.automation_condition_tester" in log.read_text()
     assert not Path(REPO / "cojudge").exists()
+
+
+def test_library_logging_never_reaches_the_terminal(tmp_path, capfd):
+    """What codebleu does (``logging.warning`` on a root logger with no handler: ``basicConfig`` on stderr), and
+    then a Dagster logger's DEBUG record, inside the command's logging: nothing on the terminal, the INFO and
+    WARNING records in the library log, and the root logger as it was afterwards."""
+    import logging
+    import warnings
+
+    from cojudge_assets.cli import LIBRARY_LOG, quiet_libraries
+
+    root = logging.getLogger()
+    before = list(root.handlers)
+    noisy = logging.getLogger("dagster.automation_condition_tester")
+    level = noisy.level
+    noisy.setLevel(logging.DEBUG)
+    try:
+        with quiet_libraries() as log_to:
+            logging.warning("WARNING: There is no reference data-flows extracted")
+            noisy.debug("Evaluating churn (1/45)")
+            warnings.warn("a library's warning", UserWarning, stacklevel=1)
+            path = log_to(tmp_path)
+            noisy.info("churn evaluation result: 1 requested")
+    finally:
+        noisy.setLevel(level)
+    out, err = capfd.readouterr()
+    assert out == "" and err == "", (out, err)
+    assert path == tmp_path / LIBRARY_LOG
+    text = path.read_text()
+    assert "no reference data-flows" in text and "churn evaluation result" in text and "a library's warning" in text
+    assert "Evaluating churn" not in text  # DEBUG is not kept
+    assert root.handlers == before
