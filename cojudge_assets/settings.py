@@ -362,7 +362,8 @@ def variable_problems(environ: Mapping[str, str] | None = None, *, profile: bool
     except ValueError as exc:
         problems.append(str(exc))
     if profile:  # (``cojudge deployment config`` words the profile's problems itself: deployment.py)
-        problems.extend(settings.profile_problems())
+        if profile_problems := settings.profile_problems():  # one line: the profile's settings together
+            problems.append("; ".join(profile_problems))
     problems.extend(_typos(environ))
     return problems
 
