@@ -10,7 +10,9 @@ runs that, round after round, until nothing is requested (driver.py :func:`run_s
 Before any step, :func:`preflight` checks the invocation in a second or two and
 touches nothing (preflight.py, settings.py); the command then holds the DAGSTER_HOME's
 and the DuckDB file's locks (core/locks.py) for the whole run. Exit codes: 0 every
-step succeeded (the source observation included), 1 a step failed, 2 refused: a
+step succeeded or was up to date (the source observation included), 1 a step failed, 3 incomplete: a selected
+step could not run because an input outside ``--select`` was never materialized (named; nothing failed, but its
+tables do not exist), 2 refused: a
 bad flag or variable (one line on stderr naming it; a judges file: one line per
 violation), another run holding a lock or another process having the DuckDB file
 open in any mode (naming its pid; ``--wait`` waits and says for what), or a
@@ -20,6 +22,7 @@ corpus that yields no attempts where ``--allow-empty`` was not given.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import os
 import sys
@@ -75,7 +78,7 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         stored_rows,
         unreachable_judges,
     )
-    from cojudge_assets.settings import resolve_settings
+    from cojudge_assets.settings import resolve_settings, variable_problems
 
     def layout_judge_names(corpus: Path, layout: str) -> list[str]:
         if layout != "icescore":  # the only layout that brings judges; read its file names only
@@ -104,13 +107,10 @@ def preflight(args: argparse.Namespace, environ=None) -> Plan:
         except DatabaseBusy as exc:
             raise PreflightError(str(exc)) from None
     home, home_folder = check_home(Flag(settings.home.name, settings.home.value))
-    try:  # settings the Definitions read: refused here in one line rather than there
-        settings.automation_interval_s()
-        settings.shard_count()
-    except ValueError as exc:
-        raise PreflightError(str(exc)) from None
-    if problems := settings.profile_problems():  # COJUDGE_PROFILE=deployed without its settings, and the like
-        raise PreflightError("; ".join(problems))
+    # every COJUDGE_* variable the Definitions, the executor or the sandbox read (settings.py VARIABLES), the
+    # deployed profile's settings among them: refused here, one line each, rather than as a traceback there
+    if problems := variable_problems(environ):
+        raise PreflightError("\n".join(problems))
     if settings.deployed:  # the deployed profile's database answers and takes this role, before anything is claimed
         from cojudge_assets.deployment import DeploymentError, reach_postgres
 
@@ -177,14 +177,20 @@ def _refused(message: str) -> int:
 
 
 def materialize(args: argparse.Namespace) -> int:
-    from cojudge_assets.core.locks import DatabaseBusy, LockHeld, hold, hold_duckdb, home_lock_path, wait_for_duckdb
-    from cojudge_assets.definitions import build_definitions
     from cojudge_assets.preflight import PreflightError
 
     try:
         plan = preflight(args)
     except PreflightError as exc:
         return _refused(str(exc))
+    with quiet_libraries() as log_to:  # before the Definitions load: nothing a library logs reaches the terminal
+        return _locked_run(args, plan, log_to)
+
+
+def _locked_run(args: argparse.Namespace, plan: Plan, log_to) -> int:
+    from cojudge_assets.core.locks import DatabaseBusy, LockHeld, hold, hold_duckdb, home_lock_path, wait_for_duckdb
+    from cojudge_assets.definitions import build_definitions
+
     # the run's settings go in as arguments and run config, never through the environment
     defs = build_definitions(
         corpus=plan.corpus, layout=plan.layout, database=plan.duckdb, judges_path=plan.judges_file, cache=plan.cache
@@ -196,6 +202,7 @@ def materialize(args: argparse.Namespace) -> int:
     for folder in plan.create:
         folder.mkdir(parents=True, exist_ok=True)
     _start_from_shipped(plan)
+    log_to(plan.home)
     wait_s = float("inf") if args.wait else 0.0
     echo = functools.partial(print, flush=True)
     try:
@@ -210,15 +217,65 @@ def materialize(args: argparse.Namespace) -> int:
         return _refused(str(exc))
 
 
+LIBRARY_LOG = Path("cojudge") / "libraries.log"  # under DAGSTER_HOME
+LIBRARY_LOG_BYTES = 5 << 20  # then rotated once (libraries.log.1)
+
+
+@contextlib.contextmanager
+def quiet_libraries():
+    """Python logging configured once for the command, so that no library's logging reaches its output (which is
+    the step lines, the progress lines and the summary). Before, codebleu's first ``logging.warning`` called
+    ``logging.basicConfig`` (the root logger had no handler), and from then on every record of every logger went
+    to stderr: 263 ``DEBUG:dagster.automation_condition_tester`` lines in one run. The root logger gets a handler
+    (so ``basicConfig`` never adds one) that holds the records (INFO and above) and Python warnings
+    (``logging.captureWarnings``) until the caller names the DAGSTER_HOME (the value yielded, a function of the
+    home); from then on they go to ``<home>/cojudge/libraries.log`` (rotated at 5 MiB), never to the terminal. On
+    exit the handler is removed and warnings are shown as before (a test calls the command in process)."""
+    import logging
+    import logging.handlers
+
+    root = logging.getLogger()
+    held = logging.handlers.MemoryHandler(capacity=10_000, flushLevel=logging.CRITICAL + 1, target=None)
+    held.setLevel(logging.INFO)
+    current: list[logging.Handler] = [held]
+    root.addHandler(held)
+    logging.captureWarnings(True)
+
+    def to_file(home: Path) -> Path:
+        path = home / LIBRARY_LOG
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.handlers.RotatingFileHandler(
+            path, maxBytes=LIBRARY_LOG_BYTES, backupCount=1, encoding="utf-8"
+        )
+        handler.setLevel(logging.INFO)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        held.setTarget(handler)
+        held.flush()
+        root.addHandler(handler)
+        root.removeHandler(held)
+        current[0] = handler
+        return path
+
+    try:
+        yield to_file
+    finally:
+        root.removeHandler(current[0])
+        current[0].close()
+        held.close()
+        logging.captureWarnings(False)
+
+
 def _start_from_shipped(plan: Plan) -> None:
-    """A DAGSTER_HOME this command created gets the shipped dagster.yaml (telemetry off, one run at a time, as the
-    repository's dagster_home/); a line names the shipped demo corpus or judges file when a run reads one (no
-    ./data/demo or ./data/judges.yaml in the working folder: settings.py ``default_corpus``/``default_judges``)."""
+    """A DAGSTER_HOME without a dagster.yaml, created by this command or found, gets the shipped one (telemetry off,
+    so no run prints Dagster's telemetry banner, nor "No dagster instance configuration file"; one run at a time,
+    as the repository's dagster_home/); a home's own dagster.yaml is never replaced. A line names the shipped demo
+    corpus or judges file when a run reads one (no ./data/demo or ./data/judges.yaml in the working folder:
+    settings.py ``default_corpus``/``default_judges``)."""
     import shutil
 
     from cojudge_assets.settings import DEFAULT_CORPUS, DEFAULT_JUDGES, shipped
 
-    if plan.home in plan.create and not (plan.home / "dagster.yaml").exists():
+    if not (plan.home / "dagster.yaml").exists():
         shutil.copyfile(shipped("dagster.yaml"), plan.home / "dagster.yaml")
     for line, path, name, local in (
         (
@@ -280,6 +337,9 @@ def _materialize(args: argparse.Namespace, plan: Plan, defs) -> int:
     if not outcome:
         print(f"FAILED: tables in {plan.duckdb}")
         return 1
+    if incomplete := outcome.incomplete():  # a selection that could not run what it selected: never "success"
+        print(f"INCOMPLETE: tables in {plan.duckdb}: {incomplete}")
+        return 3
     attempts = stored_rows(plan.duckdb, "attempts")
     held = f" ({attempts} attempts)" if attempts is not None else ""
     print(f"success: tables in {plan.duckdb}{held}")
@@ -304,14 +364,16 @@ def deployment_config(args) -> int:
 
     from cojudge_assets.deployment import DeploymentError, instance_config, reach_postgres, write_instance_config
     from cojudge_assets.judges.config import JudgesConfigError, load_judges
-    from cojudge_assets.settings import resolve_settings
+    from cojudge_assets.settings import resolve_settings, variable_problems
 
     settings = resolve_settings(judges_file=args.judges_file)
     try:
+        if problems := variable_problems(profile=False):  # the same refusals as the command's preflight
+            raise DeploymentError("\n".join(problems))
         try:
             specs = [spec for spec in load_judges(Path(settings.judges_file.value)) if spec.enabled]
-        except JudgesConfigError as exc:
-            raise DeploymentError(f"{settings.judges_file.name}: {exc}") from None
+        except JudgesConfigError as exc:  # one line per violation, as the preflight prints them
+            raise DeploymentError("\n".join(f"{settings.judges_file.name}: {line}" for line in exc.lines)) from None
         if args.check and settings.postgres_url.value:
             reach_postgres(settings)
         if args.home:
@@ -327,7 +389,8 @@ def deployment_config(args) -> int:
         else:
             print(yaml.safe_dump(instance_config(settings, specs), sort_keys=False), end="")
     except DeploymentError as exc:
-        print(f"cojudge deployment config: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines():
+            print(f"cojudge deployment config: {line}", file=sys.stderr)
         return 2
     return 0
 

@@ -22,6 +22,7 @@ from cojudge_assets.defs.ingest.assets import CONTEST_CORPUS, contest_corpus_ass
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
 from cojudge_assets.defs.judging.sources import JUDGES_FILE, judges_file_asset
+from cojudge_assets.defs.live import LIVE_LOGGER, live_logger
 from cojudge_assets.defs.measurement.assets import measurement_asset, predictions_asset
 from cojudge_assets.defs.operations.assets import drift_report_asset
 from cojudge_assets.defs.operations.sensors import drift_sensor
@@ -35,7 +36,7 @@ from cojudge_assets.defs.perturbation.graded import GRADED_PROGRAM_ASSETS, grade
 from cojudge_assets.defs.report.assets import report_asset
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, JudgesResource
 from cojudge_assets.judges.config import corpus_judges
-from cojudge_assets.settings import DUCKDB_VARIABLE, POSTGRES_VARIABLE, Settings, resolve_settings
+from cojudge_assets.settings import DUCKDB_VARIABLE, EXECUTORS, POSTGRES_VARIABLE, Settings, resolve_settings
 
 # content data versions (defs/versions.py) are a beta parameter of dg.Output; they are what makes re-runs skip
 warnings.filterwarnings("ignore", message=".*data_version.*", category=dg.BetaWarning)
@@ -61,16 +62,13 @@ PERTURBATION_METRICS_JOB = "perturbation_metrics_job"
 REPORT_JOB = "report_job"
 
 
-EXECUTORS = ("in_process", "multiprocess", "celery")
-
-
 def executor_from_environment() -> dg.ExecutorDefinition:
     """``$COJUDGE_EXECUTOR``: ``in_process`` (default: DuckDB has one writer per file, so the steps of a run
     share one process), ``multiprocess`` (steps in parallel processes, for a storage that takes concurrent
     writers; at most ``$COJUDGE_MAX_CONCURRENT`` steps at once, default one per core) or ``celery`` (steps sent to
     Celery workers through ``$COJUDGE_CELERY_BROKER``, executors.py). Configuration, not code, chooses it: see
     docs/operations.md."""
-    name = os.environ.get("COJUDGE_EXECUTOR", "in_process")
+    name = os.environ.get("COJUDGE_EXECUTOR") or "in_process"  # set but empty: the default, as the preflight reads it
     if name not in EXECUTORS:
         raise ValueError(f"COJUDGE_EXECUTOR={name!r}: expected one of {', '.join(EXECUTORS)}")
     if name == "in_process":
@@ -80,7 +78,7 @@ def executor_from_environment() -> dg.ExecutorDefinition:
 
         return celery_executor_from_environment()
     return dg.multiprocess_executor.configured(
-        {"max_concurrent": int(os.environ.get("COJUDGE_MAX_CONCURRENT") or 0)}, name="multiprocess"
+        {"max_concurrent": int(os.environ.get("COJUDGE_MAX_CONCURRENT", "").strip() or 0)}, name="multiprocess"
     )
 
 
@@ -300,6 +298,8 @@ def build_definitions(
             "judges": judges,
         },
         executor=executor_from_environment(),
+        # Dagster's console logger (the default of a run that configures none), and the command's live line
+        loggers={"console": dg.colored_console_logger, LIVE_LOGGER: live_logger},
     )
 
 

@@ -50,6 +50,7 @@ class StepsOutcome:
     provider_calls: int = 0  # of requests_sent, those to hosted providers (not local judges)
     refusal: str = ""  # why a step refused to replace stored tables (an input that yielded nothing)
     waiting: int = 0  # steps not run because an input was never materialized (outside the selection)
+    missing_inputs: set = field(default_factory=set)  # those inputs (asset names)
     materialized: set = field(default_factory=set)  # (asset, partition) materialized by this command
     rounds: list = field(default_factory=list)  # what Dagster's evaluator requested in the selection, per round
 
@@ -72,9 +73,22 @@ class StepsOutcome:
                 f"nothing ran: {self.skipped} step(s) up to date, {self.waiting} waiting for an input never "
                 f"materialized; {self.requests_sent} requests sent to judges"
             )
+        waiting = f", {self.waiting} not run (an input never materialized)" if self.waiting else ""
         return (
-            f"ran {self.ran} step(s), {self.skipped} up to date; "
+            f"ran {self.ran} step(s), {self.skipped} up to date{waiting}; "
             f"{self.requests_sent} request(s) sent to judges, {self.provider_calls} of them to hosted providers"
+        )
+
+    def incomplete(self) -> str:
+        """Why the selection is not done although nothing failed (empty when it is): steps it selected that could
+        not run because an input outside it was never materialized. The command exits 3 on it, never "success":
+        the tables those steps write do not exist."""
+        if not self.waiting:
+            return ""
+        inputs = ", ".join(sorted(self.missing_inputs)) or "their inputs"
+        return (
+            f"{self.waiting} selected step(s) did not run: {inputs} never materialized and not selected; "
+            "add them to --select, or run without --select"
         )
 
 
@@ -174,11 +188,20 @@ def run_steps(
     whose runs all succeeded.
     """
     from cojudge_assets.defs.automation import CursorFile, evaluate, observe_sources, partitions_with_rows
+    from cojudge_assets.defs.live import LIVE_LOGGER, end_line
     from cojudge_assets.defs.partitions import dims, matches
 
-    echo = echo or functools.partial(print, flush=True)
-    # Dagster's console logger at INFO: the judging progress and failures, not every engine event
-    run_config = {"loggers": {"console": {"config": {"log_level": "INFO"}}}, **(run_config or {})}
+    printer = echo or functools.partial(print, flush=True)
+
+    def say(line: str) -> None:  # a step's line ends the live progress line first (defs/live.py)
+        end_line()
+        printer(line)
+
+    echo = say
+
+    # the runs' one Dagster logger: the live line of the running step's progress (defs/live.py); the rest of a
+    # run's log is in its event log (dagster dev shows it), and a failure's message is in the step's line
+    run_config = {"loggers": {LIVE_LOGGER: {}}, **(run_config or {})}
     outcome = StepsOutcome()
     selected = resolve_selection(defs, jobs)
     step_of = step_jobs(defs)
@@ -232,7 +255,8 @@ def run_steps(
         echo(f"stopped: Dagster still requests runs after {limit} rounds (an asset that never materializes?)")
         outcome.ok = False
         return outcome
-    _report_not_run(instance, every, done, step_of, order, partitions, outcome, echo)
+    upstream = {spec.key: {d.asset_key for d in spec.deps} for spec in defs.resolve_all_asset_specs()}
+    _report_not_run(instance, every, done, step_of, order, partitions, outcome, echo, upstream)
     return outcome
 
 
@@ -247,15 +271,25 @@ def _requested_steps(requested, in_selection, step_of) -> dict:
     return todo
 
 
-def _report_not_run(instance, every, done, step_of, order, partitions, outcome, echo) -> None:
-    """A line for each selected step no round ran: up to date, or waiting for an input never materialized."""
+def _report_not_run(instance, every, done, step_of, order, partitions, outcome, echo, upstream=None) -> None:
+    """A line for each selected step no round ran: up to date, or waiting for an input never materialized (named:
+    the step's inputs outside it that were never materialized, in any partition)."""
+    materializable = set(order)
     for step in _steps_in_order({s: k for s, k in every.items() if s not in done}, step_of, order):
         name, partition = step
         absent = _missing(instance, every[step], partition, partitions)
         label = f"{name}{'[' + partition + ']' if partition else ''}"
         if absent:
             outcome.waiting += 1
-            echo(f"{label}: skipped, waits for an input never materialized ({', '.join(absent)} missing)")
+            inputs = {dep for key in every[step] for dep in (upstream or {}).get(key, ())} - every[step]
+            never = sorted(
+                dep.to_user_string()
+                for dep in inputs & materializable
+                if instance.get_latest_materialization_event(dep) is None
+            )
+            outcome.missing_inputs |= set(never)
+            why = f"its input(s) {', '.join(never)} never materialized" if never else "an input never materialized"
+            echo(f"{label}: not run, {why} ({', '.join(absent)} missing)")
         else:
             outcome.skipped += 1
             echo(f"{label}: up to date, skipped")

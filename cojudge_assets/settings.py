@@ -328,3 +328,118 @@ def runs_at_once(limits: Mapping[str, int], provider: str) -> int:
     if own is not None and every is not None:
         return min(own, every)
     return own if own is not None else every if every is not None else 1
+
+
+EXECUTOR_VARIABLE = "COJUDGE_EXECUTOR"
+MAX_CONCURRENT_VARIABLE = "COJUDGE_MAX_CONCURRENT"
+CELERY_BROKER_VARIABLE = "COJUDGE_CELERY_BROKER"  # executors.py reads them
+CELERY_BACKEND_VARIABLE = "COJUDGE_CELERY_BACKEND"
+SECCOMP_VARIABLE = "COJUDGE_SECCOMP"  # core/execution/syscall_filter.py reads it
+CGROUPS_VARIABLE = "COJUDGE_CGROUPS"  # core/execution/cgroups.py reads it
+EXECUTORS = ("in_process", "multiprocess", "celery")  # definitions.py executor_from_environment
+SECCOMP_CHOICES = ("on", "off")
+CGROUPS_CHOICES = ("auto", "on", "v1", "v2", "off", "0", "no", "false")
+
+# Every COJUDGE_* variable the code reads: its default and what it takes (docs/operations.md lists them). The
+# command's preflight checks each one that is set (:func:`variable_problems`), so a bad value is one line and exit 2
+# before anything runs, never a traceback from the Definitions or a silent fallback.
+VARIABLES: dict[str, tuple[str, str]] = {
+    CORPUS_VARIABLE: ("./data/demo, else the shipped demo", "a readable corpus folder"),
+    LAYOUT_VARIABLE: (DEFAULT_LAYOUT, "a corpus layout (cojudge materialize --help lists them)"),
+    DUCKDB_VARIABLE: (str(DEFAULT_DUCKDB), "a DuckDB file path whose folder exists or can be created"),
+    JUDGES_VARIABLE: ("./data/judges.yaml, else the shipped one", "a judges file (docs/judging.md)"),
+    CACHE_VARIABLE: ("$XDG_CACHE_HOME/cojudge, else ~/.cache/cojudge", "a writable folder, or one that can be created"),
+    OBSERVE_CRON_VARIABLE: (DEFAULT_OBSERVE_CRON, "a 5-field cron expression, e.g. */5 * * * *"),
+    AUTOMATION_INTERVAL_VARIABLE: (str(DEFAULT_AUTOMATION_INTERVAL_S), "a whole number of seconds >= 1"),
+    SHARDS_VARIABLE: (str(DEFAULT_SHARDS), f"a whole number from 1 to {MAX_SHARDS}"),
+    PROFILE_VARIABLE: (EMBEDDED, "one of " + ", ".join(PROFILES)),
+    POSTGRES_VARIABLE: ("(unset)", "a postgresql+psycopg2:// URL (deployed profile)"),
+    TABLES_VARIABLE: ("(unset)", "a folder or object-store URI (deployed profile)"),
+    PROVIDER_LIMITS_VARIABLE: ("(unset)", "provider=limit pairs, comma-separated, e.g. api.openai.com=4,*=2"),
+    EXECUTOR_VARIABLE: ("in_process", "one of " + ", ".join(EXECUTORS)),
+    MAX_CONCURRENT_VARIABLE: ("0 (one step per core)", "a whole number >= 0"),
+    CELERY_BROKER_VARIABLE: ("(unset)", "the broker's URL, e.g. redis://127.0.0.1:6379/0 (required by celery)"),
+    CELERY_BACKEND_VARIABLE: ("the broker", "a URL, e.g. redis://127.0.0.1:6379/1"),
+    SECCOMP_VARIABLE: ("on", "one of " + ", ".join(SECCOMP_CHOICES)),
+    CGROUPS_VARIABLE: ("auto", "one of " + ", ".join(CGROUPS_CHOICES)),
+}
+
+
+def _is_url(value: str) -> bool:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value)
+    return bool(parts.scheme) and value.startswith(f"{parts.scheme}://")
+
+
+def _cron_problem(value: str) -> str | None:
+    """Why ``value`` is no cron expression Dagster runs (None when it is one), asked of Dagster's own check (a
+    schedule refuses what its evaluator could not tick on); imported only when the variable is set."""
+    import dagster as dg
+
+    try:
+        dg.ScheduleDefinition(name="cojudge_observe_cron_check", cron_schedule=value, job_name="check")
+    except dg.DagsterInvalidDefinitionError:
+        return "not a cron expression Dagster recognizes"
+    return None
+
+
+def variable_problems(environ: Mapping[str, str] | None = None, *, profile: bool = True) -> list[str]:
+    """One line per ``COJUDGE_*`` variable of ``environ`` set to a value the code cannot use, naming the variable,
+    the value and what it takes (:data:`VARIABLES`); a variable that is no known one but one letter or two from a
+    known one (SHARDS mistyped) is refused as a likely typo. The paths (corpus, DuckDB file, judges file, cache)
+    are checked by the preflight that opens them; the deployed profile's settings by :meth:`Settings.profile_problems`
+    (with ``profile``)."""
+    environ = os.environ if environ is None else environ
+    problems: list[str] = []
+
+    def refuse(name: str, value: str) -> None:
+        problems.append(f"{name}={value!r}: expected {VARIABLES[name][1]}")
+
+    def choice(name: str, choices: tuple[str, ...]) -> None:
+        value = environ.get(name, "")
+        if value and value.strip().lower() not in choices:
+            refuse(name, value)
+
+    if (value := environ.get(EXECUTOR_VARIABLE, "")) and value not in EXECUTORS:  # read as written (definitions.py)
+        refuse(EXECUTOR_VARIABLE, value)
+    choice(SECCOMP_VARIABLE, SECCOMP_CHOICES)
+    choice(CGROUPS_VARIABLE, CGROUPS_CHOICES)
+    if (value := environ.get(MAX_CONCURRENT_VARIABLE, "")) and not value.strip().isdigit():
+        refuse(MAX_CONCURRENT_VARIABLE, value)
+    for name in (CELERY_BROKER_VARIABLE, CELERY_BACKEND_VARIABLE):
+        if (value := environ.get(name, "").strip()) and not _is_url(value):
+            problems.append(f"{name}={redact(value)!r}: expected {VARIABLES[name][1]}")
+    if environ.get(EXECUTOR_VARIABLE) == "celery" and not environ.get(CELERY_BROKER_VARIABLE, "").strip():
+        problems.append(
+            f"{EXECUTOR_VARIABLE}=celery needs {CELERY_BROKER_VARIABLE}: {VARIABLES[CELERY_BROKER_VARIABLE][1]}"
+        )
+    settings = resolve_settings(environ=environ)
+    for check in (settings.automation_interval_s, settings.shard_count):
+        try:
+            check()
+        except ValueError as exc:
+            problems.append(str(exc))
+    if (value := environ.get(OBSERVE_CRON_VARIABLE, "")) and (why := _cron_problem(value)):
+        problems.append(f"{OBSERVE_CRON_VARIABLE}={value!r}: {why}; expected {VARIABLES[OBSERVE_CRON_VARIABLE][1]}")
+    try:
+        provider_limits(environ.get(PROVIDER_LIMITS_VARIABLE, ""))
+    except ValueError as exc:
+        problems.append(str(exc))
+    if profile:  # (``cojudge deployment config`` words the profile's problems itself: deployment.py)
+        if profile_problems := settings.profile_problems():  # one line: the profile's settings together
+            problems.append("; ".join(profile_problems))
+    problems.extend(_typos(environ))
+    return problems
+
+
+def _typos(environ: Mapping[str, str]) -> list[str]:
+    """A ``COJUDGE_*`` variable that is no known one but close to one (SHARDS mistyped): a likely typo, whose
+    value would otherwise be silently ignored. Others (a test's own variables) are left alone."""
+    import difflib
+
+    return [
+        f"{name}: no such variable; did you mean {near[0]}?"
+        for name in sorted(n for n in environ if n.startswith("COJUDGE_") and n not in VARIABLES)
+        if (near := difflib.get_close_matches(name, list(VARIABLES), n=1, cutoff=0.85))
+    ]

@@ -153,8 +153,11 @@ def observe_sources(defs: dg.Definitions, instance: dg.DagsterInstance, run_conf
     """Record the source assets' current data versions (the corpus, each judge of the judges file) with one
     run of :data:`OBSERVE_JOB`, as the UI's "Observe sources" does; the run's result (its failure events say
     why it failed)."""
+    from cojudge_assets.defs.live import LIVE_LOGGER
+
     job = defs.resolve_job_def(OBSERVE_JOB)
-    config: dict = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+    # the command's one logger (defs/live.py): the run's messages stay in its event log, a failure is in its result
+    config: dict = {"loggers": {LIVE_LOGGER: {}}}
     resources = (run_config or {}).get("resources") or {}
     if resources:
         config["resources"] = {name: value for name, value in resources.items() if name in job.required_resource_keys}

@@ -172,6 +172,19 @@ class _HonourRetryAfter:
         return max(self.backoff(state), asked or 0.0)
 
 
+# Every litellm.completion argument cojudge sets itself (request_kwargs), and those whose answers the request path
+# cannot read (a stream, several choices): a judge's ``extra`` may set none of them (judges/config.py refuses it at
+# preflight; a clash would otherwise fail the judging step after paid requests). A test keeps it a superset of
+# request_kwargs's keys.
+SET_BY_COJUDGE = frozenset(
+    {
+        *("model", "messages", "temperature", "top_p", "max_tokens", "timeout", "num_retries", "max_retries"),
+        *("api_base", "api_key", "response_format", "thinking"),
+        *("stream", "stream_options", "n"),
+    }
+)
+
+
 def request_kwargs(config: JudgeConfig, messages: list[dict]) -> dict:
     """The litellm.completion arguments for one judge and these messages (the key read from the environment)."""
     kwargs = dict(

@@ -48,13 +48,29 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import yaml
-from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from cojudge_assets.core.judging.imported import ImportedSource, Scale
 from cojudge_assets.judges.client import JudgeConfig
 
 DEFAULT_JUDGES_FILE = Path("data") / "judges.yaml"  # under the working folder (settings.py resolves the same)
 JUDGES_VARIABLE = "COJUDGE_JUDGES"
+
+
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]*"  # a judge name: a Dagster partition key and part of file names
+MAX_NAME_LENGTH = 64  # well under a file name's 255 bytes with any prefix cojudge adds (bias_<name>.png ...)
+MAX_FILE_BYTES = 1 << 20  # a judges file lists judges: 1 MiB is thousands of them; more is not a judges file
+MAX_DEPTH = 16  # nesting of mappings and lists (a judge's extra included); deeper is not a judges file
+
+
+class JudgesFile(BaseModel):
+    """The file's top level: the keys a judges file may have (any other is refused, never ignored). Each judge
+    under ``judges`` is validated on its own (:class:`JudgeSpec`), so every violation of every judge is reported at
+    once. A new top-level setting is a field here."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judges: list
 
 
 ANSWER_SETTINGS = ("model", "temperature", "max_tokens", "reasoning_budget", "max_input_tokens", "json_mode", "lenient")
@@ -82,9 +98,16 @@ class JudgeSpec(JudgeConfig):
     def _extra_is_sane(cls, value: dict) -> dict:
         """Provider arguments beside the named fields: none of them a named field again (litellm would get it
         twice), and every number in them finite."""
-        twice = sorted(set(value) & (set(cls.model_fields) | {"messages", "timeout", "api_key"}))
+        from cojudge_assets.judges.client import SET_BY_COJUDGE
+
+        twice = sorted(set(value) & set(cls.model_fields))
         if twice:
             raise ValueError(f"{', '.join(twice)}: set as the judge's own field(s), never inside extra")
+        if clash := sorted(set(value) & SET_BY_COJUDGE):
+            raise ValueError(
+                f"{', '.join(clash)}: cojudge sets this in every request itself (retries, streaming, the model's "
+                "answer format); remove it from extra"
+            )
 
         def numbers(item, where: str):
             if isinstance(item, dict):
@@ -104,8 +127,16 @@ class JudgeSpec(JudgeConfig):
     @field_validator("name")
     @classmethod
     def _partition_safe(cls, value: str) -> str:
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", value):
-            raise ValueError("must be letters, digits, '.', '_' or '-' (it is a partition key)")
+        if not re.fullmatch(NAME_PATTERN, value):
+            raise ValueError(
+                "must start with a letter or digit, then letters, digits, '.', '_' or '-' "
+                "(it is a partition key and part of file names)"
+            )
+        if len(value) > MAX_NAME_LENGTH:
+            raise ValueError(
+                f"is {len(value)} characters long; at most {MAX_NAME_LENGTH} (it is part of file names: figures, "
+                "partitions)"
+            )
         return value
 
     @field_validator("api_key_env")
@@ -197,26 +228,79 @@ def judges_file(environ: Mapping[str, str] | None = None) -> Path:
 def load_judges(path: Path | None = None) -> list[JudgeSpec]:
     """Every judge of the file, enabled or not, in file order (parsed once per version of the file)."""
     path = Path(path or judges_file())
+    return [spec.model_copy(deep=True) for spec in _parse_judges(path, _read(path))]
+
+
+def _read(path: Path) -> str:
+    """The file's text: a regular file of at most :data:`MAX_FILE_BYTES`, UTF-8; else one line saying which."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise JudgesConfigError(f"{path}: judges config file not found (set COJUDGE_JUDGES or create it)") from None
-    return [spec.model_copy(deep=True) for spec in _parse_judges(path, text)]
+        if not path.exists():
+            raise JudgesConfigError(f"{path}: judges config file not found (set COJUDGE_JUDGES or create it)")
+        if path.is_dir():
+            raise JudgesConfigError(f"{path}: is a folder; expected a judges file (YAML)")
+        if not path.is_file():  # a FIFO or a device would block the read or never end
+            raise JudgesConfigError(f"{path}: not a regular file; expected a judges file (YAML)")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise JudgesConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise JudgesConfigError(f"{path}: larger than {MAX_FILE_BYTES} bytes; expected a judges file (YAML)")
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise JudgesConfigError(
+            f"{path}: not UTF-8 text (byte {exc.start}: {data[exc.start : exc.start + 1]!r}); save it as UTF-8"
+        ) from None
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with aliases refused (``*name``: an alias bomb of a few hundred bytes expands to 10^9
+    values) and nesting bounded by :data:`MAX_DEPTH` (5,000 levels exhaust the recursion of its composer)."""
+
+    depth = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                "aliases (*name) are not allowed in a judges file: write the value out",
+                self.peek_event().start_mark,
+            )
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested deeper than {MAX_DEPTH} levels", self.peek_event().start_mark
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
 
 
 @functools.lru_cache(maxsize=8)
 def _parse_judges(path: Path, text: str) -> tuple[JudgeSpec, ...]:
     """The judges of one content of the file (the text keys the cache: an edit is parsed again)."""
     try:
-        document = yaml.safe_load(text)
+        document = yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a SafeLoader, aliases and depth bounded
     except yaml.YAMLError as exc:
         raise JudgesConfigError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(document, dict) or not isinstance(document.get("judges"), list):
         raise JudgesConfigError(f"{path}: expected a mapping with a list under 'judges'")
+    violations = [
+        f"{path}: field {key!r}: unknown top-level key (a judges file has: {', '.join(JudgesFile.model_fields)})"
+        for key in document
+        if key not in JudgesFile.model_fields
+    ]
+    try:
+        JudgesFile.model_validate({k: v for k, v in document.items() if k in JudgesFile.model_fields})
+    except ValidationError as exc:
+        violations.extend(f"{path}: {_violation(e)}" for e in exc.errors())
     specs, seen = [], set()
-    violations: list[str] = []
     for i, entry in enumerate(document["judges"]):  # every judge, every field: all violations at once
-        label = entry.get("name", f"#{i + 1}") if isinstance(entry, dict) else f"#{i + 1}"
+        label = str(entry.get("name", f"#{i + 1}")) if isinstance(entry, dict) else f"#{i + 1}"
+        label = label if len(label) <= MAX_NAME_LENGTH else f"#{i + 1} ({label[:24]}...)"  # a name too long
         try:
             spec = JudgeSpec.model_validate(entry)
         except ValidationError as exc:
@@ -238,6 +322,7 @@ def _violation(error) -> str:
     where = ".".join(map(str, error["loc"])) or "(entry)"
     got = error.get("input")
     shown = "" if isinstance(got, dict | list) or error["type"] == "missing" else f" (got {got!r})"
+    shown = shown if len(shown) <= 90 else f"{shown[:80]}...)"
     return " ".join(f"field '{where}': {error['msg']}{shown}".split())
 
 

@@ -38,6 +38,7 @@ import polars as pl
 
 from cojudge_assets.core.judging.models import JudgeRequest
 from cojudge_assets.core.judging.prompts import render
+from cojudge_assets.core.progress import Progress
 from cojudge_assets.judges.client import JudgeCall, judge_once
 from cojudge_assets.judges.config import JudgeSpec
 from cojudge_assets.judges.store import CacheWriter, DuckDBStore
@@ -151,7 +152,7 @@ async def _judge_all(
     writer: CacheWriter | PostgresCacheWriter,
     stats: PartitionStats,
     backoff: tuple[float, float],
-    log,
+    progress: Progress,
 ) -> None:
     from aiolimiter import AsyncLimiter
 
@@ -181,6 +182,7 @@ async def _judge_all(
         stats.cost += call.cost or 0.0
         if call.served_model:
             stats.served_models.add(call.served_model)
+        progress.advance()
 
     async def worker(slot: int) -> None:
         # slow start: worker k waits k * RAMP_S / workers before its first request, so the judge is not
@@ -211,8 +213,6 @@ async def _judge_all(
             record(row, call)
             if call.fatal:
                 stats.fatal_error = call.error
-            if log and stats.sent % 100 == 0:
-                log(f"{spec.name}/{condition}: {stats.sent}/{len(pending)} judged")
 
     workers = min(spec.concurrency, max(1, len(pending)))
     await asyncio.gather(*(worker(slot) for slot in range(workers)))
@@ -251,8 +251,10 @@ def judge_partition(
         if spec.local:
             _prepare_local(spec, pending, scorers, log)
         writer = store.writer()
+        progress = Progress(log, len(pending), f"judging {spec.name}/{condition} (requests answered)")
         try:
-            asyncio.run(_judge_all(spec, condition, epoch, pending, writer, stats, backoff, log))
+            asyncio.run(_judge_all(spec, condition, epoch, pending, writer, stats, backoff, progress))
         finally:
             writer.close()
+        progress.finish()
     return stats

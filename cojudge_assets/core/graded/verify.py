@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -227,7 +228,11 @@ def _reason(row: dict) -> str | None:
 
 
 def _verify_all(
-    seeds: pl.DataFrame, programs: list[dict], packages: dict[str, ProblemPackage], judge: ContestJudge
+    seeds: pl.DataFrame,
+    programs: list[dict],
+    packages: dict[str, ProblemPackage],
+    judge: ContestJudge,
+    on_done: Callable[[], object] | None = None,
 ) -> list[dict]:
     by_seed = {r["seed_uid"]: r for r in seeds.iter_rows(named=True)}
     judge.precompile((p["language"], p["code"], packages[p["problem_id"]].memory_mb) for p in programs)
@@ -242,6 +247,8 @@ def _verify_all(
         row["fail_share"] = row["failed"] / row["tests"] if row["failed"] is not None and row["tests"] else None
         row["reason"] = _reason(row)
         row["accepted"] = row["reason"] is None
+        if on_done is not None:
+            on_done()
         return row
 
     with ThreadPoolExecutor(max_workers=judge.workers) as pool:
@@ -270,6 +277,7 @@ def verify(
     judge: ContestJudge,
     *,
     lazy: bool = True,
+    progress: Callable[[str], object] | None = None,
 ) -> pl.DataFrame:
     """Candidate programs run on their problem's tests (module docstring), one row per program, ``graded`` set
     by :func:`balance`.
@@ -277,7 +285,11 @@ def verify(
     ``lazy``: the ceilings are verified scarcest first (fewest candidates); once ``n``, the fewest accepted so
     far, is known, a ceiling with more candidates is verified in round-robin order (:func:`_round_robin`) only
     until ``n`` are accepted - the balance keeps no more. The candidates never run have effect ``not_run``
-    (never accepted, never graded). ``lazy=False`` runs every candidate."""
+    (never accepted, never graded). ``lazy=False`` runs every candidate. ``progress`` gets a line at most every
+    10 s (core/progress.py; the total counts every candidate, of which the lazy balance may run fewer)."""
+    from cojudge_assets.core.progress import Progress
+
+    tracker = Progress(progress, len(programs), "graded programs (candidates run on their tests)")
     by_ceiling: dict[int, list[dict]] = defaultdict(list)
     for p in programs:
         by_ceiling[p["ceiling"]].append(p)
@@ -288,7 +300,7 @@ def verify(
         accepted, start = 0, 0
         while start < len(queue) and (not lazy or accepted < needed):
             batch = len(queue) if not lazy or needed == float("inf") else int((needed - accepted) * 1.2) + 2
-            done = _verify_all(seeds, queue[start : start + batch], packages, judge)
+            done = _verify_all(seeds, queue[start : start + batch], packages, judge, tracker.advance)
             accepted += sum(r["accepted"] for r in done)
             rows += done
             start += batch
@@ -297,17 +309,23 @@ def verify(
             for p in queue[start:]
         ]
         needed = min(needed, accepted)
+    tracker.finish()
     table = pl.DataFrame([{**r, "graded": False} for r in rows], schema=PROGRAM_SCHEMA)
     return balance(table)
 
 
 def graded_programs(
-    seeds: pl.DataFrame, packages: dict[str, ProblemPackage], judge: ContestJudge, rules: tuple[Rule, ...] = RULES
+    seeds: pl.DataFrame,
+    packages: dict[str, ProblemPackage],
+    judge: ContestJudge,
+    rules: tuple[Rule, ...] = RULES,
+    *,
+    progress: Callable[[str], object] | None = None,
 ) -> pl.DataFrame:
     """Candidates made, verified and balanced (module docstring), with one ``skipped`` row per (seed, rule) the
     rule found no site in (no code, never accepted): the table the yield is counted from."""
     programs, skips = candidates(seeds, rules)
-    table = verify(seeds, programs, packages, judge)
+    table = verify(seeds, programs, packages, judge, progress=progress)
     by_seed = {r["seed_uid"]: r for r in seeds.iter_rows(named=True)}
     skipped = pl.DataFrame(
         [

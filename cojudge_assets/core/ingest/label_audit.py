@@ -15,6 +15,8 @@ evidence either way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import polars as pl
 
 from cojudge_assets.core.execution.contest_judge import EXTENSIONS, ContestJudge, Verdict
@@ -39,10 +41,23 @@ def auditable(attempts: pl.DataFrame, problems: dict[str, ProblemPackage]) -> pl
     return attempts.filter(pl.col("problem_id").is_in(with_tests) & pl.col("language").is_in(list(EXTENSIONS)))
 
 
-def audit_labels(attempts: pl.DataFrame, problems: dict[str, ProblemPackage], judge: ContestJudge) -> pl.DataFrame:
-    """One row per re-executed attempt (see module docstring)."""
+def audit_labels(
+    attempts: pl.DataFrame,
+    problems: dict[str, ProblemPackage],
+    judge: ContestJudge,
+    *,
+    progress: Callable[[str], object] | None = None,
+) -> pl.DataFrame:
+    """One row per re-executed attempt (see module docstring); ``progress`` gets a line at most every 10 s
+    (core/progress.py)."""
+    from cojudge_assets.core.progress import Progress
+
     rows = auditable(attempts, problems).sort("attempt_uid").to_dicts()
-    results = judge.judge_many([(problems[r["problem_id"]], r["language"], r["code"]) for r in rows])
+    tracker = Progress(progress, len(rows), "label audit (attempts re-executed)")
+    results = judge.judge_many(
+        [(problems[r["problem_id"]], r["language"], r["code"]) for r in rows], on_done=tracker.advance
+    )
+    tracker.finish()
     out = []
     for r, res in zip(rows, results):
         recorded, again = r["verdict"], res.verdict.value

@@ -324,7 +324,11 @@ def _note(judge, condition, metric, value, n, **extra) -> dict:
 
 
 def measure(
-    predictions: pl.DataFrame, config: MeasurementConfig = MeasurementConfig(), outcomes: pl.DataFrame | None = None
+    predictions: pl.DataFrame,
+    config: MeasurementConfig = MeasurementConfig(),
+    outcomes: pl.DataFrame | None = None,
+    *,
+    progress: Callable[[str], object] | None = None,
 ) -> dict[str, pl.DataFrame]:
     """Every table of the measurement group, in long form.
 
@@ -333,16 +337,20 @@ def measure(
     failed): the denominators of coverage. Without it, a judge is taken to have
     been asked about every attempt of the predictions under that condition (the
     attempts some judge answered), and every one it did not answer counts as
-    abstained.
+    abstained. ``progress`` gets a line at most every 10 s, in bootstrap resamples done (core/progress.py).
     """
+    from cojudge_assets.core.progress import Progress
+
     u = Universe(predictions, config)
     decisions, thresholds = {}, {}
     for key, cell in u.cells.items():
         decisions[key], thresholds[key] = oof_decisions(cell.y, cell.p, u.folds[cell.index])
     panels = {c: condition_panel(u, c) for c in u.conditions}
 
+    tracker = Progress(progress, config.resamples + config.problem_resamples, "measurement (bootstrap resamples)")
     boot = Replicates()
     for w in cluster_weights(u.trajectory, config.resamples, config.seed):
+        tracker.advance(len(w))
         for key, cell in u.cells.items():
             wc = w[:, cell.index]
             for name in SCALAR_METRICS:
@@ -361,9 +369,11 @@ def measure(
                     boot.add(("rank_corr", judge, a, b), agreement.spearman(pa, pb, w[:, shared]))
     problem_boot = Replicates()
     for w in cluster_weights(u.problem, config.problem_resamples, config.seed + 1):
+        tracker.advance(len(w))
         for key, cell in u.cells.items():
             for name in INSTRUMENT_METRICS:
                 problem_boot.add((*key, name), cell_metric(name, cell, w[:, cell.index], decisions[key]))
+    tracker.finish()
 
     tables = {
         "judge_metrics": pl.concat(

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -195,13 +196,17 @@ def generate_mutants(
     rewrite_seeds: int | None = None,
     workers: int | None = None,
     seconds_per_seed: float = budget.TIME_BUDGET_S,
+    progress: Callable[[str], object] | None = None,
 ) -> list[dict]:
     """Every operator at every (capped) site of every usable seed, and the rewrites of rewrites.rewrite_plan
-    (``rewrite_seeds`` None: every rewrite on every seed); tree-sitter parsing on all cores.
+    (``rewrite_seeds`` None: every rewrite on every seed); tree-sitter parsing on all cores. ``progress`` gets a
+    line at most every 10 s (core/progress.py).
 
     A seed whose tree is deeper than budget.MAX_TREE_DEPTH, or whose tree-sitter work takes more than
     ``seconds_per_seed``, gets one row of kind ``skipped`` instead (the rule that ran out and the limit, in
     ``reason`` once verified); the plan of the other seeds does not change."""
+    from cojudge_assets.core.progress import Progress
+
     usable = seeds.filter(pl.col("usable")).sort("seed_uid")
     plan = rewrite_plan(len(usable), rewrite_seeds)
     jobs = [
@@ -217,14 +222,21 @@ def generate_mutants(
         for r, rewrites in zip(usable.iter_rows(named=True), plan)
     ]
     workers = workers or os.cpu_count() or 1
+    tracker = Progress(progress, len(jobs), "mutant generation (seeds mutated)")
+    batches = []
     if workers > 1 and len(jobs) >= PARALLEL_MUTATION_FROM:
         # forkserver, not fork: the asset runs in a process with threads (Dagster's, DuckDB's), and a forked
         # child could inherit a lock held by one of them
         context = multiprocessing.get_context("forkserver")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            batches = list(pool.map(_mutate_one, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
+            for batch in pool.map(_mutate_one, jobs, chunksize=max(1, len(jobs) // (4 * workers))):
+                batches.append(batch)
+                tracker.advance()
     else:
-        batches = [_mutate_one(job) for job in jobs]
+        for job in jobs:
+            batches.append(_mutate_one(job))
+            tracker.advance()
+    tracker.finish()
     return [row for batch in batches for row in batch]
 
 
@@ -272,17 +284,28 @@ def _reason(row: dict) -> str | None:
 
 
 def verify_mutants(
-    seeds: pl.DataFrame, mutants: list[dict], packages: dict[str, ProblemPackage], judge: ContestJudge
+    seeds: pl.DataFrame,
+    mutants: list[dict],
+    packages: dict[str, ProblemPackage],
+    judge: ContestJudge,
+    *,
+    progress: Callable[[str], object] | None = None,
 ) -> pl.DataFrame:
-    """Compile and run every single-edit mutant (see module docstring); one row per mutant."""
+    """Compile and run every single-edit mutant (see module docstring); one row per mutant. ``progress`` gets a
+    line at most every 10 s (core/progress.py)."""
+    from cojudge_assets.core.progress import Progress
+
     by_seed = {r["seed_uid"]: r for r in seeds.iter_rows(named=True)}
     runnable = [m for m in mutants if m["single_edit"]]
+    tracker = Progress(progress, len(runnable), "mutant verification (mutants run)")
     results = judge.judge_many(
         [
             (packages[by_seed[m["seed_uid"]]["problem_id"]], by_seed[m["seed_uid"]]["language"], m["code"])
             for m in runnable
-        ]
+        ],
+        on_done=tracker.advance,
     )
+    tracker.finish()
     outcome = {
         id(m): _verdict_of(res, by_seed[m["seed_uid"]]["output_sha256"], m["arm"]) for m, res in zip(runnable, results)
     }

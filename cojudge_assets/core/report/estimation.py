@@ -165,7 +165,7 @@ def estimation_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section
         )
         if rows["coverage"].is_not_null().any():
             path = plots.estimation_curves(
-                rows, Path(folder) / f"estimation_{judge}.png", plots.estimation_title(judge)
+                rows, plots.figure_file(folder, "estimation", judge), plots.estimation_title(judge)
             )
             figures.append(
                 Figure(
@@ -176,7 +176,7 @@ def estimation_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section
                 )
             )
     for judge in sorted(set(bias["judge"].to_list())):
-        drawn = bias_figure(bias, judge, Path(folder) / f"bias_{judge}.png")
+        drawn = bias_figure(bias, judge, plots.figure_file(folder, "bias", judge))
         if drawn is not None:
             figures.append(
                 Figure(

@@ -42,6 +42,30 @@ MAX_MARKER_AREA = 400.0
 MIN_BAND_FRACTION = 0.02  # a control band narrower than this share of the y axis is widened to it, to be seen
 
 
+MAX_FIGURE_STEM = 80  # a figure's name, well under a file name's 255 bytes
+
+
+def figure_file(folder: Path, prefix: str, name: str) -> Path:
+    """``folder/<prefix>_<name>.png`` for a judge (or other) ``name`` that is safe in a file name and short; else the
+    name's safe characters, cut, and a hash of the whole name, so a name that the judges file no longer allows but
+    a stored table still holds (a judge since removed) never fails the figure with ``File name too long``.
+
+    >>> figure_file(Path("f"), "bias", "gpt-5.2").name
+    'bias_gpt-5.2.png'
+    >>> len(figure_file(Path("f"), "bias", "j" * 300).name)
+    62
+    """
+    import hashlib
+    import re
+
+    stem = f"{prefix}_{name}"
+    if re.fullmatch(r"[A-Za-z0-9._-]+", name) and len(stem) <= MAX_FIGURE_STEM:
+        return Path(folder) / f"{stem}.png"
+    digest = hashlib.sha256(name.encode()).hexdigest()[:12]
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name)[:40]
+    return Path(folder) / f"{prefix}_{safe}-{digest}.png"
+
+
 def remove_figures(folder: Path, *names: str) -> list[Path]:
     """Delete an asset's earlier figures before it draws again: ``<name>.png`` and ``<name>_*.png`` for each name
     (every PNG in ``folder`` when no name is given, for an asset that owns the folder). A figure the asset does not

@@ -114,7 +114,7 @@ def bias_diagnostics(
     )
     figures = {}
     for judge in sorted(set(table["judge"].to_list())):
-        path = bias_figure(table, judge, folder / f"bias_{judge}.png")
+        path = bias_figure(table, judge, plots.figure_file(folder, "bias", judge))
         if path is not None:
             figures[f"plot_{judge}"] = dg.MetadataValue.path(str(path))
     found = table.filter(pl.col("p_adjusted") < 0.05)

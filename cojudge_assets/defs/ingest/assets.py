@@ -216,7 +216,13 @@ def label_audit_asset(buckets: dg.StaticPartitionsDefinition) -> dg.AssetsDefini
     ) -> pl.DataFrame:
         bucket = bucket_of(context)
         audit = with_bucket(
-            audit_labels(in_bucket(attempts, "attempt_uid", bucket), corpus.packages(), contest_judge.judge()), bucket
+            audit_labels(
+                in_bucket(attempts, "attempt_uid", bucket),
+                corpus.packages(),
+                contest_judge.judge(),
+                progress=context.log.info,
+            ),
+            bucket,
         )
         summary = audit_summary(audit)
         disagreements = audit.filter(~pl.col("verdict_agrees"))

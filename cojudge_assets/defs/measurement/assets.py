@@ -163,7 +163,7 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
         with duckdb.get_connection() as conn:  # the judge cache is an internal store, not an asset
             cache = read_judge_cache(conn, frames.get("attempts", pl.DataFrame()))
         outcomes = outcomes_table(frames)
-        tables = measure(predictions, settings, outcomes if len(outcomes) else None)
+        tables = measure(predictions, settings, outcomes if len(outcomes) else None, progress=context.log.info)
         tables["correlation"] = correlations(
             predictions, resamples=min(config.resamples, CORRELATION_RESAMPLES), seed=config.seed
         )

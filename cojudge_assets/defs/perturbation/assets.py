@@ -124,10 +124,14 @@ def mutants_asset(buckets: dg.StaticPartitionsDefinition) -> dg.AssetsDefinition
             mutation_seeds,
             max_per_operator=config.max_per_operator or None,
             rewrite_seeds=config.rewrite_seeds or None,
+            progress=context.log.info,
         )
         mine = set(in_bucket(mutation_seeds, "seed_uid", bucket)["seed_uid"].to_list())
         made = [m for m in made if m["seed_uid"] in mine]
-        table = with_bucket(verify_mutants(mutation_seeds, made, corpus.packages(), contest_judge.judge()), bucket)
+        table = with_bucket(
+            verify_mutants(mutation_seeds, made, corpus.packages(), contest_judge.judge(), progress=context.log.info),
+            bucket,
+        )
         verified = table.filter(pl.col("verified"))
         counts = verified.group_by("arm").len()
         by_arm = dict(zip(counts["arm"].to_list(), counts["len"].to_list()))

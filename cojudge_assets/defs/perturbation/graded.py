@@ -74,7 +74,7 @@ def graded_programs(
     if mutation_seeds.is_empty():  # no C/C++/Java program accepted (or the seeds never materialized)
         table = pl.DataFrame(schema=PROGRAM_SCHEMA)
     else:
-        table = build(mutation_seeds, corpus.packages(), contest_judge.judge(), rules)
+        table = build(mutation_seeds, corpus.packages(), contest_judge.judge(), rules, progress=context.log.info)
     graded = table.filter(pl.col("graded"))
     balance = ceiling_balance(table)
     yield dg.Output(

@@ -17,7 +17,7 @@ import stat
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -292,8 +292,11 @@ class ContestJudge:
                     break
         return result
 
-    def judge_many(self, items: Iterable[tuple[ProblemPackage, str, str]], **kwargs) -> list[JudgeResult]:
-        """Judge (problem, language, code) triples on all workers (one sandboxed run per worker at a time)."""
+    def judge_many(
+        self, items: Iterable[tuple[ProblemPackage, str, str]], *, on_done: Callable[[], object] | None = None, **kwargs
+    ) -> list[JudgeResult]:
+        """Judge (problem, language, code) triples on all workers (one sandboxed run per worker at a time);
+        ``on_done`` is called after each (core/progress.py ``Progress.advance``)."""
         items = list(items)
         programs = []
         for problem, language, code in items:
@@ -310,6 +313,9 @@ class ContestJudge:
                 return self.judge(*item, **kwargs)
             except ValueError as exc:  # a language the judge does not run: this item's result, not the batch's
                 return JudgeResult(Verdict.JUDGE_ERROR, item[1], error=str(exc))
+            finally:
+                if on_done is not None:
+                    on_done()
 
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             return list(pool.map(judge_one, items))

@@ -1,0 +1,87 @@
+"""The command's live line: the progress of the running step, echoed as Dagster logs it.
+
+The long steps log their progress through ``context.log.info`` (core/progress.py: lines that start with
+``progress: ``), so it is in each run's event log and the UI. ``cojudge materialize`` runs its steps in process
+(driver.py), with :data:`LIVE_LOGGER` as the runs' only Dagster logger (run config ``loggers``): it echoes those
+lines to the command's standard output, and nothing else of the runs' logs (the engine's events, the assets'
+other messages: they stay in the event log). On a terminal the line is a progress bar rewritten in place; when the
+output is not a terminal (a pipe, a file, CI), each is a plain line of its own. The Definitions offer this logger
+beside Dagster's ``console`` (definitions.py); a run launched from the UI configures neither and gets Dagster's
+default.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import sys
+import threading
+
+import dagster as dg
+
+from cojudge_assets.core.progress import PREFIX
+
+LIVE_LOGGER = "cojudge_live"
+BAR_WIDTH = 20
+INDENT = "  "  # a progress line, under the step it belongs to
+
+_lock = threading.Lock()
+_open = False  # a line rewritten in place is on the terminal, not yet ended
+
+
+def _message(record: logging.LogRecord) -> str:
+    """The message the asset logged (Dagster's record prefixes it with the job, run id and step)."""
+    meta = getattr(record, "dagster_meta", None)
+    if isinstance(meta, dict) and isinstance(meta.get("orig_message"), str):
+        return meta["orig_message"]
+    return record.getMessage()
+
+
+def _bar(text: str) -> str:
+    """``[#####...............] text`` from the ``done/total`` of a progress line."""
+    found = re.search(r": (\d+)/(\d+)", text)
+    if not found or not int(found.group(2)):
+        return text
+    share = min(1.0, int(found.group(1)) / int(found.group(2)))
+    filled = int(round(share * BAR_WIDTH))
+    return f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {text}"
+
+
+def show(text: str, *, stream=None) -> None:
+    """One progress line: rewritten in place on a terminal, a line of its own otherwise."""
+    global _open
+    stream = stream or sys.stdout
+    with _lock:
+        if stream.isatty():
+            width = shutil.get_terminal_size((100, 20)).columns - 1
+            stream.write("\r\x1b[K" + (INDENT + _bar(text))[:width])
+            _open = True
+        else:
+            stream.write(f"{INDENT}{text}\n")
+        stream.flush()
+
+
+def end_line(stream=None) -> None:
+    """End a line rewritten in place, before the command prints its next line (a step's result)."""
+    global _open
+    stream = stream or sys.stdout
+    with _lock:
+        if _open:
+            stream.write("\r\x1b[K")
+            stream.flush()
+            _open = False
+
+
+class _LiveHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        message = _message(record)
+        if message.startswith(PREFIX):
+            show(message[len(PREFIX) :])
+
+
+@dg.logger(config_schema={}, description="cojudge materialize's live line: the running step's progress lines only.")
+def live_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
+    logger = logging.Logger("cojudge.live", level=logging.INFO)
+    logger.addHandler(_LiveHandler())
+    return logger

@@ -1,0 +1,68 @@
+"""The command's live line (defs/live.py): a progress bar rewritten in place on a terminal, plain lines
+otherwise, fed by the progress a step logs through Dagster (core/progress.py); lines counted, never timed."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import dagster as dg
+
+from cojudge_assets.core.progress import PREFIX, Progress
+from cojudge_assets.defs.live import LIVE_LOGGER, end_line, live_logger, show
+from cojudge_tests.core.test_progress import Clock
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_line_is_rewritten_in_place():
+    stream = FakeTerminal()
+    show("work: 5/10 (50%), 1.0/s, about 5 s left", stream=stream)
+    show("work: 10/10 done in 10 s (1.0/s)", stream=stream)
+    end_line(stream)
+    text = stream.getvalue()
+    assert "\n" not in text and text.count("\r\x1b[K") == 3
+    assert "[##########..........] work: 5/10" in text and "[####################] work: 10/10" in text
+
+
+def test_not_on_a_terminal_each_is_a_plain_line():
+    stream = io.StringIO()
+    show("work: 5/10 (50%), 1.0/s, about 5 s left", stream=stream)
+    end_line(stream)
+    assert stream.getvalue() == "  work: 5/10 (50%), 1.0/s, about 5 s left\n"
+
+
+def test_a_slow_step_logs_progress_through_dagster_and_the_live_line(capsys):
+    """A fake slow step (100 items of 1 s each on an injected clock) materialized with the command's live logger:
+    its progress lines are in the run's event log (what dagster dev shows) and on the command's output, 12 of them,
+    and nothing else of the run's log is."""
+    clock = Clock()
+
+    @dg.asset
+    def slow_step(context) -> int:
+        progress = Progress(context.log.info, 100, "slow step", clock=clock)
+        for _ in range(100):
+            clock.now += 1.0
+            progress.advance()
+        progress.finish()
+        context.log.info("an ordinary message, not progress")
+        return 100
+
+    job = dg.define_asset_job("slow_job", selection=[slow_step])
+    defs = dg.Definitions(assets=[slow_step], jobs=[job], loggers={LIVE_LOGGER: live_logger})
+    instance = dg.DagsterInstance.ephemeral()
+    result = defs.resolve_job_def("slow_job").execute_in_process(
+        instance=instance, run_config={"loggers": {LIVE_LOGGER: {}}}
+    )
+    assert result.success
+    logged = [
+        record.user_message
+        for record in instance.all_logs(result.run_id)
+        if record.user_message.startswith(PREFIX + "slow step")
+    ]
+    assert len(logged) == 12, logged
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 12 and all(re.match(r"^  slow step: \d+/100 ", line) for line in printed), printed
