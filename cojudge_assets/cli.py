@@ -235,6 +235,9 @@ def quiet_libraries():
     import logging.handlers
 
     root = logging.getLogger()
+    level = root.level
+    if root.getEffectiveLevel() > logging.WARNING:  # raised by a library or a caller: a warning is still kept
+        root.setLevel(logging.WARNING)
     held = logging.handlers.MemoryHandler(capacity=10_000, flushLevel=logging.CRITICAL + 1, target=None)
     held.setLevel(logging.INFO)
     current: list[logging.Handler] = [held]
@@ -263,6 +266,7 @@ def quiet_libraries():
         current[0].close()
         held.close()
         logging.captureWarnings(False)
+        root.setLevel(level)
 
 
 def _start_from_shipped(plan: Plan) -> None:
