@@ -85,12 +85,16 @@ class MeasurementSettings(dg.Config):
     resamples: int = 2000
     seed: int = SEED
     confident: float = 0.2
+    # a judge x condition with at least this many predictions gets analytic intervals clustered by trajectory
+    # (core/stats/analytic.py; coverage in docs/methodology.md); below it, the trajectory bootstrap
+    analytic_from: int = 5000
 
 
 TABLES = {
     "judge_metrics": "Per judge x condition: ROC-AUC, PR-AUC, LogLoss (p clipped to [1e-6, 1-1e-6]), Brier, ECE "
-    "(15 bins), MCC in-fold and out-of-fold, thresholds, base rate, mean p; trajectory-bootstrap intervals (lo, hi) "
-    "and problem-clustered ones (lo_problem, hi_problem); coverage (answered / asked), answered and abstained, "
+    "(15 bins), MCC in-fold and out-of-fold, thresholds, base rate, mean p; intervals clustered by trajectory (lo, hi) "
+    "and by problem (lo_problem, hi_problem), from the bootstrap or, for a judge x condition of at least "
+    "analytic_from predictions, analytic (column ci_method); coverage (answered / asked), answered and abstained, "
     "each metric computed on the attempts the judge answered.",
     "scale_validity": "Distinct probability values, effective decision rules on the 0.01..0.99 grid, shares at "
     "exactly 0 and 1, MCC drop from in-fold to out-of-fold.",
@@ -145,6 +149,7 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
             seed=config.seed,
             confident=config.confident,
             problem_resamples=config.resamples,
+            analytic_from=config.analytic_from,
         )
         # the folder is this asset's: no figure outlives its run
         plots.remove_figures(output_dir(duckdb) / "measurement")
