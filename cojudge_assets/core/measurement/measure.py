@@ -160,15 +160,30 @@ def cell_metric(name: str, cell: Cell, w, decisions: np.ndarray):
     return SCALAR_METRICS[name].fn(cell.y, cell.p, decisions, w)
 
 
-class Universe:
-    """The attempts, their clusters and folds, and the predictions as cells."""
+UNIVERSE_COLUMNS = ("attempt_uid", "y", "participant", "problem_id", "turn", "evidence")
+PER_CELL_TABLES = ("judge_metrics", "scale_validity", "per_problem", "consistency", "error_profile", "recalibration")
+CROSS_TABLES = ("agreement", "condition_effects", "panel")  # need several judges, or one judge under several conditions
 
-    def __init__(self, predictions: pl.DataFrame, config: MeasurementConfig):
-        attempts = (
-            predictions.select("attempt_uid", "y", "participant", "problem_id", "turn", "evidence")
-            .unique("attempt_uid")
-            .sort("attempt_uid")
-        )
+
+class Universe:
+    """The attempts, their clusters and folds, and the predictions as cells.
+
+    The attempts are ``attempts`` when given (columns :data:`UNIVERSE_COLUMNS`), else those of the predictions. The
+    trajectories' resamples and folds are drawn over them, so a caller that measures one judge x condition over the
+    same attempts gets the rows the whole measurement gives that cell (:func:`measure`)."""
+
+    def __init__(self, predictions: pl.DataFrame, config: MeasurementConfig, attempts: pl.DataFrame | None = None):
+        source = predictions if attempts is None else attempts
+        missing = set(UNIVERSE_COLUMNS) - set(source.columns)
+        if missing:
+            raise ValueError(f"measurement attempts: missing columns {sorted(missing)} (expected {UNIVERSE_COLUMNS})")
+        attempts = source.select(UNIVERSE_COLUMNS).unique("attempt_uid").sort("attempt_uid")
+        outside = set(predictions["attempt_uid"].unique().to_list()) - set(attempts["attempt_uid"].to_list())
+        if outside:
+            raise ValueError(
+                f"predictions: {len(outside)} attempts are not among the measured attempts "
+                f"(e.g. {sorted(outside)[:3]}): the attempts must hold every predicted attempt_uid"
+            )
         self.attempts = attempts
         self.uids = attempts["attempt_uid"].to_numpy()
         self.y = attempts["y"].to_numpy().astype(np.int64)
@@ -385,9 +400,19 @@ def _panel_influences(u: Universe, panel: ConditionPanel, exact: Analytic) -> No
 
 
 def measure(
-    predictions: pl.DataFrame, config: MeasurementConfig = MeasurementConfig(), outcomes: pl.DataFrame | None = None
+    predictions: pl.DataFrame,
+    config: MeasurementConfig = MeasurementConfig(),
+    outcomes: pl.DataFrame | None = None,
+    *,
+    attempts: pl.DataFrame | None = None,
+    tables: tuple[str, ...] | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """Every table of the measurement group, in long form.
+    """Every table of the measurement group, in long form (only ``tables`` when given).
+
+    ``attempts`` (optional, columns :data:`UNIVERSE_COLUMNS`): the attempts the resamples and folds are drawn
+    over (default: the predictions'). Measuring one judge x condition's predictions over the same attempts, with
+    ``tables`` = :data:`PER_CELL_TABLES`, gives that cell's rows of the whole measurement: the per-judge tables
+    can be computed partition by partition.
 
     ``outcomes`` (optional) has one row per attempt a judge was asked about under
     a condition (columns judge, condition, attempt_uid, status: ok, abstained or
@@ -396,35 +421,46 @@ def measure(
     attempts some judge answered), and every one it did not answer counts as
     abstained.
     """
-    u = Universe(predictions, config)
+    wanted = set(PER_CELL_TABLES + CROSS_TABLES if tables is None else tables)
+    unknown = wanted - set(PER_CELL_TABLES + CROSS_TABLES)
+    if unknown:
+        raise ValueError(f"measure: unknown tables {sorted(unknown)} (known: {PER_CELL_TABLES + CROSS_TABLES})")
+    u = Universe(predictions, config, attempts)
     decisions, thresholds = {}, {}
     for key, cell in u.cells.items():
         decisions[key], thresholds[key] = m.oof_decisions(cell.y, cell.p, folds=u.folds[cell.index])
-    panels = {c: condition_panel(u, c) for c in u.conditions}
+    cross = bool(wanted & set(CROSS_TABLES))
+    panels = {c: condition_panel(u, c) for c in u.conditions} if cross else {}
     exact = _influences(u, decisions, config.analytic_from)
     for panel in panels.values():
         _panel_influences(u, panel, exact)
 
-    boot, problem_boot = _bootstrap(u, config, decisions, panels, exact)
+    boot, problem_boot = _bootstrap(u, config, decisions, panels, exact, pairs_of_conditions=cross)
 
-    tables = {
-        "judge_metrics": pl.concat(
+    makers: dict[str, Callable[[], pl.DataFrame]] = {
+        "judge_metrics": lambda: pl.concat(
             [_judge_metrics(u, decisions, thresholds, boot, problem_boot, exact), _coverage(u, outcomes)]
         ),
-        "scale_validity": _scale_validity(u, boot, decisions, exact),
-        "agreement": _agreement(panels, boot),
-        "condition_effects": _condition_effects(u, panels, boot, exact),
-        "panel": _panel(u, panels, boot, exact),
-        "per_problem": _per_problem(u),
-        "consistency": _consistency(predictions),
-        "error_profile": _error_profile(u, decisions, config),
-        "recalibration": _recalibration(u),
+        "scale_validity": lambda: _scale_validity(u, boot, decisions, exact),
+        "agreement": lambda: _agreement(panels, boot),
+        "condition_effects": lambda: _condition_effects(u, panels, boot, exact),
+        "panel": lambda: _panel(u, panels, boot, exact),
+        "per_problem": lambda: _per_problem(u),
+        "consistency": lambda: _consistency(predictions),
+        "error_profile": lambda: _error_profile(u, decisions, config),
+        "recalibration": lambda: _recalibration(u),
     }
-    return tables
+    return {name: make() for name, make in makers.items() if name in wanted}
 
 
 def _bootstrap(
-    u: Universe, config: MeasurementConfig, decisions, panels: dict[str, ConditionPanel], exact: Analytic
+    u: Universe,
+    config: MeasurementConfig,
+    decisions,
+    panels: dict[str, ConditionPanel],
+    exact: Analytic,
+    *,
+    pairs_of_conditions: bool = True,
 ) -> tuple[Replicates, Replicates]:
     """The trajectory and problem bootstrap replicates of every figure without an analytic interval.
 
@@ -451,7 +487,7 @@ def _bootstrap(
         for panel in panels.values():
             if panel.members:
                 _panel_replicates(u, panel, w, boot, exact)
-        for judge in u.judges:
+        for judge in u.judges if pairs_of_conditions else ():
             for a, b in combinations(u.conditions, 2):
                 if (judge, a) in u.cells and (judge, b) in u.cells:
                     shared = np.intersect1d(u.cells[(judge, a)].index, u.cells[(judge, b)].index)
