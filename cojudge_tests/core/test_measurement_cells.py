@@ -44,3 +44,15 @@ def test_a_prediction_outside_the_given_attempts_is_refused():
         measure(table, MeasurementConfig(resamples=10), attempts=attempts)
     with pytest.raises(ValueError, match="unknown tables"):
         measure(table, MeasurementConfig(resamples=10), tables=("judge_metrics", "nope"))
+
+
+def test_a_cell_that_answered_nothing_still_has_its_coverage_rows():
+    table = predictions(9, 40)
+    attempts = table.select(UNIVERSE_COLUMNS).unique("attempt_uid")
+    asked = outcomes_of(table.filter(pl.col("judge") == "a", pl.col("condition") == "blind")).with_columns(
+        judge=pl.lit("mute"), status=pl.lit("abstained")
+    )
+    tables = measure(table.clear(), MeasurementConfig(resamples=10), asked, attempts=attempts, tables=PER_CELL_TABLES)
+    rows = {r["metric"]: r["value"] for r in tables["judge_metrics"].iter_rows(named=True)}
+    assert rows == {"coverage": 0.0, "answered": 0.0, "abstained": float(len(asked))}
+    assert all(tables[name].is_empty() for name in PER_CELL_TABLES if name != "judge_metrics")

@@ -435,7 +435,12 @@ def measure(
     for panel in panels.values():
         _panel_influences(u, panel, exact)
 
-    boot, problem_boot = _bootstrap(u, config, decisions, panels, exact, pairs_of_conditions=cross)
+    # nothing to resample when no judge answered (a partition of a judge that abstained on everything: coverage only)
+    boot, problem_boot = (
+        _bootstrap(u, config, decisions, panels, exact, pairs_of_conditions=cross)
+        if u.cells
+        else (Replicates(), Replicates())
+    )
 
     makers: dict[str, Callable[[], pl.DataFrame]] = {
         "judge_metrics": lambda: pl.concat(
