@@ -443,9 +443,10 @@ def measure(
     )
 
     makers: dict[str, Callable[[], pl.DataFrame]] = {
+        # ci_method last: a table an older release wrote gains it at the end (defs/io.py), its columns keep their place
         "judge_metrics": lambda: pl.concat(
             [_judge_metrics(u, decisions, thresholds, boot, problem_boot, exact), _coverage(u, outcomes)]
-        ),
+        ).select(pl.exclude("ci_method"), "ci_method"),
         "scale_validity": lambda: _scale_validity(u, boot, decisions, exact),
         "agreement": lambda: _agreement(panels, boot),
         "condition_effects": lambda: _condition_effects(u, panels, boot, exact),
