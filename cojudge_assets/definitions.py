@@ -23,7 +23,12 @@ from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
 from cojudge_assets.defs.judging.sources import JUDGES_FILE, judges_file_asset
 from cojudge_assets.defs.live import LIVE_LOGGER, live_logger
-from cojudge_assets.defs.measurement.assets import measurement_asset, predictions_asset
+from cojudge_assets.defs.measurement.assets import (
+    JUDGE_TABLES,
+    judge_measurement_asset,
+    measurement_asset,
+    predictions_asset,
+)
 from cojudge_assets.defs.operations.assets import drift_report_asset
 from cojudge_assets.defs.operations.sensors import drift_sensor
 from cojudge_assets.defs.partitions import bucket_partitions
@@ -52,6 +57,7 @@ INGEST_JOB = "ingest"
 REQUESTS_JOB = "judge_requests_job"
 OUTPUTS_JOB = "judge_outputs_job"
 MEASUREMENT_JOB = "measurement_job"
+JUDGE_MEASUREMENT_JOB = "judge_measurement_job"  # the per-judge tables, one partition per condition x judge
 DYNAMICS_JOB = "dynamics_job"
 MUTANTS_JOB = "mutants_job"
 LABEL_AUDIT_JOB = "label_audit_job"  # the label audit, one partition per attempt-hash bucket
@@ -92,6 +98,9 @@ def readers_of(assets: list) -> list[dg.AssetsDefinition]:
     only with a judge, ``perturbation_outputs`` only with an asked judge; ``findings`` reads the latter): each made
     by its module's factory with the inputs ``assets`` hold, the report last, over everything else."""
     readers = [predictions_asset(_names(assets))]
+    outputs = [a for a in assets if isinstance(a, dg.AssetsDefinition) and dg.AssetKey("judge_outputs") in a.keys]
+    if outputs and outputs[0].partitions_def is not None:  # the per-judge tables, partitioned as the answers
+        readers.append(judge_measurement_asset(_names(assets + readers), outputs[0].partitions_def))
     readers += [
         factory(_names(assets + readers))
         for factory in (
@@ -242,9 +251,13 @@ def build_definitions(
     jobs.append(
         dg.define_asset_job(
             MEASUREMENT_JOB,
-            selection=dg.AssetSelection.assets("predictions")
-            | dg.AssetSelection.groups("measurement", "estimation", "design"),
-            description="Predictions joined to labels, and the judges scored as instruments (unpartitioned).",
+            selection=(
+                dg.AssetSelection.assets("predictions")
+                | dg.AssetSelection.groups("measurement", "estimation", "design")
+            )
+            - dg.AssetSelection.assets(*JUDGE_TABLES),
+            description="Predictions joined to labels, and the judges scored as instruments (unpartitioned; with "
+            f"{JUDGE_MEASUREMENT_JOB}, the per-judge tables).",
         )
     )
     jobs.append(
@@ -270,6 +283,14 @@ def build_definitions(
             description="Judge answers, one partition per condition x judge.",
         )
         jobs.append(outputs_job)
+        jobs.append(
+            dg.define_asset_job(
+                JUDGE_MEASUREMENT_JOB,
+                selection=dg.AssetSelection.assets(*JUDGE_TABLES),
+                metadata={PART_OF: MEASUREMENT_JOB},
+                description="The per-judge measurement tables, one partition per condition x judge.",
+            )
+        )
     if asked:
         assets.append(perturbation_outputs_asset(asked))
         perturbation_outputs_job = dg.define_asset_job(
@@ -286,7 +307,12 @@ def build_definitions(
     if asked:
         sensors.append(drift_sensor(observe_job))
     return dg.Definitions(
-        assets=with_conditions(assets, {"judge_outputs": holding} if (holding := outputs_with_rows(specs)) else None),
+        assets=with_conditions(
+            assets,
+            {name: holding for name in ("judge_outputs", *JUDGE_TABLES)}
+            if (holding := outputs_with_rows(specs))
+            else None,
+        ),
         asset_checks=list(found.asset_checks or []),
         sensors=sensors,
         schedules=list(found.schedules or []),

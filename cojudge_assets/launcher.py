@@ -8,14 +8,14 @@ the runs with it, and the default launcher cannot tell monitoring whether a run'
 places in the run queue.
 
 :class:`SessionRunLauncher` starts each run as ``dagster api execute_run`` (the command Dagster's own container
-launchers run) in a new session (``start_new_session``): outside the daemon's process group, so stopping or
-killing the daemon leaves the runs to finish, and with the worker's pid and host in the run's tags. Run monitoring
+launchers run) in a new session (``start_new_session``): outside the daemon's process group, so stopping or killing
+the daemon leaves the runs to finish, and with the worker's pid and host in the run's tags. Run monitoring
 (``run_monitoring`` in the instance's dagster.yaml, deployment.py) then asks :meth:`check_run_worker_health`: a
 STARTED run whose worker process is gone (killed, out of memory, the machine restarted) is failed, and the
-instance's run retries (``run_retries``, on run failures only, not on a failed step) launch it again, with no
-operator. A run this launcher did not start (a run executed in process by ``cojudge materialize`` on the same
-instance) or whose worker is on another host is not judged: monitoring fails a run on any status but RUNNING, so
-such a run is reported RUNNING. This launcher starts runs on the daemon's machine only.
+automation requests its partition again (run retries are off: with them on, the retry and the automation's request
+both ran it), with no operator. A run this launcher did not start (a run executed in process by ``cojudge
+materialize`` on the same instance) or whose worker is on another host is not judged: monitoring fails a run on any
+status but RUNNING, so such a run is reported RUNNING. This launcher starts runs on the daemon's machine only.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+# Dagster has no public base class of a run launcher: a custom one subclasses these (the one module of the package
+# that imports dagster's private API: cojudge_tests/test_definitions.py allows it here alone; the version is locked)
 from dagster._core.launcher.base import CheckRunHealthResult, LaunchRunContext, RunLauncher, WorkerStatus
 from dagster._serdes import ConfigurableClass, serialize_value
 from dagster._serdes.config_class import ConfigurableClassData

@@ -359,6 +359,25 @@ class PostgresStore:
         )
         return pl.DataFrame(rows, schema=REJECT_ROWS, orient="row")
 
+    def cache_rows(self, judge: str, condition: str, columns: tuple[str, ...]) -> pl.DataFrame:
+        """The judge cache's ``columns`` for one judge x condition (a measurement partition's reader): a filtered
+        query, so only that partition's rows leave the server, never a copy of the store."""
+        unknown = set(columns) - set(OUTPUT_SCHEMA)
+        if unknown:
+            raise ValueError(f"judge cache: no columns {sorted(unknown)} (it has {', '.join(OUTPUT_SCHEMA)})")
+        found = self._fetch(
+            "select count(*) from information_schema.tables where table_schema = %s and table_name = %s",
+            [self.schema, CACHE_TABLE],
+        )
+        schema = {name: OUTPUT_SCHEMA[name] for name in columns}
+        if not found or not found[0][0]:
+            return pl.DataFrame(schema=schema)
+        rows = self._fetch(
+            f"select {', '.join(columns)} from {self.schema}.{CACHE_TABLE} where judge = %s and condition = %s",
+            [judge, condition],
+        )
+        return pl.DataFrame(rows, schema=schema, orient="row")
+
     def read_table(self, name: str) -> pl.DataFrame | None:
         """One store table whole (None when it does not exist yet), for the readers' snapshot."""
         found = self._fetch(

@@ -65,7 +65,7 @@ def seeds(*programs: tuple[str, str]) -> pl.DataFrame:
 class NoRuns:
     """The contest judge's judge_many for a list with nothing runnable: a skipped seed is never compiled."""
 
-    def judge_many(self, items):
+    def judge_many(self, items, **kwargs):
         assert list(items) == []
         return []
 

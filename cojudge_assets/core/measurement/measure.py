@@ -49,7 +49,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -58,6 +58,7 @@ from numpy.typing import ArrayLike
 from cojudge_assets.core.constants import CONDITIONS, SEED
 from cojudge_assets.core.dynamics import pooling
 from cojudge_assets.core.measurement import agreement, calibration
+from cojudge_assets.core.stats import analytic as an
 from cojudge_assets.core.stats import metrics as m
 from cojudge_assets.core.stats.bootstrap import cluster_codes, cluster_weights, interval
 
@@ -69,7 +70,10 @@ LONG_SCHEMA = {
     "lo": pl.Float64,
     "hi": pl.Float64,
     "n": pl.Int64,
+    "ci_method": pl.String,  # which method made (lo, hi): BOOTSTRAP or ANALYTIC; null on a row without an interval
 }
+BOOTSTRAP = "bootstrap (trajectory)"
+ANALYTIC = "analytic (clustered by trajectory)"
 PREDICTION_COLUMNS = (
     "attempt_uid",
     "judge",
@@ -93,6 +97,9 @@ class MeasurementConfig:
     seed: int = SEED
     confident: float = 0.2  # confident errors: p <= 0.2 on accepted, p >= 1 - 0.2 on rejected
     problem_resamples: int = 2000
+    # a judge x condition with at least this many predictions gets analytic intervals (core/stats/analytic.py),
+    # and so does a paired difference or panel figure all of whose cells do; below it, the bootstrap
+    analytic_from: int = 5000
 
 
 @dataclass
@@ -161,6 +168,18 @@ def folds_of(trajectory: np.ndarray, config: MeasurementConfig) -> np.ndarray:
     return m.grouped_folds(trajectory, n_splits=config.folds, seed=config.seed)
 
 
+INFLUENCES: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]] = {
+    # (y, p, out-of-fold decisions) -> each attempt's influence on the metric (core/stats/analytic.py)
+    "roc_auc": lambda y, p, d: an.roc_auc_influence(y, p),
+    "pr_auc": lambda y, p, d: an.average_precision_influence(y, p),
+    "log_loss": lambda y, p, d: an.log_loss_influence(y, p),
+    "brier": lambda y, p, d: an.mean_influence((p - y) ** 2),
+    "ece15": lambda y, p, d: an.ece_influence(y, p, calibration.ECE_BINS),
+    "mcc_in_fold": lambda y, p, d: an.in_fold_mcc_influence(y, p),
+    "mcc_oof": lambda y, p, d: an.mcc_influence(y, d) if d is not None else np.full(len(y), np.nan),
+    "base_rate": lambda y, p, d: an.mean_influence(y),
+    "mean_p": lambda y, p, d: an.mean_influence(p),
+}
 HEADLINE_METRICS = tuple(name for name, metric in SCALAR_METRICS.items() if metric.headline)
 INSTRUMENT_METRICS = tuple(name for name, metric in SCALAR_METRICS.items() if metric.instrument)
 
@@ -170,15 +189,30 @@ def cell_metric(name: str, cell: Cell, w, decisions: np.ndarray | None):
     return SCALAR_METRICS[name].fn(cell.y, cell.p, decisions, w)
 
 
-class Universe:
-    """The attempts, their clusters and folds, and the predictions as cells."""
+UNIVERSE_COLUMNS = ("attempt_uid", "y", "participant", "problem_id", "turn", "evidence")
+PER_CELL_TABLES = ("judge_metrics", "scale_validity", "per_problem", "consistency", "error_profile", "recalibration")
+CROSS_TABLES = ("agreement", "condition_effects", "panel")  # need several judges, or one judge under several conditions
 
-    def __init__(self, predictions: pl.DataFrame, config: MeasurementConfig):
-        attempts = (
-            predictions.select("attempt_uid", "y", "participant", "problem_id", "turn", "evidence")
-            .unique("attempt_uid")
-            .sort("attempt_uid")
-        )
+
+class Universe:
+    """The attempts, their clusters and folds, and the predictions as cells.
+
+    The attempts are ``attempts`` when given (columns :data:`UNIVERSE_COLUMNS`), else those of the predictions. The
+    trajectories' resamples and folds are drawn over them, so a caller that measures one judge x condition over the
+    same attempts gets the rows the whole measurement gives that cell (:func:`measure`)."""
+
+    def __init__(self, predictions: pl.DataFrame, config: MeasurementConfig, attempts: pl.DataFrame | None = None):
+        source = predictions if attempts is None else attempts
+        missing = set(UNIVERSE_COLUMNS) - set(source.columns)
+        if missing:
+            raise ValueError(f"measurement attempts: missing columns {sorted(missing)} (expected {UNIVERSE_COLUMNS})")
+        attempts = source.select(UNIVERSE_COLUMNS).unique("attempt_uid").sort("attempt_uid")
+        outside = set(predictions["attempt_uid"].unique().to_list()) - set(attempts["attempt_uid"].to_list())
+        if outside:
+            raise ValueError(
+                f"predictions: {len(outside)} attempts are not among the measured attempts "
+                f"(e.g. {sorted(outside)[:3]}): the attempts must hold every predicted attempt_uid"
+            )
         self.attempts = attempts
         self.uids = attempts["attempt_uid"].to_numpy()
         self.y = attempts["y"].to_numpy().astype(np.int64)
@@ -295,8 +329,41 @@ class Replicates:
         return np.concatenate(self.values[key]) if key in self.values else np.array([])
 
 
-def _row(judge, condition, metric, value, replicates: np.ndarray, n, **extra) -> dict:
-    lo, hi = interval(replicates) if len(replicates) else (float("nan"), float("nan"))
+class Analytic:
+    """Cluster totals of the influences (core/stats/analytic.py), keyed like :class:`Replicates`: by trajectory
+    (the main interval) and by problem (lo_problem, hi_problem). A key present here has an analytic interval."""
+
+    def __init__(self, u: Universe) -> None:
+        self.u = u
+        self.trajectories = int(u.trajectory.max()) + 1 if len(u.trajectory) else 0
+        self.problems = int(u.problem.max()) + 1 if len(u.problem) else 0
+        self.trajectory: dict[tuple, np.ndarray] = {}
+        self.problem: dict[tuple, np.ndarray] = {}
+
+    def add(self, key: tuple, index: np.ndarray, influence: np.ndarray) -> None:
+        """The influences of a figure on the attempts ``index`` (positions in the universe)."""
+        self.trajectory[key] = an.cluster_totals(influence, self.u.trajectory[index], self.trajectories)
+        self.problem[key] = an.cluster_totals(influence, self.u.problem[index], self.problems)
+
+    def __contains__(self, key: tuple) -> bool:
+        return key in self.trajectory
+
+
+class Interval(NamedTuple):
+    """Where a row's (lo, hi) comes from: bootstrap replicates, or the cluster totals of analytic influences."""
+
+    replicates: np.ndarray | None = None
+    totals: np.ndarray | None = None
+
+
+def _row(judge, condition, metric, value, replicates: np.ndarray | Interval, n, **extra) -> dict:
+    source = replicates if isinstance(replicates, Interval) else Interval(replicates=replicates)
+    if source.totals is not None:
+        (lo, hi), method = an.interval_from_totals(float(value), source.totals), ANALYTIC
+    elif source.replicates is not None and len(source.replicates):
+        (lo, hi), method = interval(source.replicates), BOOTSTRAP
+    else:
+        (lo, hi), method = (float("nan"), float("nan")), None
     return {
         "judge": judge,
         "condition": condition,
@@ -305,8 +372,22 @@ def _row(judge, condition, metric, value, replicates: np.ndarray, n, **extra) ->
         "lo": lo,
         "hi": hi,
         "n": int(n),
+        "ci_method": method,
         **extra,
     }
+
+
+def _either(boot: Replicates, exact: Analytic, key: tuple) -> Interval:
+    """The analytic interval of ``key`` where it has one, else its bootstrap replicates."""
+    return Interval(totals=exact.trajectory[key]) if key in exact else Interval(replicates=boot.get(key))
+
+
+def _difference(boot: Replicates, exact: Analytic, plus: tuple, minus: tuple | list[tuple]) -> Interval:
+    """``plus`` minus ``minus`` (a key, or the mean of several), paired: analytic when every side is."""
+    minus = [minus] if isinstance(minus, tuple) else minus
+    if plus in exact and all(k in exact for k in minus):
+        return Interval(totals=exact.trajectory[plus] - np.mean([exact.trajectory[k] for k in minus], axis=0))
+    return Interval(replicates=boot.get(plus) - np.mean([boot.get(k) for k in minus], axis=0))
 
 
 def _note(judge, condition, metric, value, n, **extra) -> dict:
@@ -319,8 +400,32 @@ def _note(judge, condition, metric, value, n, **extra) -> dict:
         "lo": None,
         "hi": None,
         "n": int(n),
+        "ci_method": None,
         **extra,
     }
+
+
+def _influences(u: Universe, decisions, analytic_from: int) -> Analytic:
+    """The analytic figures: every scalar metric and roc_auc_evidence of each cell with at least ``analytic_from``
+    predictions, and the panel's ROC-AUC figures under a condition whose members all have them."""
+    exact = Analytic(u)
+    for key, cell in u.cells.items():
+        if len(cell.p) < analytic_from:
+            continue
+        for name, influence in INFLUENCES.items():
+            exact.add((*key, name), cell.index, influence(cell.y, cell.p, decisions[key]))
+        subset = u.evidence[cell.index]
+        exact.add((*key, "roc_auc_evidence"), cell.index[subset], an.roc_auc_influence(cell.y[subset], cell.p[subset]))
+    return exact
+
+
+def _panel_influences(u: Universe, panel: ConditionPanel, exact: Analytic) -> None:
+    if not panel.members or not all((j, panel.condition, "roc_auc") in exact for j in panel.members):
+        return
+    items, y, ev = panel.items, u.y[panel.items], u.evidence[panel.items]
+    exact.add((PANEL, panel.condition, "roc_auc"), items, an.roc_auc_influence(y, panel.score))
+    exact.add((PANEL, panel.condition, "roc_auc_evidence"), items[ev], an.roc_auc_influence(y[ev], panel.score[ev]))
+    exact.add((PANEL, panel.condition, "pr_auc"), items, an.average_precision_influence(y, panel.score))
 
 
 def measure(
@@ -328,9 +433,16 @@ def measure(
     config: MeasurementConfig = MeasurementConfig(),
     outcomes: pl.DataFrame | None = None,
     *,
+    attempts: pl.DataFrame | None = None,
+    tables: tuple[str, ...] | None = None,
     progress: Callable[[str], object] | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """Every table of the measurement group, in long form.
+    """Every table of the measurement group, in long form (only ``tables`` when given).
+
+    ``attempts`` (optional, columns :data:`UNIVERSE_COLUMNS`): the attempts the resamples and folds are drawn
+    over (default: the predictions'). Measuring one judge x condition's predictions over the same attempts, with
+    ``tables`` = :data:`PER_CELL_TABLES`, gives that cell's rows of the whole measurement: the per-judge tables
+    can be computed partition by partition.
 
     ``outcomes`` (optional) has one row per attempt a judge was asked about under
     a condition (columns judge, condition, attempt_uid, status: ok, abstained or
@@ -339,19 +451,75 @@ def measure(
     attempts some judge answered), and every one it did not answer counts as
     abstained. ``progress`` gets a line at most every 10 s, in bootstrap resamples done (core/progress.py).
     """
-    from cojudge_assets.core.progress import Progress
-
-    u = Universe(predictions, config)
+    wanted = set(PER_CELL_TABLES + CROSS_TABLES if tables is None else tables)
+    unknown = wanted - set(PER_CELL_TABLES + CROSS_TABLES)
+    if unknown:
+        raise ValueError(f"measure: unknown tables {sorted(unknown)} (known: {PER_CELL_TABLES + CROSS_TABLES})")
+    u = Universe(predictions, config, attempts)
     decisions, thresholds = {}, {}
     for key, cell in u.cells.items():
         decisions[key], thresholds[key] = oof_decisions(cell.y, cell.p, u.folds[cell.index])
-    panels = {c: condition_panel(u, c) for c in u.conditions}
+    cross = bool(wanted & set(CROSS_TABLES))
+    panels = {c: condition_panel(u, c) for c in u.conditions} if cross else {}
+    exact = _influences(u, decisions, config.analytic_from)
+    for panel in panels.values():
+        _panel_influences(u, panel, exact)
+
+    # nothing to resample when no judge answered (a partition of a judge that abstained on everything: coverage only)
+    boot, problem_boot = (
+        _bootstrap(u, config, decisions, panels, exact, pairs_of_conditions=cross, progress=progress)
+        if u.cells
+        else (Replicates(), Replicates())
+    )
+
+    makers: dict[str, Callable[[], pl.DataFrame]] = {
+        # ci_method last: a table an older release wrote gains it at the end (defs/io.py), its columns keep their place
+        "judge_metrics": lambda: pl.concat(
+            [_judge_metrics(u, decisions, thresholds, boot, problem_boot, exact), _coverage(u, outcomes)]
+        ).select(pl.exclude("ci_method"), "ci_method"),
+        "scale_validity": lambda: _scale_validity(u, boot, decisions, exact),
+        "agreement": lambda: _agreement(panels, boot),
+        "condition_effects": lambda: _condition_effects(u, panels, boot, exact),
+        "panel": lambda: _panel(u, panels, boot, exact),
+        "per_problem": lambda: _per_problem(u),
+        "consistency": lambda: _consistency(predictions),
+        "error_profile": lambda: _error_profile(u, decisions, config),
+        "recalibration": lambda: _recalibration(u),
+    }
+    return {name: make() for name, make in makers.items() if name in wanted}
+
+
+def _bootstrap(
+    u: Universe,
+    config: MeasurementConfig,
+    decisions,
+    panels: dict[str, ConditionPanel],
+    exact: Analytic,
+    *,
+    pairs_of_conditions: bool = True,
+    progress: Callable[[str], object] | None = None,
+) -> tuple[Replicates, Replicates]:
+    """The trajectory and problem bootstrap replicates of every figure without an analytic interval.
+
+    A cell with analytic intervals is still resampled when a cell it is compared with (the same judge under
+    another condition, another judge under the same condition) is not: their paired difference is bootstrapped.
+    """
+    analytic = {key for key in u.cells if (*key, "roc_auc") in exact}
+    resampled = {
+        key
+        for key in u.cells
+        if key not in analytic
+        or any(other not in analytic for other in u.cells if other[0] == key[0] or other[1] == key[1])
+    }
+    from cojudge_assets.core.progress import Progress
 
     tracker = Progress(progress, config.resamples + config.problem_resamples, "measurement (bootstrap resamples)")
     boot = Replicates()
     for w in cluster_weights(u.trajectory, config.resamples, config.seed):
         tracker.advance(len(w))
         for key, cell in u.cells.items():
+            if key not in resampled:
+                continue
             wc = w[:, cell.index]
             for name in SCALAR_METRICS:
                 boot.add((*key, name), cell_metric(name, cell, wc, decisions[key]))
@@ -359,8 +527,8 @@ def measure(
             boot.add((*key, "roc_auc_evidence"), m.roc_auc(cell.y[subset], cell.p[subset], sample_weight=wc[:, subset]))
         for panel in panels.values():
             if panel.members:
-                _panel_replicates(u, panel, w, boot)
-        for judge in u.judges:
+                _panel_replicates(u, panel, w, boot, exact)
+        for judge in u.judges if pairs_of_conditions else ():
             for a, b in combinations(u.conditions, 2):
                 if (judge, a) in u.cells and (judge, b) in u.cells:
                     shared = np.intersect1d(u.cells[(judge, a)].index, u.cells[(judge, b)].index)
@@ -371,33 +539,23 @@ def measure(
     for w in cluster_weights(u.problem, config.problem_resamples, config.seed + 1):
         tracker.advance(len(w))
         for key, cell in u.cells.items():
+            if (*key, "roc_auc") in exact:
+                continue
             for name in INSTRUMENT_METRICS:
                 problem_boot.add((*key, name), cell_metric(name, cell, w[:, cell.index], decisions[key]))
     tracker.finish()
 
-    tables = {
-        "judge_metrics": pl.concat(
-            [_judge_metrics(u, decisions, thresholds, boot, problem_boot), _coverage(u, outcomes)]
-        ),
-        "scale_validity": _scale_validity(u, boot, decisions),
-        "agreement": _agreement(panels, boot),
-        "condition_effects": _condition_effects(u, panels, boot),
-        "panel": _panel(u, panels, boot),
-        "per_problem": _per_problem(u),
-        "consistency": _consistency(predictions),
-        "error_profile": _error_profile(u, decisions, config),
-        "recalibration": _recalibration(u),
-    }
-    return tables
+    return boot, problem_boot
 
 
-def _panel_replicates(u: Universe, panel: ConditionPanel, w: np.ndarray, boot: Replicates) -> None:
-    """One block of resamples ``w`` of the panel's ROC-AUC and of the members' agreement."""
+def _panel_replicates(u: Universe, panel: ConditionPanel, w: np.ndarray, boot: Replicates, exact: Analytic) -> None:
+    """One block of resamples ``w`` of the panel's ROC-AUC (unless analytic) and of the members' agreement."""
     condition, items = panel.condition, panel.items
-    y, ev, wi = u.y[items], u.evidence[items], w[:, items]
-    boot.add((PANEL, condition, "roc_auc"), m.roc_auc(y, panel.score, sample_weight=wi))
-    boot.add((PANEL, condition, "roc_auc_evidence"), m.roc_auc(y[ev], panel.score[ev], sample_weight=wi[:, ev]))
-    boot.add((PANEL, condition, "pr_auc"), m.average_precision(y, panel.score, sample_weight=wi))
+    if (PANEL, condition, "roc_auc") not in exact:
+        y, ev, wi = u.y[items], u.evidence[items], w[:, items]
+        boot.add((PANEL, condition, "roc_auc"), m.roc_auc(y, panel.score, sample_weight=wi))
+        boot.add((PANEL, condition, "roc_auc_evidence"), m.roc_auc(y[ev], panel.score[ev], sample_weight=wi[:, ev]))
+        boot.add((PANEL, condition, "pr_auc"), m.average_precision(y, panel.score, sample_weight=wi))
     pooled = len(panel.shared_preds) >= 2  # kept judges vary on shared: it holds at least 2 attempts
     ws = w[:, panel.shared]
     on_shared = (
@@ -461,17 +619,23 @@ def _coverage(u: Universe, outcomes: pl.DataFrame | None) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
-def _judge_metrics(u: Universe, decisions, thresholds, boot, problem_boot) -> pl.DataFrame:
+def _judge_metrics(u: Universe, decisions, thresholds, boot, problem_boot, exact: Analytic) -> pl.DataFrame:
     rows = []
     for key, cell in u.cells.items():
         for name in SCALAR_METRICS:
             value = cell_metric(name, cell, None, decisions[key])
-            lo_p, hi_p = (
-                interval(problem_boot.get((*key, name)))
-                if (*key, name) in problem_boot.values
-                else (float("nan"), float("nan"))
-            )
-            rows.append(_row(*key, name, value, boot.get((*key, name)), len(cell.p), lo_problem=lo_p, hi_problem=hi_p))
+            if (*key, name) in exact:
+                lo_p, hi_p = (
+                    an.interval_from_totals(value, exact.problem[(*key, name)])
+                    if name in INSTRUMENT_METRICS
+                    else (float("nan"), float("nan"))
+                )
+            elif (*key, name) in problem_boot.values:
+                lo_p, hi_p = interval(problem_boot.get((*key, name)))
+            else:
+                lo_p, hi_p = float("nan"), float("nan")
+            source = _either(boot, exact, (*key, name))
+            rows.append(_row(*key, name, value, source, len(cell.p), lo_problem=lo_p, hi_problem=hi_p))
         threshold_values = list(thresholds[key].values())
         rows.append(
             _row(
@@ -501,16 +665,15 @@ def _judge_metrics(u: Universe, decisions, thresholds, boot, problem_boot) -> pl
     return pl.DataFrame(rows, schema=schema)
 
 
-def _scale_validity(u: Universe, boot, decisions) -> pl.DataFrame:
+def _scale_validity(u: Universe, boot, decisions, exact: Analytic) -> pl.DataFrame:
     rows = []
     for key, cell in u.cells.items():
         validity = calibration.scale_validity(cell.p, cell.y)
         for name in ("distinct_values", "effective_rules", "share_at_zero", "share_at_one"):
             rows.append(_row(*key, name, validity[name], np.array([]), len(cell.p)))
-        in_fold = boot.get((*key, "mcc_in_fold"))
-        oof = boot.get((*key, "mcc_oof"))
         value = m.in_fold_mcc(cell.y, cell.p) - _mcc_oof(cell.y, decisions[key], None)
-        rows.append(_row(*key, "mcc_drop_in_fold_to_oof", value, in_fold - oof, len(cell.p)))
+        drop = _difference(boot, exact, (*key, "mcc_in_fold"), (*key, "mcc_oof"))
+        rows.append(_row(*key, "mcc_drop_in_fold_to_oof", value, drop, len(cell.p)))
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 
 
@@ -550,7 +713,7 @@ def _agreement(panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=POOLED_SCHEMA)
 
 
-def _condition_effects(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
+def _condition_effects(u, panels: dict[str, ConditionPanel], boot, exact: Analytic) -> pl.DataFrame:
     rows = []
     for judge in u.judges:
         for a, b in combinations(u.conditions, 2):
@@ -564,7 +727,7 @@ def _condition_effects(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFra
                 else:
                     ea, eb = u.evidence[ca.index], u.evidence[cb.index]
                     value = m.roc_auc(cb.y[eb], cb.p[eb]) - m.roc_auc(ca.y[ea], ca.p[ea])
-                diff = boot.get((judge, b, metric)) - boot.get((judge, a, metric))
+                diff = _difference(boot, exact, (judge, b, metric), (judge, a, metric))
                 n = int(u.evidence[cb.index].sum()) if metric == "roc_auc_evidence" else len(cb.p)
                 rows.append(_row(judge, label, f"delta_{metric}", value, diff, n))
             shared = np.intersect1d(u.cells[(judge, a)].index, u.cells[(judge, b)].index)
@@ -592,7 +755,7 @@ def _condition_effects(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFra
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 
 
-def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
+def _panel(u, panels: dict[str, ConditionPanel], boot, exact: Analytic) -> pl.DataFrame:
     rows = []
     for condition, panel in panels.items():
         rows += _excluded_rows(condition, panel.excluded)
@@ -601,7 +764,8 @@ def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
         items, score = panel.items, panel.score
         y = u.y[items]
         panel_auc = m.roc_auc(y, score)
-        panel_boot = boot.get((PANEL, condition, "roc_auc"))
+        panel_key = (PANEL, condition, "roc_auc")
+        panel_boot = _either(boot, exact, panel_key)
         rows.append(_note(PANEL, condition, "members", len(panel.members), len(items)))
         rows.append(_row(PANEL, condition, "roc_auc", panel_auc, panel_boot, len(items)))
         ev = u.evidence[items]
@@ -611,7 +775,7 @@ def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
                 condition,
                 "roc_auc_evidence",
                 m.roc_auc(y[ev], score[ev]),
-                boot.get((PANEL, condition, "roc_auc_evidence")),
+                _either(boot, exact, (PANEL, condition, "roc_auc_evidence")),
                 int(ev.sum()),
             )
         )
@@ -621,7 +785,7 @@ def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
                 condition,
                 "pr_auc",
                 m.average_precision(y, score),
-                boot.get((PANEL, condition, "pr_auc")),
+                _either(boot, exact, (PANEL, condition, "pr_auc")),
                 len(items),
             )
         )
@@ -629,9 +793,12 @@ def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
             continue
         cells = {j: u.cells[(j, condition)] for j in panel.members}
         members = {j: m.roc_auc(c.y, c.p) for j, c in cells.items()}
-        member_boot = {j: boot.get((j, condition, "roc_auc")) for j in panel.members}
+        member_keys = [(j, condition, "roc_auc") for j in panel.members]
         mean_member = np.mean(list(members.values()))
-        mean_member_boot = np.mean(list(member_boot.values()), axis=0)
+        if all(k in exact for k in member_keys):
+            mean_member_boot = Interval(totals=np.mean([exact.trajectory[k] for k in member_keys], axis=0))
+        else:
+            mean_member_boot = Interval(replicates=np.mean([boot.get(k) for k in member_keys], axis=0))
         rows.append(_row(PANEL, condition, "mean_member_roc_auc", mean_member, mean_member_boot, len(items)))
         rows.append(
             _row(
@@ -639,19 +806,29 @@ def _panel(u, panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
                 condition,
                 "gain_over_mean_member",
                 panel_auc - mean_member,
-                panel_boot - mean_member_boot,
+                _difference(boot, exact, panel_key, member_keys),
                 len(items),
             )
         )
         best = max(members, key=members.__getitem__)
-        rows.append(_row(best, condition, "best_member_roc_auc", members[best], member_boot[best], len(cells[best].p)))
+        best_key = (best, condition, "roc_auc")
+        rows.append(
+            _row(
+                best,
+                condition,
+                "best_member_roc_auc",
+                members[best],
+                _either(boot, exact, best_key),
+                len(cells[best].p),
+            )
+        )
         rows.append(
             _row(
                 best,
                 condition,
                 "panel_minus_best_member",
                 panel_auc - members[best],
-                panel_boot - member_boot[best],
+                _difference(boot, exact, panel_key, best_key),
                 len(items),
             )
         )

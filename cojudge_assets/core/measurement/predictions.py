@@ -87,6 +87,50 @@ def predictions_table(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
         return read_predictions(conn)
 
 
+UNIVERSE_SCHEMA = pl.Schema(
+    {
+        "attempt_uid": pl.String,
+        "y": pl.Int64,
+        "participant": pl.String,
+        "problem_id": pl.String,
+        "turn": pl.Int64,
+        "evidence": pl.Boolean,
+    }
+)
+UNIVERSE_INPUTS = ("judge_requests", "attempts", "participant_context")
+
+
+def read_universe(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """The attempts measurement resamples and folds over (core/measurement/measure.py ``Universe``): every contest
+    attempt a judge was asked about under some condition, with its label, trajectory and evidence as in
+    :data:`PREDICTIONS_SQL`. The same for every judge's partition, whichever judges have answered."""
+    if not (has_table(conn, "judge_requests") and has_table(conn, "attempts")):
+        return pl.DataFrame(schema=UNIVERSE_SCHEMA)
+    context = (
+        "left join (select attempt_uid, provenance from main.participant_context "
+        "where condition = 'nonblind') pc using (attempt_uid)"
+        if has_table(conn, "participant_context")
+        else "left join (select null::varchar as attempt_uid, null::varchar as provenance) pc using (attempt_uid)"
+    )
+    return (
+        conn.execute(f"""
+        select a.attempt_uid, a.accepted::bigint as y, a.participant, a.problem_id, a.turn,
+               coalesce(pc.provenance in ('anchored', 'segmented'), false) as evidence
+        from main.attempts a {context}
+        where a.attempt_uid in (select attempt_uid from main.judge_requests)
+        order by a.attempt_uid
+        """)
+        .pl()
+        .cast(UNIVERSE_SCHEMA)
+    )
+
+
+def universe_table(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
+    """:func:`read_universe` over the asset frames named in :data:`UNIVERSE_INPUTS`."""
+    with frames_connection(frames) as conn:
+        return read_universe(conn)
+
+
 OUTCOMES_SCHEMA = pl.Schema({"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "status": pl.String})
 
 
@@ -128,23 +172,35 @@ def outcomes_table(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
         return read_outcomes(conn)
 
 
-def read_judge_cache(conn: duckdb.DuckDBPyConnection, attempts: pl.DataFrame) -> pl.DataFrame:
+CACHE_READ = pl.Schema(  # the judge cache's columns run-to-run agreement reads
+    {
+        "judge": pl.String,
+        "condition": pl.String,
+        "attempt_uid": pl.String,
+        "request_hash": pl.String,
+        "epoch": pl.Int32,
+        "status": pl.String,
+        "p_accept": pl.Float64,
+    }
+)
+
+
+def read_judge_cache(
+    conn: duckdb.DuckDBPyConnection, attempts: pl.DataFrame, judge: str | None = None, condition: str | None = None
+) -> pl.DataFrame:
     """The judge cache's keys, status and p of the contest's ``attempts`` (for run-to-run agreement between
-    epochs). ``conn``: the DuckDB file, where the cache (an internal store, not an asset) lives."""
-    columns = pl.Schema(
-        {
-            "judge": pl.String,
-            "condition": pl.String,
-            "attempt_uid": pl.String,
-            "request_hash": pl.String,
-            "epoch": pl.Int32,
-            "status": pl.String,
-            "p_accept": pl.Float64,
-        }
-    )
+    epochs), of one ``judge`` and one ``condition`` when given: a filtered query, so a partition's reader moves
+    only its own rows. ``conn``: the DuckDB file, where the cache (an internal store, not an asset) lives."""
+    columns = CACHE_READ
     if not has_table(conn, "judge_cache"):
         return pl.DataFrame(schema=columns)
-    cache = conn.execute(f"select {', '.join(columns)} from main.judge_cache").pl().cast(columns)
+    where = [(name, value) for name, value in (("judge", judge), ("condition", condition)) if value is not None]
+    clause = (" where " + " and ".join(f"{name} = ?" for name, _ in where)) if where else ""
+    cache = (
+        conn.execute(f"select {', '.join(columns)} from main.judge_cache{clause}", [value for _, value in where])
+        .pl()
+        .cast(columns)
+    )
     if "attempt_uid" not in attempts.columns:
         return cache
     # the cache also holds the perturbation study's mutants: keep the contest's attempts only

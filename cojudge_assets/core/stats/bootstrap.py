@@ -10,7 +10,10 @@ metric functions of core/stats/metrics.py take such a (B, n) matrix as
 Resamples are generated in fixed blocks of ``BLOCK`` rows by
 ``numpy.random.default_rng(seed).multinomial(G, [1/G] * G)``, so the same seed
 gives the same resamples whatever the data size and however the caller splits
-the blocks, and memory stays bounded. ``seed`` may also be a
+the blocks. Memory stays bounded: :func:`cluster_weights` cuts its blocks so
+that one block of weight rows holds at most ``MAX_CELLS`` numbers (rows x
+observations; at most ``BLOCK`` rows, at least one), so a million observations
+take blocks of 4 rows (32 MB), never n x B. The cut does not change the draws. ``seed`` may also be a
 ``numpy.random.Generator``, for a caller that draws several sets of resamples
 from one stream.
 
@@ -26,6 +29,7 @@ from collections.abc import Iterator
 import numpy as np
 
 BLOCK = 250
+MAX_CELLS = 1 << 22  # numbers in one block of weight rows (32 MB of float64): the bound on a block's memory
 
 
 def cluster_codes(*keys: np.ndarray) -> np.ndarray:
@@ -62,8 +66,22 @@ def cluster_counts(
         yield rng.multinomial(n_clusters, probabilities, size=rows).astype(np.float64)
 
 
-def cluster_weights(clusters: np.ndarray, n_resamples: int, seed: int | np.random.Generator) -> Iterator[np.ndarray]:
+def block_rows(n_columns: int, max_cells: int = MAX_CELLS) -> int:
+    """Rows in one block of ``n_columns`` columns: ``BLOCK``, fewer when that would exceed ``max_cells`` numbers.
+
+    >>> block_rows(517), block_rows(1_000_000)
+    (250, 4)
+    """
+    return max(1, min(BLOCK, max_cells // max(n_columns, 1)))
+
+
+def cluster_weights(
+    clusters: np.ndarray, n_resamples: int, seed: int | np.random.Generator, *, max_cells: int = MAX_CELLS
+) -> Iterator[np.ndarray]:
     """Blocks of bootstrap weight rows over the observations: each row draws the G clusters G times.
+
+    A block has :func:`block_rows` rows (at most ``max_cells`` numbers); the rows are the same however they are
+    cut.
 
     ``clusters`` holds each observation's cluster id in 0..G-1 (:func:`cluster_codes`).
     Every observation of a cluster gets that cluster's count, so a cluster is
@@ -75,7 +93,7 @@ def cluster_weights(clusters: np.ndarray, n_resamples: int, seed: int | np.rando
     """
     clusters = np.asarray(clusters, dtype=np.int64)
     n_clusters = int(clusters.max()) + 1 if len(clusters) else 0
-    for counts in cluster_counts(n_clusters, n_resamples, seed):
+    for counts in cluster_counts(n_clusters, n_resamples, seed, block=block_rows(len(clusters), max_cells)):
         yield counts[:, clusters]
 
 

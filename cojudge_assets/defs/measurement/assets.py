@@ -20,23 +20,29 @@ from dagster_duckdb import DuckDBResource
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.measurement.correlation import correlations
 from cojudge_assets.core.measurement.measure import (
+    CROSS_TABLES,
     LONG_SCHEMA,
     NO_FOLDS,
+    PER_CELL_TABLES,
     MeasurementConfig,
     headline_table,
     measure,
     run_to_run,
 )
 from cojudge_assets.core.measurement.predictions import (
+    CACHE_READ,
     OUTCOMES_INPUTS,
     PREDICTIONS_INPUTS,
+    UNIVERSE_INPUTS,
     outcomes_table,
     predictions_table,
     read_judge_cache,
+    universe_table,
 )
 from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS, present_inputs
+from cojudge_assets.defs.partitions import condition_of, judge_of
 from cojudge_assets.defs.resources import output_dir
 
 
@@ -92,12 +98,16 @@ class MeasurementSettings(dg.Config):
     resamples: int = 2000
     seed: int = SEED
     confident: float = 0.2
+    # a judge x condition with at least this many predictions gets analytic intervals clustered by trajectory
+    # (core/stats/analytic.py; coverage in docs/methodology.md); below it, the trajectory bootstrap
+    analytic_from: int = 5000
 
 
 TABLES = {
     "judge_metrics": "Per judge x condition: ROC-AUC, PR-AUC, LogLoss (p clipped to [1e-6, 1-1e-6]), Brier, ECE "
-    "(15 bins), MCC in-fold and out-of-fold, thresholds, base rate, mean p; trajectory-bootstrap intervals (lo, hi) "
-    "and problem-clustered ones (lo_problem, hi_problem); coverage (answered / asked), answered and abstained, "
+    "(15 bins), MCC in-fold and out-of-fold, thresholds, base rate, mean p; intervals clustered by trajectory (lo, hi) "
+    "and by problem (lo_problem, hi_problem), from the bootstrap or, for a judge x condition of at least "
+    "analytic_from predictions, analytic (column ci_method); coverage (answered / asked), answered and abstained, "
     "each metric computed on the attempts the judge answered.",
     "scale_validity": "Distinct probability values, effective decision rules on the 0.01..0.99 grid, shares at "
     "exactly 0 and 1, MCC drop from in-fold to out-of-fold.",
@@ -122,22 +132,136 @@ TABLES = {
 }
 
 
-# who is pooled changed (core/dynamics/pooling.py): these tables' results, and the kappa heatmap, changed with it
-CODE_VERSIONS = {"agreement": "2", "panel": "2", "condition_effects": "2"}
+# who is pooled changed (core/dynamics/pooling.py): these tables' results, and the kappa heatmap, changed with it;
+# then (3) the attempts resampled are those asked about (core/measurement/predictions.py read_universe), and
+# (2 for the per-judge tables) column ci_method, analytic intervals from analytic_from predictions
+CODE_VERSIONS = {"agreement": "3", "panel": "3", "condition_effects": "3"}
+JUDGE_TABLES = (*PER_CELL_TABLES, "correlation")  # per judge x condition: partitioned like judge_outputs
+JUDGE_MEASUREMENT = "judge_measurement"
+
+
+def _settings(config: MeasurementSettings) -> MeasurementConfig:
+    return MeasurementConfig(
+        folds=config.folds,
+        resamples=config.resamples,
+        seed=config.seed,
+        confident=config.confident,
+        problem_resamples=config.resamples,
+        analytic_from=config.analytic_from,
+    )
+
+
+def _one_trajectory(context: dg.AssetExecutionContext, predictions: pl.DataFrame) -> bool:
+    """Whether ``predictions`` hold one trajectory (participant x problem): no folds, so what needs them is left
+    out and said (NO_FOLDS, a warning in the run's log)."""
+    one = predictions.select("participant", "problem_id").n_unique() < 2
+    if one:
+        context.log.warning(NO_FOLDS)
+    return one
+
+
+def _metadata(
+    name: str, table: pl.DataFrame, settings: MeasurementConfig, *, one_trajectory: bool = False
+) -> dict[str, Any]:
+    metadata: dict[str, Any] = {
+        "rows": len(table),
+        "resamples": settings.resamples,
+        "folds": settings.folds if not one_trajectory else 1,
+        "seed": settings.seed,
+        "analytic_from": settings.analytic_from,
+    }
+    if one_trajectory:
+        metadata["not_measured"] = NO_FOLDS
+    if name == "judge_metrics":
+        for condition in sorted(table["condition"].unique().to_list()):
+            metadata[f"table_{condition}"] = dg.MetadataValue.md(markdown_table(headline_table(table, condition)))
+    return metadata
+
+
+def judge_cache_slice(resource: Any, attempts: pl.DataFrame, judge: str, condition: str) -> pl.DataFrame:
+    """The judge cache's rows of one judge x condition (of the contest's ``attempts``), for run-to-run agreement.
+
+    Under the deployed profile (a resource with ``judge_store``: defs/deployed.py) a filtered query on Postgres
+    (judges/postgres_store.py ``cache_rows``), never the whole-store snapshot ``get_connection`` makes; in the
+    DuckDB file, a filtered query too."""
+    if hasattr(resource, "judge_store"):
+        with resource.judge_store() as store:
+            cache = store.cache_rows(judge, condition, tuple(CACHE_READ))
+        cache = cache.cast(CACHE_READ)
+        if "attempt_uid" in attempts.columns:
+            cache = cache.filter(pl.col("attempt_uid").is_in(attempts["attempt_uid"].implode()))
+        return cache
+    with resource.get_connection() as conn:
+        return read_judge_cache(conn, attempts, judge, condition)
+
+
+def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefinition) -> dg.AssetsDefinition:
+    """The per-judge tables (:data:`JUDGE_TABLES`), one partition per judge x condition like ``judge_outputs``: a
+    partition reads its own ``judge_outputs`` partition, the requests of every condition (the attempts resampled,
+    the same for every judge: core/measurement/predictions.py ``read_universe``), the attempts and contexts, and its
+    own rows of the judge cache. Adding a judge measures that judge's partitions only."""
+    ins = present_inputs(("judge_outputs", "attempts", "participant_context"), present)
+    if "judge_requests" in present:  # every condition's requests, whichever partition reads them
+        ins["judge_requests"] = dg.AssetIn("judge_requests", partition_mapping=dg.AllPartitionMapping())
+
+    @dg.multi_asset(
+        name=JUDGE_MEASUREMENT,
+        group_name="measurement",
+        partitions_def=partitions,
+        outs={
+            name: dg.AssetOut(
+                kinds=KINDS,
+                code_version="2",
+                description=TABLES[name],
+                metadata={"partition_expr": {"condition": "condition", "judge": "judge"}},
+            )
+            for name in JUDGE_TABLES
+        },
+        ins=ins,
+    )
+    def judge_measurement(
+        context: dg.AssetExecutionContext, config: MeasurementSettings, duckdb: DuckDBResource, **frames: pl.DataFrame
+    ):
+        condition, judge = condition_of(context), judge_of(context)
+        settings = _settings(config)
+        table, outcomes, universe = predictions_table(frames), outcomes_table(frames), universe_table(frames)
+        if universe.is_empty() or outcomes.is_empty():
+            empty = pl.DataFrame(schema=LONG_SCHEMA)
+            for name in JUDGE_TABLES:
+                yield dg.Output(empty, output_name=name, metadata={"rows": 0, "note": f"{judge} was asked nothing"})
+            return
+        # a judge that answered nothing still has its coverage rows (answered 0, abstained ...)
+        tables = measure(
+            table, settings, outcomes, attempts=universe, tables=PER_CELL_TABLES, progress=context.log.info
+        )
+        tables["correlation"] = correlations(
+            table, resamples=min(config.resamples, CORRELATION_RESAMPLES), seed=config.seed
+        )
+        cache = judge_cache_slice(duckdb, frames.get("attempts", pl.DataFrame()), judge, condition)
+        if len(cache):
+            tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
+        one = not table.is_empty() and _one_trajectory(context, table)
+        for name in JUDGE_TABLES:
+            metadata = _metadata(name, tables[name], settings, one_trajectory=one)
+            yield dg.Output(tables[name], output_name=name, metadata=metadata)
+
+    return judge_measurement
 
 
 def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
-    """The measurement tables: from ``predictions``, with the coverage denominators (core/measurement/predictions.py
-    ``read_outcomes``) from the assets of :data:`OUTCOMES_INPUTS` that ``present`` (the Definitions) holds."""
+    """The cross-judge measurement tables (agreement, condition_effects, panel) from ``predictions``, over the
+    attempts of :func:`universe_table`; and, when the Definitions hold no :func:`judge_measurement_asset` (no
+    judge), the per-judge tables too (empty, as predictions is)."""
+    names = CROSS_TABLES if "judge_metrics" in present else (*CROSS_TABLES, *JUDGE_TABLES)
 
     @dg.multi_asset(
         name="measurement",
         group_name="measurement",
         outs={
-            name: dg.AssetOut(kinds=KINDS, code_version=CODE_VERSIONS.get(name, "1"), description=text)
-            for name, text in TABLES.items()
+            name: dg.AssetOut(kinds=KINDS, code_version=CODE_VERSIONS.get(name, "2"), description=TABLES[name])
+            for name in names
         },
-        ins=present_inputs(OUTCOMES_INPUTS, present),
+        ins=present_inputs(tuple(dict.fromkeys(OUTCOMES_INPUTS + UNIVERSE_INPUTS)), present),
     )
     def measurement(
         context: dg.AssetExecutionContext,
@@ -146,47 +270,41 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
         duckdb: DuckDBResource,
         **frames: pl.DataFrame,
     ):
-        settings = MeasurementConfig(
-            folds=config.folds,
-            resamples=config.resamples,
-            seed=config.seed,
-            confident=config.confident,
-            problem_resamples=config.resamples,
-        )
+        settings = _settings(config)
         # the folder is this asset's: no figure outlives its run
         plots.remove_figures(output_dir(duckdb) / "measurement")
         if predictions.is_empty():
             empty = pl.DataFrame(schema=LONG_SCHEMA)
-            for name in TABLES:
+            for name in names:
                 yield dg.Output(empty, output_name=name, metadata={"rows": 0, "note": "no judge predictions yet"})
             return
-        with duckdb.get_connection() as conn:  # the judge cache is an internal store, not an asset
-            cache = read_judge_cache(conn, frames.get("attempts", pl.DataFrame()))
         outcomes = outcomes_table(frames)
-        tables = measure(predictions, settings, outcomes if len(outcomes) else None, progress=context.log.info)
-        tables["correlation"] = correlations(
-            predictions, resamples=min(config.resamples, CORRELATION_RESAMPLES), seed=config.seed
+        universe = universe_table(frames)
+        tables = measure(
+            predictions,
+            settings,
+            outcomes if len(outcomes) else None,
+            attempts=universe if len(universe) else None,
+            tables=tuple(n for n in names if n in PER_CELL_TABLES + CROSS_TABLES),
+            progress=context.log.info,
         )
-        if len(cache):
-            tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
+        if "correlation" in names:
+            tables["correlation"] = correlations(
+                predictions, resamples=min(config.resamples, CORRELATION_RESAMPLES), seed=config.seed
+            )
+        if "consistency" in names:
+            with duckdb.get_connection() as conn:  # the judge cache is an internal store, not an asset
+                cache = read_judge_cache(conn, frames.get("attempts", pl.DataFrame()))
+            if len(cache):
+                tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
         files = plots.measurement_figures(predictions, output_dir(duckdb) / "measurement")
-        one_trajectory = predictions.select("participant", "problem_id").n_unique() < 2
-        if one_trajectory:
-            context.log.warning(NO_FOLDS)
-        for name, table in tables.items():
-            metadata: dict[str, Any] = {
-                "rows": len(table),
-                "resamples": settings.resamples,
-                "folds": settings.folds if not one_trajectory else 1,
-                "seed": settings.seed,
-            }
-            if one_trajectory:
-                metadata["not_measured"] = NO_FOLDS
-            if name == "judge_metrics":
-                for condition in sorted(table["condition"].unique().to_list()):
-                    metadata[f"table_{condition}"] = dg.MetadataValue.md(
-                        markdown_table(headline_table(table, condition))
-                    )
+        one = _one_trajectory(context, predictions)
+        for name in names:
+            table = tables[name]
+            metadata = _metadata(name, table, settings, one_trajectory=one)
+            # the figures: ROC and calibration on judge_metrics, kappa heatmaps on agreement (all there when the
+            # per-judge tables are partitioned)
+            if name == "judge_metrics" or (name == "agreement" and "judge_metrics" not in names):
                 metadata.update({k: dg.MetadataValue.path(v) for k, v in files.items() if not k.startswith("kappa")})
             if name == "agreement":
                 metadata.update({k: dg.MetadataValue.path(v) for k, v in files.items() if k.startswith("kappa")})

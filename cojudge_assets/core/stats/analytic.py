@@ -1,0 +1,163 @@
+"""Design-based analytic intervals, clustered: the large-sample alternative to the cluster bootstrap.
+
+Every metric here is a smooth functional T of the (weighted) empirical
+distribution of the attempts, so ``T_hat - T ~= sum_i psi_i`` with ``psi_i``
+the attempt's influence (its influence function over n: the derivative of the
+weighted metric in the attempt's weight at weights 1; the tests check each
+against that derivative). Attempts of one cluster (a trajectory: participant x
+problem, as the bootstrap draws them) are dependent; clusters are not, so
+
+    Var(T_hat) = G / (G - 1) * sum_c (sum_{i in c} psi_i) ** 2
+
+(the cluster-robust sandwich; for a mean it is statsmodels' cluster-robust
+standard error of an intercept-only OLS, which a test checks), and the interval
+is ``T_hat +- t_{G-1, 0.975} * SE``. The influences:
+
+* a mean (log loss, Brier, base rate, mean p): ``(v_i - mean) / n``;
+* ROC-AUC: DeLong's placements, clustered (Obuchowski 1997): an accepted attempt's
+  share of rejected ones below it (ties one half) minus the AUC, over n_1; a
+  rejected one's share of accepted ones above it minus the AUC, over n_0;
+* average precision: the influence function of ``E[y prec(s)] / E[y]`` with
+  ``prec(t) = P(y = 1 | s >= t)`` (derived in :func:`average_precision_influence`);
+* a function of means (MCC of fixed decisions, ECE with the bins' signs fixed):
+  the delta method, ``grad f(mean) . (v_i - mean) / n`` (numerical gradient);
+  the in-fold MCC is the MCC at its selected threshold (the envelope theorem:
+  the selection does not move to first order).
+
+A paired difference is a difference of influences, so its variance comes from
+the difference of cluster totals: :func:`cluster_totals` of each side, then
+:func:`interval_from_totals`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from cojudge_assets.core.stats import metrics as m
+
+
+def cluster_totals(influence: np.ndarray, clusters: np.ndarray, n_clusters: int) -> np.ndarray:
+    """Sum of the influences per cluster (length ``n_clusters``; clusters are codes 0..G-1)."""
+    return np.bincount(np.asarray(clusters, dtype=np.int64), weights=influence, minlength=n_clusters)
+
+
+def clustered_variance(totals: np.ndarray) -> float:
+    """``G / (G - 1) * sum_c t_c^2`` over the clusters that hold an attempt (t_c != 0 or present)."""
+    g = len(totals)
+    if g < 2:
+        return float("nan")
+    return float(g / (g - 1) * np.sum(totals**2))
+
+
+def interval_from_totals(value: float, totals: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """``value +- t_{G-1} * SE`` with SE from the cluster totals of the influences (nan when undefined)."""
+    from scipy import stats
+
+    g = int(np.count_nonzero(totals))  # clusters the statistic saw (an empty cluster adds nothing)
+    if not np.isfinite(value) or g < 2:
+        return float("nan"), float("nan")
+    se = np.sqrt(g / (g - 1) * float(np.sum(totals**2)))
+    half = float(stats.t.ppf((1 + level) / 2, g - 1)) * se
+    return float(value - half), float(value + half)
+
+
+def mean_influence(values: np.ndarray) -> np.ndarray:
+    values = np.asarray(values, dtype=np.float64)
+    return (values - values.mean()) / len(values)
+
+
+def roc_auc_influence(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """DeLong's placements as influences (see the module docstring); nan when one class is missing."""
+    y = np.asarray(y).astype(bool)
+    p = np.asarray(p, dtype=np.float64)
+    pos, neg = np.sort(p[y]), np.sort(p[~y])
+    n1, n0 = len(pos), len(neg)
+    if n1 == 0 or n0 == 0:
+        return np.full(len(p), np.nan)
+    neg_below = np.searchsorted(neg, p, side="left")
+    neg_tied = np.searchsorted(neg, p, side="right") - neg_below
+    pos_above = n1 - np.searchsorted(pos, p, side="right")
+    pos_tied = n1 - np.searchsorted(pos, p, side="left") - pos_above
+    v10 = (neg_below + 0.5 * neg_tied) / n0  # an accepted attempt's placement among the rejected
+    v01 = (pos_above + 0.5 * pos_tied) / n1  # a rejected attempt's among the accepted
+    auc = float(v10[y].mean())
+    return np.where(y, (v10 - auc) / n1, (v01 - auc) / n0)
+
+
+def average_precision_influence(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Influences of average precision ``AP = N / pi``, ``N = E[y h(s)]``, ``h(t) = A(t) / B(t)``,
+    ``A(t) = P(y = 1, s >= t)``, ``B(t) = P(s >= t)``, ``pi = P(y = 1)``.
+
+    Differentiating N at a point (y0, s0) gives
+    ``y0 h(s0) - N + y0 C1(s0) - C2(s0)`` with ``C1(s0) = E[y 1(s <= s0) / B(s)]`` and
+    ``C2(s0) = E[y h(s) 1(s <= s0) / B(s)]``; then ``IF = (IF_N - AP (y0 - pi)) / pi``.
+    Ties are handled as the metric does (a tie counts as ``s >= t``).
+    """
+    y = np.asarray(y, dtype=np.float64)
+    p = np.asarray(p, dtype=np.float64)
+    n = len(p)
+    if n == 0 or y.sum() == 0:
+        return np.full(n, np.nan)
+    values, inverse = np.unique(p, return_inverse=True)  # ascending
+    count = np.bincount(inverse, minlength=len(values)) / n
+    positive = np.bincount(inverse, weights=y, minlength=len(values)) / n
+    b = np.cumsum(count[::-1])[::-1]  # P(s >= v)
+    a = np.cumsum(positive[::-1])[::-1]  # P(y = 1, s >= v)
+    h = a / b
+    pi = float(y.mean())
+    numerator = float(np.sum(positive * h))
+    ap = numerator / pi
+    c1 = np.cumsum(positive / b)  # over v_k <= v
+    c2 = np.cumsum(positive * h / b)
+    k = inverse
+    if_n = y * h[k] - numerator + y * c1[k] - c2[k]
+    return (if_n - ap * (y - pi)) / pi / n
+
+
+def delta_influence(columns: np.ndarray, f: Callable[[np.ndarray], float], step: float = 1e-7) -> np.ndarray:
+    """Influences of ``f(mean of the columns)`` by the delta method: ``grad f . (v_i - mean) / n``."""
+    columns = np.asarray(columns, dtype=np.float64)
+    mean = columns.mean(axis=0)
+    grad = np.empty(len(mean))
+    for j in range(len(mean)):
+        up, down = mean.copy(), mean.copy()
+        up[j] += step
+        down[j] -= step
+        grad[j] = (f(up) - f(down)) / (2 * step)
+    return (columns - mean) @ grad / len(columns)
+
+
+def _confusion(y: np.ndarray, d: np.ndarray) -> np.ndarray:
+    y, d = np.asarray(y, dtype=np.float64), np.asarray(d, dtype=np.float64)
+    return np.column_stack([d * y, d * (1 - y), (1 - d) * (1 - y), (1 - d) * y])  # tp, fp, tn, fn
+
+
+def mcc_influence(y: np.ndarray, decisions: np.ndarray) -> np.ndarray:
+    """MCC of fixed decisions as a function of the four cell shares (delta method)."""
+    return delta_influence(_confusion(y, decisions), lambda s: float(m._mcc(s[0], s[1], s[2], s[3])))
+
+
+def in_fold_mcc_influence(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The in-fold MCC is the MCC at its selected threshold: that MCC's influence (envelope theorem)."""
+    threshold = m.select_threshold(y, p)
+    return mcc_influence(y, (np.asarray(p) >= threshold).astype(np.float64))
+
+
+def ece_influence(y: np.ndarray, p: np.ndarray, n_bins: int) -> np.ndarray:
+    """``ECE = sum_b |S_b|``, ``S_b = mean(1[bin b] (y - p))``: influence ``sign(S_b(i)) (y_i - p_i) - ECE``
+    over n (the bins' signs fixed; biased where a bin's gap is near 0, which the coverage table shows)."""
+    from cojudge_assets.core.measurement.calibration import bin_index
+
+    y, p = np.asarray(y, dtype=np.float64), np.asarray(p, dtype=np.float64)
+    bins = bin_index(p, n_bins)
+    gap = np.bincount(bins, weights=y - p, minlength=n_bins) / len(p)
+    contribution = np.sign(gap)[bins] * (y - p)
+    return (contribution - np.abs(gap).sum()) / len(p)
+
+
+def log_loss_influence(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    q = np.clip(np.asarray(p, dtype=np.float64), m.LOGLOSS_CLIP, 1 - m.LOGLOSS_CLIP)
+    y = np.asarray(y, dtype=np.float64)
+    return mean_influence(-(y * np.log(q) + (1 - y) * np.log(1 - q)))

@@ -1,0 +1,112 @@
+"""A measurement partition reads only its own rows of the judge cache (defs/measurement/assets.py
+``judge_cache_slice``): a filtered query on Postgres under the deployed profile, never the whole-store snapshot."""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import datetime
+
+import duckdb
+import polars as pl
+import pytest
+
+from cojudge_assets.core.measurement.predictions import CACHE_READ
+from cojudge_assets.defs.measurement.assets import judge_cache_slice
+from cojudge_assets.judges.postgres_store import PostgresStore
+from cojudge_assets.judges.store import CACHE_TABLE, CacheWriter, ensure_tables
+from cojudge_assets.settings import libpq_url
+
+CELLS = [("j", "blind"), ("j", "nonblind"), ("k", "blind"), ("k", "nonblind")]
+
+
+def cache_rows() -> list[dict]:
+    return [
+        {
+            "attempt_uid": f"u{i:03d}",
+            "judge": judge,
+            "condition": condition,
+            "request_hash": f"h{i}",
+            "epoch": 1 + i % 2,
+            "status": "ok",
+            "p_accept": i / 100,
+            "tries": 1,
+            "judged_at": datetime(2026, 12, 4, 12, 0, i % 60),
+        }
+        for judge, condition in CELLS
+        for i in range(25)
+    ]
+
+
+class Deployed:
+    """The deployed resource's two ways in (defs/deployed.py ``DeployedStores``): the store, and the snapshot,
+    which a partition's reader must not take."""
+
+    def __init__(self, dsn: str):
+        self.dsn = dsn
+        self.opened = 0
+
+    @contextlib.contextmanager
+    def judge_store(self):
+        store = PostgresStore(self.dsn)
+        self.opened += 1
+        try:
+            yield store
+        finally:
+            store.close()
+
+    def get_connection(self):
+        raise AssertionError("a partition's reader copied the whole store (get_connection)")
+
+
+def test_under_the_deployed_profile_a_partition_moves_only_its_rows(postgres, monkeypatch):
+    dsn = libpq_url(postgres.create_database("cache_slice").url)
+    store = PostgresStore(dsn)
+    try:
+        store.ensure_tables()
+        writer = store.writer()
+        for row in cache_rows():
+            writer.write(row)
+        writer.close()
+        total = store.read_table(CACHE_TABLE)
+        assert total is not None and len(total) == 100
+    finally:
+        store.close()
+    moved: list[int] = []
+    fetch = PostgresStore._fetch
+
+    def counting(self, sql, params=()):  # every row a query returns crosses the connection: count them
+        rows = fetch(self, sql, params)
+        if CACHE_TABLE in sql and "information_schema" not in sql:
+            moved.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(PostgresStore, "_fetch", counting)
+    resource = Deployed(dsn)
+    attempts = pl.DataFrame({"attempt_uid": [f"u{i:03d}" for i in range(20)]})  # the contest's: not a mutant
+    rows = judge_cache_slice(resource, attempts, "k", "blind")
+    assert resource.opened == 1
+    assert moved == [25]  # the partition's rows, of the store's 100
+    assert len(rows) == 20 and set(rows["judge"]) == {"k"} and set(rows["condition"]) == {"blind"}
+    assert rows.schema == CACHE_READ
+    with pytest.raises(ValueError, match="no columns"):
+        PostgresStore(dsn).cache_rows("k", "blind", ("judge", "secret"))
+
+
+def test_in_the_duckdb_file_the_same_slice(tmp_path):
+    path = tmp_path / "c.duckdb"
+    with duckdb.connect(str(path)) as conn:
+        ensure_tables(conn)
+        writer = CacheWriter(conn)
+        for row in cache_rows():
+            writer.write(row)
+        writer.close()
+
+    class Embedded:
+        @contextlib.contextmanager
+        def get_connection(self):
+            with duckdb.connect(str(path), read_only=True) as conn:
+                yield conn
+
+    rows = judge_cache_slice(Embedded(), pl.DataFrame({"attempt_uid": ["u001", "u002"]}), "j", "nonblind")
+    assert sorted(rows["attempt_uid"]) == ["u001", "u002"] and set(rows["judge"]) == {"j"}
+    assert set(rows["condition"]) == {"nonblind"}
