@@ -38,6 +38,7 @@ import polars as pl
 
 from cojudge_assets.core.judging.models import JudgeRequest
 from cojudge_assets.core.judging.prompts import render
+from cojudge_assets.judges.batch import BatchOutcome, judge_in_batches
 from cojudge_assets.judges.client import JudgeCall, judge_once
 from cojudge_assets.judges.config import JudgeSpec
 from cojudge_assets.judges.store import CacheWriter, DuckDBStore
@@ -67,6 +68,8 @@ class PartitionStats:
     cost: float = 0.0
     served_models: set[str] = field(default_factory=set)
     fatal_error: str = ""
+    batch: BatchOutcome | None = None  # mode batch: the batches of this run (judges/batch.py)
+    budget_stop: str = ""  # a chunk not sent because it would pass the budget (judges/estimate.py)
 
     def latency_quantile(self, q: float) -> float | None:
         """The q-quantile of the latencies of the rows sent now (nearest rank below), None if none."""
@@ -96,9 +99,17 @@ def _tokens(spec: JudgeSpec, messages: list[dict]) -> int:
     return int(litellm.token_counter(model=spec.model, messages=messages))
 
 
-def _row(spec: JudgeSpec, condition: str, epoch: int, attempt_uid: str, request_hash: str, call: JudgeCall) -> dict:
+def _row(
+    spec: JudgeSpec,
+    condition: str,
+    epoch: int,
+    attempt_uid: str,
+    request_hash: str,
+    call: JudgeCall,
+    provenance: dict | None = None,
+) -> dict:
     out = call.output
-    return {
+    return (provenance or {}) | {
         "attempt_uid": attempt_uid,
         "judge": spec.name,
         "condition": condition,
@@ -247,7 +258,9 @@ def judge_partition(
     rows = requests.select("attempt_uid", "request_hash", "request_json").to_dicts()
     pending = [r for r in rows if (r["attempt_uid"], r["request_hash"]) not in done]
     stats = PartitionStats(requests=len(rows), cached=len(rows) - len(pending))
-    if pending:
+    if pending and spec.mode == "batch":
+        _judge_batch_mode(spec, (spec.name, condition, epoch), pending, store, stats, log)
+    elif pending:
         if spec.local:
             _prepare_local(spec, pending, scorers, log)
         writer = store.writer()
@@ -256,3 +269,48 @@ def judge_partition(
         finally:
             writer.close()
     return stats
+
+
+def judge_budget(spec: JudgeSpec, store, *, batch: bool):
+    """The judge's budget (judges/estimate.py ``Budget``) with what its stored answers cost so far; raises
+    ``Unpriced`` for a hosted model with no price."""
+    from cojudge_assets.judges.estimate import Budget, expected_output_tokens, judge_prices, run_budget
+
+    spent, observed = store.spending(spec.name)
+    tokens, _ = expected_output_tokens(spec, observed)
+    return Budget(spec, judge_prices(spec), batch, tokens, spent_usd=spent, run_limit_usd=run_budget())
+
+
+def _judge_batch_mode(spec: JudgeSpec, part: tuple[str, str, int], pending: list[dict], store, stats, log) -> None:
+    """The partition's pending requests through the provider's batch API (judges/batch.py)."""
+    _, condition, epoch = part
+    budget = judge_budget(spec, store, batch=True)
+    state = {"writer": store.writer()}
+
+    def write(item: dict, call: JudgeCall, provenance: dict) -> None:
+        state["writer"].write(_row(spec, condition, epoch, item["attempt_uid"], item["request_hash"], call, provenance))
+        stats.sent += 1
+        stats.requests_sent += call.sent
+        if call.status == "ok":
+            first = call.tries == 1 and not call.repaired
+            stats.ok_first += first
+            stats.repaired += not first
+        elif call.status == "abstained":
+            stats.abstained += 1
+        else:
+            stats.failed += 1
+        stats.input_tokens += call.input_tokens or 0
+        stats.output_tokens += call.output_tokens or 0
+        stats.cost += call.cost or 0.0
+        if call.served_model:
+            stats.served_models.add(call.served_model)
+
+    def flush() -> None:  # commit what was written: the batch is marked collected only after its rows are stored
+        state["writer"].close()
+        state["writer"] = store.writer()
+
+    try:
+        stats.batch = judge_in_batches(spec, part, pending, store, write, flush, budget=budget, log=log)
+    finally:
+        state["writer"].close()
+    stats.budget_stop = stats.batch.budget_stop

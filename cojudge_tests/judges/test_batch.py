@@ -1,0 +1,236 @@
+"""Batch mode (judges/batch.py) against the loopback batch server (cojudge_tests/judges/batch_loopback.py): the
+same answers as the synchronous path, every scenario of a batch's life ending with every row stored once and the
+right rows sent again, resume without a second create, the budget and the refusals."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import polars as pl
+import pytest
+
+from cojudge_assets.judges.batch import BatchApi
+from cojudge_assets.judges.config import JudgesConfigError, JudgeSpec, load_judges
+from cojudge_assets.judges.runner import judge_partition
+from cojudge_assets.judges.store import CACHE_TABLE, KEY
+from cojudge_tests.judges.batch_loopback import BatchLoopbackServer
+from cojudge_tests.judges.loopback import LoopbackServer
+from cojudge_tests.judges.test_runner import requests_table
+
+KEY_VALUE = "sk-batch-test-key-0123456789-never-stored"
+PRICE = {"input_usd_per_mtok": 2.0, "output_usd_per_mtok": 8.0}
+ANSWER_COLUMNS = ["attempt_uid", "status", "p_accept", "s_algo", "s_robust", "rationale", "raw_response"]
+
+
+def answer(body: dict) -> str:
+    """A valid answer that depends on the request (its code's number), so a mixed-up custom_id would show."""
+    code = body["messages"][-1]["content"]
+    digit = next((int(c) for c in reversed(code) if c.isdigit()), 0)
+    return json.dumps({"p_accept": digit / 10, "s_algo": 1 + digit % 5, "s_robust": 3, "rationale": f"r{digit}"})
+
+
+@pytest.fixture()
+def server(monkeypatch):
+    monkeypatch.setenv("LOOPBACK_KEY", KEY_VALUE)
+    with BatchLoopbackServer(answer=answer) as s:
+        yield s
+
+
+def spec(api_base: str, **overrides) -> JudgeSpec:
+    batch = {"poll_initial_s": 0.01, "poll_max_s": 0.02, **overrides.pop("batch", {})}
+    return JudgeSpec.model_validate(
+        {
+            "name": "loop",
+            "model": "openai/loopback-model-1",
+            "api_base": api_base,
+            "api_key_env": "LOOPBACK_KEY",
+            "timeout_s": 5.0,
+            "concurrency": 2,
+            "mode": "batch",
+            "batch": batch,
+            "price": PRICE,
+            **overrides,
+        }
+    )
+
+
+def run(api_base, table, conn, **overrides):
+    return judge_partition(spec(api_base, **overrides), "blind", table, conn, backoff=(0.01, 0.05))
+
+
+def cache(conn) -> pl.DataFrame:
+    return conn.execute(f"select * from main.{CACHE_TABLE} order by attempt_uid").pl()
+
+
+def test_batch_mode_gives_the_synchronous_answers_from_results_out_of_order(server, tmp_path):
+    table = requests_table(7)
+    conn = duckdb.connect(str(tmp_path / "batch.duckdb"))
+    stats = run(server.api_base, table, conn, batch={"max_requests": 3})
+    rows = cache(conn)
+    assert server.creates == 3 and server.lines == 7  # split at 3 requests a file
+    assert len(rows) == 7 and rows.select(KEY).n_unique() == 7 and set(rows["status"]) == {"ok"}
+    # the output files list results in another order than the input (the server reverses them)
+    first_output = server.files[server.batches["batch-0002"]["object"]["output_file_id"]].decode().splitlines()
+    assert [json.loads(line)["custom_id"].split("|")[3] for line in first_output] == ["a002", "a001", "a000"]
+    assert rows["batch_id"].null_count() == 0 and all("input=file-" in f for f in rows["batch_files"])
+    assert stats.batch.submitted == 3 and stats.batch.collected == 3
+
+    with LoopbackServer() as sync_server:
+        sync_conn = duckdb.connect(str(tmp_path / "sync.duckdb"))
+        texts = [answer({"messages": [{"content": f"print({i})\n"}]}) for i in range(7)]
+        sync_server.script = [("ok", t) for t in texts]
+        judge_partition(
+            spec(sync_server.api_base, mode="sync", concurrency=1), "blind", table, sync_conn, backoff=(0.01, 0.05)
+        )
+        sync_rows = cache(sync_conn)
+    assert rows.select(ANSWER_COLUMNS).equals(sync_rows.select(ANSWER_COLUMNS))
+    assert KEY_VALUE not in json.dumps(rows.to_dicts(), default=str)
+
+
+def ids_sent(server: BatchLoopbackServer, batch: int) -> list[str]:
+    """The attempt_uids of the batch created ``batch``-th (0-based), in file order."""
+    created = list(server.batches.values())[batch]
+    return [line["custom_id"].split("|")[3] for line in created["lines"]]
+
+
+def ledger(conn) -> pl.DataFrame:
+    return conn.execute("select * from main.judge_batches order by created_at").pl()
+
+
+@pytest.mark.parametrize("scenario", ["expired", "cancelled"])
+def test_an_ended_batch_keeps_its_answers_and_resubmits_only_the_rest(server, tmp_path, scenario):
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    server.scenarios, server.partial = [scenario], 2  # the first batch answers its first 2 lines, then ends
+    stats = run(server.api_base, requests_table(5), conn)
+    rows = cache(conn)
+    assert len(rows) == 5 and rows.select(KEY).n_unique() == 5 and set(rows["status"]) == {"ok"}
+    assert server.creates == 2 and ids_sent(server, 1) == ["a002", "a003", "a004"]  # only what had no answer
+    assert stats.batch.resubmitted == 3 and server.chat_requests == []
+    assert ledger(conn)["status"].to_list() == ["collected", "collected"]
+    first = rows.filter(pl.col("attempt_uid").is_in(["a000", "a001"]))["batch_id"].unique().to_list()
+    assert first == ["batch-0002"]  # the answers the ended batch kept carry its id
+
+
+def test_error_lines_and_invalid_answers_are_re_asked_under_the_retry_rule(server, tmp_path):
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    table = requests_table(4)
+    server.error_ids = {f"loop|blind|0|a001|{table['request_hash'][1]}"}
+    bad = {"count": 0}
+
+    def invalid_once_for_a002(body: dict) -> str:
+        if "print(2)" in body["messages"][-1]["content"] and bad["count"] == 0:
+            bad["count"] += 1
+            return '{"p_accept": 3, "s_algo": 4, "s_robust": 3, "rationale": "out of range"}'
+        return answer(body)
+
+    server.answer = invalid_once_for_a002
+    stats = run(server.api_base, table, conn)
+    rows = cache(conn)
+    assert len(rows) == 4 and set(rows["status"]) == {"ok"} and server.creates == 1
+    assert len(server.chat_requests) == 2 and stats.batch.retried_sync == 2  # a001 (error line), a002 (invalid)
+    by_uid = {r["attempt_uid"]: r for r in rows.to_dicts()}
+    assert (by_uid["a001"]["tries"], by_uid["a001"]["provider_errors"]) == (2, 1)
+    assert (by_uid["a002"]["tries"], by_uid["a002"]["validation_failures"]) == (2, 1)
+    assert by_uid["a000"]["tries"] == 1 and by_uid["a002"]["batch_id"] == "batch-0002"
+
+
+def test_error_lines_fail_when_no_try_is_left(server, tmp_path):
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    table = requests_table(3)
+    server.error_ids = {f"loop|blind|0|a000|{table['request_hash'][0]}"}
+    run(server.api_base, table, conn, max_tries=1)
+    rows = cache(conn)
+    assert rows["status"].to_list() == ["failed", "ok", "ok"] and server.chat_requests == []
+    assert "scripted line error" in rows["error"][0]
+
+
+def test_a_failed_batch_fails_its_rows_with_no_charge_and_the_next_run_sends_them(server, tmp_path):
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    table = requests_table(3)
+    server.scenarios = ["failed"]
+    run(server.api_base, table, conn)
+    rows = cache(conn)
+    assert len(rows) == 3 and set(rows["status"]) == {"failed"} and server.creates == 1
+    assert all("scripted failure" in e for e in rows["error"]) and rows["cost"].null_count() == 3
+    record = ledger(conn).to_dicts()[0]
+    assert (record["status"], record["cost_usd"]) == ("collected_failed", 0.0)
+    run(server.api_base, table, conn)  # the next run sends the failed rows again
+    rows = cache(conn)
+    assert len(rows) == 3 and set(rows["status"]) == {"ok"} and server.creates == 2
+
+
+def test_a_malformed_result_line_is_kept_with_its_line_number_and_its_request_resubmitted(server, tmp_path):
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    server.malformed_line = '{"custom_id": "loop|blind|0|a0'
+    stats = run(server.api_base, requests_table(3), conn)
+    rows = cache(conn)
+    assert len(rows) == 3 and set(rows["status"]) == {"ok"} and stats.batch.malformed_lines == 1
+    notes = ledger(conn)["note"].to_list()
+    assert "line 2: not a result line" in notes[0] and server.creates == 2 and len(ids_sent(server, 1)) == 1
+
+
+def test_polls_honour_retry_after_and_repeated_failures_fail_only_that_batch(server, tmp_path):
+    waits: list[float] = []
+    server.busy_polls, server.retry_after = 2, 7
+    api = BatchApi(spec(server.api_base), sleep=waits.append)
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    run(server.api_base, requests_table(2), conn, batch={"wait": False})
+    batch_id = ledger(conn)["batch_id"][0]
+    server.polls[batch_id] = 0
+    ended = api.poll(batch_id, deadline=None)
+    assert ended.status == "completed" and waits[:2] == [7.0, 7.0]  # Retry-After, not the 0.01 s backoff
+    assert all(w <= 0.02 for w in waits[2:])
+
+    server.busy_polls, server.retry_after = 10**6, 0
+    second = requests_table(4).tail(2)
+    run(server.api_base, second, conn, batch={"poll_failures": 3})
+    rows = cache(conn).filter(pl.col("attempt_uid").is_in(["a002", "a003"]))
+    assert set(rows["status"]) == {"failed"} and all("failed 3 time(s) in a row" in e for e in rows["error"])
+    open_batches = ledger(conn).filter(pl.col("status") == "submitted")
+    assert len(open_batches) == 2 and server.creates == 2  # kept (the first run's too): the next run polls them
+    server.busy_polls = 0
+    creates = server.creates
+    run(server.api_base, second, conn)
+    assert server.creates == creates and set(cache(conn)["status"]) == {"ok"}
+
+
+def test_an_upload_whose_batch_id_was_lost_is_found_not_created_again(server, tmp_path):
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    table = requests_table(3)
+    run(server.api_base, table, conn, batch={"wait": False})
+    assert server.creates == 1
+    conn.execute("update main.judge_batches set status = 'uploading', batch_id = null")  # killed before storing it
+    run(server.api_base, table, conn)
+    assert server.creates == 1 and len(cache(conn)) == 3 and set(cache(conn)["status"]) == {"ok"}
+    assert ledger(conn)["batch_id"].to_list() == ["batch-0002"]
+
+
+def test_downloading_the_same_output_twice_writes_no_duplicate(server, tmp_path):
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    table = requests_table(3)
+    run(server.api_base, table, conn)
+    conn.execute("update main.judge_batches set status = 'completed'")  # as if killed before marking it collected
+    conn.execute(f"update main.{CACHE_TABLE} set status = 'failed' where attempt_uid = 'a000'")
+    run(server.api_base, table, conn)
+    rows = cache(conn)
+    assert len(rows) == 3 and set(rows["status"]) == {"ok"} and server.creates == 1
+    assert server.downloads.count(server.batches["batch-0002"]["object"]["output_file_id"]) == 2
+
+
+def test_batch_mode_is_refused_where_litellm_cannot_create_batches(tmp_path):
+    path = tmp_path / "judges.yaml"
+    path.write_text(
+        "judges:\n"
+        "  - {name: claude, model: anthropic/claude-sonnet-4-5-20250929, api_key_env: ANTHROPIC_API_KEY, mode: batch}\n"
+        "  - {name: gem, model: gemini/gemini-2.5-pro, api_key_env: GEMINI_API_KEY, mode: batch}\n"
+        "  - {name: rubric, model: cojudge/static-rubric, mode: batch}\n"
+        "  - {name: fine, model: openai/gpt-4o-mini, api_key_env: OPENAI_API_KEY, mode: batch}\n"
+    )
+    with pytest.raises(JudgesConfigError) as refused:
+        load_judges(path)
+    lines = refused.value.lines
+    assert len(lines) == 3
+    assert "judge claude: field 'mode'" in lines[0] and "litellm cannot create Anthropic batches" in lines[0]
+    assert "judge gem: field 'mode'" in lines[1] and "'gemini'" in lines[1]
+    assert "judge rubric: field 'mode'" in lines[2]
