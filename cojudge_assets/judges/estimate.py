@@ -187,3 +187,148 @@ def run_budget(environ: Mapping[str, str] | None = None) -> float | None:
     if not number > 0 or number == float("inf"):
         raise ValueError(f"{RUN_BUDGET_VARIABLE}={value!r}: expected a positive number of USD")
     return number
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What one judge x condition will cost, before anything is sent."""
+
+    judge: str
+    condition: str
+    mode: str
+    requests: int  # in the partition
+    to_send: int  # with no answer in the store: what a run would send
+    input_tokens: int  # of the requests to send (litellm token_counter)
+    output_tokens: int  # expected, of the requests to send
+    output_source: str
+    usd: float | None  # at the synchronous price
+    batch_usd: float | None  # at the batch price
+    price_source: str
+
+    @property
+    def charged_usd(self) -> float | None:
+        """What the judge's mode would cost."""
+        return self.batch_usd if self.mode == "batch" else self.usd
+
+    def line(self) -> str:
+        def usd(value: float | None) -> str:
+            return "unpriced" if value is None else f"{value:.4f} USD"
+
+        return (
+            f"{self.judge} x {self.condition} (mode {self.mode}): {self.to_send} of {self.requests} requests to send, "
+            f"{self.input_tokens} input tokens, {self.output_tokens} expected output tokens ({self.output_source}); "
+            f"{usd(self.usd)} synchronous, {usd(self.batch_usd)} batch; prices: {self.price_source}"
+        )
+
+    def metadata(self) -> dict:
+        return {
+            "estimate_requests_to_send": self.to_send,
+            "estimate_input_tokens": self.input_tokens,
+            "estimate_output_tokens": self.output_tokens,
+            "estimate_usd": None if self.usd is None else round(self.usd, 6),
+            "estimate_batch_usd": None if self.batch_usd is None else round(self.batch_usd, 6),
+            "estimate_price_source": self.price_source,
+            "estimate_output_source": self.output_source,
+        }
+
+
+def estimate_partition(
+    spec: JudgeSpec, condition: str, requests: int, pending: list[dict], observed_output_mean: float | None
+) -> Estimate:
+    """The estimate of sending ``pending`` (rows with request_json) of a partition of ``requests`` requests;
+    raises :class:`Unpriced` for a hosted model with no price."""
+    import json
+
+    from cojudge_assets.core.judging.models import JudgeRequest
+    from cojudge_assets.core.judging.prompts import render
+
+    prices = judge_prices(spec)
+    tokens_in = sum(input_tokens(spec, render(JudgeRequest(**json.loads(r["request_json"])))) for r in pending)
+    per_out, out_source = expected_output_tokens(spec, observed_output_mean)
+    tokens_out = per_out * len(pending)
+
+    def usd(price_in: float | None, price_out: float | None) -> float | None:
+        return None if price_in is None or price_out is None else tokens_in * price_in + tokens_out * price_out
+
+    return Estimate(
+        judge=spec.name,
+        condition=condition,
+        mode=spec.mode,
+        requests=requests,
+        to_send=len(pending),
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        output_source=out_source,
+        usd=usd(prices.input, prices.output),
+        batch_usd=usd(prices.batch_input, prices.batch_output),
+        price_source=prices.source,
+    )
+
+
+class RequestsMissing(ValueError):
+    """The DuckDB file holds no ``judge_requests`` table to estimate from."""
+
+
+def estimate_database(database, specs: list[JudgeSpec], conditions: list[str] | None = None) -> list[Estimate]:
+    """The estimate of every judge x condition from the requests stored in a DuckDB file (table ``judge_requests``,
+    made by the local steps: nothing is sent to build it) and the answers already in its judge cache (read only:
+    nothing is written). Raises :class:`RequestsMissing`, or :class:`Unpriced` naming each unpriced judge (one line
+    each)."""
+    from pathlib import Path
+
+    import duckdb
+
+    from cojudge_assets.judges import store as judge_store
+
+    path = Path(database)
+    if not path.is_file() or not _has(path, "judge_requests"):
+        raise RequestsMissing(
+            f"{path}: no table judge_requests to estimate from; build the requests first (local steps, nothing is "
+            "sent): cojudge materialize --select judge_requests"
+        )
+    unpriced = []
+    for spec in specs:
+        try:
+            judge_prices(spec)
+        except Unpriced as exc:
+            unpriced.append(str(exc))
+    if unpriced:
+        raise Unpriced("\n".join(unpriced))
+    conn = duckdb.connect(str(path), read_only=True)
+    try:
+        estimates = []
+        cached = _has(path, judge_store.CACHE_TABLE, conn)
+        for spec in specs:
+            observed = judge_store.spending(conn, spec.name)[1] if cached else None
+            epoch = judge_store.current_epoch(conn, spec.name) if _has(path, judge_store.EPOCHS_TABLE, conn) else 0
+            changed = (
+                bool(judge_store.settings_change(conn, spec.name, spec.answer_settings()))
+                if _has(path, judge_store.SETTINGS_TABLE, conn)
+                else False
+            )
+            found = conn.execute("select distinct condition from main.judge_requests order by condition").fetchall()
+            for (condition,) in found:
+                if conditions and condition not in conditions:
+                    continue
+                rows = conn.execute(
+                    "select attempt_uid, request_hash, request_json from main.judge_requests where condition = ? "
+                    "order by attempt_uid",
+                    [condition],
+                ).pl()
+                done = set() if changed or not cached else judge_store.valid_keys(conn, spec.name, condition, epoch)
+                pending = [r for r in rows.to_dicts() if (r["attempt_uid"], r["request_hash"]) not in done]
+                estimates.append(estimate_partition(spec, condition, len(rows), pending, observed))
+        return estimates
+    finally:
+        conn.close()
+
+
+def _has(path, table: str, conn=None) -> bool:
+    import duckdb
+
+    from cojudge_assets.judges.store import has_table
+
+    if conn is not None:
+        return has_table(conn, table)
+    with duckdb.connect(str(path), read_only=True) as own:
+        return has_table(own, table)

@@ -41,6 +41,7 @@ from cojudge_assets.core.judging.prompts import render
 from cojudge_assets.judges.batch import BatchOutcome, judge_in_batches
 from cojudge_assets.judges.client import JudgeCall, judge_once
 from cojudge_assets.judges.config import JudgeSpec
+from cojudge_assets.judges.estimate import Estimate, Unpriced, estimate_partition
 from cojudge_assets.judges.store import CacheWriter, DuckDBStore
 
 if TYPE_CHECKING:
@@ -69,6 +70,8 @@ class PartitionStats:
     served_models: set[str] = field(default_factory=set)
     fatal_error: str = ""
     batch: BatchOutcome | None = None  # mode batch: the batches of this run (judges/batch.py)
+    estimate: Estimate | None = None  # what the pending requests were estimated to cost before sending
+    estimate_note: str = ""  # why there is no estimate (a synchronous judge with no price)
     budget_stop: str = ""  # a chunk not sent because it would pass the budget (judges/estimate.py)
 
     def latency_quantile(self, q: float) -> float | None:
@@ -258,6 +261,13 @@ def judge_partition(
     rows = requests.select("attempt_uid", "request_hash", "request_json").to_dicts()
     pending = [r for r in rows if (r["attempt_uid"], r["request_hash"]) not in done]
     stats = PartitionStats(requests=len(rows), cached=len(rows) - len(pending))
+    if pending and not spec.local:
+        try:
+            stats.estimate = estimate_partition(spec, condition, len(rows), pending, store.spending(spec.name)[1])
+        except Unpriced as exc:
+            if spec.mode == "batch":  # a batch's cost is never taken as zero (litellm's batch cost path would)
+                raise
+            stats.estimate_note = str(exc)  # the synchronous path is unchanged: litellm prices each answer itself
     if pending and spec.mode == "batch":
         _judge_batch_mode(spec, (spec.name, condition, epoch), pending, store, stats, log)
     elif pending:

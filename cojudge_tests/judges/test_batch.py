@@ -234,3 +234,48 @@ def test_batch_mode_is_refused_where_litellm_cannot_create_batches(tmp_path):
     assert "judge claude: field 'mode'" in lines[0] and "litellm cannot create Anthropic batches" in lines[0]
     assert "judge gem: field 'mode'" in lines[1] and "'gemini'" in lines[1]
     assert "judge rubric: field 'mode'" in lines[2]
+
+
+CHILD = """
+import sys, duckdb, polars as pl
+from cojudge_assets.judges.config import JudgeSpec
+from cojudge_assets.judges.runner import judge_partition
+spec = JudgeSpec.model_validate_json(sys.argv[1])
+table = pl.read_parquet(sys.argv[2])
+judge_partition(spec, "blind", table, duckdb.connect(sys.argv[3]))
+"""
+
+
+@pytest.mark.slow  # a judging process of its own, killed
+def test_a_run_killed_between_create_and_download_resumes_with_one_create_per_chunk(server, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    table = requests_table(5)
+    table.write_parquet(tmp_path / "requests.parquet")
+    db = tmp_path / "c.duckdb"
+    # polls an hour apart: the child creates its batches, then waits on the first poll, where it is killed
+    slow = spec(server.api_base, batch={"max_requests": 2, "poll_initial_s": 3600, "poll_max_s": 3600})
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, slow.model_dump_json(), str(tmp_path / "requests.parquet"), str(db)],
+        env={**os.environ, "LOOPBACK_KEY": KEY_VALUE},
+    )
+    try:
+        deadline = time.monotonic() + 600
+        while server.creates < 3 and time.monotonic() < deadline and child.poll() is None:
+            time.sleep(0.2)
+        assert server.creates == 3, "the child did not create its 3 batches"
+        time.sleep(1.0)  # its ledger update after the last create
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.wait()
+    assert server.downloads == []  # killed before any download
+    conn = duckdb.connect(str(db))
+    stats = run(server.api_base, table, conn, batch={"max_requests": 2})
+    rows = cache(conn)
+    assert server.creates == 3 and server.lines == 5  # exactly one create per chunk, no request sent twice
+    assert len(rows) == 5 and rows.select(KEY).n_unique() == 5 and set(rows["status"]) == {"ok"}
+    assert stats.batch.submitted == 0 and stats.batch.collected == 3

@@ -1,0 +1,147 @@
+"""The cost before sending (judges/estimate.py, ``cojudge estimate``) and the budget that stops a batch run: the
+estimate's input tokens against what the loopback batch server counted, the same figures with the network off, an
+unpriced hosted model refused by name, and a budget stop that sends nothing past the budget and loses nothing."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from cojudge_assets.cli import main
+from cojudge_assets.judges.config import JudgeSpec
+from cojudge_assets.judges.estimate import judge_prices
+from cojudge_assets.judges.runner import judge_partition
+from cojudge_assets.judges.store import CACHE_TABLE
+from cojudge_tests.judges.batch_loopback import BatchLoopbackServer
+from cojudge_tests.judges.test_batch import KEY_VALUE, answer, requests_table
+
+STATEMENT = (
+    "Read n and then n integers. Print the length of the longest strictly increasing contiguous run, "
+    "then the sum of that run. Constraints: 1 <= n <= 200000, |a_i| <= 10^9. "
+)
+
+
+def long_requests(n: int) -> pl.DataFrame:
+    """Requests of a realistic size (a statement and a program of some hundreds of tokens)."""
+    from cojudge_assets.core.judging.models import JudgeRequest
+    from cojudge_assets.core.judging.prompts import canonical_json, request_hash
+
+    rows = []
+    for i in range(n):
+        code = "".join(
+            f"def step_{k}(values):\n    return [v * {k + i} for v in values if v % {k + 2}]\n" for k in range(12)
+        )
+        request = JudgeRequest(
+            problem_id="p1", problem_statement=STATEMENT * 3, language="Python", source_code=code + f"print({i})\n"
+        )
+        rows.append(
+            {"attempt_uid": f"a{i:03d}", "request_hash": request_hash(request), "request_json": canonical_json(request)}
+        )
+    return pl.DataFrame(rows)
+
+
+def judges_yaml(path: Path, api_base: str, model: str, **fields) -> Path:
+    extra = "".join(f"    {k}: {v}\n" for k, v in fields.items())
+    path.write_text(
+        "judges:\n  - name: loop\n"
+        f"    model: {model}\n    api_base: {api_base}\n    api_key_env: LOOPBACK_KEY\n    mode: batch\n" + extra
+    )
+    return path
+
+
+def requests_db(path: Path, table: pl.DataFrame) -> Path:
+    conn = duckdb.connect(str(path))
+    frame = table.with_columns(pl.lit("blind").alias("condition"))  # noqa: F841 (read by DuckDB by name)
+    conn.execute("create table main.judge_requests as select * from frame")
+    conn.close()
+    return path
+
+
+@pytest.fixture()
+def server(monkeypatch):
+    monkeypatch.setenv("LOOPBACK_KEY", KEY_VALUE)
+    with BatchLoopbackServer(answer=answer) as s:
+        yield s
+
+
+@pytest.mark.slow  # a cojudge process in a network namespace of its own
+def test_the_estimate_is_within_5_percent_of_the_tokens_the_server_counted_and_the_same_offline(
+    server, tmp_path, capsys
+):
+    table = long_requests(6)
+    db = requests_db(tmp_path / "c.duckdb", table)
+    judges = judges_yaml(tmp_path / "judges.yaml", server.api_base, "openai/gpt-4o-mini")
+    assert main(["estimate", "--duckdb", str(db), "--judges-file", str(judges)]) == 0
+    printed = capsys.readouterr().out
+    assert server.creates == server.uploads == 0  # nothing sent
+    line = printed.splitlines()[0]
+    estimated = int(re.search(r"(\d+) input tokens", line).group(1))
+    assert "6 of 6 requests to send" in line and "litellm 1.110.2 price map (gpt-4o-mini)" in line
+    assert "3072 expected output tokens (max_tokens" in line  # 6 x 512: no answer stored yet
+
+    # the same figures with the network off (a process in a network namespace of its own)
+    if shutil.which("unshare") and subprocess.run(["unshare", "-rn", "true"], check=False).returncode == 0:
+        offline = subprocess.run(
+            [
+                "unshare",
+                "-rn",
+                str(Path(sys.executable).parent / "cojudge"),
+                "estimate",
+                "--duckdb",
+                str(db),
+                "--judges-file",
+                str(judges),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        assert offline.returncode == 0, offline.stderr
+        assert offline.stdout == printed
+    else:  # still offline in the sense that matters: the price map is the installed one (LITELLM_LOCAL_MODEL_COST_MAP)
+        import os
+
+        assert os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] == "True"
+
+    # the same requests judged in batch mode: the server counts the tokens it received
+    spec = JudgeSpec.model_validate(
+        {
+            "name": "loop",
+            "model": "openai/gpt-4o-mini",
+            "api_base": server.api_base,
+            "api_key_env": "LOOPBACK_KEY",
+            "mode": "batch",
+            "batch": {"poll_initial_s": 0.01, "poll_max_s": 0.02},
+        }
+    )
+    with duckdb.connect(str(db)) as conn:
+        stats = judge_partition(spec, "blind", table, conn)
+    assert server.lines == 6 and abs(estimated - server.prompt_tokens) / server.prompt_tokens < 0.05
+    assert stats.estimate is not None and stats.estimate.input_tokens == estimated
+    # the actual cost (litellm's batch cost calculation) stored beside the estimate
+    with duckdb.connect(str(db)) as conn:
+        record = conn.execute("select estimate_usd, cost_usd from main.judge_batches").fetchone()
+        rows = conn.execute(f"select cost, input_tokens, output_tokens from main.{CACHE_TABLE}").pl()
+    prices = judge_prices(spec)
+    expected = (rows["input_tokens"] * prices.batch_input + rows["output_tokens"] * prices.batch_output).sum()
+    assert record[1] == pytest.approx(expected) and record[1] > 0 and record[0] > record[1]
+
+
+def test_an_unpriced_hosted_model_fails_the_estimate_naming_it(server, tmp_path, capsys):
+    db = requests_db(tmp_path / "c.duckdb", requests_table(2))
+    judges = judges_yaml(tmp_path / "judges.yaml", server.api_base, "openai/loopback-model-1")
+    assert main(["estimate", "--duckdb", str(db), "--judges-file", str(judges)]) == 2
+    err = capsys.readouterr().err
+    assert "judge loop: model openai/loopback-model-1 has no price in litellm's price map" in err
+    assert "allow_unpriced" in err and server.uploads == 0
+    priced = judges_yaml(tmp_path / "j2.yaml", server.api_base, "openai/loopback-model-1", allow_unpriced="true")
+    assert main(["estimate", "--duckdb", str(db), "--judges-file", str(priced)]) == 0
+    assert "unpriced synchronous, unpriced batch" in capsys.readouterr().out
