@@ -16,11 +16,11 @@ import pytest
 
 from cojudge_assets.cli import main
 from cojudge_assets.judges.config import JudgeSpec
-from cojudge_assets.judges.estimate import judge_prices
+from cojudge_assets.judges.estimate import Budget, judge_prices
 from cojudge_assets.judges.runner import judge_partition
-from cojudge_assets.judges.store import CACHE_TABLE
+from cojudge_assets.judges.store import CACHE_TABLE, KEY
 from cojudge_tests.judges.batch_loopback import BatchLoopbackServer
-from cojudge_tests.judges.test_batch import KEY_VALUE, answer, requests_table
+from cojudge_tests.judges.test_batch import KEY_VALUE, answer, cache, requests_table
 
 STATEMENT = (
     "Read n and then n integers. Print the length of the longest strictly increasing contiguous run, "
@@ -145,3 +145,62 @@ def test_an_unpriced_hosted_model_fails_the_estimate_naming_it(server, tmp_path,
     priced = judges_yaml(tmp_path / "j2.yaml", server.api_base, "openai/loopback-model-1", allow_unpriced="true")
     assert main(["estimate", "--duckdb", str(db), "--judges-file", str(priced)]) == 0
     assert "unpriced synchronous, unpriced batch" in capsys.readouterr().out
+
+
+def test_a_budget_stop_sends_nothing_past_the_budget_and_the_next_run_completes(server, tmp_path):
+    table = long_requests(6)
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    base = {
+        "name": "loop",
+        "model": "openai/loopback-model-1",
+        "api_base": server.api_base,
+        "api_key_env": "LOOPBACK_KEY",
+        "mode": "batch",
+        "price": {"input_usd_per_mtok": 2.0, "output_usd_per_mtok": 8.0},
+        "batch": {"poll_initial_s": 0.01, "poll_max_s": 0.02, "max_requests": 2},
+    }
+    spec = JudgeSpec.model_validate(base)
+    from cojudge_assets.core.judging.models import JudgeRequest
+    from cojudge_assets.core.judging.prompts import render
+
+    budget = Budget(spec, judge_prices(spec), True, spec.max_tokens)
+    chunk = budget.chunk_estimate([render(JudgeRequest.model_validate_json(j)) for j in table["request_json"][:2]])
+    assert chunk is not None and chunk > 0
+    limited = JudgeSpec.model_validate({**base, "max_cost_usd": 2.5 * chunk})  # room for two chunks of three
+    stats = judge_partition(limited, "blind", table, conn)
+    assert stats.budget_stop.startswith("stopped at the budget: judge loop") and "max_cost_usd" in stats.budget_stop
+    assert server.creates == 2 and server.lines == 4  # the third chunk was not sent
+    rows = cache(conn)
+    assert len(rows) == 4 and set(rows["status"]) == {"ok"} and rows["cost"].null_count() == 0  # every row whole
+    spent = float(rows["cost"].sum())
+    assert spent <= 2.5 * chunk
+
+    # the next run (budget raised) sends only the rest: no duplicate, no lost row
+    raised = JudgeSpec.model_validate({**base, "max_cost_usd": 10 * chunk})
+    stats = judge_partition(raised, "blind", table, conn)
+    rows = cache(conn)
+    assert not stats.budget_stop and server.creates == 3 and server.lines == 6
+    assert len(rows) == 6 and rows.select(KEY).n_unique() == 6 and set(rows["status"]) == {"ok"}
+    assert sorted(server.custom_ids) == sorted(set(server.custom_ids))  # no request sent twice
+
+
+def test_the_run_budget_counts_too_and_a_bad_value_is_refused(server, tmp_path, monkeypatch):
+    from cojudge_assets.judges.estimate import RUN_BUDGET_VARIABLE, run_budget
+
+    monkeypatch.setenv(RUN_BUDGET_VARIABLE, "abc")
+    with pytest.raises(ValueError, match=f"{RUN_BUDGET_VARIABLE}='abc': expected a positive number of USD"):
+        run_budget()
+    monkeypatch.setenv(RUN_BUDGET_VARIABLE, "0.0000001")
+    spec = JudgeSpec.model_validate(
+        {
+            "name": "loop",
+            "model": "openai/loopback-model-1",
+            "api_base": server.api_base,
+            "api_key_env": "LOOPBACK_KEY",
+            "mode": "batch",
+            "price": {"input_usd_per_mtok": 2.0, "output_usd_per_mtok": 8.0},
+            "batch": {"poll_initial_s": 0.01, "poll_max_s": 0.02},
+        }
+    )
+    stats = judge_partition(spec, "blind", requests_table(2), duckdb.connect(str(tmp_path / "c.duckdb")))
+    assert "run budget" in stats.budget_stop and RUN_BUDGET_VARIABLE in stats.budget_stop and server.uploads == 0
