@@ -10,7 +10,9 @@ runs that, round after round, until nothing is requested (driver.py :func:`run_s
 Before any step, :func:`preflight` checks the invocation in a second or two and
 touches nothing (preflight.py, settings.py); the command then holds the DAGSTER_HOME's
 and the DuckDB file's locks (core/locks.py) for the whole run. Exit codes: 0 every
-step succeeded (the source observation included), 1 a step failed, 2 refused: a
+step succeeded (the source observation included), 1 a step failed, 3 a judge stopped at its budget
+(judges/estimate.py; every stored row whole, the next run continues), 4 batches still pending at a provider
+(judges/batch.py; the next run collects them), 2 refused: a
 bad flag or variable (one line on stderr naming it; a judges file: one line per
 violation), another run holding a lock or another process having the DuckDB file
 open in any mode (naming its pid; ``--wait`` waits and says for what), or a
@@ -266,6 +268,12 @@ def _materialize(args: argparse.Namespace, plan: Plan, defs) -> int:
     if outcome.refusal:
         print(f"REFUSED: tables in {plan.duckdb}")
         return _refused(outcome.refusal)
+    if outcome.only_stopped and any("stopped at the budget" in stop for stop in outcome.stops):
+        print(f"STOPPED AT THE BUDGET: tables in {plan.duckdb}; every stored row is whole, the next run continues")
+        return 3
+    if outcome.only_stopped:
+        print(f"BATCHES PENDING: tables in {plan.duckdb}; run the same command again to collect them")
+        return 4
     if not outcome:
         print(f"FAILED: tables in {plan.duckdb}")
         return 1

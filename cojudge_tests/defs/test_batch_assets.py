@@ -1,0 +1,70 @@
+"""judge_outputs in batch mode through Dagster: the same table as the synchronous path on a synthetic corpus, the
+batch state and the estimate in the partition's metadata, and a budget stop the command reports as such."""
+
+from __future__ import annotations
+
+import dagster as dg
+import duckdb
+import pytest
+
+from cojudge_assets.definitions import build_definitions
+from cojudge_assets.driver import run_steps
+from cojudge_tests.defs.test_judging_assets import materializations
+from cojudge_tests.judges.batch_loopback import BatchLoopbackServer
+from cojudge_tests.judges.fixtures import write_judges_file, write_synthetic_progsnap2
+from cojudge_tests.judges.loopback import LoopbackServer
+from cojudge_tests.judges.test_batch import answer
+
+pytestmark = pytest.mark.slow  # the run loop over the whole graph
+
+KEY = "sk-batch-assets-key-0a1b2c3d4e5f-never-stored"
+COLUMNS = "attempt_uid, condition, judge, status, p_accept, s_algo, s_robust, rationale, raw_response"
+PRICE = "{input_usd_per_mtok: 2.0, output_usd_per_mtok: 8.0}"
+POLLS = "{poll_initial_s: 0.01, poll_max_s: 0.02, max_requests: 7}"
+
+
+def judge_corpus(tmp_path, name: str, api_base: str, corpus, **judge):
+    db = tmp_path / f"{name}.duckdb"
+    judges = write_judges_file(tmp_path / f"{name}.yaml", api_base, price=PRICE, **judge)
+    defs = build_definitions(corpus=corpus, layout="progsnap2", database=db, judges_path=judges)
+    instance = dg.DagsterInstance.ephemeral()
+    outcome = run_steps(defs, instance, {}, judges=["loop"], conditions=["blind"], echo=lambda line: None)
+    return outcome, instance, db
+
+
+def table(db) -> list[tuple]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.sql(f"select {COLUMNS} from main.judge_outputs order by attempt_uid").fetchall()
+
+
+def test_batch_mode_gives_the_synchronous_judge_outputs(tmp_path, monkeypatch):
+    monkeypatch.setenv("LOOPBACK_KEY", KEY)
+    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 15)
+    with BatchLoopbackServer(answer=answer) as batch_server:
+        outcome, instance, batch_db = judge_corpus(
+            tmp_path, "batch", batch_server.api_base, corpus, mode="batch", batch=POLLS
+        )
+        assert outcome, outcome.line()
+        assert batch_server.creates == 3 and batch_server.lines == 15  # 7 + 7 + 1
+    meta = materializations(instance, "judge_outputs")["blind|loop"]
+    assert meta["batch_state"] == "completed" and meta["batches_submitted"] == 3 and meta["valid_rows"] == 15
+    assert meta["estimate_requests_to_send"] == 15 and meta["estimate_price_source"] == "judges file (price:)"
+    assert meta["batch_cost_usd"] > 0 and meta["estimate_batch_usd"] > meta["batch_cost_usd"]
+    with LoopbackServer() as sync_server:
+        sync_server.script, sync_server.answer = [("ok", "")], answer
+        outcome, _, sync_db = judge_corpus(tmp_path, "sync", sync_server.api_base, corpus)
+        assert outcome, outcome.line()
+    batch_rows, sync_rows = table(batch_db), table(sync_db)
+    assert len(batch_rows) == 15 and len({r[5] for r in batch_rows}) > 1  # answers differ by request
+    assert batch_rows == sync_rows
+
+
+def test_a_budget_stop_is_what_the_command_reports(tmp_path, monkeypatch):
+    monkeypatch.setenv("LOOPBACK_KEY", KEY)
+    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 15)
+    with BatchLoopbackServer(answer=answer) as server:
+        outcome, _, _ = judge_corpus(
+            tmp_path, "b", server.api_base, corpus, mode="batch", batch=POLLS, max_cost_usd=0.000001
+        )
+        assert not outcome and outcome.only_stopped and server.uploads == 0
+        assert "stopped at the budget: judge loop" in outcome.stops[0]
