@@ -21,6 +21,7 @@ from cojudge_assets.defs.design.assets import findings_asset
 from cojudge_assets.defs.ingest.assets import CONTEST_CORPUS, contest_corpus_asset, label_audit_asset
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
+from cojudge_assets.defs.judging.sensors import batch_sensor
 from cojudge_assets.defs.judging.sources import JUDGES_FILE, judges_file_asset
 from cojudge_assets.defs.measurement.assets import measurement_asset, predictions_asset
 from cojudge_assets.defs.operations.assets import drift_report_asset
@@ -272,6 +273,8 @@ def build_definitions(
             description="Judge answers, one partition per condition x judge.",
         )
         jobs.append(outputs_job)
+        if any(spec.asked and spec.mode == "batch" for spec in specs):
+            sensors.append(batch_sensor(outputs_job))
     if asked:
         assets.append(perturbation_outputs_asset(asked))
         perturbation_outputs_job = dg.define_asset_job(

@@ -185,6 +185,27 @@ class BatchLedger:
         )
         return {c: {"custom_id": c, "attempt_uid": a, "request_hash": h} for c, a, h in rows}
 
+    def exists(self) -> bool:
+        """Whether the ledger's tables exist (a reader asks this rather than create them)."""
+        rows = self._sql(
+            "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
+            [self.schema, BATCHES_TABLE],
+        )
+        return bool(rows and rows[0][0])
+
+    def open_partitions(self) -> list[tuple[str, str, str]]:
+        """(judge, condition, last update) of every partition with a batch not collected yet, when the ledger
+        exists: what the batch sensor (defs/judging/sensors.py) asks a run of."""
+        if not self.exists():
+            return []
+        marks = ", ".join("?" for _ in OPEN + ENDED)
+        rows = self._sql(
+            f"select judge, condition, max(updated_at) from {self.schema}.{BATCHES_TABLE} where status in ({marks}) "
+            "group by judge, condition order by judge, condition",
+            list(OPEN + ENDED),
+        )
+        return [(judge, condition, str(updated)) for judge, condition, updated in rows]
+
     def reserved_usd(self, judge: str) -> float:
         """The estimates of the judge's batches sent and not collected yet: money that may be spent."""
         marks = ", ".join("?" for _ in OPEN + ENDED)

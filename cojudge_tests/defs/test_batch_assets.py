@@ -68,3 +68,37 @@ def test_a_budget_stop_is_what_the_command_reports(tmp_path, monkeypatch):
         )
         assert not outcome and outcome.only_stopped and server.uploads == 0
         assert "stopped at the budget: judge loop" in outcome.stops[0]
+
+
+def test_the_batch_sensor_completes_a_pending_batch_partition(tmp_path, monkeypatch):
+    from cojudge_assets.defs.partitions import condition_judge_key
+
+    monkeypatch.setenv("LOOPBACK_KEY", KEY)
+    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 6)
+    with BatchLoopbackServer(answer=answer) as server:
+        db = tmp_path / "s.duckdb"
+        judges = write_judges_file(
+            tmp_path / "s.yaml", server.api_base, price=PRICE, mode="batch", batch="{wait: false, poll_initial_s: 0.01}"
+        )
+        defs = build_definitions(corpus=corpus, layout="progsnap2", database=db, judges_path=judges)
+        instance = dg.DagsterInstance.ephemeral()
+        outcome = run_steps(defs, instance, {}, judges=["loop"], conditions=["blind"], echo=lambda line: None)
+        assert not outcome and outcome.only_stopped and "pending at the provider" in outcome.stops[0]
+        assert server.creates == 1
+        sensor = defs.get_sensor_def("pending_batches")
+
+        def evaluate():
+            with dg.build_sensor_context(
+                instance=instance, definitions=defs, resources=dict(defs.resources)
+            ) as context:
+                return sensor.evaluate_tick(context)
+
+        requested = evaluate().run_requests
+        assert [r.partition_key for r in requested] == [condition_judge_key("blind", "loop")]
+        server.finish_all()  # the provider completes the batch overnight
+        job = defs.resolve_job_def("judge_outputs_job")
+        result = job.execute_in_process(instance=instance, partition_key=requested[0].partition_key)
+        assert result.success and server.creates == 1  # collected, never submitted again
+        meta = materializations(instance, "judge_outputs")["blind|loop"]
+        assert meta["batch_state"] == "completed" and meta["valid_rows"] == 6
+        assert evaluate().skip_message == "no batch pending at a provider"
