@@ -33,9 +33,13 @@ def main() -> None:
     parser.add_argument("--output-tokens", type=int, default=250)
     args = parser.parse_args()
     with duckdb.connect(args.duckdb, read_only=True) as conn:
-        rows = conn.execute(
-            "select attempt_uid, request_hash, request_json from main.judge_requests where condition = 'blind'"
-        ).pl().to_dicts()
+        rows = (
+            conn.execute(
+                "select attempt_uid, request_hash, request_json from main.judge_requests where condition = 'blind'"
+            )
+            .pl()
+            .to_dicts()
+        )
     requests = args.attempts * 3
     print(f"{len(rows)} blind requests of {Path(args.duckdb).name}, scaled to {requests:,} requests (3 conditions)")
     for spec in enabled_judges(Path(args.judges)):
@@ -53,7 +57,7 @@ def main() -> None:
             continue
         tokens_in = requests * mean_tokens
 
-        def usd(price_in, price_out, out):
+        def usd(price_in, price_out, out, tokens_in=tokens_in):
             return tokens_in * price_in + requests * out * price_out
 
         refusal = batch_refusal(spec.model)
