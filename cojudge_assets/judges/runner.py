@@ -166,6 +166,7 @@ async def _judge_all(
     stats: PartitionStats,
     backoff: tuple[float, float],
     log,
+    cost_budget=None,
 ) -> None:
     from aiolimiter import AsyncLimiter
 
@@ -173,6 +174,7 @@ async def _judge_all(
     limiter = AsyncLimiter(spec.rpm, 60) if spec.rpm else None
     budget = input_budget(spec)
     queue: asyncio.Queue = asyncio.Queue()
+    spending = _Spending(spec, cost_budget, log)
     for row in pending:
         queue.put_nowait(row)
 
@@ -201,7 +203,7 @@ async def _judge_all(
         # hit by one burst (which trips providers' burst limits and makes answers arrive in waves that
         # this single event loop then has to process one after another)
         await asyncio.sleep(slot * RAMP_S / workers)
-        while not stats.fatal_error:
+        while not stats.fatal_error and not stats.budget_stop:
             try:
                 row = queue.get_nowait()
             except asyncio.QueueEmpty:
@@ -219,9 +221,14 @@ async def _judge_all(
                         ),
                     )
                     continue
+            estimate = spending.reserve(messages)
+            if spending.refusal:  # not sent: the partition stops here, resumable
+                stats.budget_stop = spending.refusal
+                return
             call = await judge_once(
                 config, messages, backoff_initial_s=backoff[0], backoff_max_s=backoff[1], limiter=limiter
             )
+            spending.settle(call, estimate)
             record(row, call)
             if call.fatal:
                 stats.fatal_error = call.error
@@ -275,7 +282,8 @@ def judge_partition(
             _prepare_local(spec, pending, scorers, log)
         writer = store.writer()
         try:
-            asyncio.run(_judge_all(spec, condition, epoch, pending, writer, stats, backoff, log))
+            budget = _sync_budget(spec, store)
+            asyncio.run(_judge_all(spec, condition, epoch, pending, writer, stats, backoff, log, budget))
         finally:
             writer.close()
     return stats
@@ -289,6 +297,45 @@ def judge_budget(spec: JudgeSpec, store, *, batch: bool):
     spent, observed = store.spending(spec.name)
     tokens, _ = expected_output_tokens(spec, observed)
     return Budget(spec, judge_prices(spec), batch, tokens, spent_usd=spent, run_limit_usd=run_budget())
+
+
+class _Spending:
+    """The synchronous path's budget check (judges/estimate.py ``Budget``; none: every request may go): before a
+    request, spent + the estimates of the requests in flight + its own against the budget; after it, its cost
+    spent."""
+
+    def __init__(self, spec: JudgeSpec, budget, log):
+        self.spec, self.budget, self.log = spec, budget, log
+        self.in_flight_usd = 0.0
+        self.refusal = ""
+
+    def reserve(self, messages: list[dict]) -> float:
+        if self.budget is None or self.refusal:
+            return 0.0
+        estimate = self.budget.chunk_estimate([messages]) or 0.0
+        self.refusal = self.budget.refuse(estimate, self.in_flight_usd)
+        if self.refusal and self.log:
+            self.log(self.refusal)
+        self.in_flight_usd += 0.0 if self.refusal else estimate
+        return estimate
+
+    def settle(self, call: JudgeCall, estimate: float) -> None:
+        if self.budget is None:
+            return
+        self.in_flight_usd -= estimate
+        if call.cost is None and self.spec.price is not None:  # litellm cannot price it: the judges file's price
+            call.cost = self.budget.line_cost(call.input_tokens, call.output_tokens)
+        self.budget.spend(call.cost)
+
+
+def _sync_budget(spec: JudgeSpec, store):
+    """The synchronous path's budget, only where one is set (a judge's ``max_cost_usd``, the run's variable): the
+    path without a budget is unchanged."""
+    from cojudge_assets.judges.estimate import run_budget
+
+    if spec.local or (spec.max_cost_usd is None and run_budget() is None):
+        return None
+    return judge_budget(spec, store, batch=False)
 
 
 def _judge_batch_mode(spec: JudgeSpec, part: tuple[str, str, int], pending: list[dict], store, stats, log) -> None:

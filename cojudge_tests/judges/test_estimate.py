@@ -204,3 +204,39 @@ def test_the_run_budget_counts_too_and_a_bad_value_is_refused(server, tmp_path, 
     )
     stats = judge_partition(spec, "blind", requests_table(2), duckdb.connect(str(tmp_path / "c.duckdb")))
     assert "run budget" in stats.budget_stop and RUN_BUDGET_VARIABLE in stats.budget_stop and server.uploads == 0
+
+
+def test_the_synchronous_path_stops_at_the_budget_and_the_next_run_completes(tmp_path, monkeypatch):
+    from cojudge_assets.core.judging.models import JudgeRequest
+    from cojudge_assets.core.judging.prompts import render
+    from cojudge_tests.judges.loopback import LoopbackServer
+
+    monkeypatch.setenv("LOOPBACK_KEY", KEY_VALUE)
+    table = requests_table(8)
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    with LoopbackServer() as server:
+        server.script, server.answer = [("ok", "")], answer
+        base = {
+            "name": "loop",
+            "model": "openai/loopback-model-1",
+            "api_base": server.api_base,
+            "api_key_env": "LOOPBACK_KEY",
+            "concurrency": 1,
+            "price": {"input_usd_per_mtok": 2.0, "output_usd_per_mtok": 8.0},
+        }
+        spec = JudgeSpec.model_validate(base)
+        budget = Budget(spec, judge_prices(spec), False, spec.max_tokens)
+        estimate = budget.chunk_estimate([render(JudgeRequest.model_validate_json(table["request_json"][0]))])
+        answer_cost = 11 * 2e-6 + 7 * 8e-6  # the loopback server's usage: 11 prompt and 7 completion tokens
+        # room for the estimate of one request on top of 3.5 answers' cost: the 5th request would pass it
+        limited = JudgeSpec.model_validate({**base, "max_cost_usd": estimate + 3.5 * answer_cost})
+        stats = judge_partition(limited, "blind", table, conn, backoff=(0.01, 0.05))
+        assert stats.budget_stop.startswith("stopped at the budget: judge loop")
+        assert len(server.requests) == 4 and stats.sent == 4
+        rows = cache(conn)
+        assert len(rows) == 4 and set(rows["status"]) == {"ok"}
+        assert rows["cost"].to_list() == pytest.approx([answer_cost] * 4)  # the judges file's price, stored
+        stats = judge_partition(spec, "blind", table, conn, backoff=(0.01, 0.05))  # no budget: the rest
+        rows = cache(conn)
+        assert not stats.budget_stop and len(server.requests) == 8 and stats.sent == 4
+        assert len(rows) == 8 and rows.select(KEY).n_unique() == 8
