@@ -279,3 +279,23 @@ def test_a_run_killed_between_create_and_download_resumes_with_one_create_per_ch
     assert server.creates == 3 and server.lines == 5  # exactly one create per chunk, no request sent twice
     assert len(rows) == 5 and rows.select(KEY).n_unique() == 5 and set(rows["status"]) == {"ok"}
     assert stats.batch.submitted == 0 and stats.batch.collected == 3
+
+
+def test_batch_mode_on_the_postgres_store_resumes_and_resubmits_as_on_duckdb(server, postgres):
+    from cojudge_assets.judges.postgres_store import PostgresStore
+    from cojudge_assets.settings import libpq_url
+
+    store = PostgresStore(libpq_url(postgres.create_database("batch_mode").url))
+    try:
+        table = requests_table(4)
+        server.scenarios, server.partial = ["expired"], 1
+        judge_partition(spec(server.api_base, batch={"wait": False}), "blind", table, store)
+        assert server.creates == 1
+        judge_partition(spec(server.api_base), "blind", table, store)  # polls the stored batch, then the rest
+        rows = store.partition_rows(table, "loop", "blind", 0)
+        assert len(rows) == 4 and set(rows["status"]) == {"ok"} and rows["batch_id"].null_count() == 0
+        assert server.creates == 2 and ids_sent(server, 1) == ["a001", "a002", "a003"]
+        statuses = sorted(r["status"] for r in store.batch_ledger().all_batches("loop"))
+        assert statuses == ["collected", "collected"]
+    finally:
+        store.close()
