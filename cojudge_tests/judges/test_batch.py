@@ -299,3 +299,20 @@ def test_batch_mode_on_the_postgres_store_resumes_and_resubmits_as_on_duckdb(ser
         assert statuses == ["collected", "collected"]
     finally:
         store.close()
+
+
+def test_a_partition_that_returns_early_shows_its_batches_submitted_or_in_progress_with_counts(server, tmp_path):
+    from cojudge_assets.defs.judging.assets import partition_batch_metadata
+
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    server.busy_polls = 1  # the one poll of the first run is refused: the batch is known as submitted only
+    stats = run(server.api_base, requests_table(3), conn, batch={"wait": False})
+    state = partition_batch_metadata(stats)
+    assert state["batch_state"] == "submitted (batch-0002: submitted 0/3 done, 0 failed)"
+    assert state["batches_pending"] == 1 and state["estimate_requests_to_send"] == 3
+    stats = run(server.api_base, requests_table(3), conn, batch={"wait": False})  # polled: now in progress
+    state = partition_batch_metadata(stats)
+    assert state["batch_state"] == "in_progress (batch-0002: in_progress 0/3 done, 0 failed)"
+    assert stats.batch.submitted == 0 and server.creates == 1
+    stats = run(server.api_base, requests_table(3), conn)  # waits: finalizing, completed, collected
+    assert partition_batch_metadata(stats)["batch_state"] == "completed" and len(cache(conn)) == 3
