@@ -316,3 +316,14 @@ def test_a_partition_that_returns_early_shows_its_batches_submitted_or_in_progre
     assert stats.batch.submitted == 0 and server.creates == 1
     stats = run(server.api_base, requests_table(3), conn)  # waits: finalizing, completed, collected
     assert partition_batch_metadata(stats)["batch_state"] == "completed" and len(cache(conn)) == 3
+
+
+def test_files_split_at_the_count_and_the_byte_limits_and_an_oversized_request_is_named():
+    from cojudge_assets.judges.batch import chunks
+
+    lines = [({"custom_id": f"c{i}"}, b"x" * (100 if i != 3 else 300) + b"\n") for i in range(6)]
+    sizes = [[item["custom_id"] for item, _ in chunk] for chunk in chunks(lines, max_requests=4, max_bytes=350)]
+    assert sizes == [["c0", "c1", "c2"], ["c3"], ["c4", "c5"]]  # bytes split before c3, and before c4 (301 + 101)
+    assert [len(c) for c in chunks(lines[:3], max_requests=2, max_bytes=10**6)] == [2, 1]
+    with pytest.raises(ValueError, match=r"request c3: its batch line is 301 bytes, over batch.max_bytes \(200\)"):
+        list(chunks(lines, max_requests=10, max_bytes=200))

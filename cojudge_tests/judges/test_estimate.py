@@ -240,3 +240,12 @@ def test_the_synchronous_path_stops_at_the_budget_and_the_next_run_completes(tmp
         rows = cache(conn)
         assert not stats.budget_stop and len(server.requests) == 8 and stats.sent == 4
         assert len(rows) == 8 and rows.select(KEY).n_unique() == 8
+
+
+def test_the_estimate_without_stored_requests_says_how_to_make_them(tmp_path, capsys):
+    judges = judges_yaml(tmp_path / "judges.yaml", "http://127.0.0.1:9/v1", "openai/gpt-4o-mini")
+    assert main(["estimate", "--duckdb", str(tmp_path / "none.duckdb"), "--judges-file", str(judges)]) == 2
+    err = capsys.readouterr().err
+    assert "none.duckdb: no table judge_requests to estimate from" in err
+    assert "cojudge materialize --select judge_requests" in err
+    assert not (tmp_path / "none.duckdb").exists()  # nothing written
