@@ -424,7 +424,20 @@ class BatchJudge:
 
     def submit(self, pending: list[dict]) -> None:
         settings = self.spec.batch
-        for chunk in chunks(jsonl_lines(self.spec, self.part, pending), settings.max_requests, settings.max_bytes):
+        lines = jsonl_lines(self.spec, self.part, pending)
+        oversized = [(item, line) for item, line in lines if len(line) > settings.max_bytes]
+        for item, line in oversized:  # never shortened, never sent: a failed row with its reason
+            reason = (
+                f"request {item['custom_id']}: its batch line is {len(line)} bytes, over batch.max_bytes "
+                f"({settings.max_bytes}) of judge {self.spec.name}; inputs are never shortened"
+            )
+            failed = _call_of({}, reason)
+            failed.tries = failed.sent = 0
+            self.write(item, failed, {})
+        if oversized:
+            self.flush()
+        lines = [(item, line) for item, line in lines if len(line) <= settings.max_bytes]
+        for chunk in chunks(lines, settings.max_requests, settings.max_bytes):
             items = [item for item, _ in chunk]
             estimate = self.budget.chunk_estimate([i["messages"] for i in items]) if self.budget else None
             if self.budget is not None:

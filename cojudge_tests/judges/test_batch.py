@@ -327,3 +327,19 @@ def test_files_split_at_the_count_and_the_byte_limits_and_an_oversized_request_i
     assert [len(c) for c in chunks(lines[:3], max_requests=2, max_bytes=10**6)] == [2, 1]
     with pytest.raises(ValueError, match=r"request c3: its batch line is 301 bytes, over batch.max_bytes \(200\)"):
         list(chunks(lines, max_requests=10, max_bytes=200))
+
+
+def test_a_request_over_the_byte_limit_is_a_failed_row_and_the_rest_is_judged(server, tmp_path):
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    table = requests_table(3)
+    long_code = table["request_json"][1].replace("print(1)", "print(1)" + "#" * 3000)
+    table = table.with_columns(
+        pl.when(pl.col("attempt_uid") == "a001")
+        .then(pl.lit(long_code))
+        .otherwise(pl.col("request_json"))
+        .alias("request_json")
+    )
+    run(server.api_base, table, conn, batch={"max_bytes": 2500})
+    rows = cache(conn)
+    assert rows["status"].to_list() == ["ok", "failed", "ok"] and server.lines == 2
+    assert "over batch.max_bytes (2500) of judge loop; inputs are never shortened" in rows["error"][1]
