@@ -102,3 +102,25 @@ def test_the_batch_sensor_completes_a_pending_batch_partition(tmp_path, monkeypa
         meta = materializations(instance, "judge_outputs")["blind|loop"]
         assert meta["batch_state"] == "completed" and meta["valid_rows"] == 6
         assert evaluate().skip_message == "no batch pending at a provider"
+
+
+def test_the_command_says_it_stopped_at_the_budget_and_the_next_run_continues(tmp_path):
+    from cojudge_tests.judges.fixtures import cli
+
+    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 6)
+    with BatchLoopbackServer(answer=answer) as server:
+        common = dict(db=tmp_path / "c.duckdb", home=tmp_path / "home", extra_env={"LOOPBACK_KEY": KEY})
+        args = ["materialize", "--corpus", str(corpus), "--layout", "progsnap2", "--judge", "loop"]
+        args += ["--condition", "blind"]
+        tight = write_judges_file(
+            tmp_path / "tight.yaml", server.api_base, price=PRICE, mode="batch", batch=POLLS, max_cost_usd=0.000001
+        )
+        stopped = cli(args, judges=tight, **common)
+        last = stopped.stdout.strip().splitlines()[-1]
+        assert stopped.returncode == 3, stopped.stdout + stopped.stderr
+        assert last.startswith("STOPPED AT THE BUDGET: tables in") and server.uploads == 0
+        assert "stopped at the budget: judge loop" in stopped.stdout
+        loose = write_judges_file(tmp_path / "loose.yaml", server.api_base, price=PRICE, mode="batch", batch=POLLS)
+        done = cli(args, judges=loose, **common)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.creates == 1 and server.lines == 6
