@@ -540,26 +540,35 @@ class BatchJudge:
     ) -> tuple[str, str, float]:
         """One result line: (what is wrong with it, or ""; the custom_id it answered or will be re-asked, or "";
         its cost). An answer is stored, an invalid answer or an error kept for the synchronous re-ask."""
-        where = f"{name.replace('_id', '')} {batch[name]} line {number}"
+        where = f"{name.replace('_file_id', ' file')} {batch[name]} line {number}"
         try:
             data = json.loads(line)
             cid = data["custom_id"]
+            if not isinstance(cid, str):
+                raise TypeError(f"custom_id is {type(cid).__name__}")
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             return f"{where}: not a result line ({type(exc).__name__}: {str(exc)[:80]})", "", 0.0
         item = items.get(cid)
         if item is None:
             return f"{where}: custom_id {cid!r} is not a request of this batch", "", 0.0
-        response, error = data.get("response") or {}, data.get("error")
-        body = response.get("body") or {}
-        if error and (error.get("code") in UNANSWERED_CODES):
-            return "", "", 0.0  # never ran: left for the follow-up batch
-        if error or response.get("status_code") != 200:
-            reason = (error or {}).get("message") or (body.get("error") or {}).get("message") or "no answer"
-            call = _call_of({}, f"provider error in {where}: {reason}")
-            call.provider_errors = 1
-            self.retry.append((item, call, provenance))
-            return "", cid, 0.0
-        call = _call_of(body, "")
+        try:
+            response, error = data.get("response") or {}, data.get("error")
+            body = response.get("body") or {}
+            if error and (error.get("code") in UNANSWERED_CODES):
+                return "", "", 0.0  # never ran: left for the follow-up batch
+            if error or response.get("status_code") != 200:
+                reason = (error or {}).get("message") or (body.get("error") or {}).get("message") or "no answer"
+                call = _call_of({}, f"provider error in {where}: {reason}")
+                call.provider_errors = 1
+                self.retry.append((item, call, provenance))
+                return "", cid, 0.0
+            call = _call_of(body, "")
+        except (AttributeError, TypeError, IndexError, KeyError) as exc:  # the request is known, its line is not
+            problem = f"{where}: malformed result line ({type(exc).__name__}: {str(exc)[:80]})"
+            call = _call_of({}, f"invalid answer: {problem}")
+            call.validation_failures = 1
+            self.retry.append((item, call, provenance))  # kept as invalid, re-asked under the retry rule
+            return problem, cid, 0.0
         call.cost = self.budget.line_cost(call.input_tokens, call.output_tokens) if self.budget else None
         checked = validate_answer(call.raw_text, lenient=self.spec.lenient)
         if checked.output is not None:

@@ -343,3 +343,20 @@ def test_a_request_over_the_byte_limit_is_a_failed_row_and_the_rest_is_judged(se
     rows = cache(conn)
     assert rows["status"].to_list() == ["ok", "failed", "ok"] and server.lines == 2
     assert "over batch.max_bytes (2500) of judge loop; inputs are never shortened" in rows["error"][1]
+
+
+def test_a_result_line_of_a_known_request_in_the_wrong_shape_is_invalid_with_its_line_and_re_asked(server, tmp_path):
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    table = requests_table(3)
+    cid = f"loop|blind|0|a001|{table['request_hash'][1]}"
+    server.malformed_line = json.dumps({"custom_id": cid, "response": "not an object", "error": None})
+    stats = run(server.api_base, table, conn, max_tries=1)
+    rows = cache(conn)
+    assert rows["status"].to_list() == ["ok", "failed", "ok"] and stats.batch.malformed_lines == 1
+    assert (
+        "invalid answer: output file file-0006" in rows["error"][1]
+        and "line 2: malformed result line" in rows["error"][1]
+    )
+    assert "line 2: malformed result line" in ledger(conn)["note"][0] and server.creates == 1
+    run(server.api_base, table, conn)  # the next run re-asks it (a batch of one)
+    assert set(cache(conn)["status"]) == {"ok"} and server.creates == 2
