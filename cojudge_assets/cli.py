@@ -12,7 +12,8 @@ touches nothing (preflight.py, settings.py); the command then holds the DAGSTER_
 and the DuckDB file's locks (core/locks.py) for the whole run. Exit codes: 0 every
 step succeeded or was up to date (the source observation included), 1 a step failed, 3 incomplete: a selected
 step could not run because an input outside ``--select`` was never materialized (named; nothing failed, but its
-tables do not exist), 2 refused: a
+tables do not exist), 4 a judge stopped at its budget (judges/estimate.py; every stored row whole, the next run
+continues), 5 batches still pending at a provider (judges/batch.py; the next run collects them), 2 refused: a
 bad flag or variable (one line on stderr naming it; a judges file: one line per
 violation), another run holding a lock or another process having the DuckDB file
 open in any mode (naming its pid; ``--wait`` waits and says for what), or a
@@ -338,6 +339,12 @@ def _materialize(args: argparse.Namespace, plan: Plan, defs) -> int:
     if outcome.refusal:
         print(f"REFUSED: tables in {plan.duckdb}")
         return _refused(outcome.refusal)
+    if outcome.only_stopped and any("stopped at the budget" in stop for stop in outcome.stops):
+        print(f"STOPPED AT THE BUDGET: tables in {plan.duckdb}; every stored row is whole, the next run continues")
+        return 4
+    if outcome.only_stopped:
+        print(f"BATCHES PENDING: tables in {plan.duckdb}; run the same command again to collect them")
+        return 5
     if not outcome:
         print(f"FAILED: tables in {plan.duckdb}")
         return 1
@@ -419,6 +426,36 @@ def deployment_celery_config(args) -> int:
     return 0
 
 
+def estimate(args: argparse.Namespace) -> int:
+    """``cojudge estimate``: what judging the stored requests would cost, per judge x condition; sends nothing and
+    writes nothing (judges/estimate.py). Exit 0 with the figures, 2 refused (a judges file, a missing requests
+    table, an unpriced hosted model: one line each)."""
+    from cojudge_assets.judges.config import JudgesConfigError, enabled_judges, judges_file
+    from cojudge_assets.judges.estimate import RequestsMissing, Unpriced, estimate_database
+    from cojudge_assets.settings import DEFAULT_DUCKDB, DUCKDB_VARIABLE
+
+    database = Path(args.duckdb or os.environ.get(DUCKDB_VARIABLE) or DEFAULT_DUCKDB)
+    try:
+        specs = [s for s in enabled_judges(Path(args.judges_file) if args.judges_file else judges_file()) if s.asked]
+        if args.judge:
+            unknown = sorted(set(args.judge) - {s.name for s in specs})
+            if unknown:
+                return _refused(f"--judge {', '.join(unknown)}: not an enabled judge of the judges file")
+            specs = [s for s in specs if s.name in args.judge]
+        estimates = estimate_database(database, specs, args.condition)
+    except JudgesConfigError as exc:
+        return _refused("\n".join(exc.lines))
+    except (RequestsMissing, Unpriced) as exc:
+        return _refused(str(exc))
+    total = 0.0
+    for item in estimates:
+        print(item.line())
+        total += item.charged_usd or 0.0
+    sent = sum(e.to_send for e in estimates)
+    print(f"estimate: {sent} requests to send, {total:.4f} USD at each judge's mode (nothing was sent)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cojudge", description="cojudge: LLM judges of code as instruments.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -475,6 +512,16 @@ def main(argv: list[str] | None = None) -> int:
         "3 s at most, before anything runs); for a server that starts after the command",
     )
     m.set_defaults(func=materialize)
+    e = sub.add_parser(
+        "estimate",
+        help="what judging the stored requests would cost, per judge x condition (tokens, USD, price sources); "
+        "sends nothing",
+    )
+    e.add_argument("--duckdb", help="DuckDB file (default: $COJUDGE_DUCKDB or ./data/cojudge.duckdb)")
+    e.add_argument("--judges-file", help="judges config (default: $COJUDGE_JUDGES or ./data/judges.yaml)")
+    e.add_argument("--judge", action="append", help="only this judge (repeatable)")
+    e.add_argument("--condition", action="append", choices=list(CONDITIONS), help="only this condition (repeatable)")
+    e.set_defaults(func=estimate)
     d = sub.add_parser("deployment", help="the deployed profile (docs/operations.md, Runbook)")
     dsub = d.add_subparsers(dest="action", required=True)
     c = dsub.add_parser(

@@ -21,6 +21,7 @@ from cojudge_assets.defs.design.assets import findings_asset
 from cojudge_assets.defs.ingest.assets import CONTEST_CORPUS, contest_corpus_asset, label_audit_asset
 from cojudge_assets.defs.io import CojudgeDuckDBIOManager, LockedDuckDBResource
 from cojudge_assets.defs.judging.assets import judge_outputs_asset
+from cojudge_assets.defs.judging.sensors import batch_sensor
 from cojudge_assets.defs.judging.sources import JUDGES_FILE, judges_file_asset
 from cojudge_assets.defs.live import LIVE_LOGGER, live_logger
 from cojudge_assets.defs.measurement.assets import (
@@ -291,6 +292,8 @@ def build_definitions(
                 description="The per-judge measurement tables, one partition per condition x judge.",
             )
         )
+        if any(spec.asked and spec.mode == "batch" for spec in specs):
+            sensors.append(batch_sensor(outputs_job))
     if asked:
         assets.append(perturbation_outputs_asset(asked))
         perturbation_outputs_job = dg.define_asset_job(

@@ -49,6 +49,8 @@ class StepsOutcome:
     requests_sent: int = 0
     provider_calls: int = 0  # of requests_sent, those to hosted providers (not local judges)
     refusal: str = ""  # why a step refused to replace stored tables (an input that yielded nothing)
+    stops: list = field(default_factory=list)  # judging partitions stopped at a budget or with batches pending
+    failed_runs: int = 0  # runs that failed, stopped ones included
     waiting: int = 0  # steps not run because an input was never materialized (outside the selection)
     missing_inputs: set = field(default_factory=set)  # those inputs (asset names)
     materialized: set = field(default_factory=set)  # (asset, partition) materialized by this command
@@ -56,6 +58,11 @@ class StepsOutcome:
 
     def __bool__(self) -> bool:
         return self.ok
+
+    @property
+    def only_stopped(self) -> bool:
+        """Every failed run was a judging partition that stopped resumably (a budget, pending batches)."""
+        return not self.ok and bool(self.stops) and len(self.stops) >= self.failed_runs
 
     def line(self) -> str:
         if not self.ok:
@@ -337,6 +344,8 @@ def _run_step(defs, instance, run_config: dict, step: tuple, keys: set, outcome:
     if not result.success:
         outcome.ok = False
         outcome.refusal = _refusal(result)
+        outcome.stops += _stops(result)
+        outcome.failed_runs += 1
     return result.success
 
 
@@ -377,6 +386,21 @@ def _requests_sent(result) -> int:
         if failure is not None:
             sent += count(failure.metadata or {})
     return sent
+
+
+def _stops(result) -> list[str]:
+    """The messages of judging partitions that stopped resumably: at a budget (metadata ``budget_stop``) or with
+    batches pending at the provider (``batches_pending``); defs/judging/assets.py."""
+    stops = []
+    for event in result.all_events:
+        failure = event.step_failure_data.user_failure_data if event.is_step_failure else None
+        if failure is None:
+            continue
+        metadata = failure.metadata or {}
+        pending = metadata.get("batches_pending")
+        if "budget_stop" in metadata or (pending is not None and pending.value):
+            stops.append(failure.description or "stopped")
+    return stops
 
 
 def _refusal(result) -> str:

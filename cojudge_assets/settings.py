@@ -336,6 +336,7 @@ CELERY_BROKER_VARIABLE = "COJUDGE_CELERY_BROKER"  # executors.py reads them
 CELERY_BACKEND_VARIABLE = "COJUDGE_CELERY_BACKEND"
 SECCOMP_VARIABLE = "COJUDGE_SECCOMP"  # core/execution/syscall_filter.py reads it
 CGROUPS_VARIABLE = "COJUDGE_CGROUPS"  # core/execution/cgroups.py reads it
+RUN_BUDGET_VARIABLE = "COJUDGE_MAX_RUN_COST_USD"  # judges/estimate.py reads it: a partition's run budget
 EXECUTORS = ("in_process", "multiprocess", "celery")  # definitions.py executor_from_environment
 SECCOMP_CHOICES = ("on", "off")
 CGROUPS_CHOICES = ("auto", "on", "v1", "v2", "off", "0", "no", "false")
@@ -362,7 +363,15 @@ VARIABLES: dict[str, tuple[str, str]] = {
     CELERY_BACKEND_VARIABLE: ("the broker", "a URL, e.g. redis://127.0.0.1:6379/1"),
     SECCOMP_VARIABLE: ("on", "one of " + ", ".join(SECCOMP_CHOICES)),
     CGROUPS_VARIABLE: ("auto", "one of " + ", ".join(CGROUPS_CHOICES)),
+    RUN_BUDGET_VARIABLE: ("(unset: no run budget)", "a positive number of USD"),
 }
+
+
+def _positive_number(value: str) -> bool:
+    try:
+        return 0 < float(value.strip()) < float("inf")
+    except ValueError:
+        return False
 
 
 def _is_url(value: str) -> bool:
@@ -401,12 +410,16 @@ def variable_problems(environ: Mapping[str, str] | None = None, *, profile: bool
         if value and value.strip().lower() not in choices:
             refuse(name, value)
 
-    if (value := environ.get(EXECUTOR_VARIABLE, "")) and value not in EXECUTORS:  # read as written (definitions.py)
-        refuse(EXECUTOR_VARIABLE, value)
+    accepts = {
+        EXECUTOR_VARIABLE: lambda value: value in EXECUTORS,  # read as written (definitions.py)
+        MAX_CONCURRENT_VARIABLE: lambda value: value.strip().isdigit(),
+        RUN_BUDGET_VARIABLE: _positive_number,
+    }
+    for name, accepted in accepts.items():
+        if (value := environ.get(name, "")) and not accepted(value):
+            refuse(name, value)
     choice(SECCOMP_VARIABLE, SECCOMP_CHOICES)
     choice(CGROUPS_VARIABLE, CGROUPS_CHOICES)
-    if (value := environ.get(MAX_CONCURRENT_VARIABLE, "")) and not value.strip().isdigit():
-        refuse(MAX_CONCURRENT_VARIABLE, value)
     for name in (CELERY_BROKER_VARIABLE, CELERY_BACKEND_VARIABLE):
         if (value := environ.get(name, "").strip()) and not _is_url(value):
             problems.append(f"{name}={redact(value)!r}: expected {VARIABLES[name][1]}")

@@ -45,10 +45,19 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlparse
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from cojudge_assets.core.judging.imported import ImportedSource, Scale
 from cojudge_assets.judges.client import JudgeConfig
@@ -76,6 +85,35 @@ class JudgesFile(BaseModel):
 ANSWER_SETTINGS = ("model", "temperature", "max_tokens", "reasoning_budget", "max_input_tokens", "json_mode", "lenient")
 
 
+class BatchSettings(BaseModel):
+    """A judge's ``batch:`` settings (used when its ``mode`` is ``batch``; judges/batch.py). The limits default to
+    OpenAI's: 50,000 requests or 200 MB per input file."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    max_requests: int = Field(default=50_000, ge=1)  # requests per batch file
+    max_bytes: int = Field(default=200_000_000, ge=1024)  # bytes per batch file
+    completion_window: Literal["24h"] = "24h"
+    poll_initial_s: float = Field(default=10.0, gt=0)  # first wait between two polls; doubles up to poll_max_s
+    poll_max_s: float = Field(default=300.0, gt=0)
+    poll_failures: int = Field(default=10, ge=1)  # failed polls in a row that fail the batch for this run
+    wait: bool = True  # wait for the batches to end; false: submit, record, and return (the sensor collects)
+    max_wait_s: float | None = Field(default=None, gt=0)  # stop waiting after this long (batches stay pending)
+    rounds: int = Field(default=3, ge=1, le=20)  # follow-up batches in one run for what an expiry left unanswered
+
+
+class Price(BaseModel):
+    """A judge's price in USD per million tokens, given in the judges file (``price:``) for a model litellm's price
+    map does not know, or to override it. The batch prices default to half the synchronous ones (litellm's rule)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    input_usd_per_mtok: float = Field(ge=0)
+    output_usd_per_mtok: float = Field(ge=0)
+    batch_input_usd_per_mtok: float | None = Field(default=None, ge=0)
+    batch_output_usd_per_mtok: float | None = Field(default=None, ge=0)
+
+
 class JudgeSpec(JudgeConfig):
     """One entry of the judges config file: the request settings (judges/client.py ``JudgeConfig``) and the
     file's own fields."""
@@ -92,6 +130,12 @@ class JudgeSpec(JudgeConfig):
     rpm: int = Field(default=0, ge=0)  # 0: no limit
     max_input_tokens: int | None = Field(default=None, ge=1)
     description: str = ""
+    mode: Literal["sync", "batch"] = "sync"  # batch: through the provider's batch API (judges/batch.py)
+    batch: BatchSettings = Field(default_factory=BatchSettings)
+    price: Price | None = None  # USD per million tokens; else litellm's price map (pinned with litellm)
+    allow_unpriced: bool = False  # a hosted model with no price: estimated and judged with no cost, said so
+    expected_output_tokens: int | None = Field(default=None, ge=1)  # the estimate's; else observed, else max_tokens
+    max_cost_usd: float | None = Field(default=None, gt=0)  # the judge's budget: spent + reserved never past it
 
     @field_validator("extra")
     @classmethod
@@ -156,6 +200,19 @@ class JudgeSpec(JudgeConfig):
                 "(an 'imported:' source)"
             )
         return self
+
+    @field_validator("mode")
+    @classmethod
+    def _batch_provider(cls, value: str, info: ValidationInfo) -> str:
+        """``mode: batch`` only where litellm can create batches (an OpenAI-compatible server); never a silent
+        fallback to the synchronous path (judges/batch.py ``batch_refusal``)."""
+        if value == "batch":
+            from cojudge_assets.judges.batch import batch_refusal
+
+            refusal = batch_refusal(str(info.data.get("model") or ""))
+            if refusal:
+                raise ValueError(refusal)
+        return value
 
     @property
     def is_imported(self) -> bool:

@@ -198,6 +198,8 @@ def read_partition(
         pl.lit(now).alias("judged_at"),
         pl.lit(PROVENANCE_IMPORTED).alias("provenance"),
         pl.lit(source_label).alias("source"),
+        pl.lit(None, pl.String).alias("batch_id"),  # never sent, so never in a provider's batch
+        pl.lit(None, pl.String).alias("batch_files"),
     ).cast(OUTPUT_SCHEMA)
     # the judge as cojudge names it, under this condition
     rejects = rejects.with_columns(pl.lit(spec.name).alias("judge"), pl.lit(condition).alias("condition"))

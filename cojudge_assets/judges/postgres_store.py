@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 import polars as pl
 
 from cojudge_assets.judges.store import (
+    ADDED_COLUMNS,
     ANSWERED_STATUSES,
     CACHE_COLUMNS,
     CACHE_TABLE,
@@ -206,6 +207,10 @@ class PostgresStore:
             cur.execute("select pg_advisory_xact_lock(%s)", [STORE_DDL_LOCK])
             cur.execute(f"create schema if not exists {s}")
             cur.execute(f"create table if not exists {s}.{CACHE_TABLE} ({columns}, primary key ({', '.join(KEY)}))")
+            for name in ADDED_COLUMNS:  # columns newer than the first cache tables
+                cur.execute(
+                    f"alter table {s}.{CACHE_TABLE} add column if not exists {name} {_pg(CACHE_COLUMNS[name][0])}"
+                )
             cur.execute(
                 f"create table if not exists {s}.{EPOCHS_TABLE} (judge TEXT, epoch INTEGER, reason TEXT, "
                 "started_at TIMESTAMP, primary key (judge, epoch))"
@@ -349,6 +354,20 @@ class PostgresStore:
                 f"on conflict (judge, condition) do update set {updates}",
                 [part.record[n] for n in IMPORT_RECORD],
             )
+
+    def batch_ledger(self):
+        """The judge's batches and their requests (judges/batch.py ``BatchLedger``) in this database."""
+        from cojudge_assets.judges.batch import BatchLedger
+
+        return BatchLedger(self._fetch, self.schema, param="%s")
+
+    def spending(self, judge: str) -> tuple[float, float | None]:
+        """(USD the judge's stored answers cost, their mean output tokens or None), as the DuckDB store's."""
+        rows = self._fetch(
+            f"select coalesce(sum(cost), 0), avg(output_tokens) from {self.schema}.{CACHE_TABLE} where judge = %s",
+            [judge],
+        )
+        return float(rows[0][0]), float(rows[0][1]) if rows[0][1] is not None else None
 
     def import_rejects(self, judge: str, condition: str) -> pl.DataFrame:
         """The rejected source rows of one imported partition, as the DuckDB store gives them."""

@@ -39,8 +39,10 @@ import polars as pl
 from cojudge_assets.core.judging.models import JudgeRequest
 from cojudge_assets.core.judging.prompts import render
 from cojudge_assets.core.progress import Progress
+from cojudge_assets.judges.batch import BatchOutcome, judge_in_batches
 from cojudge_assets.judges.client import JudgeCall, judge_once
 from cojudge_assets.judges.config import JudgeSpec
+from cojudge_assets.judges.estimate import Estimate, Unpriced, estimate_partition
 from cojudge_assets.judges.store import CacheWriter, DuckDBStore
 
 if TYPE_CHECKING:
@@ -68,6 +70,10 @@ class PartitionStats:
     cost: float = 0.0
     served_models: set[str] = field(default_factory=set)
     fatal_error: str = ""
+    batch: BatchOutcome | None = None  # mode batch: the batches of this run (judges/batch.py)
+    estimate: Estimate | None = None  # what the pending requests were estimated to cost before sending
+    estimate_note: str = ""  # why there is no estimate (a synchronous judge with no price)
+    budget_stop: str = ""  # a chunk not sent because it would pass the budget (judges/estimate.py)
 
     def latency_quantile(self, q: float) -> float | None:
         """The q-quantile of the latencies of the rows sent now (nearest rank below), None if none."""
@@ -97,9 +103,17 @@ def _tokens(spec: JudgeSpec, messages: list[dict]) -> int:
     return int(litellm.token_counter(model=spec.model, messages=messages))
 
 
-def _row(spec: JudgeSpec, condition: str, epoch: int, attempt_uid: str, request_hash: str, call: JudgeCall) -> dict:
+def _row(
+    spec: JudgeSpec,
+    condition: str,
+    epoch: int,
+    attempt_uid: str,
+    request_hash: str,
+    call: JudgeCall,
+    provenance: dict | None = None,
+) -> dict:
     out = call.output
-    return {
+    return (provenance or {}) | {
         "attempt_uid": attempt_uid,
         "judge": spec.name,
         "condition": condition,
@@ -153,6 +167,8 @@ async def _judge_all(
     stats: PartitionStats,
     backoff: tuple[float, float],
     progress: Progress,
+    log,
+    cost_budget=None,
 ) -> None:
     from aiolimiter import AsyncLimiter
 
@@ -160,6 +176,7 @@ async def _judge_all(
     limiter = AsyncLimiter(spec.rpm, 60) if spec.rpm else None
     budget = input_budget(spec)
     queue: asyncio.Queue = asyncio.Queue()
+    spending = _Spending(spec, cost_budget, log)
     for row in pending:
         queue.put_nowait(row)
 
@@ -189,7 +206,7 @@ async def _judge_all(
         # hit by one burst (which trips providers' burst limits and makes answers arrive in waves that
         # this single event loop then has to process one after another)
         await asyncio.sleep(slot * RAMP_S / workers)
-        while not stats.fatal_error:
+        while not stats.fatal_error and not stats.budget_stop:
             try:
                 row = queue.get_nowait()
             except asyncio.QueueEmpty:
@@ -207,9 +224,14 @@ async def _judge_all(
                         ),
                     )
                     continue
+            estimate = spending.reserve(messages)
+            if spending.refusal:  # not sent: the partition stops here, resumable
+                stats.budget_stop = spending.refusal
+                return
             call = await judge_once(
                 config, messages, backoff_initial_s=backoff[0], backoff_max_s=backoff[1], limiter=limiter
             )
+            spending.settle(call, estimate)
             record(row, call)
             if call.fatal:
                 stats.fatal_error = call.error
@@ -247,14 +269,108 @@ def judge_partition(
     rows = requests.select("attempt_uid", "request_hash", "request_json").to_dicts()
     pending = [r for r in rows if (r["attempt_uid"], r["request_hash"]) not in done]
     stats = PartitionStats(requests=len(rows), cached=len(rows) - len(pending))
-    if pending:
+    if pending and not spec.local:
+        try:
+            stats.estimate = estimate_partition(spec, condition, len(rows), pending, store.spending(spec.name)[1])
+        except Unpriced as exc:
+            if spec.mode == "batch":  # a batch's cost is never taken as zero (litellm's batch cost path would)
+                raise
+            stats.estimate_note = str(exc)  # the synchronous path is unchanged: litellm prices each answer itself
+    if pending and spec.mode == "batch":
+        _judge_batch_mode(spec, (spec.name, condition, epoch), pending, store, stats, log)
+    elif pending:
         if spec.local:
             _prepare_local(spec, pending, scorers, log)
         writer = store.writer()
         progress = Progress(log, len(pending), f"judging {spec.name}/{condition} (requests answered)")
         try:
-            asyncio.run(_judge_all(spec, condition, epoch, pending, writer, stats, backoff, progress))
+            budget = _sync_budget(spec, store)
+            asyncio.run(_judge_all(spec, condition, epoch, pending, writer, stats, backoff, progress, log, budget))
         finally:
             writer.close()
         progress.finish()
     return stats
+
+
+def judge_budget(spec: JudgeSpec, store, *, batch: bool):
+    """The judge's budget (judges/estimate.py ``Budget``) with what its stored answers cost so far; raises
+    ``Unpriced`` for a hosted model with no price."""
+    from cojudge_assets.judges.estimate import Budget, expected_output_tokens, judge_prices, run_budget
+
+    spent, observed = store.spending(spec.name)
+    tokens, _ = expected_output_tokens(spec, observed)
+    return Budget(spec, judge_prices(spec), batch, tokens, spent_usd=spent, run_limit_usd=run_budget())
+
+
+class _Spending:
+    """The synchronous path's budget check (judges/estimate.py ``Budget``; none: every request may go): before a
+    request, spent + the estimates of the requests in flight + its own against the budget; after it, its cost
+    spent."""
+
+    def __init__(self, spec: JudgeSpec, budget, log):
+        self.spec, self.budget, self.log = spec, budget, log
+        self.in_flight_usd = 0.0
+        self.refusal = ""
+
+    def reserve(self, messages: list[dict]) -> float:
+        if self.budget is None or self.refusal:
+            return 0.0
+        estimate = self.budget.chunk_estimate([messages]) or 0.0
+        self.refusal = self.budget.refuse(estimate, self.in_flight_usd)
+        if self.refusal and self.log:
+            self.log(self.refusal)
+        self.in_flight_usd += 0.0 if self.refusal else estimate
+        return estimate
+
+    def settle(self, call: JudgeCall, estimate: float) -> None:
+        if self.budget is None:
+            return
+        self.in_flight_usd -= estimate
+        if call.cost is None and self.spec.price is not None:  # litellm cannot price it: the judges file's price
+            call.cost = self.budget.line_cost(call.input_tokens, call.output_tokens)
+        self.budget.spend(call.cost)
+
+
+def _sync_budget(spec: JudgeSpec, store):
+    """The synchronous path's budget, only where one is set (a judge's ``max_cost_usd``, the run's variable): the
+    path without a budget is unchanged."""
+    from cojudge_assets.judges.estimate import run_budget
+
+    if spec.local or (spec.max_cost_usd is None and run_budget() is None):
+        return None
+    return judge_budget(spec, store, batch=False)
+
+
+def _judge_batch_mode(spec: JudgeSpec, part: tuple[str, str, int], pending: list[dict], store, stats, log) -> None:
+    """The partition's pending requests through the provider's batch API (judges/batch.py)."""
+    _, condition, epoch = part
+    budget = judge_budget(spec, store, batch=True)
+    state = {"writer": store.writer()}
+
+    def write(item: dict, call: JudgeCall, provenance: dict) -> None:
+        state["writer"].write(_row(spec, condition, epoch, item["attempt_uid"], item["request_hash"], call, provenance))
+        stats.sent += 1
+        stats.requests_sent += call.sent
+        if call.status == "ok":
+            first = call.tries == 1 and not call.repaired
+            stats.ok_first += first
+            stats.repaired += not first
+        elif call.status == "abstained":
+            stats.abstained += 1
+        else:
+            stats.failed += 1
+        stats.input_tokens += call.input_tokens or 0
+        stats.output_tokens += call.output_tokens or 0
+        stats.cost += call.cost or 0.0
+        if call.served_model:
+            stats.served_models.add(call.served_model)
+
+    def flush() -> None:  # commit what was written: the batch is marked collected only after its rows are stored
+        state["writer"].close()
+        state["writer"] = store.writer()
+
+    try:
+        stats.batch = judge_in_batches(spec, part, pending, store, write, flush, budget=budget, log=log)
+    finally:
+        state["writer"].close()
+    stats.budget_stop = stats.batch.budget_stop

@@ -73,8 +73,15 @@ CACHE_COLUMNS: dict[str, tuple[str, type[pl.DataType] | pl.DataType]] = {
     "judged_at": ("TIMESTAMP", pl.Datetime("us")),
     "provenance": ("VARCHAR", pl.String),  # "judged" (sent by cojudge) or "imported" (judges/imports.py)
     "source": ("VARCHAR", pl.String),  # imported rows: the source file(s) and their sha256
+    "batch_id": ("VARCHAR", pl.String),  # mode batch (judges/batch.py): the provider's batch the answer came from
+    "batch_files": ("VARCHAR", pl.String),  # and its files: "input=ID;output=ID;error=ID"
 }
-ADDED_COLUMNS = ("provenance", "source")  # columns newer than the first cache tables: added to older files
+ADDED_COLUMNS = (
+    "provenance",
+    "source",
+    "batch_id",
+    "batch_files",
+)  # columns newer than the first cache tables: added to older files
 KEY = ("attempt_uid", "judge", "condition", "request_hash", "epoch")
 ANSWERED_STATUSES = ("ok", "abstained")  # final answers: never sent again
 OUTPUT_SCHEMA = pl.Schema({name: dtype for name, (_, dtype) in CACHE_COLUMNS.items()})
@@ -395,3 +402,21 @@ class DuckDBStore:
 
     def import_rejects(self, judge: str, condition: str) -> pl.DataFrame:
         return import_rejects(self.conn, judge, condition, self.schema)
+
+    def batch_ledger(self):
+        """The judge's batches and their requests (judges/batch.py ``BatchLedger``) in this file."""
+        from cojudge_assets.judges.batch import duckdb_ledger
+
+        return duckdb_ledger(self.conn, self.schema)
+
+    def spending(self, judge: str) -> tuple[float, float | None]:
+        """(USD the judge's stored answers cost, their mean output tokens or None): the budget's and the
+        estimate's figures."""
+        return spending(self.conn, judge, self.schema)
+
+
+def spending(conn: duckdb.DuckDBPyConnection, judge: str, schema: str = "main") -> tuple[float, float | None]:
+    row = conn.execute(
+        f"select coalesce(sum(cost), 0), avg(output_tokens) from {schema}.{CACHE_TABLE} where judge = ?", [judge]
+    ).fetchone()
+    return (float(row[0]), float(row[1]) if row[1] is not None else None) if row else (0.0, None)

@@ -3,8 +3,9 @@
 Each request pops the next behaviour from a queue (the last one repeats):
 ``("ok", text)``, ``("status", code, retry_after)``, ``("sleep", seconds, text)``,
 ``("model", name, text)``, ``("truncated", text)`` (half the announced body, then the connection closes),
-``("drop",)`` (the request read, the connection closed without an answer). Every request body is recorded, and
-the most
+``("drop",)`` (the request read, the connection closed without an answer); ``answer(body) -> text``, when set,
+makes the text of an ``ok`` step from the request (the batch tests' answers that depend on the request). Every
+request body is recorded, and the most
 requests ever in flight at once (``max_in_flight``). ``delay_s`` delays every
 answer (the throughput benchmark's fixed latency).
 """
@@ -27,6 +28,7 @@ class LoopbackServer:
         self.model, self.delay_s = model, delay_s
         self.in_flight = self.max_in_flight = 0
         self.script: list[tuple] = [("ok", "{}")]
+        self.answer = None  # optional: body -> the text of an "ok" answer
         self.requests: list[dict] = []
         self.log: list[tuple[float, float, str]] = []  # (arrived, answered, model) of every request, in wall time
         self.headers_seen: list[dict] = []
@@ -76,6 +78,8 @@ class LoopbackServer:
                     self.wfile.write(payload)
                     return
                 text, model = step[-1], server.model
+                if kind == "ok" and server.answer is not None:
+                    text = server.answer(body)
                 if kind == "sleep":
                     time.sleep(step[1])
                 if kind == "model":

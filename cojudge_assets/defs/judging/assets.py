@@ -260,6 +260,7 @@ def judge_one_partition(
         "cost_usd": round(stats.cost, 6) if not spec.local else None,
         "served_models": dg.MetadataValue.json(sorted(set(table["served_model"].drop_nulls().to_list()) - {""})),
     }
+    metadata |= partition_batch_metadata(stats)
     if len(abstained):
         reasons = (
             abstained.group_by(pl.col("rationale").alias("reason"))
@@ -267,6 +268,15 @@ def judge_one_partition(
             .sort("len", "reason", descending=[True, False])
         )
         metadata["abstain_reasons"] = dg.MetadataValue.md(markdown_table(reasons.head(10)))
+    if stats.budget_stop:  # the partition ends resumable: every stored row is whole, the next run continues
+        raise dg.Failure(description=f"judge {spec.name} under {condition}: {stats.budget_stop}", metadata=metadata)
+    if stats.batch is not None and stats.batch.pending:
+        raise dg.Failure(
+            description=f"judge {spec.name} under {condition}: {len(stats.batch.pending)} batch(es) pending at the "
+            f"provider ({metadata['batch_state']}); nothing is lost: materialize the partition again (or let the "
+            "batch sensor do it) to collect them",
+            metadata=metadata,
+        )
     if len(failed) or missing or stats.fatal_error:
         errors = failed.group_by("error").len().sort("len", descending=True).head(5)
         raise dg.Failure(
@@ -278,3 +288,39 @@ def judge_one_partition(
         )
     passed = bool(len(answered) == len(requests) == answered["attempt_uid"].n_unique())
     return table, metadata, passed
+
+
+def partition_batch_metadata(stats) -> dict[str, Any]:
+    """The estimate made before sending, and for a judge in batch mode the state of its batches: ``submitted`` (sent,
+    not seen running), ``in_progress`` with the provider's counts, or ``completed`` (every batch collected)."""
+    metadata: dict[str, Any] = {}
+    if stats.estimate is not None:
+        metadata |= stats.estimate.metadata()
+    elif stats.estimate_note:
+        metadata["estimate"] = stats.estimate_note
+    outcome = stats.batch
+    if outcome is None:
+        return metadata
+    if outcome.pending:
+        states = sorted({b["status"] for b in outcome.pending})
+        counts = ", ".join(
+            f"{b['batch_id']}: {b['status']} {b['completed'] or 0}/{b['requests']} done, {b['failed'] or 0} failed"
+            for b in outcome.pending
+        )
+        state = ("in_progress" if set(states) - {"submitted", "validating"} else "submitted") + f" ({counts})"
+    else:
+        state = "completed"
+    metadata |= {
+        "batch_state": state,
+        "batches_submitted": outcome.submitted,
+        "batches_collected": outcome.collected,
+        "batches_pending": len(outcome.pending),
+        "batch_resubmitted": outcome.resubmitted,
+        "batch_retried_sync": outcome.retried_sync,
+        "batch_malformed_lines": outcome.malformed_lines,
+        "batch_estimate_usd": round(outcome.estimate_usd, 6),
+        "batch_cost_usd": round(outcome.cost_usd, 6),
+    }
+    if stats.budget_stop:
+        metadata["budget_stop"] = stats.budget_stop
+    return metadata

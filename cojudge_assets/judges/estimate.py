@@ -1,0 +1,334 @@
+"""What a judge's requests will cost before anything is sent, and the budget that stops a run at a limit.
+
+* **Tokens**: the input tokens of each request are litellm's ``token_counter`` over the rendered messages (the
+  model's tokenizer where litellm knows it, else its default). The expected output tokens per request are the
+  judges file's ``expected_output_tokens``, else the mean of the judge's stored answers, else its ``max_tokens``
+  (an upper bound: the budget errs on the safe side).
+* **Prices** (USD per token): the judges file's ``price:`` if given, else litellm's price map as installed (the
+  package imports it with ``LITELLM_LOCAL_MODEL_COST_MAP=True``: cojudge_assets/__init__.py, never downloaded,
+  so an estimate is the same offline). A batch price missing from the map is half the synchronous one (litellm's
+  own rule, ``_batch_or_half``). A hosted model with no price is an error (:class:`Unpriced`) unless the judges
+  file says ``allow_unpriced: true``: litellm's batch cost path would return 0.0 for it, and a zero is never
+  taken for a price. Local judges cost nothing.
+* **Budget** (:class:`Budget`): a judge's ``max_cost_usd``, and the run's (``COJUDGE_MAX_RUN_COST_USD``). Before a
+  chunk or batch is sent, spent (the stored answers' cost) + reserved (estimates of batches sent and not yet
+  collected) + the chunk's estimate is checked against it; a chunk that would pass it is not sent.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cojudge_assets.judges.config import JudgeSpec
+
+RUN_BUDGET_VARIABLE = "COJUDGE_MAX_RUN_COST_USD"
+
+
+class Unpriced(ValueError):
+    """A hosted judge whose model has no price anywhere, and no ``allow_unpriced: true``."""
+
+
+@dataclass(frozen=True)
+class Prices:
+    """USD per token; ``None`` when the judge is unpriced by choice (``allow_unpriced``)."""
+
+    input: float | None
+    output: float | None
+    batch_input: float | None
+    batch_output: float | None
+    source: str
+
+    def per_request(self, batch: bool) -> tuple[float | None, float | None]:
+        return (self.batch_input, self.batch_output) if batch else (self.input, self.output)
+
+
+def litellm_version() -> str:
+    from importlib.metadata import version
+
+    return version("litellm")
+
+
+def judge_prices(spec: JudgeSpec) -> Prices:
+    """The judge's prices and where they came from (see the module docstring); raises :class:`Unpriced`."""
+    if spec.local:
+        return Prices(0.0, 0.0, 0.0, 0.0, "local judge: no charge")
+    if spec.price is not None:
+        p = spec.price
+        batch_in = p.batch_input_usd_per_mtok if p.batch_input_usd_per_mtok is not None else p.input_usd_per_mtok / 2
+        batch_out = (
+            p.batch_output_usd_per_mtok if p.batch_output_usd_per_mtok is not None else p.output_usd_per_mtok / 2
+        )
+        return Prices(
+            p.input_usd_per_mtok / 1e6,
+            p.output_usd_per_mtok / 1e6,
+            batch_in / 1e6,
+            batch_out / 1e6,
+            "judges file (price:)",
+        )
+    import litellm
+
+    info: dict = {}
+    try:
+        info = dict(litellm.get_model_info(spec.model))
+    except Exception:  # noqa: BLE001 - litellm raises its own errors for a model it does not map
+        info = {}
+    sync_in, sync_out = info.get("input_cost_per_token"), info.get("output_cost_per_token")
+    if sync_in is None or sync_out is None:
+        if spec.allow_unpriced:
+            return Prices(None, None, None, None, "unpriced (allow_unpriced: true): cost not counted")
+        raise Unpriced(
+            f"judge {spec.name}: model {spec.model} has no price in litellm's price map (litellm "
+            f"{litellm_version()}, the map installed with it); give 'price:' (USD per million tokens) in the judges "
+            "file, or set 'allow_unpriced: true' to run it with no cost counted"
+        )
+    map_in, map_out = info.get("input_cost_per_token_batches"), info.get("output_cost_per_token_batches")
+    source = f"litellm {litellm_version()} price map ({info.get('key') or spec.model})"
+    if map_in is None or map_out is None:
+        source += "; batch price: half the synchronous one (litellm's rule, none in the map)"
+    return Prices(
+        float(sync_in),
+        float(sync_out),
+        float(map_in if map_in is not None else sync_in / 2),
+        float(map_out if map_out is not None else sync_out / 2),
+        source,
+    )
+
+
+def input_tokens(spec: JudgeSpec, messages: list[dict]) -> int:
+    import litellm
+
+    return int(litellm.token_counter(model=spec.model, messages=messages))
+
+
+def expected_output_tokens(spec: JudgeSpec, observed_mean: float | None) -> tuple[int, str]:
+    """Output tokens expected per request, and where the figure came from."""
+    if spec.expected_output_tokens:
+        return spec.expected_output_tokens, "judges file (expected_output_tokens)"
+    if observed_mean:
+        return round(observed_mean), "mean of the judge's stored answers"
+    return spec.max_tokens, "max_tokens (an upper bound: no answer stored yet)"
+
+
+@dataclass
+class Budget:
+    """The limits a judge's spending is checked against before each chunk is sent (see the module docstring).
+    ``spent_usd``: what the store's rows of the judge cost so far; ``run_spent_usd``: what this run spent."""
+
+    spec: JudgeSpec
+    prices: Prices
+    batch: bool
+    output_tokens: int
+    spent_usd: float = 0.0
+    run_limit_usd: float | None = None
+    run_spent_usd: float = 0.0
+
+    def chunk_estimate(self, messages: list[list[dict]]) -> float | None:
+        price_in, price_out = self.prices.per_request(self.batch)
+        if price_in is None or price_out is None:
+            return None
+        tokens = sum(input_tokens(self.spec, m) for m in messages)
+        return tokens * price_in + len(messages) * self.output_tokens * price_out
+
+    def line_cost(self, tokens_in: int | None, tokens_out: int | None) -> float | None:
+        """An answer's actual cost: litellm's batch cost calculation when the price is the map's, else the judges
+        file's price."""
+        price_in, price_out = self.prices.per_request(self.batch)
+        if price_in is None or price_out is None or tokens_in is None or tokens_out is None:
+            return None
+        if self.batch and self.prices.source.startswith("litellm"):
+            from litellm.cost_calculator import batch_cost_calculator
+            from litellm.types.utils import Usage
+
+            usage = Usage(prompt_tokens=tokens_in, completion_tokens=tokens_out, total_tokens=tokens_in + tokens_out)
+            prompt_cost, completion_cost = batch_cost_calculator(
+                usage, self.spec.model.split("/", 1)[-1], self.spec.model.split("/", 1)[0]
+            )
+            return float(prompt_cost + completion_cost)
+        return tokens_in * price_in + tokens_out * price_out
+
+    def refuse(self, estimate: float | None, reserved_usd: float) -> str:
+        """Why a chunk of this estimate must not be sent ("" when it may)."""
+        if estimate is None:
+            return ""
+        limits = []
+        if self.spec.max_cost_usd is not None:
+            limits.append(("judge", self.spec.max_cost_usd, self.spent_usd))
+        if self.run_limit_usd is not None:
+            limits.append(("run", self.run_limit_usd, self.run_spent_usd))
+        for scope, limit, spent in limits:
+            if spent + reserved_usd + estimate > limit:
+                return (
+                    f"stopped at the budget: judge {self.spec.name}: spent {spent:.4f} + reserved {reserved_usd:.4f} "
+                    f"+ the next chunk's estimate {estimate:.4f} USD would pass the {scope} budget of {limit:.4f} "
+                    f"USD ({'max_cost_usd in the judges file' if scope == 'judge' else RUN_BUDGET_VARIABLE}); "
+                    "nothing past it was sent, and the next run continues from here"
+                )
+        return ""
+
+    def spend(self, usd: float | None) -> None:
+        self.spent_usd += usd or 0.0
+        self.run_spent_usd += usd or 0.0
+
+
+def run_budget(environ: Mapping[str, str] | None = None) -> float | None:
+    """The run's budget in USD (``COJUDGE_MAX_RUN_COST_USD``), None when unset; a value that is not a positive
+    number is an error naming the variable."""
+    value = ((os.environ if environ is None else environ).get(RUN_BUDGET_VARIABLE) or "").strip()
+    if not value:
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not number > 0 or number == float("inf"):
+        raise ValueError(f"{RUN_BUDGET_VARIABLE}={value!r}: expected a positive number of USD")
+    return number
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What one judge x condition will cost, before anything is sent."""
+
+    judge: str
+    condition: str
+    mode: str
+    requests: int  # in the partition
+    to_send: int  # with no answer in the store: what a run would send
+    input_tokens: int  # of the requests to send (litellm token_counter)
+    output_tokens: int  # expected, of the requests to send
+    output_source: str
+    usd: float | None  # at the synchronous price
+    batch_usd: float | None  # at the batch price
+    price_source: str
+
+    @property
+    def charged_usd(self) -> float | None:
+        """What the judge's mode would cost."""
+        return self.batch_usd if self.mode == "batch" else self.usd
+
+    def line(self) -> str:
+        def usd(value: float | None) -> str:
+            return "unpriced" if value is None else f"{value:.4f} USD"
+
+        return (
+            f"{self.judge} x {self.condition} (mode {self.mode}): {self.to_send} of {self.requests} requests to send, "
+            f"{self.input_tokens} input tokens, {self.output_tokens} expected output tokens ({self.output_source}); "
+            f"{usd(self.usd)} synchronous, {usd(self.batch_usd)} batch; prices: {self.price_source}"
+        )
+
+    def metadata(self) -> dict:
+        return {
+            "estimate_requests_to_send": self.to_send,
+            "estimate_input_tokens": self.input_tokens,
+            "estimate_output_tokens": self.output_tokens,
+            "estimate_usd": None if self.usd is None else round(self.usd, 6),
+            "estimate_batch_usd": None if self.batch_usd is None else round(self.batch_usd, 6),
+            "estimate_price_source": self.price_source,
+            "estimate_output_source": self.output_source,
+        }
+
+
+def estimate_partition(
+    spec: JudgeSpec, condition: str, requests: int, pending: list[dict], observed_output_mean: float | None
+) -> Estimate:
+    """The estimate of sending ``pending`` (rows with request_json) of a partition of ``requests`` requests;
+    raises :class:`Unpriced` for a hosted model with no price."""
+    import json
+
+    from cojudge_assets.core.judging.models import JudgeRequest
+    from cojudge_assets.core.judging.prompts import render
+
+    prices = judge_prices(spec)
+    tokens_in = sum(input_tokens(spec, render(JudgeRequest(**json.loads(r["request_json"])))) for r in pending)
+    per_out, out_source = expected_output_tokens(spec, observed_output_mean)
+    tokens_out = per_out * len(pending)
+
+    def usd(price_in: float | None, price_out: float | None) -> float | None:
+        return None if price_in is None or price_out is None else tokens_in * price_in + tokens_out * price_out
+
+    return Estimate(
+        judge=spec.name,
+        condition=condition,
+        mode=spec.mode,
+        requests=requests,
+        to_send=len(pending),
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        output_source=out_source,
+        usd=usd(prices.input, prices.output),
+        batch_usd=usd(prices.batch_input, prices.batch_output),
+        price_source=prices.source,
+    )
+
+
+class RequestsMissing(ValueError):
+    """The DuckDB file holds no ``judge_requests`` table to estimate from."""
+
+
+def estimate_database(database, specs: list[JudgeSpec], conditions: list[str] | None = None) -> list[Estimate]:
+    """The estimate of every judge x condition from the requests stored in a DuckDB file (table ``judge_requests``,
+    made by the local steps: nothing is sent to build it) and the answers already in its judge cache (read only:
+    nothing is written). Raises :class:`RequestsMissing`, or :class:`Unpriced` naming each unpriced judge (one line
+    each)."""
+    from pathlib import Path
+
+    import duckdb
+
+    from cojudge_assets.judges import store as judge_store
+
+    path = Path(database)
+    if not path.is_file() or not _has(path, "judge_requests"):
+        raise RequestsMissing(
+            f"{path}: no table judge_requests to estimate from; build the requests first (local steps, nothing is "
+            "sent): cojudge materialize --select judge_requests"
+        )
+    unpriced = []
+    for spec in specs:
+        try:
+            judge_prices(spec)
+        except Unpriced as exc:
+            unpriced.append(str(exc))
+    if unpriced:
+        raise Unpriced("\n".join(unpriced))
+    conn = duckdb.connect(str(path), read_only=True)
+    try:
+        estimates = []
+        cached = _has(path, judge_store.CACHE_TABLE, conn)
+        for spec in specs:
+            observed = judge_store.spending(conn, spec.name)[1] if cached else None
+            epoch = judge_store.current_epoch(conn, spec.name) if _has(path, judge_store.EPOCHS_TABLE, conn) else 0
+            changed = (
+                bool(judge_store.settings_change(conn, spec.name, spec.answer_settings()))
+                if _has(path, judge_store.SETTINGS_TABLE, conn)
+                else False
+            )
+            found = conn.execute("select distinct condition from main.judge_requests order by condition").fetchall()
+            for (condition,) in found:
+                if conditions and condition not in conditions:
+                    continue
+                rows = conn.execute(
+                    "select attempt_uid, request_hash, request_json from main.judge_requests where condition = ? "
+                    "order by attempt_uid",
+                    [condition],
+                ).pl()
+                done = set() if changed or not cached else judge_store.valid_keys(conn, spec.name, condition, epoch)
+                pending = [r for r in rows.to_dicts() if (r["attempt_uid"], r["request_hash"]) not in done]
+                estimates.append(estimate_partition(spec, condition, len(rows), pending, observed))
+        return estimates
+    finally:
+        conn.close()
+
+
+def _has(path, table: str, conn=None) -> bool:
+    import duckdb
+
+    from cojudge_assets.judges.store import has_table
+
+    if conn is not None:
+        return has_table(conn, table)
+    with duckdb.connect(str(path), read_only=True) as own:
+        return has_table(own, table)

@@ -1,0 +1,126 @@
+"""judge_outputs in batch mode through Dagster: the same table as the synchronous path on a synthetic corpus, the
+batch state and the estimate in the partition's metadata, and a budget stop the command reports as such."""
+
+from __future__ import annotations
+
+import dagster as dg
+import duckdb
+import pytest
+
+from cojudge_assets.definitions import build_definitions
+from cojudge_assets.driver import run_steps
+from cojudge_tests.defs.test_judging_assets import materializations
+from cojudge_tests.judges.batch_loopback import BatchLoopbackServer
+from cojudge_tests.judges.fixtures import write_judges_file, write_synthetic_progsnap2
+from cojudge_tests.judges.loopback import LoopbackServer
+from cojudge_tests.judges.test_batch import answer
+
+pytestmark = pytest.mark.slow  # the run loop over the whole graph
+
+KEY = "sk-batch-assets-key-0a1b2c3d4e5f-never-stored"
+COLUMNS = "attempt_uid, condition, judge, status, p_accept, s_algo, s_robust, rationale, raw_response"
+PRICE = "{input_usd_per_mtok: 2.0, output_usd_per_mtok: 8.0}"
+POLLS = "{poll_initial_s: 0.01, poll_max_s: 0.02, max_requests: 7}"
+
+
+def judge_corpus(tmp_path, name: str, api_base: str, corpus, **judge):
+    db = tmp_path / f"{name}.duckdb"
+    judges = write_judges_file(tmp_path / f"{name}.yaml", api_base, price=PRICE, **judge)
+    defs = build_definitions(corpus=corpus, layout="progsnap2", database=db, judges_path=judges)
+    instance = dg.DagsterInstance.ephemeral()
+    outcome = run_steps(defs, instance, {}, judges=["loop"], conditions=["blind"], echo=lambda line: None)
+    return outcome, instance, db
+
+
+def table(db) -> list[tuple]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.sql(f"select {COLUMNS} from main.judge_outputs order by attempt_uid").fetchall()
+
+
+def test_batch_mode_gives_the_synchronous_judge_outputs(tmp_path, monkeypatch):
+    monkeypatch.setenv("LOOPBACK_KEY", KEY)
+    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 15)
+    with BatchLoopbackServer(answer=answer) as batch_server:
+        outcome, instance, batch_db = judge_corpus(
+            tmp_path, "batch", batch_server.api_base, corpus, mode="batch", batch=POLLS
+        )
+        assert outcome, outcome.line()
+        assert batch_server.creates == 3 and batch_server.lines == 15  # 7 + 7 + 1
+    meta = materializations(instance, "judge_outputs")["blind|loop"]
+    assert meta["batch_state"] == "completed" and meta["batches_submitted"] == 3 and meta["valid_rows"] == 15
+    assert meta["estimate_requests_to_send"] == 15 and meta["estimate_price_source"] == "judges file (price:)"
+    assert meta["batch_cost_usd"] > 0 and meta["estimate_batch_usd"] > meta["batch_cost_usd"]
+    with LoopbackServer() as sync_server:
+        sync_server.script, sync_server.answer = [("ok", "")], answer
+        outcome, _, sync_db = judge_corpus(tmp_path, "sync", sync_server.api_base, corpus)
+        assert outcome, outcome.line()
+    batch_rows, sync_rows = table(batch_db), table(sync_db)
+    assert len(batch_rows) == 15 and len({r[5] for r in batch_rows}) > 1  # answers differ by request
+    assert batch_rows == sync_rows
+
+
+def test_a_budget_stop_is_what_the_command_reports(tmp_path, monkeypatch):
+    monkeypatch.setenv("LOOPBACK_KEY", KEY)
+    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 15)
+    with BatchLoopbackServer(answer=answer) as server:
+        outcome, _, _ = judge_corpus(
+            tmp_path, "b", server.api_base, corpus, mode="batch", batch=POLLS, max_cost_usd=0.000001
+        )
+        assert not outcome and outcome.only_stopped and server.uploads == 0
+        assert "stopped at the budget: judge loop" in outcome.stops[0]
+
+
+def test_the_batch_sensor_completes_a_pending_batch_partition(tmp_path, monkeypatch):
+    from cojudge_assets.defs.partitions import condition_judge_key
+
+    monkeypatch.setenv("LOOPBACK_KEY", KEY)
+    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 6)
+    with BatchLoopbackServer(answer=answer) as server:
+        db = tmp_path / "s.duckdb"
+        judges = write_judges_file(
+            tmp_path / "s.yaml", server.api_base, price=PRICE, mode="batch", batch="{wait: false, poll_initial_s: 0.01}"
+        )
+        defs = build_definitions(corpus=corpus, layout="progsnap2", database=db, judges_path=judges)
+        instance = dg.DagsterInstance.ephemeral()
+        outcome = run_steps(defs, instance, {}, judges=["loop"], conditions=["blind"], echo=lambda line: None)
+        assert not outcome and outcome.only_stopped and "pending at the provider" in outcome.stops[0]
+        assert server.creates == 1
+        sensor = defs.get_sensor_def("pending_batches")
+
+        def evaluate():
+            with dg.build_sensor_context(
+                instance=instance, definitions=defs, resources=dict(defs.resources)
+            ) as context:
+                return sensor.evaluate_tick(context)
+
+        requested = evaluate().run_requests
+        assert [r.partition_key for r in requested] == [condition_judge_key("blind", "loop")]
+        server.finish_all()  # the provider completes the batch overnight
+        job = defs.resolve_job_def("judge_outputs_job")
+        result = job.execute_in_process(instance=instance, partition_key=requested[0].partition_key)
+        assert result.success and server.creates == 1  # collected, never submitted again
+        meta = materializations(instance, "judge_outputs")["blind|loop"]
+        assert meta["batch_state"] == "completed" and meta["valid_rows"] == 6
+        assert evaluate().skip_message == "no batch pending at a provider"
+
+
+def test_the_command_says_it_stopped_at_the_budget_and_the_next_run_continues(tmp_path):
+    from cojudge_tests.judges.fixtures import cli
+
+    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 6)
+    with BatchLoopbackServer(answer=answer) as server:
+        common = dict(db=tmp_path / "c.duckdb", home=tmp_path / "home", extra_env={"LOOPBACK_KEY": KEY})
+        args = ["materialize", "--corpus", str(corpus), "--layout", "progsnap2", "--judge", "loop"]
+        args += ["--condition", "blind"]
+        tight = write_judges_file(
+            tmp_path / "tight.yaml", server.api_base, price=PRICE, mode="batch", batch=POLLS, max_cost_usd=0.000001
+        )
+        stopped = cli(args, judges=tight, **common)
+        last = stopped.stdout.strip().splitlines()[-1]
+        assert stopped.returncode == 4, stopped.stdout + stopped.stderr
+        assert last.startswith("STOPPED AT THE BUDGET: tables in") and server.uploads == 0
+        assert "stopped at the budget: judge loop" in stopped.stdout
+        loose = write_judges_file(tmp_path / "loose.yaml", server.api_base, price=PRICE, mode="batch", batch=POLLS)
+        done = cli(args, judges=loose, **common)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.creates == 1 and server.lines == 6
