@@ -59,6 +59,7 @@ SANDBOX_STEPS = {
     "perturbation_outputs",
     "perturbation_yield",
     "perturbation_metrics",
+    "findings",  # reads perturbation_metrics: waits for it
 }
 
 

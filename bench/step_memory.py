@@ -77,9 +77,11 @@ from cojudge_assets.definitions import build_definitions
 from cojudge_assets.driver import _materializable, step_jobs
 defs = build_definitions()
 jobs = step_jobs(defs)
-steps = {}
+steps = []
 for key in _materializable(defs):
-    steps.setdefault(jobs[key], []).append(key.to_user_string())
+    if not steps or steps[-1][0] != jobs[key]:
+        steps.append((jobs[key], []))
+    steps[-1][1].append(key.to_user_string())
 print(json.dumps(steps))
 """
 
@@ -91,10 +93,13 @@ def steps_in_order(env: dict, *, by: str = "job", leave_out: set[str] | frozense
     if done.returncode != 0:
         raise SystemExit(f"could not list the steps:\n{done.stderr[-2000:]}")
     steps: dict[str, list] = {}
-    for job, assets in json.loads(done.stdout.splitlines()[-1]).items():
+    for job, assets in json.loads(done.stdout.splitlines()[-1]):
         kept = [a for a in assets if a not in leave_out]
         if by == "job" and kept:
-            steps[job] = kept
+            # a job's assets in one step while they are consecutive upstream first: a job spanning stages
+            # (dynamics_job: success_at_turn before judging, rank_consensus after it) is two steps
+            name = job if job not in steps else f"{job}#{sum(1 for s in steps if s.split('#')[0] == job) + 1}"
+            steps[name] = kept
         elif by == "asset":
             steps.update({a: [a] for a in kept})
     return steps
