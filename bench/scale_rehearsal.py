@@ -60,6 +60,7 @@ SANDBOX_STEPS = {
     "perturbation_yield",
     "perturbation_metrics",
     "findings",  # reads perturbation_metrics: waits for it
+    "report",  # reads findings
 }
 
 
