@@ -159,7 +159,9 @@ def resolve_selection(defs, names: tuple[str, ...] | None) -> set:
         elif name in groups:
             chosen |= set(dg.AssetSelection.groups(name).resolve(graph))
         elif dg.AssetKey(name) in keys:
-            chosen.add(dg.AssetKey(name))
+            # an asset made with others by one function (attempts, prompt_logs and quarantine) runs with them:
+            # Dagster cannot run part of a multi-asset that does not allow subsetting
+            chosen |= set(dg.AssetSelection.assets(name).required_multi_asset_neighbors().resolve(graph))
         else:
             known = sorted(jobs) + sorted(groups)
             raise SelectionError(f"{name}: no job, group or asset of that name (e.g. {', '.join(known)})")

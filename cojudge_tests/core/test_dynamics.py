@@ -688,3 +688,32 @@ def test_dataflow_match_is_codebleus_where_codebleus_order_is_already_canonical(
     assert 0.0 < flow < 1.0
     expected = 0.25 * (parts["ngram_match_score"] + parts["weighted_ngram_match_score"] + parts["syntax_match_score"])
     assert codebleu_similarity(BRANCHY_REFERENCE, BRANCHY_CANDIDATE, "c") == pytest.approx(expected + 0.25 * flow)
+
+
+def test_codebleu_parts_equal_calc_codebleus_and_a_repeated_reference_is_parsed_once():
+    # codebleu_similarity computes calc_codebleu's n-gram, weighted n-gram and syntax components itself, without
+    # calc_codebleu's own dataflow extraction (replaced by dataflow_match anyway; a third of the time)
+    from codebleu import calc_codebleu
+
+    from cojudge_assets.core.dynamics.trajectories import _cached_dataflow, codebleu_parts
+
+    seed = (
+        '#include <stdio.h>\nint main() { int n, s = 0; scanf("%d", &n);\n'
+        ' for (int i = 0; i < n; i++) s += i;\n printf("%d", s); return 0; }'
+    )
+    variants = [seed.replace("s += i", "s += i * i"), seed.replace("i < n", "i <= n"), seed + "\n", "int main() {}"]
+    for lang, reference in (
+        ("c", seed),
+        ("cpp", seed),
+        ("java", "class A { int f(int x) { int y = x + 1; return y; } }"),
+    ):
+        for candidate in [*variants, reference.replace("x", "z")]:
+            expected = calc_codebleu([reference], [candidate], lang=lang)
+            got = codebleu_parts(reference, candidate, lang)
+            for key, value in got.items():
+                assert value == expected[key], (lang, key)
+    _cached_dataflow.cache_clear()
+    for candidate in variants:
+        codebleu_similarity(seed, candidate, "c")
+    # the seed once, each distinct candidate once (seed + "\n" is the seed once stripped)
+    assert _cached_dataflow.cache_info().misses == len({seed, *(v.strip() for v in variants)}) == 4
