@@ -157,15 +157,17 @@ def generate_mutants(
     seeds: pl.DataFrame,
     *,
     max_per_operator: int | None,
-    rewrite_seeds: int | None = None,
+    rewrite_share: float | None = None,
     workers: int | None = None,
 ) -> list[dict]:
     """Every operator at every (capped) site of every usable seed, and the rewrites of rewrites.rewrite_plan
-    (``rewrite_seeds`` None: every rewrite on every seed); tree-sitter parsing on all cores."""
+    (``rewrite_share`` None: every rewrite on every seed); tree-sitter parsing on all cores. A seed's mutants
+    depend on that seed alone (its code, and its seed_uid's hash for the rewrite), so adding or removing a seed
+    changes no other seed's mutants, and a bucket of the seeds can be mutated alone."""
     usable = seeds.filter(pl.col("usable")).sort("seed_uid")
-    plan = rewrite_plan(len(usable), rewrite_seeds)
+    plan = rewrite_plan(usable["seed_uid"].to_list(), rewrite_share)
     jobs = [
-        (r["seed_uid"], r["code"], r["language"], max_per_operator, rewrites, rewrite_seeds is not None)
+        (r["seed_uid"], r["code"], r["language"], max_per_operator, rewrites, rewrite_share is not None)
         for r, rewrites in zip(usable.iter_rows(named=True), plan)
     ]
     workers = workers or os.cpu_count() or 1
