@@ -9,8 +9,10 @@ when it is
   the judges file, which holds the judge's answer settings and its drift epoch,
   and every upstream table; defs/versions.py);
 
-every input has something to read (:func:`inputs_present`), none is in progress, and it is not in progress
-itself.
+every input has something to read (:func:`inputs_present`), nothing upstream of it is about to change
+(:class:`UpstreamSettled`: no materializable ancestor requested in the same evaluation or in a run in progress),
+and it is not in progress itself. So a change is carried down the graph one level per evaluation, and a reader
+runs once, after the last of its inputs the change moves (never with an old input, then again).
 The observable sources (``contest_corpus``, ``judges_file``) carry
 :func:`observe_condition`: observed when never observed, then on a cron.
 
@@ -30,8 +32,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,14 +69,63 @@ def inputs_present() -> dg.AutomationCondition:
     return dg.AutomationCondition.all_deps_match(~dg.AutomationCondition.missing()).with_label("every input present")
 
 
+# The steps a command leaves out (driver.py ``run_steps`` with a selection): what the evaluator requests of them
+# is not going to run, so it holds nothing downstream (see UpstreamSettled). None: every request runs (a daemon).
+LEFT_OUT: contextvars.ContextVar[Callable[[dg.AssetKey, str | None], bool] | None] = contextvars.ContextVar(
+    "cojudge_left_out", default=None
+)
+
+
+class UpstreamSettled(dg.AutomationCondition):
+    """True when no materializable ancestor of the asset (its inputs, their inputs, and so on) is requested in
+    this evaluation or materializing in a run in progress (queued runs included).
+
+    Dagster's ``any_deps_in_progress`` looks at the direct inputs only, and nothing in Dagster holds a reader
+    while an input is merely requested in a run of its own (a different partition: one run each). Without this,
+    a reader of A and of C (A -> B -> C) ran when A changed and again when the change reached C, and
+    ``perturbation_requests`` read the old mutants while their buckets were requested (issue 37). Evaluated in
+    topological order, every ancestor's request of this evaluation is known when the asset is evaluated. The
+    observable sources are left out (their observation is on a cron and marks no run as in progress), and so
+    are the requests of steps a command leaves out (:data:`LEFT_OUT`)."""
+
+    @property
+    def name(self) -> str:
+        return "nothing upstream requested or in progress"
+
+    async def evaluate(self, context: dg.AutomationContext) -> dg.AutomationResult:  # type: ignore[override]
+        left_out = LEFT_OUT.get()
+        view = context.asset_graph_view
+        graph = context.asset_graph
+        for ancestor in sorted(graph.get_ancestor_asset_keys(context.key), key=lambda k: k.to_user_string()):
+            if not graph.get(ancestor).is_materializable:
+                continue
+            requested = context.request_subsets_by_key.get(ancestor)
+            if requested is not None and not requested.is_empty:
+                if left_out is None or _any_kept(requested, ancestor, left_out):
+                    return dg.AutomationResult(context, true_subset=context.get_empty_subset())
+            running = await view.compute_run_in_progress_subset(
+                key=ancestor, from_subset=view.get_full_subset(key=ancestor)
+            )
+            if not running.is_empty:
+                return dg.AutomationResult(context, true_subset=context.get_empty_subset())
+        return dg.AutomationResult(context, true_subset=context.candidate_subset)
+
+
+def _any_kept(subset, key: dg.AssetKey, left_out: Callable[[dg.AssetKey, str | None], bool]) -> bool:
+    """Whether any partition of ``subset`` (None: the unpartitioned asset) is one the command runs."""
+    if not subset.is_partitioned:
+        return not left_out(key, None)
+    return any(not left_out(key, partition) for partition in subset.expensively_compute_partition_keys())
+
+
 def materialize_condition() -> dg.AutomationCondition:
     """The condition of every materializable asset (see the module's docstring)."""
     return (
         (dg.AutomationCondition.missing() | changed_since_updated())
         & inputs_present()
-        & ~dg.AutomationCondition.any_deps_in_progress()
+        & UpstreamSettled()
         & ~dg.AutomationCondition.in_progress()
-    ).with_label("cojudge: missing or changed, inputs present")
+    ).with_label("cojudge: missing or changed, inputs present, nothing upstream moving")
 
 
 def observe_condition(cron: str = DEFAULT_OBSERVE_CRON) -> dg.AutomationCondition:
@@ -194,11 +246,18 @@ class Requested:
         return {(key.to_user_string(), p) for key, found in self.partitions.items() for p in found}
 
 
-def evaluate(defs: dg.Definitions, instance: dg.DagsterInstance, cursor=None) -> Requested:
+def evaluate(
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    cursor=None,
+    left_out: Callable[[dg.AssetKey, str | None], bool] | None = None,
+) -> Requested:
     """Dagster's evaluation of every asset's automation condition against the instance: what it requests of the
-    materializable assets (a source it would observe is left out: the command observes them first)."""
+    materializable assets (a source it would observe is left out: the command observes them first).
+    ``left_out(key, partition)``: the requested steps the caller will not run, which hold nothing downstream."""
 
     def run():
+        LEFT_OUT.set(left_out)
         with warnings.catch_warnings():  # Dagster's own default selection (sources included) is a beta parameter
             warnings.simplefilter("ignore", dg.BetaWarning)
             return dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=cursor)
@@ -206,13 +265,14 @@ def evaluate(defs: dg.Definitions, instance: dg.DagsterInstance, cursor=None) ->
     # The evaluator runs its own event loop (asyncio.run), which refuses to start inside a running one: called
     # from a thread that has one (a notebook, an async test harness, a loop a timed-out call left marked as
     # running), it evaluates in a worker thread of its own instead.
+    # In a context of its own, so that LEFT_OUT is this call's only.
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        result = run()
+        result = contextvars.copy_context().run(run)
     else:
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            result = pool.submit(run).result()
+            result = pool.submit(contextvars.copy_context().run, run).result()
     found = {key: set(result.get_requested_partitions(key)) for key in materializable_keys(defs)}
     return Requested({key: keys for key, keys in found.items() if keys}, result.cursor)
 
