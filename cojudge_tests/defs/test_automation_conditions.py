@@ -116,3 +116,33 @@ def test_a_command_that_leaves_a_requested_input_out_runs_the_reader_over_what_e
 
     found = evaluate(defs, instance, found.cursor, left_out=without_y)
     assert _names(found) == {("made", "y"), ("reader", None)}
+
+
+CONDITIONS = dg.StaticPartitionsDefinition(["blind", "nonblind"])
+
+
+@dg.asset(partitions_def=CONDITIONS)
+def requests() -> int:
+    return 1
+
+
+@dg.asset(partitions_def=CONDITIONS)
+def answers(requests: int) -> int:
+    return requests
+
+
+def test_a_partition_upstream_holds_only_the_partitions_it_maps_onto(tmp_path):
+    """``judge_requests[nonblind]`` requested holds ``judge_outputs`` under nonblind, not under blind."""
+    defs = dg.Definitions(
+        assets=with_conditions([requests, answers]),
+        resources={"io_manager": dg.FilesystemIOManager(base_dir=str(tmp_path / "io"))},
+    )
+    instance = dg.DagsterInstance.ephemeral()
+    found = evaluate(defs, instance)
+    assert _names(found) == {("requests", "blind"), ("requests", "nonblind")}
+    job = defs.resolve_implicit_global_asset_job_def()
+    assert job.execute_in_process(
+        instance=instance, asset_selection=[dg.AssetKey("requests")], partition_key="blind"
+    ).success
+    found = evaluate(defs, instance, found.cursor)
+    assert _names(found) == {("requests", "nonblind"), ("answers", "blind")}
