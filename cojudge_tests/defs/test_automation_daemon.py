@@ -44,6 +44,7 @@ pytestmark = [
 GOOD = json.dumps({"p_accept": 0.6, "s_algo": 3, "s_robust": 4, "rationale": "plausible"})
 FIX_VARIABLE = "COJUDGE_TEST_ATTEMPTS_FIX"
 CONDITIONS = ("blind", "prefix12k", "nonblind")
+QUIET_CRON = "0 0 1 1 *"  # the observation cron: once a year
 TICK_S = 5  # the automation sensor's interval in this test (COJUDGE_AUTOMATION_INTERVAL_S; 30 s by default)
 
 # The code location the daemon loads: the package's Definitions, with a new code version of ``attempts`` when the
@@ -186,6 +187,9 @@ def test_the_daemon_keeps_the_graph_fresh_after_each_kind_of_change(tmp_path, mo
         "COJUDGE_CORPUS": str(corpus),
         "COJUDGE_LAYOUT": "progsnap2",
         "COJUDGE_AUTOMATION_INTERVAL_S": str(TICK_S),
+        # the source watch observes the edits: no cron observation (a run per source and per judge, each a process
+        # in the one run slot) in the test's few minutes
+        "COJUDGE_OBSERVE_CRON": QUIET_CRON,
         # one bucket of the sandboxed steps: a run each, not four (cojudge_tests/defs/test_shards.py covers buckets)
         "COJUDGE_SHARDS": "1",
     }
