@@ -89,7 +89,9 @@ class UpstreamSettled(dg.AutomationCondition):
     ``perturbation_requests`` read the old mutants while their buckets were requested (issue 37). The moving
     partitions are carried down the graph through Dagster's partition mappings (``compute_child_subset``), so
     ``judge_requests[prefix12k]`` requested holds ``judge_outputs`` under prefix12k only. Evaluated in topological
-    order, every ancestor's request of this evaluation is known when the asset is evaluated. The observable
+    order, every ancestor's request of this evaluation is known when the asset is evaluated. A partition
+    materialized after the event log snapshot the evaluation reads (its run ended during the evaluation) counts as
+    moving too (its update may not be seen yet; the asset's own: :class:`SeenOwnUpdate`). The observable
     sources are left out (their observation is on a cron and marks no run as in progress), and so are the
     requests of steps a command leaves out (:data:`LEFT_OUT`)."""
 
@@ -106,6 +108,23 @@ class UpstreamSettled(dg.AutomationCondition):
             if not moving.is_empty:
                 held = held.compute_union(view.compute_child_subset(context.key, moving))
         return dg.AutomationResult(context, true_subset=context.candidate_subset.compute_difference(held))
+
+
+class SeenOwnUpdate(dg.AutomationCondition):
+    """True for the partitions of the asset not materialized after the event log snapshot the evaluation reads.
+
+    On the daemon, ``labels_saved`` and ``perturbation_metrics`` were requested again the tick their run ended: the
+    run ended while the evaluation ran, after its newly-updated check and before its in-progress check, so it was
+    neither in progress nor seen updated, and "changed since last updated" still held (issue 37). Placed after
+    ``~in_progress()``: a run seen ended there wrote its materialization before it ended, so it is found here."""
+
+    @property
+    def name(self) -> str:
+        return "its last update seen"
+
+    def evaluate(self, context: dg.AutomationContext) -> dg.AutomationResult:
+        updated = _updated_after_snapshot(context, context.key)
+        return dg.AutomationResult(context, true_subset=context.candidate_subset.compute_difference(updated))
 
 
 # per evaluation (one AssetGraphView each): the moving partitions of every asset seen so far
@@ -125,13 +144,38 @@ async def _moving(context: dg.AutomationContext, key: dg.AssetKey, memo: dict):
         if requested is not None and not requested.is_empty:
             subset = subset.compute_union(_kept(context, requested, key))
         running = await view.compute_run_in_progress_subset(key=key, from_subset=view.get_full_subset(key=key))
-        subset = subset.compute_union(running)
+        subset = subset.compute_union(running).compute_union(_updated_after_snapshot(context, key))
     for parent in sorted(node.parent_keys - {key}):
         moving = await _moving(context, parent, memo)
         if not moving.is_empty:
             subset = subset.compute_union(view.compute_child_subset(key, moving))
     memo[key] = subset
     return subset
+
+
+def updated_after(instance: dg.DagsterInstance, key: dg.AssetKey, storage_id: int) -> set[str | None]:
+    """The partitions of ``key`` (None: the unpartitioned asset) materialized after event log id ``storage_id``."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=key, after_storage_id=storage_id), limit=10_000
+    ).records
+    return {record.partition_key for record in records}
+
+
+def _updated_after_snapshot(context: dg.AutomationContext, key: dg.AssetKey):
+    """The partitions of ``key`` materialized after the event log snapshot the evaluation reads (a run that ended
+    during the evaluation): empty when the snapshot has no id."""
+    view = context.asset_graph_view
+    snapshot = context.max_storage_id
+    if snapshot is None:
+        return view.get_empty_subset(key=key)
+    found = updated_after(view.instance, key, snapshot)
+    if not found:
+        return view.get_empty_subset(key=key)
+    partitions_def = context.asset_graph.get(key).partitions_def
+    if partitions_def is None:
+        return view.get_full_subset(key=key)
+    keys = {p for p in found if p is not None} & set(partitions_def.get_partition_keys())
+    return view.get_subset_from_partition_keys(key=key, partitions_def=partitions_def, partition_keys=keys)
 
 
 def _kept(context: dg.AutomationContext, subset, key: dg.AssetKey):
@@ -154,6 +198,7 @@ def materialize_condition() -> dg.AutomationCondition:
         & inputs_present()
         & UpstreamSettled()
         & ~dg.AutomationCondition.in_progress()
+        & SeenOwnUpdate()
     ).with_label("cojudge: missing or changed, inputs present, nothing upstream moving")
 
 

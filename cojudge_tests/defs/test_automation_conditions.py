@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from cojudge_assets.defs.automation import evaluate, with_conditions
+from cojudge_assets.defs.automation import evaluate, updated_after, with_conditions
 
 VERSION = {"seeds": "1"}  # the data version the next materialization of ``seeds`` records
 
@@ -146,3 +146,36 @@ def test_a_partition_upstream_holds_only_the_partitions_it_maps_onto(tmp_path):
     ).success
     found = evaluate(defs, instance, found.cursor)
     assert _names(found) == {("requests", "nonblind"), ("answers", "blind")}
+
+
+def test_an_asset_whose_run_ended_during_the_evaluation_is_not_requested_again(tmp_path, monkeypatch):
+    """On the daemon, labels_saved and perturbation_metrics ran twice: their run ended while an evaluation ran,
+    after its newly-updated check and before its in-progress check, so that evaluation still found them changed.
+    Here the evaluation's snapshot and its newly-updated check are both from before the reader's materialization."""
+    from dagster._core.asset_graph_view.asset_graph_view import AssetGraphView
+    from dagster._core.definitions.declarative_automation.operands.operands import NewlyUpdatedCondition
+
+    monkeypatch.setitem(VERSION, "seeds", "1")
+    defs = _defs(tmp_path)
+    instance = dg.DagsterInstance.ephemeral()
+    found = evaluate(defs, instance)
+    for _ in range(3):  # seeds, then made, then the reader
+        _run(defs, instance, found)
+        found = evaluate(defs, instance, found.cursor)
+    assert not found
+    monkeypatch.setitem(VERSION, "seeds", "2")
+    _run(defs, instance, type(found)({dg.AssetKey("seeds"): {None}}))
+    found = evaluate(defs, instance, found.cursor)
+    _run(defs, instance, found)  # made
+    found = evaluate(defs, instance, found.cursor)
+    assert _names(found) == {("reader", None)}
+    before = instance.event_log_storage.get_maximum_record_id()
+    _run(defs, instance, found)  # the reader's run ends during the next evaluation
+    assert updated_after(instance, dg.AssetKey("reader"), before) == {None}
+
+    async def not_seen_yet(self, context):
+        return context.get_empty_subset(), None
+
+    monkeypatch.setattr(AssetGraphView, "last_event_id", property(lambda self: before))
+    monkeypatch.setattr(NewlyUpdatedCondition, "compute_subset_with_timing_metadata", not_seen_yet)
+    assert ("reader", None) not in _names(evaluate(defs, instance, found.cursor))
