@@ -3,7 +3,8 @@
 Reads the accepted C/C++/Java attempts of the demo corpus (core readers, no Dagster) and re-runs the seeds,
 then, with one empty compile and result cache (a temporary folder) shared by all steps:
 
-* ``mutants``: the existing step, as the asset runs it (one site per operator and seed, 40 rewrites);
+* ``mutants``: the existing step, as the asset runs it (one site per operator and seed, a rewrite on a share 0.34
+  of the seeds);
 * ``graded_programs``: candidates made by the rules, verified by execution, balanced (core/graded/verify.py);
 * ``graded_metrics``: the reference-based judges' scores of the graded programs and every metric with its
   seed-bootstrap interval (1000 resamples, the asset's default), plus the asked judges' blind answers on the
@@ -64,7 +65,7 @@ def main() -> None:
         started = time.perf_counter()
         seeds = mutation_seeds(attempts, packages, judge)
         seeded = time.perf_counter()
-        made = generate_mutants(seeds, max_per_operator=1, rewrite_seeds=40)
+        made = generate_mutants(seeds, max_per_operator=1, rewrite_share=0.34)
         mutants = verify_mutants(seeds, made, packages, judge)
         mutated = time.perf_counter()
         table = graded_programs(seeds, packages, judge)

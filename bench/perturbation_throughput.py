@@ -4,11 +4,11 @@ Reads the accepted C/C++/Java attempts of the demo corpus (core readers, no
 Dagster), re-runs the seeds, makes the mutants (one site per operator and seed,
 the asset's default) and verifies every one by execution, on all cores, with an
 empty compile and result cache (a temporary folder), then once more warm. The
-behaviour-preserving rewrites (core/perturbation/rewrites.py, ``--rewrite-seeds``
-as MutationSettings.rewrite_seeds, 0: every rewrite on every seed) are verified
+behaviour-preserving rewrites (core/perturbation/rewrites.py, ``--rewrite-share``
+as MutationSettings.rewrite_share, 0: every rewrite on every seed) are verified
 after the other mutants and timed apart: their time is what they add to a run.
 
-    .venv/bin/python bench/perturbation_throughput.py [--max-per-operator 1] [--seeds N] [--rewrite-seeds 40]
+    .venv/bin/python bench/perturbation_throughput.py [--max-per-operator 1] [--seeds N] [--rewrite-share 0.34]
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-per-operator", type=int, default=1)
     parser.add_argument("--seeds", type=int, default=0, help="only the first N seeds (0: all)")
-    parser.add_argument("--rewrite-seeds", type=int, default=40, help="seeds rewritten once each (0: all, every one)")
+    parser.add_argument(
+        "--rewrite-share", type=float, default=0.34, help="share of seeds rewritten once each (0: all, every one)"
+    )
     args = parser.parse_args()
     problems = read_problem_table(DEMO, "pages")
     names = dict(zip(problems["problem_id"].to_list(), problems["name"].to_list()))
@@ -48,7 +50,7 @@ def main() -> None:
             seeds = mutation_seeds(attempts, packages, judge, max_seeds=args.seeds or None)
             seeded = time.perf_counter()
             made = generate_mutants(
-                seeds, max_per_operator=args.max_per_operator, rewrite_seeds=args.rewrite_seeds or None
+                seeds, max_per_operator=args.max_per_operator, rewrite_share=args.rewrite_share or None
             )
             rewrites = [m for m in made if m["operator"] in REWRITES]
             made = [m for m in made if m["operator"] not in REWRITES]

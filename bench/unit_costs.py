@@ -216,7 +216,7 @@ def mutants(
     before = load()
     seeds = mutation_seeds(attempts, packages, judge)  # every seed is an audited attempt: cached runs
     made = generate_mutants(
-        seeds, max_per_operator=settings.max_per_operator or None, rewrite_seeds=settings.rewrite_seeds or None
+        seeds, max_per_operator=settings.max_per_operator or None, rewrite_share=settings.rewrite_share or None
     )
     usable = int(seeds["usable"].sum())
     runnable = [m for m in made if m["single_edit"]]
@@ -228,7 +228,7 @@ def mutants(
         (before, load()),
         f"{len(made)} mutants ({rewrites} rewrites) of {usable} usable seeds ({len(seeds)} accepted C/C++/Java); "
         f"{len(runnable)} single-edit, compiled and run; max_per_operator={settings.max_per_operator}, "
-        f"rewrite_seeds={settings.rewrite_seeds}",
+        f"rewrite_share={settings.rewrite_share}",
     )
     if not args.mutants or not runnable:
         return

@@ -31,7 +31,7 @@ from cojudge_assets.defs.measurement.assets import (
     predictions_asset,
 )
 from cojudge_assets.defs.operations.assets import drift_report_asset
-from cojudge_assets.defs.operations.sensors import drift_sensor
+from cojudge_assets.defs.operations.sensors import drift_sensor, source_watch_sensor
 from cojudge_assets.defs.partitions import bucket_partitions
 from cojudge_assets.defs.perturbation.assets import (
     mutants_asset,
@@ -128,6 +128,34 @@ def outputs_with_rows(specs: list) -> list[str] | None:
         answered = answered_conditions(spec)
         keys += [str(condition_judge_key(c, spec.name)) for c in CONDITIONS if answered is None or c in answered]
     return keys if len(keys) < len(CONDITIONS) * len(specs) else None
+
+
+# The words of the asset descriptions that name the embedded profile's stores, and what the deployed profile says
+# instead (storage_resources): the UI describes where the rows of the running profile are.
+DEPLOYED_WORDS = {
+    "DuckDB table judge_cache": "Postgres table judge_cache (the database of COJUDGE_POSTGRES_URL)",
+}
+
+
+def for_profile(assets: list, deployed: bool) -> list:
+    """The assets as the UI shows them under the profile: under the deployed one, the descriptions name its
+    stores (:data:`DEPLOYED_WORDS`) and the tables are of kind deltalake, not duckdb."""
+    if not deployed:
+        return assets
+
+    def deployed_spec(spec: dg.AssetSpec) -> dg.AssetSpec:
+        text = spec.description or ""
+        for embedded, there in DEPLOYED_WORDS.items():
+            text = text.replace(embedded, there)
+        kinds = (set(spec.kinds) - {"duckdb"}) | ({"deltalake"} if "duckdb" in spec.kinds else set())
+        return spec.replace_attributes(description=text or None, kinds=kinds)
+
+    return [
+        asset.map_asset_specs(deployed_spec)
+        if isinstance(asset, dg.AssetsDefinition) and asset.is_materializable
+        else asset
+        for asset in assets
+    ]
 
 
 def storage_resources(settings: Settings, bound: str | dg.EnvVar) -> dict:
@@ -307,11 +335,12 @@ def build_definitions(
         OBSERVE_JOB, selection=observed, description="Observe the source assets: the corpus and the judges file."
     )
     jobs.append(observe_job)
+    sensors.append(source_watch_sensor(observe_job, settings.automation_interval_s()))
     if asked:
         sensors.append(drift_sensor(observe_job))
     return dg.Definitions(
         assets=with_conditions(
-            assets,
+            for_profile(assets, settings.deployed),
             {name: holding for name in ("judge_outputs", *JUDGE_TABLES)}
             if (holding := outputs_with_rows(specs))
             else None,

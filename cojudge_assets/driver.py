@@ -247,7 +247,7 @@ def run_steps(
             todo = rounds.pop()
             found = None
         else:
-            found = evaluate(defs, instance, cursor)
+            found = evaluate(defs, instance, cursor, left_out=lambda key, p: not in_selection(key, p))
             todo = _requested_steps(found.partitions, in_selection, step_of)
             if not todo:
                 store.save(found.cursor)

@@ -9,8 +9,11 @@ when it is
   the judges file, which holds the judge's answer settings and its drift epoch,
   and every upstream table; defs/versions.py);
 
-every input has something to read (:func:`inputs_present`), none is in progress, and it is not in progress
-itself.
+every input has something to read (:func:`inputs_present`), nothing upstream of it is about to change
+(:class:`UpstreamSettled`: no partition upstream of it, through the partition mappings, requested in the same
+evaluation or in a run in progress),
+and it is not in progress itself. So a change is carried down the graph one level per evaluation, and a reader
+runs once, after the last of its inputs the change moves (never with an old input, then again).
 The observable sources (``contest_corpus``, ``judges_file``) carry
 :func:`observe_condition`: observed when never observed, then on a cron.
 
@@ -30,8 +33,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import warnings
-from collections.abc import Iterable
+import weakref
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,14 +71,135 @@ def inputs_present() -> dg.AutomationCondition:
     return dg.AutomationCondition.all_deps_match(~dg.AutomationCondition.missing()).with_label("every input present")
 
 
+# The steps a command leaves out (driver.py ``run_steps`` with a selection): what the evaluator requests of them
+# is not going to run, so it holds nothing downstream (see UpstreamSettled). None: every request runs (a daemon).
+LEFT_OUT: contextvars.ContextVar[Callable[[dg.AssetKey, str | None], bool] | None] = contextvars.ContextVar(
+    "cojudge_left_out", default=None
+)
+
+
+class UpstreamSettled(dg.AutomationCondition):
+    """True for the partitions of the asset that nothing upstream is about to change: no partition of an ancestor
+    (its inputs, their inputs, and so on) that maps onto it is requested in this evaluation or materializing in a
+    run in progress (queued runs included).
+
+    Dagster's ``any_deps_in_progress`` looks at the direct inputs only, and nothing in Dagster holds a reader
+    while an input is merely requested in a run of its own (a different partition: one run each). Without this,
+    a reader of A and of C (A -> B -> C) ran when A changed and again when the change reached C, and
+    ``perturbation_requests`` read the old mutants while their buckets were requested (issue 37). The moving
+    partitions are carried down the graph through Dagster's partition mappings (``compute_child_subset``), so
+    ``judge_requests[prefix12k]`` requested holds ``judge_outputs`` under prefix12k only. Evaluated in topological
+    order, every ancestor's request of this evaluation is known when the asset is evaluated. A partition
+    materialized after the event log snapshot the evaluation reads (its run ended during the evaluation) counts as
+    moving too (its update may not be seen yet; the asset's own: :class:`SeenOwnUpdate`). The observable
+    sources are left out (their observation is on a cron and marks no run as in progress), and so are the
+    requests of steps a command leaves out (:data:`LEFT_OUT`)."""
+
+    @property
+    def name(self) -> str:
+        return "nothing upstream requested or in progress"
+
+    async def evaluate(self, context: dg.AutomationContext) -> dg.AutomationResult:  # type: ignore[override]
+        view = context.asset_graph_view
+        memo = _MOVING.setdefault(view, {})
+        held = context.get_empty_subset()
+        for parent in sorted(context.asset_graph.get(context.key).parent_keys - {context.key}):
+            moving = await _moving(context, parent, memo)
+            if not moving.is_empty:
+                held = held.compute_union(view.compute_child_subset(context.key, moving))
+        return dg.AutomationResult(context, true_subset=context.candidate_subset.compute_difference(held))
+
+
+class SeenOwnUpdate(dg.AutomationCondition):
+    """True for the partitions of the asset not materialized after the event log snapshot the evaluation reads.
+
+    On the daemon, ``labels_saved`` and ``perturbation_metrics`` were requested again the tick their run ended: the
+    run ended while the evaluation ran, after its newly-updated check and before its in-progress check, so it was
+    neither in progress nor seen updated, and "changed since last updated" still held (issue 37). Placed after
+    ``~in_progress()``: a run seen ended there wrote its materialization before it ended, so it is found here."""
+
+    @property
+    def name(self) -> str:
+        return "its last update seen"
+
+    def evaluate(self, context: dg.AutomationContext) -> dg.AutomationResult:
+        updated = _updated_after_snapshot(context, context.key)
+        return dg.AutomationResult(context, true_subset=context.candidate_subset.compute_difference(updated))
+
+
+# per evaluation (one AssetGraphView each): the moving partitions of every asset seen so far
+_MOVING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+async def _moving(context: dg.AutomationContext, key: dg.AssetKey, memo: dict):
+    """The partitions of ``key`` that are requested in this evaluation (and run: :data:`LEFT_OUT`), in a run in
+    progress, or downstream of such a partition of an ancestor."""
+    if key in memo:
+        return memo[key]
+    view, graph = context.asset_graph_view, context.asset_graph
+    node = graph.get(key)
+    subset = view.get_empty_subset(key=key)
+    if node.is_materializable:
+        requested = context.request_subsets_by_key.get(key)
+        if requested is not None and not requested.is_empty:
+            subset = subset.compute_union(_kept(context, requested, key))
+        running = await view.compute_run_in_progress_subset(key=key, from_subset=view.get_full_subset(key=key))
+        subset = subset.compute_union(running).compute_union(_updated_after_snapshot(context, key))
+    for parent in sorted(node.parent_keys - {key}):
+        moving = await _moving(context, parent, memo)
+        if not moving.is_empty:
+            subset = subset.compute_union(view.compute_child_subset(key, moving))
+    memo[key] = subset
+    return subset
+
+
+def updated_after(instance: dg.DagsterInstance, key: dg.AssetKey, storage_id: int) -> set[str | None]:
+    """The partitions of ``key`` (None: the unpartitioned asset) materialized after event log id ``storage_id``."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=key, after_storage_id=storage_id), limit=10_000
+    ).records
+    return {record.partition_key for record in records}
+
+
+def _updated_after_snapshot(context: dg.AutomationContext, key: dg.AssetKey):
+    """The partitions of ``key`` materialized after the event log snapshot the evaluation reads (a run that ended
+    during the evaluation): empty when the snapshot has no id."""
+    view = context.asset_graph_view
+    snapshot = context.max_storage_id
+    if snapshot is None:
+        return view.get_empty_subset(key=key)
+    found = updated_after(view.instance, key, snapshot)
+    if not found:
+        return view.get_empty_subset(key=key)
+    partitions_def = context.asset_graph.get(key).partitions_def
+    if partitions_def is None:
+        return view.get_full_subset(key=key)
+    keys = {p for p in found if p is not None} & set(partitions_def.get_partition_keys())
+    return view.get_subset_from_partition_keys(key=key, partitions_def=partitions_def, partition_keys=keys)
+
+
+def _kept(context: dg.AutomationContext, subset, key: dg.AssetKey):
+    """The partitions of ``subset`` the caller runs (all of them, unless :data:`LEFT_OUT` says otherwise)."""
+    left_out = LEFT_OUT.get()
+    view = context.asset_graph_view
+    if left_out is None:
+        return subset
+    if not subset.is_partitioned:
+        return view.get_empty_subset(key=key) if left_out(key, None) else subset
+    kept = {p for p in subset.expensively_compute_partition_keys() if not left_out(key, p)}
+    partitions_def = context.asset_graph.get(key).partitions_def
+    return view.get_subset_from_partition_keys(key=key, partitions_def=partitions_def, partition_keys=kept)
+
+
 def materialize_condition() -> dg.AutomationCondition:
     """The condition of every materializable asset (see the module's docstring)."""
     return (
         (dg.AutomationCondition.missing() | changed_since_updated())
         & inputs_present()
-        & ~dg.AutomationCondition.any_deps_in_progress()
+        & UpstreamSettled()
         & ~dg.AutomationCondition.in_progress()
-    ).with_label("cojudge: missing or changed, inputs present")
+        & SeenOwnUpdate()
+    ).with_label("cojudge: missing or changed, inputs present, nothing upstream moving")
 
 
 def observe_condition(cron: str = DEFAULT_OBSERVE_CRON) -> dg.AutomationCondition:
@@ -197,11 +323,18 @@ class Requested:
         return {(key.to_user_string(), p) for key, found in self.partitions.items() for p in found}
 
 
-def evaluate(defs: dg.Definitions, instance: dg.DagsterInstance, cursor=None) -> Requested:
+def evaluate(
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    cursor=None,
+    left_out: Callable[[dg.AssetKey, str | None], bool] | None = None,
+) -> Requested:
     """Dagster's evaluation of every asset's automation condition against the instance: what it requests of the
-    materializable assets (a source it would observe is left out: the command observes them first)."""
+    materializable assets (a source it would observe is left out: the command observes them first).
+    ``left_out(key, partition)``: the requested steps the caller will not run, which hold nothing downstream."""
 
     def run():
+        LEFT_OUT.set(left_out)
         with warnings.catch_warnings():  # Dagster's own default selection (sources included) is a beta parameter
             warnings.simplefilter("ignore", dg.BetaWarning)
             return dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=cursor)
@@ -209,13 +342,14 @@ def evaluate(defs: dg.Definitions, instance: dg.DagsterInstance, cursor=None) ->
     # The evaluator runs its own event loop (asyncio.run), which refuses to start inside a running one: called
     # from a thread that has one (a notebook, an async test harness, a loop a timed-out call left marked as
     # running), it evaluates in a worker thread of its own instead.
+    # In a context of its own, so that LEFT_OUT is this call's only.
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        result = run()
+        result = contextvars.copy_context().run(run)
     else:
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            result = pool.submit(run).result()
+            result = pool.submit(contextvars.copy_context().run, run).result()
     found = {key: set(result.get_requested_partitions(key)) for key in materializable_keys(defs)}
     return Requested({key: keys for key, keys in found.items() if keys}, result.cursor)
 

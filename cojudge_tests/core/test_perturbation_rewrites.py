@@ -282,9 +282,9 @@ def test_first_only_keeps_the_first_operator_that_applies():
     assert [m.operator for m in made] == ["RENAME_LOCAL"]
 
 
-def test_generate_mutants_gives_each_planned_seed_one_rewrite():
+def _five_seeds() -> pl.DataFrame:
     codes = [SUM_C, SUM_CPP, SUM_JAVA, SUM_C.replace("7", "8"), SUM_CPP + "\n"]
-    seeds = pl.DataFrame(
+    return pl.DataFrame(
         {
             "seed_uid": [f"s{i}" for i in range(5)],
             "language": ["c", "cpp", "java", "c", "cpp"],
@@ -292,22 +292,44 @@ def test_generate_mutants_gives_each_planned_seed_one_rewrite():
             "usable": [True] * 5,
         }
     )
-    made = [m for m in generate_mutants(seeds, max_per_operator=1, rewrite_seeds=4) if m["operator"] in REWRITES]
+
+
+def test_generate_mutants_gives_each_planned_seed_one_rewrite():
+    seeds = _five_seeds()
+    plan = dict(zip(seeds["seed_uid"].to_list(), rewrite_plan(seeds["seed_uid"].to_list(), 0.5)))
+    made = [m for m in generate_mutants(seeds, max_per_operator=1, rewrite_share=0.5) if m["operator"] in REWRITES]
     per_seed = {m["seed_uid"]: m["operator"] for m in made}
-    assert len(made) == len(per_seed) == 4  # one rewrite on each of 4 seeds spread over the 5, none on s2
-    assert per_seed == {"s0": "RENAME_LOCAL", "s1": "REFORMAT", "s3": "DEAD_BRANCH", "s4": "SWAP_STATEMENTS"}
+    assert len(made) == len(per_seed)  # one rewrite per chosen seed
+    assert set(per_seed) <= {uid for uid, ops in plan.items() if ops}  # on the chosen seeds only
+    assert per_seed and all(op in plan[uid] for uid, op in per_seed.items())
     everything = [m for m in generate_mutants(seeds, max_per_operator=1) if m["operator"] in REWRITES]
     assert len(everything) > len(made)
 
 
-def test_the_rewrite_plan_spreads_one_rewrite_per_seed_over_the_operators_in_turn():
-    plan = rewrite_plan(10, 4)
-    chosen = [i for i, ops in enumerate(plan) if ops]
-    assert chosen == [1, 3, 6, 8]  # spread over the seeds
-    assert [plan[i][0] for i in chosen] == list(REWRITES)  # each operator first once
-    assert all(sorted(plan[i]) == sorted(REWRITES) for i in chosen)  # then the others, if it does not apply
-    assert rewrite_plan(3, None) == [REWRITES] * 3
-    assert rewrite_plan(3, 10) == [REWRITES[k:] + REWRITES[:k] for k in range(3)]
+def test_removing_or_adding_a_seed_changes_no_other_seeds_mutants():
+    """Issue 37: a verdict fix that made one seed unusable changed other seeds' mutants (the rewrites were
+    planned by the seeds' positions), so their requests were new and the judges were asked again."""
+    seeds = _five_seeds()
+    for share in (0.5, 1.0, None):
+        every = generate_mutants(seeds, max_per_operator=1, rewrite_share=share)
+        for gone in seeds["seed_uid"].to_list():
+            fewer = generate_mutants(seeds.filter(pl.col("seed_uid") != gone), max_per_operator=1, rewrite_share=share)
+            assert fewer == [m for m in every if m["seed_uid"] != gone], (share, gone)
+
+
+def test_the_rewrite_plan_draws_each_seed_by_its_own_hash():
+    uids = [f"course/p{i}/attempt{i * 7}" for i in range(2000)]
+    plan = rewrite_plan(uids, 0.34)
+    chosen = [ops for ops in plan if ops]
+    assert 0.30 < len(chosen) / len(uids) < 0.38  # about the share
+    assert {ops[0] for ops in chosen} == set(REWRITES)  # every operator first on some seeds
+    assert all(sorted(ops) == sorted(REWRITES) for ops in chosen)  # then the others, if it does not apply
+    assert rewrite_plan(uids[1:], 0.34) == plan[1:]  # by its seed_uid, not its position
+    assert rewrite_plan(list(reversed(uids)), 0.34) == list(reversed(plan))
+    assert rewrite_plan(uids[:3], None) == [REWRITES] * 3
+    assert all(rewrite_plan(uids[:50], 1.0))
+    with pytest.raises(ValueError, match=r"rewrite share 1.5: expected a share in \(0, 1\]"):
+        rewrite_plan(uids, 1.5)
 
 
 def test_unknown_language_is_named_in_the_error():

@@ -1,10 +1,12 @@
 """A deployment keeps the graph fresh by itself: ``dagster-daemon run`` on a temporary instance, with the automation
 sensor the Definitions hold (defs/automation.py), brings every asset a judges-file change, a data fix, a provider
-drift and a code change affect back to fresh with no cojudge command; afterwards the command's driver finds
-nothing to do and sends nothing. Slow (about 10 minutes on 2 quiet cores; CI runs it): the daemon starts one
-process per run, one run at a time (one DuckDB writer), observes the sources once a minute
-(COJUDGE_OBSERVE_CRON), so each change waits for the next minute, and evaluates the conditions every 5 s
-(COJUDGE_AUTOMATION_INTERVAL_S, 30 s by default), so each level of the graph waits for a tick."""
+drift and a code change affect back to fresh with no cojudge command, each asset partition materialized once per
+change (a data fix sends no judge request); afterwards the command's driver finds nothing to do and sends nothing.
+Slow (CI runs it): the daemon starts one process per run, one run at a time (one DuckDB writer); the source watch
+(defs/operations/sensors.py) observes an edited source at its next tick, and the automation sensor evaluates the
+conditions every 5 s here (COJUDGE_AUTOMATION_INTERVAL_S, 30 s by default, the interval of both), so each level
+of the graph waits for a tick. Until issue 33 the test waited for the observation cron's minute after each edit
+and 30 s after each start."""
 
 from __future__ import annotations
 
@@ -13,14 +15,24 @@ import os
 import subprocess
 import sys
 import time
+from collections import Counter
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
 import dagster as dg
 import pytest
 
+from cojudge_assets.defs.automation import materializable_keys
 from cojudge_assets.driver import run_steps
-from cojudge_tests.deploy.support import Daemon, cancel_waiting, settled, ticks_summary, wait_idle
+from cojudge_tests.deploy.support import (
+    Daemon,
+    automation_ticks,
+    cancel_waiting,
+    settled,
+    ticks_summary,
+    wait_idle,
+)
 from cojudge_tests.judges.fixtures import write_judges_file, write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer
 
@@ -32,6 +44,7 @@ pytestmark = [
 GOOD = json.dumps({"p_accept": 0.6, "s_algo": 3, "s_robust": 4, "rationale": "plausible"})
 FIX_VARIABLE = "COJUDGE_TEST_ATTEMPTS_FIX"
 CONDITIONS = ("blind", "prefix12k", "nonblind")
+QUIET_CRON = "0 0 1 1 *"  # the observation cron: once a year
 TICK_S = 5  # the automation sensor's interval in this test (COJUDGE_AUTOMATION_INTERVAL_S; 30 s by default)
 
 # The code location the daemon loads: the package's Definitions, with a new code version of ``attempts`` when the
@@ -110,6 +123,27 @@ class Deployment:
         ).records
         return bool(records)
 
+    def materialized_twice(self, t0: float, keys: Iterable[dg.AssetKey]) -> dict[tuple[str, str | None], int]:
+        """The asset partitions materialized more than once after ``t0``, with their counts."""
+        counts: Counter[tuple[str, str | None]] = Counter()
+        for key in keys:
+            records = self.instance.fetch_materializations(
+                dg.AssetRecordsFilter(asset_key=key, after_timestamp=t0), limit=10_000
+            ).records
+            counts.update((key.to_user_string(), r.partition_key) for r in records)
+        return {pair: n for pair, n in counts.items() if n > 1}
+
+    def wait_started(self, timeout: float = 600) -> None:
+        """Until the automation sensor completed an evaluation after the daemon started (its cursor starts there)."""
+        started = time.time()
+        deadline = started + timeout
+        while time.time() < deadline:
+            assert self.daemon.alive(), self.daemon.tail()
+            if automation_ticks(self.instance, after=started):
+                return
+            time.sleep(2)
+        raise AssertionError(f"no evaluation {timeout} s after the start\n{self.daemon.tail()}")
+
     def wait_fresh(self, t0: float, expected: set[tuple[str, str | None]], timeout: float = 2400) -> None:
         """Until every expected asset partition was materialized after ``t0`` and the daemon is settled (no run
         active; the automation sensor's last ticks, all after the last run ended, requested no materialization:
@@ -152,8 +186,10 @@ def test_the_daemon_keeps_the_graph_fresh_after_each_kind_of_change(tmp_path, mo
         "COJUDGE_JUDGES": str(judges),
         "COJUDGE_CORPUS": str(corpus),
         "COJUDGE_LAYOUT": "progsnap2",
-        "COJUDGE_OBSERVE_CRON": "* * * * *",
         "COJUDGE_AUTOMATION_INTERVAL_S": str(TICK_S),
+        # the source watch observes the edits: no cron observation (a run per source and per judge, each a process
+        # in the one run slot) in the test's few minutes
+        "COJUDGE_OBSERVE_CRON": QUIET_CRON,
         # one bucket of the sandboxed steps: a run each, not four (cojudge_tests/defs/test_shards.py covers buckets)
         "COJUDGE_SHARDS": "1",
     }
@@ -172,7 +208,8 @@ def test_the_daemon_keeps_the_graph_fresh_after_each_kind_of_change(tmp_path, mo
     loop = {("judge_outputs", f"{c}|loop") for c in CONDITIONS} | {("perturbation_outputs", "loop")}
     try:
         deployment.start()
-        time.sleep(30)  # the daemon's start and the automation sensor's first tick (its cursor starts there)
+        deployment.wait_started()
+        keys = materializable_keys(defs)
 
         # 1. the judges file gives the loop judge another token budget: its partitions are re-judged
         t0 = time.time()
@@ -180,11 +217,12 @@ def test_the_daemon_keeps_the_graph_fresh_after_each_kind_of_change(tmp_path, mo
         write_judges_file(judges, server.api_base, max_tokens=999)
         deployment.wait_fresh(t0, loop)
         assert len(server.requests) - sent >= 6 * 3  # the loop judge's requests, under every condition
+        assert not deployment.materialized_twice(t0, keys)  # each step once for the change
         deployment.stop()
         nothing_to_do(deployment, location_defs(deployment.location))
 
         # 2. a data fix: a verdict corrected in the corpus re-reads it; the label-free requests did not move, so
-        # no judge is asked again
+        # no judge is asked again, and no reader runs before its last moving input (issue 37: four ran twice)
         deployment.start()
         t0 = time.time()
         sent = len(server.requests)
@@ -193,6 +231,8 @@ def test_the_daemon_keeps_the_graph_fresh_after_each_kind_of_change(tmp_path, mo
         table.write_text("\n".join([*events[:2], events[2].replace(",false,", ",true,"), *events[3:]]) + "\n")
         deployment.wait_fresh(t0, {("attempts", None), ("predictions", None), ("report", None)})
         assert not any(deployment.materialized_since(t0, "judge_outputs", f"{c}|loop") for c in CONDITIONS)
+        assert len(server.requests) == sent  # not one judge request
+        assert not deployment.materialized_twice(t0, keys)
         deployment.stop()
         nothing_to_do(deployment, location_defs(deployment.location))
 
@@ -204,6 +244,7 @@ def test_the_daemon_keeps_the_graph_fresh_after_each_kind_of_change(tmp_path, mo
         started = deployment.command("sensor", "start", "provider_drift")
         assert started.returncode == 0, started.stdout + started.stderr
         deployment.wait_fresh(t0, loop | {("predictions", None), ("report", None)})
+        assert not deployment.materialized_twice(t0, keys)
         deployment.stop()
         nothing_to_do(deployment, location_defs(deployment.location))
 
@@ -213,6 +254,7 @@ def test_the_daemon_keeps_the_graph_fresh_after_each_kind_of_change(tmp_path, mo
         deployment.start(**{FIX_VARIABLE: "1"})
         deployment.wait_fresh(t0, {("attempts", None)})
         assert not any(deployment.materialized_since(t0, "judge_outputs", f"{c}|loop") for c in CONDITIONS)
+        assert not deployment.materialized_twice(t0, keys)
         deployment.stop()
         nothing_to_do(deployment, location_defs(deployment.location))
     finally:

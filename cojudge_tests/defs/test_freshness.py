@@ -36,12 +36,17 @@ def requested_now(defs: dg.Definitions, instance: dg.DagsterInstance, config: di
     assert observe_sources(defs, instance, config).success
     selected = resolve_selection(defs, JOBS)
     partitions = {spec.key: spec.partitions_def for spec in defs.resolve_all_asset_specs()}
-    found = evaluate(defs, instance, CursorFile(instance).load())
+
+    def kept(key: dg.AssetKey, p: str | None) -> bool:
+        return key in selected and dims(partitions[key], p).condition in (None, "blind")
+
+    # what the command leaves out holds nothing downstream (defs/automation.py UpstreamSettled), as in run_steps
+    found = evaluate(defs, instance, CursorFile(instance).load(), left_out=lambda key, p: not kept(key, p))
     return {
         (key.to_user_string(), None if p is None else str(p))
         for key, keys in found.partitions.items()
         for p in keys
-        if key in selected and dims(partitions[key], p).condition in (None, "blind")
+        if kept(key, p)
     }
 
 

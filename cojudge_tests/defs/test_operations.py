@@ -201,6 +201,9 @@ def test_a_verdict_fix_recomputes_the_metrics_without_a_single_judge_call(tmp_pa
     assert outcome, "\n".join(lines)
     assert (len(drifty.requests), len(steady.requests)) == sent  # not one judge call
     assert outcome.requests_sent == 0
+    # each asset partition once: no reader before the last of its inputs the fix moves (issue 37)
+    materialized = [pair for found in outcome.rounds for pair in found]
+    assert len(materialized) == len(set(materialized)), outcome.rounds
     by_step: dict[str, str] = {}
     for line in lines:  # a step may run in several rounds (a reader one round after its input)
         by_step[line.split(":")[0]] = by_step.get(line.split(":")[0], "") + line + "\n"

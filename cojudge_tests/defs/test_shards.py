@@ -159,7 +159,7 @@ def test_sharded_mutants_equal_the_unsharded_verification(tmp_path, monkeypatch,
     assert {p for name, p in outcome.materialized if name == "mutants"} == {"0of3", "1of3", "2of3"}
     seeds = table(db, "mutation_seeds")
     packages = {p.name: read_problem(p) for p in (corpus / "problems").iterdir()}
-    made = generate_mutants(seeds, max_per_operator=1, rewrite_seeds=40)  # the asset's defaults
+    made = generate_mutants(seeds, max_per_operator=1, rewrite_share=0.34)  # the asset's defaults
     unsharded = verify_mutants(seeds, made, packages, judge)
     sharded = table(db, "mutants")
     assert len(unsharded) > 20 and int(unsharded["verified"].sum()) > 0

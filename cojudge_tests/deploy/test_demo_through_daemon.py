@@ -58,6 +58,9 @@ def test_the_daemon_materializes_the_demo_with_the_embedded_tables(tmp_path, mon
         "COJUDGE_CORPUS": str(REPO / "data" / "demo"),
         "COJUDGE_JUDGES": str(REPO / "data" / "judges.yaml"),
         "COJUDGE_AUTOMATION_INTERVAL_S": "5",
+        # observed when never observed (and by the source watch), then no cron observation during the test: each is
+        # a run per source and per judge, which queues with the demo's
+        "COJUDGE_OBSERVE_CRON": "0 0 1 1 *",
         **deployed_env(tmp_path / "deployed", database.url, COJUDGE_PROVIDER_LIMITS="*=2"),
     }
     (tmp_path / "deployed" / "files").mkdir(parents=True)

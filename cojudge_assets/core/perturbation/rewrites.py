@@ -22,6 +22,7 @@ edit alone (``kind``: ``rename`` before -> after, ``reformat``, ``insert`` or ``
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import defaultdict
 from collections.abc import Iterator
@@ -592,21 +593,32 @@ def rewrite(
     return out
 
 
-def rewrite_plan(n_seeds: int, rewrite_seeds: int | None) -> list[tuple[str, ...]]:
-    """For each of ``n_seeds`` seeds (in seed_uid order), the rewrite operators to try on it.
+def rewrite_plan(seed_uids: list[str], share: float | None) -> list[tuple[str, ...]]:
+    """For each seed of ``seed_uids``, the rewrite operators to try on it.
 
-    ``rewrite_seeds`` None: every operator on every seed. N: N seeds spread evenly over them, the k-th of which
-    tries the operators from ``REWRITES[k % 4]`` on, in turn, and keeps the first that applies (one rewrite per
-    seed, the operators in rotation); the other seeds get none. Compiling a rewrite costs as much as compiling a
-    mutant, so this keeps the demo run's added cost small (MutationSettings.rewrite_seeds).
+    ``share`` None: every operator on every seed. A share in (0, 1]: a seed is chosen, and which operator it tries
+    first, by the sha256 of its seed_uid alone (never by its position among the seeds), so adding or removing a seed
+    changes no other seed's rewrite; about that share of the seeds are chosen. A chosen seed tries the operators
+    from its first on, in turn, and keeps the first that applies (one rewrite per seed); the others get none.
+    Compiling a rewrite costs as much as compiling a mutant, so this keeps the demo run's added cost small
+    (MutationSettings.rewrite_share).
     """
-    if rewrite_seeds is None:
-        return [REWRITES] * n_seeds
-    plan: list[tuple[str, ...]] = [()] * n_seeds
-    for k, i in enumerate(_spread(n_seeds, rewrite_seeds)):
-        turn = k % len(REWRITES)
-        plan[i] = REWRITES[turn:] + REWRITES[:turn]
+    if share is None:
+        return [REWRITES] * len(seed_uids)
+    if not 0 < share <= 1:
+        raise ValueError(f"rewrite share {share}: expected a share in (0, 1], or None for every rewrite")
+    plan: list[tuple[str, ...]] = []
+    for uid in seed_uids:
+        draw = int.from_bytes(hashlib.sha256(f"rewrite:{uid}".encode()).digest()[:8], "big")
+        if (draw % _DRAWS) < share * _DRAWS:
+            turn = (draw // _DRAWS) % len(REWRITES)
+            plan.append(REWRITES[turn:] + REWRITES[:turn])
+        else:
+            plan.append(())
     return plan
+
+
+_DRAWS = 1_000_000  # the resolution of the rewrite share
 
 
 def _same_gaps(seed: bytes, a: list[Token], mutant: bytes, b: list[Token]) -> bool:

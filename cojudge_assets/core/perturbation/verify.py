@@ -193,14 +193,16 @@ def generate_mutants(
     seeds: pl.DataFrame,
     *,
     max_per_operator: int | None,
-    rewrite_seeds: int | None = None,
+    rewrite_share: float | None = None,
     workers: int | None = None,
     seconds_per_seed: float = budget.TIME_BUDGET_S,
     progress: Callable[[str], object] | None = None,
 ) -> list[dict]:
     """Every operator at every (capped) site of every usable seed, and the rewrites of rewrites.rewrite_plan
-    (``rewrite_seeds`` None: every rewrite on every seed); tree-sitter parsing on all cores. ``progress`` gets a
-    line at most every 10 s (core/progress.py).
+    (``rewrite_share`` None: every rewrite on every seed); tree-sitter parsing on all cores. A seed's mutants
+    depend on that seed alone (its code, and its seed_uid's hash for the rewrite), so adding or removing a seed
+    changes no other seed's mutants, and a bucket of the seeds can be mutated alone. ``progress`` gets a line at
+    most every 10 s (core/progress.py).
 
     A seed whose tree is deeper than budget.MAX_TREE_DEPTH, or whose tree-sitter work takes more than
     ``seconds_per_seed``, gets one row of kind ``skipped`` instead (the rule that ran out and the limit, in
@@ -208,7 +210,7 @@ def generate_mutants(
     from cojudge_assets.core.progress import Progress
 
     usable = seeds.filter(pl.col("usable")).sort("seed_uid")
-    plan = rewrite_plan(len(usable), rewrite_seeds)
+    plan = rewrite_plan(usable["seed_uid"].to_list(), rewrite_share)
     jobs = [
         (
             r["seed_uid"],
@@ -216,7 +218,7 @@ def generate_mutants(
             r["language"],
             max_per_operator,
             rewrites,
-            rewrite_seeds is not None,
+            rewrite_share is not None,
             seconds_per_seed,
         )
         for r, rewrites in zip(usable.iter_rows(named=True), plan)
