@@ -39,6 +39,7 @@ from step_memory import StepUse, print_table, run_child, step_ok, steps_in_order
 
 from cojudge_assets.core.ingest.synthetic import (
     CONDITIONS,
+    SANDBOX_STEPS,
     SEPARATION,
     planted_auc,
     shape,
@@ -47,21 +48,6 @@ from cojudge_assets.core.ingest.synthetic import (
 )
 
 REPO = Path(__file__).resolve().parents[1]
-SANDBOX_STEPS = {
-    "label_audit",
-    "mutation_seeds",
-    "mutants",
-    "graded_programs",
-    "graded_yield",
-    "graded_balance",
-    "graded_metrics",
-    "perturbation_requests",
-    "perturbation_outputs",
-    "perturbation_yield",
-    "perturbation_metrics",
-    "findings",  # reads perturbation_metrics: waits for it
-    "report",  # reads findings
-}
 
 
 def recovered(db: Path) -> pl.DataFrame:

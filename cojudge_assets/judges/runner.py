@@ -75,6 +75,24 @@ class PartitionStats:
     estimate_note: str = ""  # why there is no estimate (a synchronous judge with no price)
     budget_stop: str = ""  # a chunk not sent because it would pass the budget (judges/estimate.py)
 
+    def count(self, call: JudgeCall) -> None:
+        """Count one stored answer (its row written): sent now, its requests, its outcome, tokens, cost, model."""
+        self.sent += 1
+        self.requests_sent += call.sent
+        if call.status == "ok":
+            first = call.tries == 1 and not call.repaired
+            self.ok_first += first
+            self.repaired += not first
+        elif call.status == "abstained":
+            self.abstained += 1
+        else:
+            self.failed += 1
+        self.input_tokens += call.input_tokens or 0
+        self.output_tokens += call.output_tokens or 0
+        self.cost += call.cost or 0.0
+        if call.served_model:
+            self.served_models.add(call.served_model)
+
     def latency_quantile(self, q: float) -> float | None:
         """The q-quantile of the latencies of the rows sent now (nearest rank below), None if none."""
         if not self.latencies:
@@ -182,23 +200,9 @@ async def _judge_all(
 
     def record(row: dict, call: JudgeCall) -> None:
         writer.write(_row(spec, condition, epoch, row["attempt_uid"], row["request_hash"], call))
-        stats.sent += 1
-        stats.requests_sent += call.sent
-        if call.status == "ok":
-            first = call.tries == 1 and not call.repaired
-            stats.ok_first += first
-            stats.repaired += not first
-        elif call.status == "abstained":
-            stats.abstained += 1
-        else:
-            stats.failed += 1
+        stats.count(call)
         if call.tries:
             stats.latencies.append(call.latency_s)
-        stats.input_tokens += call.input_tokens or 0
-        stats.output_tokens += call.output_tokens or 0
-        stats.cost += call.cost or 0.0
-        if call.served_model:
-            stats.served_models.add(call.served_model)
         progress.advance()
 
     async def worker(slot: int) -> None:
@@ -349,21 +353,7 @@ def _judge_batch_mode(spec: JudgeSpec, part: tuple[str, str, int], pending: list
 
     def write(item: dict, call: JudgeCall, provenance: dict) -> None:
         state["writer"].write(_row(spec, condition, epoch, item["attempt_uid"], item["request_hash"], call, provenance))
-        stats.sent += 1
-        stats.requests_sent += call.sent
-        if call.status == "ok":
-            first = call.tries == 1 and not call.repaired
-            stats.ok_first += first
-            stats.repaired += not first
-        elif call.status == "abstained":
-            stats.abstained += 1
-        else:
-            stats.failed += 1
-        stats.input_tokens += call.input_tokens or 0
-        stats.output_tokens += call.output_tokens or 0
-        stats.cost += call.cost or 0.0
-        if call.served_model:
-            stats.served_models.add(call.served_model)
+        stats.count(call)
 
     def flush() -> None:  # commit what was written: the batch is marked collected only after its rows are stored
         state["writer"].close()

@@ -13,25 +13,15 @@ import dagster as dg
 import duckdb
 import pytest
 
-from cojudge_assets.core.ingest.synthetic import SEPARATION, planted_auc, write_corpus, write_judgments
+from cojudge_assets.core.ingest.synthetic import (
+    SANDBOX_STEPS,
+    SEPARATION,
+    planted_auc,
+    write_corpus,
+    write_judgments,
+)
 from cojudge_assets.definitions import build_definitions
 from cojudge_assets.driver import _materializable, run_steps
-
-SANDBOX = {
-    "label_audit",
-    "mutation_seeds",
-    "mutants",
-    "graded_programs",
-    "graded_yield",
-    "graded_balance",
-    "graded_metrics",
-    "perturbation_requests",
-    "perturbation_outputs",
-    "perturbation_yield",
-    "perturbation_metrics",
-    "findings",  # reads perturbation_metrics: waits for it
-    "report",  # reads findings
-}
 
 
 @pytest.mark.slow
@@ -43,7 +33,7 @@ def test_every_step_completes_on_thousands_of_distinct_continuous_scores(tmp_pat
     monkeypatch.setenv("COJUDGE_DUCKDB", str(db))
     monkeypatch.setenv("COJUDGE_JUDGES", str(judges))
     defs = build_definitions(corpus=str(tmp_path / "corpus"), layout="progsnap2")
-    steps = tuple(k.to_user_string() for k in _materializable(defs) if k.to_user_string() not in SANDBOX)
+    steps = tuple(k.to_user_string() for k in _materializable(defs) if k.to_user_string() not in SANDBOX_STEPS)
     lines: list[str] = []
     outcome = run_steps(defs, dg.DagsterInstance.ephemeral(), jobs=steps, echo=lines.append)
     assert outcome, "\n".join(lines)

@@ -105,3 +105,24 @@ def write_judgments(folder: Path, labels: pl.DataFrame, seed: int) -> Path:
     judges = folder / "judges.yaml"
     judges.write_text("\n".join(declarations) + "\n")
     return judges
+
+
+# the steps a generated corpus has nothing for: they run programs on a problem's tests in the sandbox (and findings
+# and the report read what they make); bench/scale_rehearsal.py and the at-size test run every other step
+SANDBOX_STEPS = frozenset(
+    {
+        "label_audit",
+        "mutation_seeds",
+        "mutants",
+        "graded_programs",
+        "graded_yield",
+        "graded_balance",
+        "graded_metrics",
+        "perturbation_requests",
+        "perturbation_outputs",
+        "perturbation_yield",
+        "perturbation_metrics",
+        "findings",  # reads perturbation_metrics: waits for it
+        "report",  # reads findings
+    }
+)
