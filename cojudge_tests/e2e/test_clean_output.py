@@ -111,7 +111,9 @@ def test_library_logging_never_reaches_the_terminal(tmp_path, capfd):
     noisy.setLevel(logging.DEBUG)
     try:
         with quiet_libraries() as log_to:
-            logging.warning("WARNING: There is no reference data-flows extracted")
+            # a root-level warning as codebleu makes one (not its data-flow text: trajectories.py filters that one
+            # out on the root logger once CodeBLEU has run in this process, so the test would depend on the order)
+            logging.warning("WARNING: a library's own logging.warning")
             noisy.debug("Evaluating churn (1/45)")
             warnings.warn("a library's warning", UserWarning, stacklevel=1)
             path = log_to(tmp_path)
@@ -122,6 +124,10 @@ def test_library_logging_never_reaches_the_terminal(tmp_path, capfd):
     assert out == "" and err == "", (out, err)
     assert path == tmp_path / LIBRARY_LOG
     text = path.read_text()
-    assert "no reference data-flows" in text and "churn evaluation result" in text and "a library's warning" in text
+    assert (
+        "a library's own logging.warning" in text
+        and "churn evaluation result" in text
+        and "a library's warning" in text
+    )
     assert "Evaluating churn" not in text  # DEBUG is not kept
     assert root.handlers == before
