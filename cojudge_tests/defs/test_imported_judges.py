@@ -120,7 +120,8 @@ def test_unchanged_files_are_not_imported_again_and_a_changed_file_only_its_judg
     write_files(tmp_path, uids(tmp_path))
     run(defs, instance)
     again = run(defs, instance)
-    assert all("skipped" in line for line in again), again
+    # nothing runs: every step up to date, or not run for an input outside the selection (findings' own)
+    assert all("skipped" in line or ": not run, its input" in line for line in again), again
     write_files(tmp_path, uids(tmp_path), shift=0.05)  # the JSONL judge's scores move; the CSV is rewritten equal
     third = [line for line in run(defs, instance) if "skipped" not in line]
     outputs = [line for line in third if line.startswith("judge_outputs_job")]
@@ -158,5 +159,6 @@ def test_a_condition_an_imported_file_has_no_rows_for_is_never_requested(tmp_pat
     found = evaluate(defs, instance, CursorFile(instance).load())  # the empty partitions: never requested
     assert dg.AssetKey("judge_outputs") not in found.partitions
     again = run(defs, instance)
-    assert all("skipped" in line for line in again), again  # findings waits for perturbation_metrics (not selected)
+    # findings waits for perturbation_metrics (not selected): not run, and said so
+    assert all("skipped" in line or ": not run, its input" in line for line in again), again
     assert not any("prefix12k|team" in line or "nonblind|team" in line for line in again)
