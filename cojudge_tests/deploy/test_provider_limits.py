@@ -59,6 +59,20 @@ def overlap(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> float
     return sum(max(0.0, min(e1, e2) - max(s1, s2)) for s1, e1 in a for s2, e2 in b)
 
 
+def launched_runs(instance: dg.DagsterInstance, runs: list[dg.RunRecord]) -> str:
+    """What a failure shows: each judge run (partition, status, start, tags) and each source observation."""
+    lines = [
+        f"{r.dagster_run.tags.get('dagster/partition')} {r.dagster_run.status.value} {r.start_time} "
+        f"{ {k: v for k, v in r.dagster_run.tags.items() if not k.startswith('dagster/partition')} }"
+        for r in sorted(runs, key=lambda r: r.start_time or 0)
+    ]
+    for key in ("judges_file", "contest_corpus"):
+        for record in instance.fetch_observations(dg.AssetKey(key), limit=100).records:
+            event = record.event_log_entry
+            lines.append(f"observed {key} {record.partition_key} at {event.timestamp}: {event.run_id[:8]}")
+    return "\n".join(lines)
+
+
 def test_runs_of_different_providers_run_at_once_and_none_exceeds_its_limit(tmp_path, monkeypatch, postgres):
     monkeypatch.setenv("LOOPBACK_KEY", "sk-pools")
     corpus = write_synthetic_progsnap2(tmp_path / "corpus", ATTEMPTS)
@@ -113,7 +127,7 @@ def test_runs_of_different_providers_run_at_once_and_none_exceeds_its_limit(tmp_
         for record in instance.get_run_records()
         if dg.AssetKey("judge_outputs") in (record.dagster_run.asset_selection or ())
     ]
-    assert len(runs) == len(keys)
+    assert len(runs) == len(keys), launched_runs(instance, runs)
     assert all(r.dagster_run.status == dg.DagsterRunStatus.SUCCESS for r in runs), [r.dagster_run.status for r in runs]
     by_provider: dict[str, list[tuple[float, float]]] = {}
     for record in runs:
