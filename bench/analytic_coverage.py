@@ -8,6 +8,13 @@ attempts of a trajectory are dependent, as in a course); two judges (a sharper a
 2,000,000 attempts of the same model. Each replication computes every metric's 95% interval as measurement does
 at n >= analytic_from (value +- t_{G-1} SE, SE from the cluster totals of the influences) and counts whether it
 holds the truth. Prints coverage and its Monte Carlo standard error per metric and N, and the mean width.
+
+The agreement figures between the two judges (core/measurement/agreement.py) are covered the same way: Spearman's
+rho, and Cohen's and Fleiss' kappa of the median cuts. Measurement takes the cuts once, on the data, and holds them
+fixed (the bootstrap does too), so their intervals are for the population's kappa at the study's cuts: the truth
+of the rows "kappa" and "fleiss_kappa" is the 2,000,000-attempt study's kappa at the replication's cuts (scores on
+the 0.01 grid: one table of joint counts gives it for any pair of cuts). The rows "... at population medians"
+compare the same intervals with the kappa at the population's median cuts, which they do not claim to hold.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from cojudge_assets.core.measurement import calibration  # noqa: E402
+from cojudge_assets.core.measurement import agreement, calibration  # noqa: E402
 from cojudge_assets.core.stats import analytic as an  # noqa: E402
 from cojudge_assets.core.stats import metrics as m  # noqa: E402
 
@@ -55,13 +62,50 @@ def figures(y: np.ndarray, p: np.ndarray) -> dict[str, tuple[float, np.ndarray]]
     }
 
 
-def truths(seed: int) -> dict[str, float]:
-    y, judges, _ = study(np.random.default_rng(seed), 2_000_000)
-    out = {}
-    for j, p in enumerate(judges):
-        out.update({f"{name} ({'ab'[j]})": value for name, (value, _) in figures(y, p).items()})
-    out["delta_roc_auc (b - a)"] = m.roc_auc(y, judges[1]) - m.roc_auc(y, judges[0])
-    return out
+class Population:
+    """The truth: every metric on one study of 2,000,000 attempts, and its joint table of the two judges' scores."""
+
+    def __init__(self, seed: int):
+        y, judges, _ = study(np.random.default_rng(seed), 2_000_000)
+        self.truth: dict[str, float] = {}
+        for j, p in enumerate(judges):
+            self.truth.update({f"{name} ({'ab'[j]})": value for name, (value, _) in figures(y, p).items()})
+        self.truth["delta_roc_auc (b - a)"] = m.roc_auc(y, judges[1]) - m.roc_auc(y, judges[0])
+        self.truth["spearman (a~b)"] = float(agreement.spearman(judges[0], judges[1]))
+        grid = [np.rint(p * 100).astype(np.int64) for p in judges]
+        joint = np.bincount(grid[0] * 101 + grid[1], minlength=101 * 101).reshape(101, 101) / len(y)
+        self.at_least = joint[::-1, ::-1].cumsum(0).cumsum(1)[::-1, ::-1]  # [s, t]: P(a >= s/100, b >= t/100)
+        medians = [float(np.median(p)) for p in judges]
+        self.truth.update(self.kappas(*medians, suffix=" at population medians"))
+        self.truth.update({"kappa (a~b)": float("nan"), "fleiss_kappa (a, b)": float("nan")})  # per replication
+
+    def kappas(self, cut_a: float, cut_b: float, suffix: str = "") -> dict[str, float]:
+        """Cohen's and Fleiss' kappa of the decisions ``p >= cut`` on the population."""
+        s, t = round(cut_a * 100), round(cut_b * 100)
+        both, share_a, share_b = self.at_least[s, t], self.at_least[s, 0], self.at_least[0, t]
+        observed = 1 - share_a - share_b + 2 * both
+        expected = share_a * share_b + (1 - share_a) * (1 - share_b)
+        share_1 = (share_a + share_b) / 2
+        chance = share_1**2 + (1 - share_1) ** 2
+        return {
+            f"kappa (a~b){suffix}": (observed - expected) / (1 - expected),
+            f"fleiss_kappa (a, b){suffix}": (observed - chance) / (1 - chance),
+        }
+
+
+def agreement_figures(judges: list[np.ndarray]) -> dict[str, tuple[float, np.ndarray]]:
+    """figure -> (value, influences) for the agreement of the two judges, cuts at the study's medians."""
+    cuts = [agreement.median_cut(p) for p in judges]
+    kappa = (float(agreement.cohen_kappa(*cuts)), an.cohen_kappa_influence(*cuts))
+    ratings = np.column_stack(cuts)
+    fleiss = (float(agreement.fleiss_kappa(ratings)), an.fleiss_kappa_influence(ratings))
+    return {
+        "spearman (a~b)": (float(agreement.spearman(*judges)), an.spearman_influence(*judges)),
+        "kappa (a~b)": kappa,
+        "fleiss_kappa (a, b)": fleiss,
+        "kappa (a~b) at population medians": kappa,
+        "fleiss_kappa (a, b) at population medians": fleiss,
+    }
 
 
 def main() -> None:
@@ -70,7 +114,8 @@ def main() -> None:
     parser.add_argument("--attempts", type=int, nargs="*", default=[5000, 20000])
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    truth = truths(args.seed + 10_000)
+    population = Population(args.seed + 10_000)
+    truth = population.truth
     print(
         f"{args.replications} replications, trajectories of 3 attempts, 95% intervals, truth from 2,000,000 attempts",
         flush=True,
@@ -97,15 +142,20 @@ def main() -> None:
             lo, hi = an.interval_from_totals(value, totals_auc[1][1] - totals_auc[0][1])
             hits["delta_roc_auc (b - a)"] += lo <= truth["delta_roc_auc (b - a)"] <= hi
             widths["delta_roc_auc (b - a)"].append(hi - lo)
+            here = truth | population.kappas(*(float(np.median(p)) for p in judges))  # the cuts this study takes
+            for key, (value, influence) in agreement_figures(judges).items():
+                lo, hi = an.interval_from_totals(value, an.cluster_totals(influence, clusters, g))
+                hits[key] += lo <= here[key] <= hi
+                widths[key].append(hi - lo)
         print(f"N={attempts}", flush=True)
         for name in truth:
             c = hits[name] / args.replications
             se = np.sqrt(c * (1 - c) / args.replications)
             results[name].append(f"{c:.3f} ± {se:.3f} (w {np.mean(widths[name]):.4f})")
-            print(f"  {name:<24}{results[name][-1]:>30}", flush=True)
-    print(f"{'metric':<24}" + "".join(f"{'N=' + str(n):>30}" for n in args.attempts))
+            print(f"  {name:<42}{results[name][-1]:>30}", flush=True)
+    print(f"{'metric':<42}" + "".join(f"{'N=' + str(n):>30}" for n in args.attempts))
     for name, cells in results.items():
-        print(f"{name:<24}" + "".join(f"{cell:>30}" for cell in cells))
+        print(f"{name:<42}" + "".join(f"{cell:>30}" for cell in cells))
 
 
 if __name__ == "__main__":

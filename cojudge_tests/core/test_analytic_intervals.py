@@ -4,8 +4,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from cojudge_assets.core.measurement import calibration
-from cojudge_assets.core.measurement.measure import ANALYTIC, BOOTSTRAP, MeasurementConfig, measure
+from cojudge_assets.core.measurement import agreement, calibration
+from cojudge_assets.core.measurement.measure import ANALYTIC, BOOTSTRAP, SCALAR_METRICS, MeasurementConfig, measure
 from cojudge_assets.core.stats import analytic as an
 from cojudge_assets.core.stats import metrics as m
 
@@ -44,6 +44,35 @@ def test_each_influence_is_the_derivative_of_the_weighted_metric(name):
     expected = numeric_derivative(metric, len(y))
     assert np.abs(expected).max() > 1e-4  # the metric moves with the weights
     np.testing.assert_allclose(influence, expected, atol=1e-7)
+
+
+def rated(seed: int, n: int):
+    """Three judges' scores on the 0.1 grid (ties), two of them related."""
+    rng = np.random.default_rng(seed)
+    a = np.round(rng.random(n), 1)
+    return a, np.round(0.5 * a + 0.5 * rng.random(n), 1), np.round(0.3 * a + 0.5 * rng.random(n), 1)
+
+
+@pytest.mark.parametrize("name", ["kappa", "fleiss_kappa", "spearman", "spearman_untied"])
+def test_each_agreement_influence_is_the_derivative_of_the_weighted_statistic(name):
+    a, b, c = rated(2, 120)
+    if name == "spearman_untied":
+        a, b = a + np.arange(120) * 1e-4, b + np.arange(120)[::-1] * 1e-4
+    cuts = [agreement.median_cut(p) for p in (a, b, c)]
+    ratings = np.column_stack(cuts)
+    influence, statistic = {
+        "kappa": (an.cohen_kappa_influence(cuts[0], cuts[1]), lambda w: agreement.cohen_kappa(*cuts[:2], w[None])),
+        "fleiss_kappa": (an.fleiss_kappa_influence(ratings), lambda w: agreement.fleiss_kappa(ratings, w[None])),
+        "spearman": (an.spearman_influence(a, b), lambda w: agreement.spearman(a, b, w[None])),
+        "spearman_untied": (an.spearman_influence(a, b), lambda w: agreement.spearman(a, b, w[None])),
+    }[name]
+    expected = numeric_derivative(lambda w: float(statistic(w)[0]), len(a))
+    assert np.abs(expected).max() > 1e-4  # the statistic moves with the weights
+    np.testing.assert_allclose(influence, expected, atol=1e-8)
+
+
+def test_a_constant_rater_has_no_spearman_influence():
+    assert np.isnan(an.spearman_influence(np.ones(5), np.arange(5.0))).all()
 
 
 @pytest.mark.slow  # importing statsmodels takes seconds on a loaded machine
@@ -124,11 +153,28 @@ def test_each_row_says_which_method_made_its_interval():
     # the point estimates do not depend on the method
     assert analytic["judge_metrics"]["value"].to_list() == boot["judge_metrics"]["value"].to_list()
     effects = analytic["condition_effects"]
-    assert set(effects.filter(pl.col("metric") == "delta_roc_auc")["ci_method"]) == {ANALYTIC}
-    assert set(effects.filter(pl.col("metric") == "rank_correlation")["ci_method"]) == {BOOTSTRAP}
+    assert set(effects["ci_method"]) == {ANALYTIC}  # delta_roc_auc, rank_correlation, delta_fleiss_kappa
+    assert set(effects["metric"]) >= {"delta_roc_auc", "rank_correlation", "delta_fleiss_kappa"}
     panel = analytic["panel"].filter(pl.col("metric").is_in(["roc_auc", "gain_over_mean_member"]))
     assert set(panel["ci_method"]) == {ANALYTIC}
-    assert set(analytic["agreement"].drop_nulls("lo")["ci_method"]) == {BOOTSTRAP}  # no analytic form here
+    agreed = analytic["agreement"].drop_nulls("lo")
+    assert set(agreed["metric"]) >= {"pairwise_kappa", "pairwise_rho", "fleiss_kappa", "rho_minus_kappa"}
+    assert set(agreed["ci_method"]) == {ANALYTIC}
+    assert set(boot["agreement"].drop_nulls("lo")["ci_method"]) == {BOOTSTRAP}
+    assert analytic["agreement"]["value"].to_list() == boot["agreement"]["value"].to_list()
+    # the in-fold MCC selects its threshold: bootstrapped below in_fold_mcc_analytic_from (50,000 by default)
+    in_fold = analytic["judge_metrics"].filter(pl.col("metric") == "mcc_in_fold")
+    assert set(in_fold["ci_method"]) == {BOOTSTRAP}
+    drop = analytic["scale_validity"].filter(pl.col("metric") == "mcc_drop_in_fold_to_oof")
+    assert set(drop["ci_method"]) == {BOOTSTRAP} and drop["lo"].is_finite().all()
+    every = measure(
+        table,
+        MeasurementConfig(resamples=60, problem_resamples=30, analytic_from=0, in_fold_mcc_analytic_from=0),
+        tables=("judge_metrics", "scale_validity"),
+    )
+    assert set(every["judge_metrics"].filter(pl.col("metric").is_in(list(SCALAR_METRICS)))["ci_method"]) == {ANALYTIC}
+    drop = every["scale_validity"].filter(pl.col("metric") == "mcc_drop_in_fold_to_oof")
+    assert set(drop["ci_method"]) == {ANALYTIC}
     coverage = analytic["judge_metrics"].filter(pl.col("metric") == "coverage")
     assert coverage["ci_method"].is_null().all()
     ok = metrics.filter(pl.col("lo").is_not_null())
