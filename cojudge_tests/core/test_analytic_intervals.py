@@ -221,6 +221,16 @@ def test_a_small_cell_keeps_the_bootstrap_and_its_comparisons_with_it():
     assert np.isfinite(by_judge["b"]["lo"]) and by_judge["b"]["lo"] < by_judge["b"]["hi"]
     panel = tables["panel"].filter(pl.col("condition") == "nonblind", pl.col("metric") == "gain_over_mean_member")
     assert panel["ci_method"].to_list() == [BOOTSTRAP] and np.isfinite(panel["lo"][0])
+    # agreement: analytic on at least analytic_from attempts (blind: 600), bootstrapped on fewer (nonblind: 300)
+    agreed = tables["agreement"].drop_nulls("lo")
+    methods = {(r["condition"], r["metric"]): r["ci_method"] for r in agreed.iter_rows(named=True)}
+    assert {m for (c, _), m in methods.items() if c == "blind"} == {ANALYTIC}
+    assert {m for (c, _), m in methods.items() if c == "nonblind"} == {BOOTSTRAP}
+    # their change between conditions is paired: bootstrapped, as one side is (blind is resampled too)
+    fleiss = tables["condition_effects"].filter(pl.col("metric") == "delta_fleiss_kappa")
+    assert fleiss["ci_method"].to_list() == [BOOTSTRAP] and fleiss["lo"][0] < fleiss["hi"][0]
+    rank = tables["condition_effects"].filter(pl.col("metric") == "rank_correlation")
+    assert {r["judge"]: r["ci_method"] for r in rank.iter_rows(named=True)} == {"a": ANALYTIC, "b": BOOTSTRAP}
 
 
 @pytest.mark.slow  # 2,000 resamples of 4 cells of 2,100 attempts
