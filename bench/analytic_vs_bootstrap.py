@@ -85,7 +85,8 @@ def main() -> None:
     print(f"{'table':<18}{'judge':<28}{'condition':<22}{'metric':<26}{'analytic':>10}{'bootstrap':>11}{'ratio':>8}")
     within = apart = degenerate = 0
     for row in both.sort(KEY).iter_rows(named=True):
-        a, b = row["width"], row["width_boot"]
+        # a width under 1e-12 is 0 (rho = 1 between two identical conditions: rounding in both methods)
+        a, b = (0.0 if abs(x) < 1e-12 else x for x in (row["width"], row["width_boot"]))
         if not (np.isfinite(a) and np.isfinite(b)) or b == 0:
             ratio, mark = "  -", "  (a width of 0 or nan)" if not (a == 0 and b == 0) else "  (both 0)"
             degenerate += 1

@@ -244,3 +244,13 @@ def test_analytic_and_bootstrap_intervals_agree_within_a_tenth_of_their_width():
     b = boot["judge_metrics"].filter(pl.col("metric").is_in(wanted))
     ratio = ((a["hi"] - a["lo"]) / (b["hi"] - b["lo"])).to_numpy()
     assert np.all(np.abs(ratio - 1) < 0.10), dict(zip(a["metric"], ratio.round(3)))
+
+
+def test_a_judge_that_answers_alike_under_two_conditions_has_a_point_interval_for_the_change():
+    table = predictions(7, 200)
+    blind = table.filter(pl.col("judge") == "a", pl.col("condition") == "blind")
+    same = pl.concat([table.filter(pl.col("judge") != "a"), blind, blind.with_columns(condition=pl.lit("nonblind"))])
+    tables = measure(same, MeasurementConfig(resamples=60, problem_resamples=30, analytic_from=0))
+    delta = tables["condition_effects"].filter(pl.col("judge") == "a", pl.col("metric") == "delta_roc_auc")
+    # every attempt's influence cancels: variance 0, as every bootstrap replicate of the change is 0 (was nan)
+    assert delta.select("value", "lo", "hi", "ci_method").row(0) == (0.0, 0.0, 0.0, ANALYTIC)

@@ -52,10 +52,19 @@ def clustered_variance(totals: np.ndarray) -> float:
 
 
 def interval_from_totals(value: float, totals: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    """``value +- t_{G-1} * SE`` with SE from the cluster totals of the influences (nan when undefined)."""
+    """``value +- t_{G-1} * SE`` with SE from the cluster totals of the influences (nan when undefined; the point
+    when every total is 0).
+
+    >>> interval_from_totals(0.0, np.zeros(4))
+    (0.0, 0.0)
+    """
     from scipy import stats
 
     g = int(np.count_nonzero(totals))  # clusters the statistic saw (an empty cluster adds nothing)
+    if np.isfinite(value) and len(totals) and not np.any(totals):
+        # no attempt moves the statistic: a paired difference of two identical sides (a judge that answers the
+        # same under two conditions) has variance 0, as its every bootstrap replicate is the same
+        return float(value), float(value)
     if not np.isfinite(value) or g < 2:
         return float("nan"), float("nan")
     se = np.sqrt(g / (g - 1) * float(np.sum(totals**2)))
