@@ -17,8 +17,10 @@ the 0.01 grid: one table of joint counts gives it for any pair of cuts). The row
 compare the same intervals with the kappa at the population's median cuts, which they do not claim to hold.
 
 ``--in-fold-mcc`` covers the in-fold MCC alone (cheap at large N): its coverage, and the estimate's bias over its
-mean standard error (the selected threshold's optimism, which the analytic interval ignores), per judge and N:
-the evidence for the setting in_fold_mcc_analytic_from. ``--agreement`` covers the agreement figures alone.
+mean standard error (the selected threshold's optimism, which the analytic interval ignores), per judge and N;
+with ``--bootstrap B`` also the coverage of the trajectory bootstrap's percentile interval (B resamples, the
+threshold re-selected in each, as measurement does below analytic_from). ``--agreement`` covers the agreement
+figures alone.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import numpy as np  # noqa: E402
 from cojudge_assets.core.measurement import agreement, calibration  # noqa: E402
 from cojudge_assets.core.stats import analytic as an  # noqa: E402
 from cojudge_assets.core.stats import metrics as m  # noqa: E402
+from cojudge_assets.core.stats.bootstrap import cluster_weights, interval  # noqa: E402
 
 THRESHOLD = 0.5  # the out-of-fold decisions: a fixed cut, as the folds' thresholds are given to the interval
 
@@ -116,13 +119,16 @@ def in_fold_mcc(args: argparse.Namespace) -> None:
     y, judges, _ = study(np.random.default_rng(args.seed + 10_000), 2_000_000)
     truth = [m.in_fold_mcc(y, p) for p in judges]
     print(f"{args.replications} replications, in-fold MCC only, 95% intervals, truth from 2,000,000 attempts")
-    print(f"{'judge':<8}{'N':>8}{'coverage':>18}{'bias':>10}{'mean SE':>10}{'bias/SE':>9}{'SD':>9}")
+    print(
+        f"{'judge':<8}{'N':>8}{'coverage':>18}{'bias':>10}{'mean SE':>10}{'bias/SE':>9}{'SD':>9}"
+        + (f"{'bootstrap coverage':>22}" if args.bootstrap else "")
+    )
     for attempts in args.attempts:
         rng = np.random.default_rng(args.seed + attempts)
         values: list[list[float]] = [[], []]
         errors: list[list[float]] = [[], []]
-        hits = [0, 0]
-        for _ in range(args.replications):
+        hits, boot_hits = [0, 0], [0, 0]
+        for r in range(args.replications):
             y, judges, clusters = study(rng, attempts)
             g = int(clusters.max()) + 1
             for j, p in enumerate(judges):
@@ -130,14 +136,19 @@ def in_fold_mcc(args: argparse.Namespace) -> None:
                 totals = an.cluster_totals(an.in_fold_mcc_influence(y, p), clusters, g)
                 lo, hi = an.interval_from_totals(value, totals)
                 hits[j] += lo <= truth[j] <= hi
+                if args.bootstrap:
+                    weights = cluster_weights(clusters, args.bootstrap, seed=r)
+                    lo, hi = interval(np.concatenate([m.in_fold_mcc(y, p, sample_weight=w) for w in weights]))
+                    boot_hits[j] += lo <= truth[j] <= hi
                 values[j].append(value)
                 errors[j].append(np.sqrt(an.clustered_variance(totals)))
         for j in range(2):
-            c = hits[j] / args.replications
+            c, b = hits[j] / args.replications, boot_hits[j] / args.replications
             bias, se = float(np.mean(values[j]) - truth[j]), float(np.mean(errors[j]))
             print(
                 f"{'ab'[j]:<8}{attempts:>8}{f'{c:.3f} ± {np.sqrt(c * (1 - c) / args.replications):.3f}':>18}"
-                f"{bias:>10.4f}{se:>10.4f}{bias / se:>9.2f}{np.std(values[j], ddof=1):>9.4f}",
+                f"{bias:>10.4f}{se:>10.4f}{bias / se:>9.2f}{np.std(values[j], ddof=1):>9.4f}"
+                + (f"{f'{b:.3f} ± {np.sqrt(b * (1 - b) / args.replications):.3f}':>22}" if args.bootstrap else ""),
                 flush=True,
             )
 
@@ -149,6 +160,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--in-fold-mcc", action="store_true", help="the in-fold MCC alone, with its bias")
     parser.add_argument("--agreement", action="store_true", help="the agreement figures alone")
+    parser.add_argument("--bootstrap", type=int, default=0, help="with --in-fold-mcc: B bootstrap resamples")
     args = parser.parse_args()
     if args.in_fold_mcc:
         in_fold_mcc(args)

@@ -4,8 +4,8 @@ Usage: .venv/bin/python bench/analytic_vs_bootstrap.py [--duckdb data/cojudge.du
 
 Reads the predictions, the attempts asked about and the judges' outcomes from the DuckDB file a run wrote
 (``cojudge materialize``; ingest and judging are enough), and measures them twice with the measurement's own
-code (core/measurement/measure.py): once with every interval analytic (``analytic_from`` and
-``in_fold_mcc_analytic_from`` at 0, the analytic path forced below its switch point), once with every interval
+code (core/measurement/measure.py): once with every interval analytic (``analytic_from`` at 0, the analytic path
+forced below its switch point), once with every interval
 bootstrapped (the trajectory bootstrap, ``--resamples`` resamples, the measurement's seed). Prints, per row that
 has an interval both ways, the two widths and their ratio (analytic / bootstrap), a mark on a ratio more than
 10% from 1, and a count. The point estimates are the same both ways (checked).
@@ -61,14 +61,14 @@ def main() -> None:
     common = {"resamples": args.resamples, "problem_resamples": 10}
     analytic = measure(
         predictions,
-        MeasurementConfig(**common, analytic_from=0, in_fold_mcc_analytic_from=0),
+        MeasurementConfig(**common, analytic_from=0),
         outcomes,
         attempts=universe,
         tables=TABLES,
     )
     boot = measure(
         predictions,
-        MeasurementConfig(**common, analytic_from=10**12, in_fold_mcc_analytic_from=10**12),
+        MeasurementConfig(**common, analytic_from=10**12),
         outcomes,
         attempts=universe,
         tables=TABLES,

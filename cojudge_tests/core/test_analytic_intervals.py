@@ -111,6 +111,15 @@ def test_the_clustered_auc_variance_matches_its_spread_over_simulated_studies():
     assert np.mean(naive) < 0.95 * np.mean(variances)
 
 
+def agreement_and_influence(name: str, a: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray]:
+    cuts = [agreement.median_cut(p) for p in (a, b)]
+    if name == "kappa":
+        return float(agreement.cohen_kappa(*cuts)), an.cohen_kappa_influence(*cuts)
+    if name == "fleiss_kappa":
+        return float(agreement.fleiss_kappa(np.column_stack(cuts))), an.fleiss_kappa_influence(np.column_stack(cuts))
+    return float(agreement.spearman(a, b)), an.spearman_influence(a, b)
+
+
 @pytest.mark.parametrize("name", ["kappa", "fleiss_kappa", "spearman"])
 def test_the_clustered_agreement_variances_match_their_spread_over_simulated_studies(name):
     rng = np.random.default_rng(4)
@@ -118,15 +127,7 @@ def test_the_clustered_agreement_variances_match_their_spread_over_simulated_stu
     for _ in range(200):
         _, a, clusters = clustered_sample(rng, 150)
         b = np.round(1 / (1 + np.exp(-(np.log(a / (1 - a)) + rng.normal(0, 1.5, len(a))))), 2)  # a noisy second judge
-        cuts = [agreement.median_cut(p) for p in (a, b)]
-        value, influence = {
-            "kappa": lambda: (agreement.cohen_kappa(*cuts), an.cohen_kappa_influence(*cuts)),
-            "fleiss_kappa": lambda: (
-                agreement.fleiss_kappa(np.column_stack(cuts)),
-                an.fleiss_kappa_influence(np.column_stack(cuts)),
-            ),
-            "spearman": lambda: (agreement.spearman(a, b), an.spearman_influence(a, b)),
-        }[name]()
+        value, influence = agreement_and_influence(name, a, b)
         estimates.append(value)
         variances.append(an.clustered_variance(an.cluster_totals(influence, clusters, 150)))
     # 200 studies: the sample variance is within about 20% of the truth (the cuts move from study to study,
@@ -185,18 +186,10 @@ def test_each_row_says_which_method_made_its_interval():
     assert set(agreed["ci_method"]) == {ANALYTIC}
     assert set(boot["agreement"].drop_nulls("lo")["ci_method"]) == {BOOTSTRAP}
     assert analytic["agreement"]["value"].to_list() == boot["agreement"]["value"].to_list()
-    # the in-fold MCC selects its threshold: bootstrapped below in_fold_mcc_analytic_from (50,000 by default)
-    in_fold = analytic["judge_metrics"].filter(pl.col("metric") == "mcc_in_fold")
-    assert set(in_fold["ci_method"]) == {BOOTSTRAP}
+    # every judge_metrics and scale_validity interval is analytic, the in-fold MCC's too (docs/methodology.md)
+    scalar = analytic["judge_metrics"].filter(pl.col("metric").is_in(list(SCALAR_METRICS)))
+    assert set(scalar["ci_method"]) == {ANALYTIC}
     drop = analytic["scale_validity"].filter(pl.col("metric") == "mcc_drop_in_fold_to_oof")
-    assert set(drop["ci_method"]) == {BOOTSTRAP} and drop["lo"].is_finite().all()
-    every = measure(
-        table,
-        MeasurementConfig(resamples=60, problem_resamples=30, analytic_from=0, in_fold_mcc_analytic_from=0),
-        tables=("judge_metrics", "scale_validity"),
-    )
-    assert set(every["judge_metrics"].filter(pl.col("metric").is_in(list(SCALAR_METRICS)))["ci_method"]) == {ANALYTIC}
-    drop = every["scale_validity"].filter(pl.col("metric") == "mcc_drop_in_fold_to_oof")
     assert set(drop["ci_method"]) == {ANALYTIC}
     coverage = analytic["judge_metrics"].filter(pl.col("metric") == "coverage")
     assert coverage["ci_method"].is_null().all()

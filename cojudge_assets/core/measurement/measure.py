@@ -101,10 +101,6 @@ class MeasurementConfig:
     # and so does a paired difference or panel figure all of whose cells do, and an agreement figure (kappa, rho,
     # Fleiss' kappa) on at least this many attempts; below it, the bootstrap
     analytic_from: int = 5000
-    # the in-fold MCC selects its threshold on the data it scores: upward biased by about half a standard error at
-    # 5,000 predictions, which the analytic interval (the envelope theorem) ignores; analytic from this many
-    # (coverage in docs/methodology.md), bootstrapped below it
-    in_fold_mcc_analytic_from: int = 50_000
 
 
 @dataclass
@@ -410,17 +406,14 @@ def _note(judge, condition, metric, value, n, **extra) -> dict:
     }
 
 
-def _influences(u: Universe, decisions, config: MeasurementConfig) -> Analytic:
+def _influences(u: Universe, decisions, analytic_from: int) -> Analytic:
     """The analytic figures: every scalar metric and roc_auc_evidence of each cell with at least ``analytic_from``
-    predictions (the in-fold MCC from ``in_fold_mcc_analytic_from``), and the panel's ROC-AUC figures under a
-    condition whose members all have them."""
+    predictions, and the panel's ROC-AUC figures under a condition whose members all have them."""
     exact = Analytic(u)
     for key, cell in u.cells.items():
-        if len(cell.p) < config.analytic_from:
+        if len(cell.p) < analytic_from:
             continue
         for name, influence in INFLUENCES.items():
-            if name == "mcc_in_fold" and len(cell.p) < config.in_fold_mcc_analytic_from:
-                continue
             exact.add((*key, name), cell.index, influence(cell.y, cell.p, decisions[key]))
         subset = u.evidence[cell.index]
         exact.add((*key, "roc_auc_evidence"), cell.index[subset], an.roc_auc_influence(cell.y[subset], cell.p[subset]))
@@ -514,7 +507,7 @@ def measure(
         decisions[key], thresholds[key] = oof_decisions(cell.y, cell.p, u.folds[cell.index])
     cross = bool(wanted & set(CROSS_TABLES))
     panels = {c: condition_panel(u, c) for c in u.conditions} if cross else {}
-    exact = _influences(u, decisions, config)
+    exact = _influences(u, decisions, config.analytic_from)
     for panel in panels.values():
         _panel_influences(u, panel, exact)
         _agreement_influences(panel, exact, config.analytic_from)
@@ -567,16 +560,6 @@ def _bootstrap(
         if key not in analytic
         or any(other not in analytic for other in u.cells if other[0] == key[0] or other[1] == key[1])
     }
-    # a cell whose in-fold MCC is not analytic (in_fold_mcc_analytic_from) resamples it, and MCCoof for their
-    # paired difference (mcc_drop_in_fold_to_oof), whatever its other metrics do
-    metrics = {
-        key: (*SCALAR_METRICS, "roc_auc_evidence")
-        if key in resampled
-        else ("mcc_in_fold", "mcc_oof")
-        if (*key, "mcc_in_fold") not in exact
-        else ()
-        for key in u.cells
-    }
     # the panel-wide agreement of every condition is resampled when some condition's is not analytic: their
     # differences (delta_fleiss_kappa) are paired
     panel_agreement = any(
@@ -591,15 +574,13 @@ def _bootstrap(
     for w in cluster_weights(u.trajectory, config.resamples, config.seed):
         tracker.advance(len(w))
         for key, cell in u.cells.items():
-            if not metrics[key]:
-                continue  # every interval of the cell is analytic: no copy of the block's columns
+            if key not in resampled:
+                continue
             wc = w[:, cell.index]
-            for name in metrics[key]:
-                if name == "roc_auc_evidence":
-                    subset = u.evidence[cell.index]
-                    boot.add((*key, name), m.roc_auc(cell.y[subset], cell.p[subset], sample_weight=wc[:, subset]))
-                else:
-                    boot.add((*key, name), cell_metric(name, cell, wc, decisions[key]))
+            for name in SCALAR_METRICS:
+                boot.add((*key, name), cell_metric(name, cell, wc, decisions[key]))
+            subset = u.evidence[cell.index]
+            boot.add((*key, "roc_auc_evidence"), m.roc_auc(cell.y[subset], cell.p[subset], sample_weight=wc[:, subset]))
         for panel in panels.values():
             if panel.members:
                 _panel_replicates(u, panel, w, boot, exact, panel_agreement=panel_agreement)

@@ -102,15 +102,13 @@ class MeasurementSettings(dg.Config):
     # does an agreement figure on that many attempts (core/stats/analytic.py; coverage in docs/methodology.md);
     # below it, the trajectory bootstrap
     analytic_from: int = 5000
-    # the in-fold MCC (its threshold selected on the data it scores) is analytic from this many predictions only
-    in_fold_mcc_analytic_from: int = 50_000
 
 
 TABLES = {
     "judge_metrics": "Per judge x condition: ROC-AUC, PR-AUC, LogLoss (p clipped to [1e-6, 1-1e-6]), Brier, ECE "
     "(15 bins), MCC in-fold and out-of-fold, thresholds, base rate, mean p; intervals clustered by trajectory (lo, hi) "
     "and by problem (lo_problem, hi_problem), from the bootstrap or, for a judge x condition of at least "
-    "analytic_from predictions, analytic (column ci_method; the in-fold MCC from in_fold_mcc_analytic_from); "
+    "analytic_from predictions, analytic (column ci_method); "
     "coverage (answered / asked), answered and abstained, "
     "each metric computed on the attempts the judge answered.",
     "scale_validity": "Distinct probability values, effective decision rules on the 0.01..0.99 grid, shares at "
@@ -140,8 +138,8 @@ TABLES = {
 # who is pooled changed (core/dynamics/pooling.py): these tables' results, and the kappa heatmap, changed with it;
 # then (3) the attempts resampled are those asked about (core/measurement/predictions.py read_universe), and
 # (2 for the per-judge tables) column ci_method, analytic intervals from analytic_from predictions; (4, and 3 for the
-# per-judge tables) analytic agreement figures from analytic_from attempts, the in-fold MCC analytic only from
-# in_fold_mcc_analytic_from predictions
+# per-judge tables) analytic agreement figures from analytic_from attempts, and an analytic interval no attempt
+# moves (a paired difference of identical sides) is the point, not nan
 CODE_VERSIONS = {"agreement": "4", "panel": "3", "condition_effects": "4"}
 PER_JUDGE_CODE_VERSION = "3"
 JUDGE_TABLES = (*PER_CELL_TABLES, "correlation")  # per judge x condition: partitioned like judge_outputs
@@ -156,7 +154,6 @@ def _settings(config: MeasurementSettings) -> MeasurementConfig:
         confident=config.confident,
         problem_resamples=config.resamples,
         analytic_from=config.analytic_from,
-        in_fold_mcc_analytic_from=config.in_fold_mcc_analytic_from,
     )
 
 
