@@ -237,6 +237,15 @@ def test_analytic_and_bootstrap_intervals_agree_within_a_tenth_of_their_width():
     b = boot["judge_metrics"].filter(pl.col("metric").is_in(wanted))
     ratio = ((a["hi"] - a["lo"]) / (b["hi"] - b["lo"])).to_numpy()
     assert np.all(np.abs(ratio - 1) < 0.10), dict(zip(a["metric"], ratio.round(3)))
+    # the agreement figures and the rank correlations between conditions (analytic since the influences of kappa,
+    # Fleiss' kappa and rho); the two judges here are independent given the label, so they agree weakly
+    for name in ("agreement", "condition_effects"):
+        keys = ["judge", "condition", "metric"]
+        a = analytic[name].drop_nulls("lo")
+        both = a.join(boot[name].drop_nulls("lo"), on=keys, suffix="_boot")
+        assert len(both) == len(a) >= 5
+        ratio = ((both["hi"] - both["lo"]) / (both["hi_boot"] - both["lo_boot"])).to_numpy()
+        assert np.all(np.abs(ratio - 1) < 0.10), dict(zip(both["metric"], ratio.round(3)))
 
 
 def test_a_judge_that_answers_alike_under_two_conditions_has_a_point_interval_for_the_change():
