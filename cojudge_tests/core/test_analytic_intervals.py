@@ -8,6 +8,7 @@ from cojudge_assets.core.measurement import agreement, calibration
 from cojudge_assets.core.measurement.measure import ANALYTIC, BOOTSTRAP, SCALAR_METRICS, MeasurementConfig, measure
 from cojudge_assets.core.stats import analytic as an
 from cojudge_assets.core.stats import metrics as m
+from cojudge_assets.core.stats.bootstrap import cluster_weights
 
 
 def scored(seed: int, n: int):
@@ -256,3 +257,21 @@ def test_a_judge_that_answers_alike_under_two_conditions_has_a_point_interval_fo
     delta = tables["condition_effects"].filter(pl.col("judge") == "a", pl.col("metric") == "delta_roc_auc")
     # every attempt's influence cancels: variance 0, as every bootstrap replicate of the change is 0 (was nan)
     assert delta.select("value", "lo", "hi", "ci_method").row(0) == (0.0, 0.0, 0.0, ANALYTIC)
+
+
+def test_no_resample_is_drawn_when_every_interval_is_analytic(monkeypatch):
+    import cojudge_assets.core.measurement.measure as measurement
+
+    drawn = []
+
+    def counting(clusters, n_resamples, seed, **kwargs):
+        drawn.append(n_resamples)
+        return cluster_weights(clusters, n_resamples, seed, **kwargs)
+
+    monkeypatch.setattr(measurement, "cluster_weights", counting)
+    table = predictions(8, 200)
+    tables = measure(table, MeasurementConfig(resamples=60, problem_resamples=30, analytic_from=0))
+    assert drawn == [0, 0]  # the trajectory and the problem resamples: none needed
+    assert not tables["agreement"].drop_nulls("lo").is_empty()
+    measure(table, MeasurementConfig(resamples=60, problem_resamples=30, analytic_from=10**9))
+    assert drawn[2:] == [60, 30]

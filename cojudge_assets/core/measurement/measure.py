@@ -567,11 +567,29 @@ def _bootstrap(
         for c, panel in panels.items()
         if len(panel.shared_preds) >= 2
     )
+    rank_pairs = [
+        (judge, a, b)
+        for judge in (u.judges if pairs_of_conditions else ())
+        for a, b in combinations(u.conditions, 2)
+        if (judge, a) in u.cells and (judge, b) in u.cells and ("rank_corr", judge, a, b) not in exact
+    ]
+
+    def panel_resampled(panel: ConditionPanel) -> bool:
+        c = panel.condition
+        return bool(panel.members) and (
+            (PANEL, c, "roc_auc") not in exact
+            or any(("pair", a, b, c, "kappa") not in exact for a, b in panel.pairs)
+            or (panel_agreement and len(panel.shared_preds) >= 2)
+        )
+
+    # no resample is drawn when every figure is analytic (drawing them costs n x B numbers, in blocks)
+    resamples = config.resamples if resampled or rank_pairs or any(map(panel_resampled, panels.values())) else 0
+    problem_resamples = config.problem_resamples if any((*k, "roc_auc") not in exact for k in u.cells) else 0
     from cojudge_assets.core.progress import Progress
 
-    tracker = Progress(progress, config.resamples + config.problem_resamples, "measurement (bootstrap resamples)")
+    tracker = Progress(progress, resamples + problem_resamples, "measurement (bootstrap resamples)")
     boot = Replicates()
-    for w in cluster_weights(u.trajectory, config.resamples, config.seed):
+    for w in cluster_weights(u.trajectory, resamples, config.seed):
         tracker.advance(len(w))
         for key, cell in u.cells.items():
             if key not in resampled:
@@ -584,13 +602,11 @@ def _bootstrap(
         for panel in panels.values():
             if panel.members:
                 _panel_replicates(u, panel, w, boot, exact, panel_agreement=panel_agreement)
-        for judge in u.judges if pairs_of_conditions else ():
-            for a, b in combinations(u.conditions, 2):
-                if (judge, a) in u.cells and (judge, b) in u.cells and ("rank_corr", judge, a, b) not in exact:
-                    shared, pa, pb = _across_conditions(u, judge, a, b)
-                    boot.add(("rank_corr", judge, a, b), agreement.spearman(pa, pb, w[:, shared]))
+        for judge, a, b in rank_pairs:
+            shared, pa, pb = _across_conditions(u, judge, a, b)
+            boot.add(("rank_corr", judge, a, b), agreement.spearman(pa, pb, w[:, shared]))
     problem_boot = Replicates()
-    for w in cluster_weights(u.problem, config.problem_resamples, config.seed + 1):
+    for w in cluster_weights(u.problem, problem_resamples, config.seed + 1):
         tracker.advance(len(w))
         for key, cell in u.cells.items():
             if (*key, "roc_auc") in exact:
