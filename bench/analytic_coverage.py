@@ -8,6 +8,19 @@ attempts of a trajectory are dependent, as in a course); two judges (a sharper a
 2,000,000 attempts of the same model. Each replication computes every metric's 95% interval as measurement does
 at n >= analytic_from (value +- t_{G-1} SE, SE from the cluster totals of the influences) and counts whether it
 holds the truth. Prints coverage and its Monte Carlo standard error per metric and N, and the mean width.
+
+The agreement figures between the two judges (core/measurement/agreement.py) are covered the same way: Spearman's
+rho, and Cohen's and Fleiss' kappa of the median cuts. Measurement takes the cuts once, on the data, and holds them
+fixed (the bootstrap does too), so their intervals are for the population's kappa at the study's cuts: the truth
+of the rows "kappa" and "fleiss_kappa" is the 2,000,000-attempt study's kappa at the replication's cuts (scores on
+the 0.01 grid: one table of joint counts gives it for any pair of cuts). The rows "... at population medians"
+compare the same intervals with the kappa at the population's median cuts, which they do not claim to hold.
+
+``--in-fold-mcc`` covers the in-fold MCC alone (cheap at large N): its coverage, and the estimate's bias over its
+mean standard error (the selected threshold's optimism, which the analytic interval ignores), per judge and N;
+with ``--bootstrap B`` also the coverage of the trajectory bootstrap's percentile interval (B resamples, the
+threshold re-selected in each, as measurement does below analytic_from). ``--agreement`` covers the agreement
+figures alone.
 """
 
 from __future__ import annotations
@@ -21,9 +34,10 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from cojudge_assets.core.measurement import calibration  # noqa: E402
+from cojudge_assets.core.measurement import agreement, calibration  # noqa: E402
 from cojudge_assets.core.stats import analytic as an  # noqa: E402
 from cojudge_assets.core.stats import metrics as m  # noqa: E402
+from cojudge_assets.core.stats.bootstrap import cluster_weights, interval  # noqa: E402
 
 THRESHOLD = 0.5  # the out-of-fold decisions: a fixed cut, as the folds' thresholds are given to the interval
 
@@ -55,13 +69,88 @@ def figures(y: np.ndarray, p: np.ndarray) -> dict[str, tuple[float, np.ndarray]]
     }
 
 
-def truths(seed: int) -> dict[str, float]:
-    y, judges, _ = study(np.random.default_rng(seed), 2_000_000)
-    out = {}
-    for j, p in enumerate(judges):
-        out.update({f"{name} ({'ab'[j]})": value for name, (value, _) in figures(y, p).items()})
-    out["delta_roc_auc (b - a)"] = m.roc_auc(y, judges[1]) - m.roc_auc(y, judges[0])
-    return out
+class Population:
+    """The truth: every metric on one study of 2,000,000 attempts, and its joint table of the two judges' scores."""
+
+    def __init__(self, seed: int):
+        y, judges, _ = study(np.random.default_rng(seed), 2_000_000)
+        self.truth: dict[str, float] = {}
+        for j, p in enumerate(judges):
+            self.truth.update({f"{name} ({'ab'[j]})": value for name, (value, _) in figures(y, p).items()})
+        self.truth["delta_roc_auc (b - a)"] = m.roc_auc(y, judges[1]) - m.roc_auc(y, judges[0])
+        self.truth["spearman (a~b)"] = float(agreement.spearman(judges[0], judges[1]))
+        grid = [np.rint(p * 100).astype(np.int64) for p in judges]
+        joint = np.bincount(grid[0] * 101 + grid[1], minlength=101 * 101).reshape(101, 101) / len(y)
+        self.at_least = joint[::-1, ::-1].cumsum(0).cumsum(1)[::-1, ::-1]  # [s, t]: P(a >= s/100, b >= t/100)
+        medians = [float(np.median(p)) for p in judges]
+        self.truth.update(self.kappas(*medians, suffix=" at population medians"))
+        self.truth.update({"kappa (a~b)": float("nan"), "fleiss_kappa (a, b)": float("nan")})  # per replication
+
+    def kappas(self, cut_a: float, cut_b: float, suffix: str = "") -> dict[str, float]:
+        """Cohen's and Fleiss' kappa of the decisions ``p >= cut`` on the population."""
+        s, t = round(cut_a * 100), round(cut_b * 100)
+        both, share_a, share_b = self.at_least[s, t], self.at_least[s, 0], self.at_least[0, t]
+        observed = 1 - share_a - share_b + 2 * both
+        expected = share_a * share_b + (1 - share_a) * (1 - share_b)
+        share_1 = (share_a + share_b) / 2
+        chance = share_1**2 + (1 - share_1) ** 2
+        return {
+            f"kappa (a~b){suffix}": (observed - expected) / (1 - expected),
+            f"fleiss_kappa (a, b){suffix}": (observed - chance) / (1 - chance),
+        }
+
+
+def agreement_figures(judges: list[np.ndarray]) -> dict[str, tuple[float, np.ndarray]]:
+    """figure -> (value, influences) for the agreement of the two judges, cuts at the study's medians."""
+    cuts = [agreement.median_cut(p) for p in judges]
+    kappa = (float(agreement.cohen_kappa(*cuts)), an.cohen_kappa_influence(*cuts))
+    ratings = np.column_stack(cuts)
+    fleiss = (float(agreement.fleiss_kappa(ratings)), an.fleiss_kappa_influence(ratings))
+    return {
+        "spearman (a~b)": (float(agreement.spearman(*judges)), an.spearman_influence(*judges)),
+        "kappa (a~b)": kappa,
+        "fleiss_kappa (a, b)": fleiss,
+        "kappa (a~b) at population medians": kappa,
+        "fleiss_kappa (a, b) at population medians": fleiss,
+    }
+
+
+def in_fold_mcc(args: argparse.Namespace) -> None:
+    y, judges, _ = study(np.random.default_rng(args.seed + 10_000), 2_000_000)
+    truth = [m.in_fold_mcc(y, p) for p in judges]
+    print(f"{args.replications} replications, in-fold MCC only, 95% intervals, truth from 2,000,000 attempts")
+    print(
+        f"{'judge':<8}{'N':>8}{'coverage':>18}{'bias':>10}{'mean SE':>10}{'bias/SE':>9}{'SD':>9}"
+        + (f"{'bootstrap coverage':>22}" if args.bootstrap else "")
+    )
+    for attempts in args.attempts:
+        rng = np.random.default_rng(args.seed + attempts)
+        values: list[list[float]] = [[], []]
+        errors: list[list[float]] = [[], []]
+        hits, boot_hits = [0, 0], [0, 0]
+        for r in range(args.replications):
+            y, judges, clusters = study(rng, attempts)
+            g = int(clusters.max()) + 1
+            for j, p in enumerate(judges):
+                value = m.in_fold_mcc(y, p)
+                totals = an.cluster_totals(an.in_fold_mcc_influence(y, p), clusters, g)
+                lo, hi = an.interval_from_totals(value, totals)
+                hits[j] += lo <= truth[j] <= hi
+                if args.bootstrap:
+                    weights = cluster_weights(clusters, args.bootstrap, seed=r)
+                    lo, hi = interval(np.concatenate([m.in_fold_mcc(y, p, sample_weight=w) for w in weights]))
+                    boot_hits[j] += lo <= truth[j] <= hi
+                values[j].append(value)
+                errors[j].append(np.sqrt(an.clustered_variance(totals)))
+        for j in range(2):
+            c, b = hits[j] / args.replications, boot_hits[j] / args.replications
+            bias, se = float(np.mean(values[j]) - truth[j]), float(np.mean(errors[j]))
+            print(
+                f"{'ab'[j]:<8}{attempts:>8}{f'{c:.3f} ± {np.sqrt(c * (1 - c) / args.replications):.3f}':>18}"
+                f"{bias:>10.4f}{se:>10.4f}{bias / se:>9.2f}{np.std(values[j], ddof=1):>9.4f}"
+                + (f"{f'{b:.3f} ± {np.sqrt(b * (1 - b) / args.replications):.3f}':>22}" if args.bootstrap else ""),
+                flush=True,
+            )
 
 
 def main() -> None:
@@ -69,8 +158,17 @@ def main() -> None:
     parser.add_argument("--replications", type=int, default=1000)
     parser.add_argument("--attempts", type=int, nargs="*", default=[5000, 20000])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--in-fold-mcc", action="store_true", help="the in-fold MCC alone, with its bias")
+    parser.add_argument("--agreement", action="store_true", help="the agreement figures alone")
+    parser.add_argument("--bootstrap", type=int, default=0, help="with --in-fold-mcc: B bootstrap resamples")
     args = parser.parse_args()
-    truth = truths(args.seed + 10_000)
+    if args.in_fold_mcc:
+        in_fold_mcc(args)
+        return
+    population = Population(args.seed + 10_000)
+    truth = population.truth
+    if args.agreement:
+        truth = {name: value for name, value in truth.items() if "~" in name or "fleiss" in name}
     print(
         f"{args.replications} replications, trajectories of 3 attempts, 95% intervals, truth from 2,000,000 attempts",
         flush=True,
@@ -84,7 +182,7 @@ def main() -> None:
             y, judges, clusters = study(rng, attempts)
             g = int(clusters.max()) + 1
             totals_auc = []
-            for j, p in enumerate(judges):
+            for j, p in enumerate(judges if not args.agreement else ()):
                 for name, (value, influence) in figures(y, p).items():
                     totals = an.cluster_totals(influence, clusters, g)
                     if name == "roc_auc":
@@ -93,19 +191,25 @@ def main() -> None:
                     key = f"{name} ({'ab'[j]})"
                     hits[key] += lo <= truth[key] <= hi
                     widths[key].append(hi - lo)
-            value = totals_auc[1][0] - totals_auc[0][0]
-            lo, hi = an.interval_from_totals(value, totals_auc[1][1] - totals_auc[0][1])
-            hits["delta_roc_auc (b - a)"] += lo <= truth["delta_roc_auc (b - a)"] <= hi
-            widths["delta_roc_auc (b - a)"].append(hi - lo)
+            if totals_auc:
+                value = totals_auc[1][0] - totals_auc[0][0]
+                lo, hi = an.interval_from_totals(value, totals_auc[1][1] - totals_auc[0][1])
+                hits["delta_roc_auc (b - a)"] += lo <= truth["delta_roc_auc (b - a)"] <= hi
+                widths["delta_roc_auc (b - a)"].append(hi - lo)
+            here = truth | population.kappas(*(float(np.median(p)) for p in judges))  # the cuts this study takes
+            for key, (value, influence) in agreement_figures(judges).items():
+                lo, hi = an.interval_from_totals(value, an.cluster_totals(influence, clusters, g))
+                hits[key] += lo <= here[key] <= hi
+                widths[key].append(hi - lo)
         print(f"N={attempts}", flush=True)
         for name in truth:
             c = hits[name] / args.replications
             se = np.sqrt(c * (1 - c) / args.replications)
             results[name].append(f"{c:.3f} ± {se:.3f} (w {np.mean(widths[name]):.4f})")
-            print(f"  {name:<24}{results[name][-1]:>30}", flush=True)
-    print(f"{'metric':<24}" + "".join(f"{'N=' + str(n):>30}" for n in args.attempts))
+            print(f"  {name:<42}{results[name][-1]:>30}", flush=True)
+    print(f"{'metric':<42}" + "".join(f"{'N=' + str(n):>30}" for n in args.attempts))
     for name, cells in results.items():
-        print(f"{name:<24}" + "".join(f"{cell:>30}" for cell in cells))
+        print(f"{name:<42}" + "".join(f"{cell:>30}" for cell in cells))
 
 
 if __name__ == "__main__":

@@ -4,10 +4,11 @@ import numpy as np
 import polars as pl
 import pytest
 
-from cojudge_assets.core.measurement import calibration
-from cojudge_assets.core.measurement.measure import ANALYTIC, BOOTSTRAP, MeasurementConfig, measure
+from cojudge_assets.core.measurement import agreement, calibration
+from cojudge_assets.core.measurement.measure import ANALYTIC, BOOTSTRAP, SCALAR_METRICS, MeasurementConfig, measure
 from cojudge_assets.core.stats import analytic as an
 from cojudge_assets.core.stats import metrics as m
+from cojudge_assets.core.stats.bootstrap import cluster_weights
 
 
 def scored(seed: int, n: int):
@@ -46,6 +47,35 @@ def test_each_influence_is_the_derivative_of_the_weighted_metric(name):
     np.testing.assert_allclose(influence, expected, atol=1e-7)
 
 
+def rated(seed: int, n: int):
+    """Three judges' scores on the 0.1 grid (ties), two of them related."""
+    rng = np.random.default_rng(seed)
+    a = np.round(rng.random(n), 1)
+    return a, np.round(0.5 * a + 0.5 * rng.random(n), 1), np.round(0.3 * a + 0.5 * rng.random(n), 1)
+
+
+@pytest.mark.parametrize("name", ["kappa", "fleiss_kappa", "spearman", "spearman_untied"])
+def test_each_agreement_influence_is_the_derivative_of_the_weighted_statistic(name):
+    a, b, c = rated(2, 120)
+    if name == "spearman_untied":
+        a, b = a + np.arange(120) * 1e-4, b + np.arange(120)[::-1] * 1e-4
+    cuts = [agreement.median_cut(p) for p in (a, b, c)]
+    ratings = np.column_stack(cuts)
+    influence, statistic = {
+        "kappa": (an.cohen_kappa_influence(cuts[0], cuts[1]), lambda w: agreement.cohen_kappa(*cuts[:2], w[None])),
+        "fleiss_kappa": (an.fleiss_kappa_influence(ratings), lambda w: agreement.fleiss_kappa(ratings, w[None])),
+        "spearman": (an.spearman_influence(a, b), lambda w: agreement.spearman(a, b, w[None])),
+        "spearman_untied": (an.spearman_influence(a, b), lambda w: agreement.spearman(a, b, w[None])),
+    }[name]
+    expected = numeric_derivative(lambda w: float(statistic(w)[0]), len(a))
+    assert np.abs(expected).max() > 1e-4  # the statistic moves with the weights
+    np.testing.assert_allclose(influence, expected, atol=1e-8)
+
+
+def test_a_constant_rater_has_no_spearman_influence():
+    assert np.isnan(an.spearman_influence(np.ones(5), np.arange(5.0))).all()
+
+
 @pytest.mark.slow  # importing statsmodels takes seconds on a loaded machine
 def test_the_clustered_variance_of_a_mean_is_statsmodels_cluster_robust_one():
     import statsmodels.api as sm
@@ -80,6 +110,30 @@ def test_the_clustered_auc_variance_matches_its_spread_over_simulated_studies():
     assert np.mean(variances) == pytest.approx(spread, rel=0.25)
     # ignoring the trajectories understates it (seeded: 0.89 of the spread against 0.99 clustered)
     assert np.mean(naive) < 0.95 * np.mean(variances)
+
+
+def agreement_and_influence(name: str, a: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray]:
+    cuts = [agreement.median_cut(p) for p in (a, b)]
+    if name == "kappa":
+        return float(agreement.cohen_kappa(*cuts)), an.cohen_kappa_influence(*cuts)
+    if name == "fleiss_kappa":
+        return float(agreement.fleiss_kappa(np.column_stack(cuts))), an.fleiss_kappa_influence(np.column_stack(cuts))
+    return float(agreement.spearman(a, b)), an.spearman_influence(a, b)
+
+
+@pytest.mark.parametrize("name", ["kappa", "fleiss_kappa", "spearman"])
+def test_the_clustered_agreement_variances_match_their_spread_over_simulated_studies(name):
+    rng = np.random.default_rng(4)
+    estimates, variances = [], []
+    for _ in range(200):
+        _, a, clusters = clustered_sample(rng, 150)
+        b = np.round(1 / (1 + np.exp(-(np.log(a / (1 - a)) + rng.normal(0, 1.5, len(a))))), 2)  # a noisy second judge
+        value, influence = agreement_and_influence(name, a, b)
+        estimates.append(value)
+        variances.append(an.clustered_variance(an.cluster_totals(influence, clusters, 150)))
+    # 200 studies: the sample variance is within about 20% of the truth (the cuts move from study to study,
+    # which the fixed-cut variance leaves out: the kappas' spread may exceed it a little)
+    assert np.mean(variances) == pytest.approx(np.var(estimates, ddof=1), rel=0.25)
 
 
 def predictions(seed: int, trajectories: int, judges=(("a", 0.9), ("b", 1.4)), thin: dict | None = None):
@@ -124,11 +178,20 @@ def test_each_row_says_which_method_made_its_interval():
     # the point estimates do not depend on the method
     assert analytic["judge_metrics"]["value"].to_list() == boot["judge_metrics"]["value"].to_list()
     effects = analytic["condition_effects"]
-    assert set(effects.filter(pl.col("metric") == "delta_roc_auc")["ci_method"]) == {ANALYTIC}
-    assert set(effects.filter(pl.col("metric") == "rank_correlation")["ci_method"]) == {BOOTSTRAP}
+    assert set(effects["ci_method"]) == {ANALYTIC}  # delta_roc_auc, rank_correlation, delta_fleiss_kappa
+    assert set(effects["metric"]) >= {"delta_roc_auc", "rank_correlation", "delta_fleiss_kappa"}
     panel = analytic["panel"].filter(pl.col("metric").is_in(["roc_auc", "gain_over_mean_member"]))
     assert set(panel["ci_method"]) == {ANALYTIC}
-    assert set(analytic["agreement"].drop_nulls("lo")["ci_method"]) == {BOOTSTRAP}  # no analytic form here
+    agreed = analytic["agreement"].drop_nulls("lo")
+    assert set(agreed["metric"]) >= {"pairwise_kappa", "pairwise_rho", "fleiss_kappa", "rho_minus_kappa"}
+    assert set(agreed["ci_method"]) == {ANALYTIC}
+    assert set(boot["agreement"].drop_nulls("lo")["ci_method"]) == {BOOTSTRAP}
+    assert analytic["agreement"]["value"].to_list() == boot["agreement"]["value"].to_list()
+    # every judge_metrics and scale_validity interval is analytic, the in-fold MCC's too (docs/methodology.md)
+    scalar = analytic["judge_metrics"].filter(pl.col("metric").is_in(list(SCALAR_METRICS)))
+    assert set(scalar["ci_method"]) == {ANALYTIC}
+    drop = analytic["scale_validity"].filter(pl.col("metric") == "mcc_drop_in_fold_to_oof")
+    assert set(drop["ci_method"]) == {ANALYTIC}
     coverage = analytic["judge_metrics"].filter(pl.col("metric") == "coverage")
     assert coverage["ci_method"].is_null().all()
     ok = metrics.filter(pl.col("lo").is_not_null())
@@ -152,6 +215,16 @@ def test_a_small_cell_keeps_the_bootstrap_and_its_comparisons_with_it():
     assert np.isfinite(by_judge["b"]["lo"]) and by_judge["b"]["lo"] < by_judge["b"]["hi"]
     panel = tables["panel"].filter(pl.col("condition") == "nonblind", pl.col("metric") == "gain_over_mean_member")
     assert panel["ci_method"].to_list() == [BOOTSTRAP] and np.isfinite(panel["lo"][0])
+    # agreement: analytic on at least analytic_from attempts (blind: 600), bootstrapped on fewer (nonblind: 300)
+    agreed = tables["agreement"].drop_nulls("lo")
+    methods = {(r["condition"], r["metric"]): r["ci_method"] for r in agreed.iter_rows(named=True)}
+    assert {m for (c, _), m in methods.items() if c == "blind"} == {ANALYTIC}
+    assert {m for (c, _), m in methods.items() if c == "nonblind"} == {BOOTSTRAP}
+    # their change between conditions is paired: bootstrapped, as one side is (blind is resampled too)
+    fleiss = tables["condition_effects"].filter(pl.col("metric") == "delta_fleiss_kappa")
+    assert fleiss["ci_method"].to_list() == [BOOTSTRAP] and fleiss["lo"][0] < fleiss["hi"][0]
+    rank = tables["condition_effects"].filter(pl.col("metric") == "rank_correlation")
+    assert {r["judge"]: r["ci_method"] for r in rank.iter_rows(named=True)} == {"a": ANALYTIC, "b": BOOTSTRAP}
 
 
 @pytest.mark.slow  # 2,000 resamples of 4 cells of 2,100 attempts
@@ -165,3 +238,40 @@ def test_analytic_and_bootstrap_intervals_agree_within_a_tenth_of_their_width():
     b = boot["judge_metrics"].filter(pl.col("metric").is_in(wanted))
     ratio = ((a["hi"] - a["lo"]) / (b["hi"] - b["lo"])).to_numpy()
     assert np.all(np.abs(ratio - 1) < 0.10), dict(zip(a["metric"], ratio.round(3)))
+    # the agreement figures and the rank correlations between conditions (analytic since the influences of kappa,
+    # Fleiss' kappa and rho); the two judges here are independent given the label, so they agree weakly
+    for name in ("agreement", "condition_effects"):
+        keys = ["judge", "condition", "metric"]
+        a = analytic[name].drop_nulls("lo")
+        both = a.join(boot[name].drop_nulls("lo"), on=keys, suffix="_boot")
+        assert len(both) == len(a) >= 5
+        ratio = ((both["hi"] - both["lo"]) / (both["hi_boot"] - both["lo_boot"])).to_numpy()
+        assert np.all(np.abs(ratio - 1) < 0.10), dict(zip(both["metric"], ratio.round(3)))
+
+
+def test_a_judge_that_answers_alike_under_two_conditions_has_a_point_interval_for_the_change():
+    table = predictions(7, 200)
+    blind = table.filter(pl.col("judge") == "a", pl.col("condition") == "blind")
+    same = pl.concat([table.filter(pl.col("judge") != "a"), blind, blind.with_columns(condition=pl.lit("nonblind"))])
+    tables = measure(same, MeasurementConfig(resamples=60, problem_resamples=30, analytic_from=0))
+    delta = tables["condition_effects"].filter(pl.col("judge") == "a", pl.col("metric") == "delta_roc_auc")
+    # every attempt's influence cancels: variance 0, as every bootstrap replicate of the change is 0 (was nan)
+    assert delta.select("value", "lo", "hi", "ci_method").row(0) == (0.0, 0.0, 0.0, ANALYTIC)
+
+
+def test_no_resample_is_drawn_when_every_interval_is_analytic(monkeypatch):
+    import cojudge_assets.core.measurement.measure as measurement
+
+    drawn = []
+
+    def counting(clusters, n_resamples, seed, **kwargs):
+        drawn.append(n_resamples)
+        return cluster_weights(clusters, n_resamples, seed, **kwargs)
+
+    monkeypatch.setattr(measurement, "cluster_weights", counting)
+    table = predictions(8, 200)
+    tables = measure(table, MeasurementConfig(resamples=60, problem_resamples=30, analytic_from=0))
+    assert drawn == [0, 0]  # the trajectory and the problem resamples: none needed
+    assert not tables["agreement"].drop_nulls("lo").is_empty()
+    measure(table, MeasurementConfig(resamples=60, problem_resamples=30, analytic_from=10**9))
+    assert drawn[2:] == [60, 30]

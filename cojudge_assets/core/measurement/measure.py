@@ -98,7 +98,8 @@ class MeasurementConfig:
     confident: float = 0.2  # confident errors: p <= 0.2 on accepted, p >= 1 - 0.2 on rejected
     problem_resamples: int = 2000
     # a judge x condition with at least this many predictions gets analytic intervals (core/stats/analytic.py),
-    # and so does a paired difference or panel figure all of whose cells do; below it, the bootstrap
+    # and so does a paired difference or panel figure all of whose cells do, and an agreement figure (kappa, rho,
+    # Fleiss' kappa) on at least this many attempts; below it, the bootstrap
     analytic_from: int = 5000
 
 
@@ -428,6 +429,51 @@ def _panel_influences(u: Universe, panel: ConditionPanel, exact: Analytic) -> No
     exact.add((PANEL, panel.condition, "pr_auc"), items, an.average_precision_influence(y, panel.score))
 
 
+def _agreement_influences(panel: ConditionPanel, exact: Analytic, analytic_from: int) -> None:
+    """The analytic agreement figures under one condition: a pair's kappa and rho on at least ``analytic_from``
+    attempts both answered, and the panel-wide figures on at least ``analytic_from`` attempts every kept member
+    answered. The median cuts are held fixed, as the bootstrap holds them (core/measurement/agreement.py)."""
+    condition = panel.condition
+    for (a, b), (both, pa, pb) in panel.pairs.items():
+        if len(both) < analytic_from:
+            continue
+        kappa = an.cohen_kappa_influence(agreement.median_cut(pa), agreement.median_cut(pb))
+        exact.add(("pair", a, b, condition, "kappa"), both, kappa)
+        exact.add(("pair", a, b, condition, "rho"), both, an.spearman_influence(pa, pb))
+    if len(panel.shared_preds) < 2 or len(panel.shared) < analytic_from:
+        return
+    preds = list(panel.shared_preds.values())  # in name order, as agreement.panel_agreement takes them
+    cuts = [agreement.median_cut(p) for p in preds]
+    pairs = list(combinations(range(len(preds)), 2))
+    mean_kappa = np.mean([an.cohen_kappa_influence(cuts[i], cuts[j]) for i, j in pairs], axis=0)
+    mean_rho = np.mean([an.spearman_influence(preds[i], preds[j]) for i, j in pairs], axis=0)
+    for name, influence in (
+        ("fleiss_kappa", an.fleiss_kappa_influence(np.column_stack(cuts))),
+        ("mean_kappa", mean_kappa),
+        ("mean_rho", mean_rho),
+        ("rho_minus_kappa", mean_rho - mean_kappa),
+    ):
+        exact.add(("panel_agreement", condition, name), panel.shared, influence)
+
+
+def _rank_correlation_influences(u: Universe, exact: Analytic, analytic_from: int) -> None:
+    """A judge's rank correlation between two conditions, on at least ``analytic_from`` attempts answered under
+    both."""
+    for judge in u.judges:
+        for a, b in combinations(u.conditions, 2):
+            if (judge, a) in u.cells and (judge, b) in u.cells:
+                shared, pa, pb = _across_conditions(u, judge, a, b)
+                if len(shared) >= analytic_from:
+                    exact.add(("rank_corr", judge, a, b), shared, an.spearman_influence(pa, pb))
+
+
+def _across_conditions(u: Universe, judge: str, a: str, b: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The attempts ``judge`` answered under both conditions, and its p under each on them."""
+    ca, cb = u.cells[(judge, a)], u.cells[(judge, b)]
+    shared = np.intersect1d(ca.index, cb.index)
+    return shared, _on(ca, shared), _on(cb, shared)
+
+
 def measure(
     predictions: pl.DataFrame,
     config: MeasurementConfig = MeasurementConfig(),
@@ -464,6 +510,9 @@ def measure(
     exact = _influences(u, decisions, config.analytic_from)
     for panel in panels.values():
         _panel_influences(u, panel, exact)
+        _agreement_influences(panel, exact, config.analytic_from)
+    if cross:
+        _rank_correlation_influences(u, exact, config.analytic_from)
 
     # nothing to resample when no judge answered (a partition of a judge that abstained on everything: coverage only)
     boot, problem_boot = (
@@ -478,7 +527,7 @@ def measure(
             [_judge_metrics(u, decisions, thresholds, boot, problem_boot, exact), _coverage(u, outcomes)]
         ).select(pl.exclude("ci_method"), "ci_method"),
         "scale_validity": lambda: _scale_validity(u, boot, decisions, exact),
-        "agreement": lambda: _agreement(panels, boot),
+        "agreement": lambda: _agreement(panels, boot, exact),
         "condition_effects": lambda: _condition_effects(u, panels, boot, exact),
         "panel": lambda: _panel(u, panels, boot, exact),
         "per_problem": lambda: _per_problem(u),
@@ -511,11 +560,36 @@ def _bootstrap(
         if key not in analytic
         or any(other not in analytic for other in u.cells if other[0] == key[0] or other[1] == key[1])
     }
+    # the panel-wide agreement of every condition is resampled when some condition's is not analytic: their
+    # differences (delta_fleiss_kappa) are paired
+    panel_agreement = any(
+        ("panel_agreement", c, "fleiss_kappa") not in exact
+        for c, panel in panels.items()
+        if len(panel.shared_preds) >= 2
+    )
+    rank_pairs = [
+        (judge, a, b)
+        for judge in (u.judges if pairs_of_conditions else ())
+        for a, b in combinations(u.conditions, 2)
+        if (judge, a) in u.cells and (judge, b) in u.cells and ("rank_corr", judge, a, b) not in exact
+    ]
+
+    def panel_resampled(panel: ConditionPanel) -> bool:
+        c = panel.condition
+        return bool(panel.members) and (
+            (PANEL, c, "roc_auc") not in exact
+            or any(("pair", a, b, c, "kappa") not in exact for a, b in panel.pairs)
+            or (panel_agreement and len(panel.shared_preds) >= 2)
+        )
+
+    # no resample is drawn when every figure is analytic (drawing them costs n x B numbers, in blocks)
+    resamples = config.resamples if resampled or rank_pairs or any(map(panel_resampled, panels.values())) else 0
+    problem_resamples = config.problem_resamples if any((*k, "roc_auc") not in exact for k in u.cells) else 0
     from cojudge_assets.core.progress import Progress
 
-    tracker = Progress(progress, config.resamples + config.problem_resamples, "measurement (bootstrap resamples)")
+    tracker = Progress(progress, resamples + problem_resamples, "measurement (bootstrap resamples)")
     boot = Replicates()
-    for w in cluster_weights(u.trajectory, config.resamples, config.seed):
+    for w in cluster_weights(u.trajectory, resamples, config.seed):
         tracker.advance(len(w))
         for key, cell in u.cells.items():
             if key not in resampled:
@@ -527,16 +601,12 @@ def _bootstrap(
             boot.add((*key, "roc_auc_evidence"), m.roc_auc(cell.y[subset], cell.p[subset], sample_weight=wc[:, subset]))
         for panel in panels.values():
             if panel.members:
-                _panel_replicates(u, panel, w, boot, exact)
-        for judge in u.judges if pairs_of_conditions else ():
-            for a, b in combinations(u.conditions, 2):
-                if (judge, a) in u.cells and (judge, b) in u.cells:
-                    shared = np.intersect1d(u.cells[(judge, a)].index, u.cells[(judge, b)].index)
-                    pa = u.cells[(judge, a)].p[np.searchsorted(u.cells[(judge, a)].index, shared)]
-                    pb = u.cells[(judge, b)].p[np.searchsorted(u.cells[(judge, b)].index, shared)]
-                    boot.add(("rank_corr", judge, a, b), agreement.spearman(pa, pb, w[:, shared]))
+                _panel_replicates(u, panel, w, boot, exact, panel_agreement=panel_agreement)
+        for judge, a, b in rank_pairs:
+            shared, pa, pb = _across_conditions(u, judge, a, b)
+            boot.add(("rank_corr", judge, a, b), agreement.spearman(pa, pb, w[:, shared]))
     problem_boot = Replicates()
-    for w in cluster_weights(u.problem, config.problem_resamples, config.seed + 1):
+    for w in cluster_weights(u.problem, problem_resamples, config.seed + 1):
         tracker.advance(len(w))
         for key, cell in u.cells.items():
             if (*key, "roc_auc") in exact:
@@ -548,15 +618,18 @@ def _bootstrap(
     return boot, problem_boot
 
 
-def _panel_replicates(u: Universe, panel: ConditionPanel, w: np.ndarray, boot: Replicates, exact: Analytic) -> None:
-    """One block of resamples ``w`` of the panel's ROC-AUC (unless analytic) and of the members' agreement."""
+def _panel_replicates(
+    u: Universe, panel: ConditionPanel, w: np.ndarray, boot: Replicates, exact: Analytic, *, panel_agreement: bool
+) -> None:
+    """One block of resamples ``w`` of the panel's ROC-AUC (unless analytic) and of the members' agreement (a pair's
+    unless analytic; the panel-wide figures when ``panel_agreement``)."""
     condition, items = panel.condition, panel.items
     if (PANEL, condition, "roc_auc") not in exact:
         y, ev, wi = u.y[items], u.evidence[items], w[:, items]
         boot.add((PANEL, condition, "roc_auc"), m.roc_auc(y, panel.score, sample_weight=wi))
         boot.add((PANEL, condition, "roc_auc_evidence"), m.roc_auc(y[ev], panel.score[ev], sample_weight=wi[:, ev]))
         boot.add((PANEL, condition, "pr_auc"), m.average_precision(y, panel.score, sample_weight=wi))
-    pooled = len(panel.shared_preds) >= 2  # kept judges vary on shared: it holds at least 2 attempts
+    pooled = panel_agreement and len(panel.shared_preds) >= 2  # kept judges vary on shared: at least 2 attempts
     ws = w[:, panel.shared]
     on_shared = (
         {(pair["judge_a"], pair["judge_b"]): pair for pair in agreement.pairwise_agreement(panel.shared_preds, ws)}
@@ -564,6 +637,8 @@ def _panel_replicates(u: Universe, panel: ConditionPanel, w: np.ndarray, boot: R
         else {}
     )
     for (a, b), (both, pa, pb) in panel.pairs.items():
+        if ("pair", a, b, condition, "kappa") in exact:
+            continue
         if (a, b) in on_shared and np.array_equal(both, panel.shared):  # the same attempts: computed already
             pair = on_shared[(a, b)]
         else:
@@ -686,7 +761,7 @@ def _excluded_rows(condition: str, excluded: list[Excluded]) -> list[dict]:
     ]
 
 
-def _agreement(panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
+def _agreement(panels: dict[str, ConditionPanel], boot, exact: Analytic) -> pl.DataFrame:
     rows = []
     for condition, panel in panels.items():
         rows += _excluded_rows(condition, panel.excluded + panel.agreement_excluded)
@@ -699,7 +774,7 @@ def _agreement(panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
                         condition,
                         f"pairwise_{name}",
                         pair[name],
-                        boot.get(("pair", a, b, condition, name)),
+                        _either(boot, exact, ("pair", a, b, condition, name)),
                         len(both),
                     )
                 )
@@ -707,7 +782,12 @@ def _agreement(panels: dict[str, ConditionPanel], boot) -> pl.DataFrame:
             for name, value in agreement.panel_agreement(panel.shared_preds).items():
                 rows.append(
                     _row(
-                        PANEL, condition, name, value, boot.get(("panel_agreement", condition, name)), len(panel.shared)
+                        PANEL,
+                        condition,
+                        name,
+                        value,
+                        _either(boot, exact, ("panel_agreement", condition, name)),
+                        len(panel.shared),
                     )
                 )
     return pl.DataFrame(rows, schema=POOLED_SCHEMA)
@@ -730,16 +810,14 @@ def _condition_effects(u, panels: dict[str, ConditionPanel], boot, exact: Analyt
                 diff = _difference(boot, exact, (judge, b, metric), (judge, a, metric))
                 n = int(u.evidence[cb.index].sum()) if metric == "roc_auc_evidence" else len(cb.p)
                 rows.append(_row(judge, label, f"delta_{metric}", value, diff, n))
-            shared = np.intersect1d(u.cells[(judge, a)].index, u.cells[(judge, b)].index)
-            pa = u.cells[(judge, a)].p[np.searchsorted(u.cells[(judge, a)].index, shared)]
-            pb = u.cells[(judge, b)].p[np.searchsorted(u.cells[(judge, b)].index, shared)]
+            shared, on_a, on_b = _across_conditions(u, judge, a, b)
             rows.append(
                 _row(
                     judge,
                     label,
                     "rank_correlation",
-                    agreement.spearman(pa, pb),
-                    boot.get(("rank_corr", judge, a, b)),
+                    agreement.spearman(on_a, on_b),
+                    _either(boot, exact, ("rank_corr", judge, a, b)),
                     len(shared),
                 )
             )
@@ -750,7 +828,9 @@ def _condition_effects(u, panels: dict[str, ConditionPanel], boot, exact: Analyt
                 agreement.panel_agreement(pb.shared_preds)["fleiss_kappa"]
                 - agreement.panel_agreement(pa.shared_preds)["fleiss_kappa"]
             )
-            diff = boot.get(("panel_agreement", b, "fleiss_kappa")) - boot.get(("panel_agreement", a, "fleiss_kappa"))
+            diff = _difference(
+                boot, exact, ("panel_agreement", b, "fleiss_kappa"), ("panel_agreement", a, "fleiss_kappa")
+            )
             rows.append(_row(PANEL, f"{b} - {a}", "delta_fleiss_kappa", value, diff, len(pb.shared)))
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 

@@ -52,10 +52,19 @@ def clustered_variance(totals: np.ndarray) -> float:
 
 
 def interval_from_totals(value: float, totals: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    """``value +- t_{G-1} * SE`` with SE from the cluster totals of the influences (nan when undefined)."""
+    """``value +- t_{G-1} * SE`` with SE from the cluster totals of the influences (nan when undefined; the point
+    when every total is 0).
+
+    >>> interval_from_totals(0.0, np.zeros(4))
+    (0.0, 0.0)
+    """
     from scipy import stats
 
     g = int(np.count_nonzero(totals))  # clusters the statistic saw (an empty cluster adds nothing)
+    if np.isfinite(value) and len(totals) and not np.any(totals):
+        # no attempt moves the statistic: a paired difference of two identical sides (a judge that answers the
+        # same under two conditions) has variance 0, as its every bootstrap replicate is the same
+        return float(value), float(value)
     if not np.isfinite(value) or g < 2:
         return float("nan"), float("nan")
     se = np.sqrt(g / (g - 1) * float(np.sum(totals**2)))
@@ -161,3 +170,79 @@ def log_loss_influence(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     q = np.clip(np.asarray(p, dtype=np.float64), m.LOGLOSS_CLIP, 1 - m.LOGLOSS_CLIP)
     y = np.asarray(y, dtype=np.float64)
     return mean_influence(-(y * np.log(q) + (1 - y) * np.log(1 - q)))
+
+
+def cohen_kappa_influence(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cohen's kappa of two fixed binary raters as a function of the four cells' shares (delta method).
+
+    The cuts are held fixed, as the bootstrap holds them (core/measurement/agreement.py).
+    """
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    cells = np.column_stack([(2 * a + b) == k for k in range(4)]).astype(np.float64)  # neither, only b, only a, both
+
+    def kappa(s: np.ndarray) -> float:
+        total = s.sum()
+        share_a, share_b = (s[2] + s[3]) / total, (s[1] + s[3]) / total
+        expected = share_a * share_b + (1 - share_a) * (1 - share_b)
+        return float(((s[0] + s[3]) / total - expected) / (1 - expected))
+
+    return delta_influence(cells, kappa)
+
+
+def fleiss_kappa_influence(ratings: np.ndarray) -> np.ndarray:
+    """Fleiss' kappa of m fixed binary raters as a function of the shares of subjects with k ones, k = 0..m
+    (delta method; a subject enters the statistic only through its number of ones)."""
+    ratings = np.asarray(ratings, dtype=np.int64)
+    raters = ratings.shape[1]
+    ones = np.arange(raters + 1)
+    levels = np.column_stack([ratings.sum(axis=1) == k for k in ones]).astype(np.float64)
+    agreement = (ones**2 + (raters - ones) ** 2 - raters) / (raters * (raters - 1))
+
+    def kappa(s: np.ndarray) -> float:
+        share_1 = float(ones @ s) / (raters * s.sum())
+        expected = share_1**2 + (1 - share_1) ** 2
+        return float((agreement @ s / s.sum() - expected) / (1 - expected))
+
+    return delta_influence(levels, kappa)
+
+
+def _mid_distribution(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``F*(x_i) = P(X < x_i) + P(X = x_i) / 2`` per observation, the value codes, and the count per value."""
+    values, code = np.unique(x, return_inverse=True)
+    count = np.bincount(code, minlength=len(values)).astype(np.float64)
+    below = np.cumsum(count) - count
+    return ((below + count / 2) / len(x))[code], code, count
+
+
+def _mean_above(code: np.ndarray, weights: np.ndarray, n_values: int) -> np.ndarray:
+    """``E[h_j(X) v]`` per observation j, ``h_j(x) = 1[x_j < x] + 1[x_j = x] / 2``: the mean of ``v`` over the
+    observations above j's value, ties counting one half."""
+    at = np.bincount(code, weights=weights, minlength=n_values)
+    above = np.cumsum(at[::-1])[::-1] - at
+    return ((above + at / 2) / len(code))[code]
+
+
+def spearman_influence(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Spearman's rho (average ranks) as ``corr(F*(A), G*(B))``, F* and G* the mid-distribution functions.
+
+    ``E[F*(A)] = 1/2`` under any distribution, so ``rho = (E[F* G*] - 1/4) / sqrt(C D)`` with
+    ``C = E[F*^2] - 1/4`` and ``D = E[G*^2] - 1/4``. Moving weight to observation j moves every
+    observation's F* by ``h_j(a) - F*(a)``, ``h_j(a) = 1[a_j < a] + 1[a_j = a] / 2``, so
+    ``IF(E[F* G*]) = u_j v_j + E[h_j(A) G*] + E[F* k_j(B)] - 3 E[F* G*]`` (u = F*(a), v = G*(b), k_j like h_j
+    on b), ``IF(E[F*^2]) = u_j^2 + 2 E[h_j(A) F*] - 3 E[F*^2]``, and
+    ``IF(rho) = IF(E[F* G*]) / sqrt(C D) - rho / 2 (IF(E[F*^2]) / C + IF(E[G*^2]) / D)``; over n.
+    nan when either side is constant.
+    """
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    n = len(a)
+    u, code_a, count_a = _mid_distribution(a)
+    v, code_b, count_b = _mid_distribution(b)
+    cross, square_a, square_b = float(np.mean(u * v)), float(np.mean(u * u)), float(np.mean(v * v))
+    c, d = square_a - 0.25, square_b - 0.25
+    if n == 0 or c <= 0 or d <= 0:
+        return np.full(n, np.nan)
+    rho = (cross - 0.25) / np.sqrt(c * d)
+    if_cross = u * v + _mean_above(code_a, v, len(count_a)) + _mean_above(code_b, u, len(count_b)) - 3 * cross
+    if_a = u * u + 2 * _mean_above(code_a, u, len(count_a)) - 3 * square_a
+    if_b = v * v + 2 * _mean_above(code_b, v, len(count_b)) - 3 * square_b
+    return (if_cross / np.sqrt(c * d) - rho / 2 * (if_a / c + if_b / d)) / n

@@ -98,8 +98,9 @@ class MeasurementSettings(dg.Config):
     resamples: int = 2000
     seed: int = SEED
     confident: float = 0.2
-    # a judge x condition with at least this many predictions gets analytic intervals clustered by trajectory
-    # (core/stats/analytic.py; coverage in docs/methodology.md); below it, the trajectory bootstrap
+    # a judge x condition with at least this many predictions gets analytic intervals clustered by trajectory, and so
+    # does an agreement figure on that many attempts (core/stats/analytic.py; coverage in docs/methodology.md);
+    # below it, the trajectory bootstrap
     analytic_from: int = 5000
 
 
@@ -107,12 +108,14 @@ TABLES = {
     "judge_metrics": "Per judge x condition: ROC-AUC, PR-AUC, LogLoss (p clipped to [1e-6, 1-1e-6]), Brier, ECE "
     "(15 bins), MCC in-fold and out-of-fold, thresholds, base rate, mean p; intervals clustered by trajectory (lo, hi) "
     "and by problem (lo_problem, hi_problem), from the bootstrap or, for a judge x condition of at least "
-    "analytic_from predictions, analytic (column ci_method); coverage (answered / asked), answered and abstained, "
+    "analytic_from predictions, analytic (column ci_method); "
+    "coverage (answered / asked), answered and abstained, "
     "each metric computed on the attempts the judge answered.",
     "scale_validity": "Distinct probability values, effective decision rules on the 0.01..0.99 grid, shares at "
     "exactly 0 and 1, MCC drop from in-fold to out-of-fold.",
     "agreement": "Per condition: pairwise Cohen's kappa (median cuts) and Spearman rho on the attempts both judges "
-    "answered, Fleiss' kappa, means and rho minus kappa on those every member answered; a judge whose answers are "
+    "answered, Fleiss' kappa, means and rho minus kappa on those every member answered, with bootstrap intervals "
+    "or, on at least analytic_from attempts, analytic ones (column ci_method); a judge whose answers are "
     "constant (or absent) on a figure's attempts is left out of it, and a note row says so (metric excluded_constant "
     "or excluded_no_answers, column note).",
     "condition_effects": "Per judge: ROC-AUC change between conditions (all attempts and the evidence-backed "
@@ -134,8 +137,11 @@ TABLES = {
 
 # who is pooled changed (core/dynamics/pooling.py): these tables' results, and the kappa heatmap, changed with it;
 # then (3) the attempts resampled are those asked about (core/measurement/predictions.py read_universe), and
-# (2 for the per-judge tables) column ci_method, analytic intervals from analytic_from predictions
-CODE_VERSIONS = {"agreement": "3", "panel": "3", "condition_effects": "3"}
+# (2 for the per-judge tables) column ci_method, analytic intervals from analytic_from predictions; (4, and 3 for the
+# per-judge tables) analytic agreement figures from analytic_from attempts, and an analytic interval no attempt
+# moves (a paired difference of identical sides) is the point, not nan
+CODE_VERSIONS = {"agreement": "4", "panel": "3", "condition_effects": "4"}
+PER_JUDGE_CODE_VERSION = "3"
 JUDGE_TABLES = (*PER_CELL_TABLES, "correlation")  # per judge x condition: partitioned like judge_outputs
 JUDGE_MEASUREMENT = "judge_measurement"
 
@@ -211,7 +217,7 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
         outs={
             name: dg.AssetOut(
                 kinds=KINDS,
-                code_version="2",
+                code_version=PER_JUDGE_CODE_VERSION,
                 description=TABLES[name],
                 metadata={"partition_expr": {"condition": "condition", "judge": "judge"}},
             )
@@ -258,7 +264,9 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
         name="measurement",
         group_name="measurement",
         outs={
-            name: dg.AssetOut(kinds=KINDS, code_version=CODE_VERSIONS.get(name, "2"), description=TABLES[name])
+            name: dg.AssetOut(
+                kinds=KINDS, code_version=CODE_VERSIONS.get(name, PER_JUDGE_CODE_VERSION), description=TABLES[name]
+            )
             for name in names
         },
         ins=present_inputs(tuple(dict.fromkeys(OUTCOMES_INPUTS + UNIVERSE_INPUTS)), present),
