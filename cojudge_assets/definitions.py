@@ -14,6 +14,7 @@ import cojudge_assets.defs as defs_folder
 from cojudge_assets.defs.automation import (
     OBSERVE_JOB,
     automation_sensor,
+    freshness_policy,
     observe_condition,
     with_conditions,
 )
@@ -344,6 +345,7 @@ def build_definitions(
             {name: holding for name in ("judge_outputs", *JUDGE_TABLES)}
             if (holding := outputs_with_rows(specs))
             else None,
+            freshness_policy(hours) if (hours := settings.freshness_hours()) is not None else None,
         ),
         asset_checks=list(found.asset_checks or []),
         sensors=sensors,

@@ -26,6 +26,7 @@ CORPUS_VARIABLE = "COJUDGE_CORPUS"
 LAYOUT_VARIABLE = "COJUDGE_LAYOUT"
 HOME_VARIABLE = "DAGSTER_HOME"
 OBSERVE_CRON_VARIABLE = "COJUDGE_OBSERVE_CRON"
+FRESHNESS_VARIABLE = "COJUDGE_FRESHNESS_HOURS"  # defs/automation.py freshness_policy: a study's expected cadence
 SHARDS_VARIABLE = "COJUDGE_SHARDS"
 AUTOMATION_INTERVAL_VARIABLE = "COJUDGE_AUTOMATION_INTERVAL_S"
 CACHE_VARIABLE = "COJUDGE_CACHE"
@@ -128,6 +129,18 @@ class Settings:
     postgres_url: Setting = Setting(POSTGRES_VARIABLE, "", False)
     tables_uri: Setting = Setting(TABLES_VARIABLE, "", False)
     provider_limits: Setting = Setting(PROVIDER_LIMITS_VARIABLE, "", False)
+    # how often a study is expected to take new data (unset: no expectation, no freshness policy)
+    freshness: Setting = Setting(FRESHNESS_VARIABLE, "", False)
+
+    def freshness_hours(self) -> float | None:
+        """The hours after which the study's ingest and report count as late (None: unset); a ValueError names the
+        variable."""
+        value = self.freshness.value.strip()
+        if not value:
+            return None
+        if not _positive_number(value):
+            raise ValueError(f"{self.freshness.name}={value!r}: expected a positive number of hours")
+        return float(value)
 
     @property
     def deployed(self) -> bool:
@@ -221,6 +234,7 @@ def resolve_settings(
         provider_limits=_one(
             None, PROVIDER_LIMITS_VARIABLE, PROVIDER_LIMITS_VARIABLE, environ, "", PROVIDER_LIMITS_VARIABLE
         ),
+        freshness=_one(None, FRESHNESS_VARIABLE, FRESHNESS_VARIABLE, environ, "", FRESHNESS_VARIABLE),
     )
 
 
@@ -364,6 +378,7 @@ VARIABLES: dict[str, tuple[str, str]] = {
     SECCOMP_VARIABLE: ("on", "one of " + ", ".join(SECCOMP_CHOICES)),
     CGROUPS_VARIABLE: ("auto", "one of " + ", ".join(CGROUPS_CHOICES)),
     RUN_BUDGET_VARIABLE: ("(unset: no run budget)", "a positive number of USD"),
+    FRESHNESS_VARIABLE: ("(unset: no freshness policy)", "a positive number of hours"),
 }
 
 
@@ -414,6 +429,7 @@ def variable_problems(environ: Mapping[str, str] | None = None, *, profile: bool
         EXECUTOR_VARIABLE: lambda value: value in EXECUTORS,  # read as written (definitions.py)
         MAX_CONCURRENT_VARIABLE: lambda value: value.strip().isdigit(),
         RUN_BUDGET_VARIABLE: _positive_number,
+        FRESHNESS_VARIABLE: _positive_number,
     }
     for name, accepted in accepts.items():
         if (value := environ.get(name, "")) and not accepted(value):

@@ -27,6 +27,9 @@ Two drivers evaluate the same conditions:
   public ``evaluate_automation_conditions``) against the instance, runs what it
   requests, and evaluates again until nothing is requested. Its cursor (what the
   previous evaluation saw) is kept in the instance's folder (:class:`CursorFile`).
+
+With ``COJUDGE_FRESHNESS_HOURS`` set (a study that takes new data on a cadence), :data:`FRESHNESS_ASSETS` carry a
+time-window :func:`freshness_policy`, which the daemon's freshness evaluation and the UI's asset page show.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ import warnings
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 import dagster as dg
@@ -46,6 +50,10 @@ from cojudge_assets.settings import DEFAULT_AUTOMATION_INTERVAL_S, DEFAULT_OBSER
 
 AUTOMATION_SENSOR = "cojudge_automation"
 OBSERVE_JOB = "observe_sources"  # observes the source assets (corpus, judges file) before a command's evaluation
+# the assets a study with a cadence re-materializes on every change of its data: the ingest's table of attempts
+# (every corpus change) and the report (every change anywhere); Dagster's freshness evaluation reads
+# materializations only, so a source, which is observed, would stay UNKNOWN
+FRESHNESS_ASSETS = ("attempts", "report")
 
 
 def changed_since_updated() -> dg.AutomationCondition:
@@ -226,13 +234,24 @@ class HoldsRows(dg.AutomationCondition):
         return dg.AutomationResult(context, true_subset=subset)
 
 
-def with_conditions(assets: Iterable, holding: dict[str, list[str]] | None = None) -> list:
+def freshness_policy(hours: float) -> dg.FreshnessPolicy:
+    """Late (FAIL) when not materialized for ``hours``; a warning from three quarters of it."""
+    return dg.FreshnessPolicy.time_window(fail_window=timedelta(hours=hours), warn_window=timedelta(hours=hours * 0.75))
+
+
+def with_conditions(
+    assets: Iterable, holding: dict[str, list[str]] | None = None, freshness: dg.FreshnessPolicy | None = None
+) -> list:
     """The assets with :func:`materialize_condition` (sources are given theirs where they are defined); an asset
-    of ``holding`` (name -> the partitions that can hold rows) is requested in those partitions only."""
+    of ``holding`` (name -> the partitions that can hold rows) is requested in those partitions only; with
+    ``freshness``, :data:`FRESHNESS_ASSETS` carry that policy."""
     holding = holding or {}
 
     def condition_of(spec: dg.AssetSpec) -> dg.AssetSpec:
-        keys = holding.get(spec.key.to_user_string())
+        name = spec.key.to_user_string()
+        if freshness is not None and name in FRESHNESS_ASSETS:
+            spec = spec.replace_attributes(freshness_policy=freshness)
+        keys = holding.get(name)
         if keys is None:
             return spec.replace_attributes(automation_condition=materialize_condition())
         return spec.replace_attributes(automation_condition=materialize_condition() & HoldsRows(keys))
