@@ -140,7 +140,7 @@ def connect(dsn: str, setting: str = "COJUDGE_POSTGRES_URL"):
             what = f'{missing.group(1)} "{missing.group(2)}"'
             raise StoreUnreachable(
                 f"{setting}: the Postgres server at {server} answers, but {what} does not exist ({first}); create "
-                "the role and the database (docs/operations.md, Runbook, step 1) or fix the URL",
+                "the role and the database (docs/operations.md, Runbook, step 2) or fix the URL",
                 "missing",
             ) from None
         if any(word in lowered for word in _AUTH):
