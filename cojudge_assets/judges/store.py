@@ -415,16 +415,16 @@ class DuckDBStore:
         return spending(self.conn, judge, self.schema)
 
     def run_ledger(self):
-        """What each run spent and holds reserved (judges/estimate.py ``RunLedger``) in this file, on a connection
-        of its own (the cache writer's thread uses this one); a write that loses a race to another (a conflict, or
-        the run's first row inserted by another at once) is retried."""
+        """What each run spent and holds reserved (judges/estimate.py ``RunLedger``) in this file, each statement on
+        a connection of its own, closed after it (the cache writer's thread uses this one; none is left holding the
+        file open); a write that loses a race to another (a conflict, or the run's first row inserted by another at
+        once) is retried."""
         from cojudge_assets.judges.estimate import RunLedger
 
-        conn = self.conn.cursor()
-
         def execute(sql: str, params: list) -> list[tuple]:
-            cursor = conn.execute(sql, params)
-            return cursor.fetchall() if cursor.description else []
+            with self.conn.cursor() as cursor:
+                cursor.execute(sql, params)
+                return cursor.fetchall() if cursor.description else []
 
         ledger = RunLedger(execute, self.schema, conflicts=(duckdb.TransactionException, duckdb.ConstraintException))
         ledger.ensure()
