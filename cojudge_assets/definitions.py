@@ -43,7 +43,14 @@ from cojudge_assets.defs.perturbation.graded import GRADED_PROGRAM_ASSETS, grade
 from cojudge_assets.defs.report.assets import report_asset
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, JudgesResource
 from cojudge_assets.judges.config import corpus_judges
-from cojudge_assets.settings import DUCKDB_VARIABLE, EXECUTORS, POSTGRES_VARIABLE, Settings, resolve_settings
+from cojudge_assets.settings import (
+    DUCKDB_VARIABLE,
+    EXECUTORS,
+    POSTGRES_VARIABLE,
+    Settings,
+    batch_sensor_interval_s,
+    resolve_settings,
+)
 
 # content data versions (defs/versions.py) are a beta parameter of dg.Output; they are what makes re-runs skip
 warnings.filterwarnings("ignore", message=".*data_version.*", category=dg.BetaWarning)
@@ -322,7 +329,7 @@ def build_definitions(
             )
         )
         if any(spec.asked and spec.mode == "batch" for spec in specs):
-            sensors.append(batch_sensor(outputs_job))
+            sensors.append(batch_sensor(outputs_job, batch_sensor_interval_s()))
     if asked:
         assets.append(perturbation_outputs_asset(asked))
         perturbation_outputs_job = dg.define_asset_job(

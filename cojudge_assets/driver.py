@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,6 +56,8 @@ class StepsOutcome:
     missing_inputs: set = field(default_factory=set)  # those inputs (asset names)
     materialized: set = field(default_factory=set)  # (asset, partition) materialized by this command
     rounds: list = field(default_factory=list)  # what Dagster's evaluator requested in the selection, per round
+    # the value of every run's cojudge/run tag: the partitions of one command share one run budget (judges/estimate.py)
+    run_key: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def __bool__(self) -> bool:
         return self.ok
@@ -324,7 +327,9 @@ def _run_step(defs, instance, run_config: dict, step: tuple, keys: set, outcome:
     if job is None:  # an asset no job holds: run it through the implicit asset job
         job = defs.resolve_implicit_global_asset_job_def()
     label = f"{name}{'[' + partition + ']' if partition else ''}"
-    tags = run_tags(job, partition, defs.resources["corpus"], defs.resources["judges"])
+    from cojudge_assets.judges.estimate import RUN_TAG
+
+    tags = run_tags(job, partition, defs.resources["corpus"], defs.resources["judges"]) | {RUN_TAG: outcome.run_key}
     started = time.perf_counter()
     result = job.execute_in_process(
         instance=instance,

@@ -350,7 +350,9 @@ CELERY_BROKER_VARIABLE = "COJUDGE_CELERY_BROKER"  # executors.py reads them
 CELERY_BACKEND_VARIABLE = "COJUDGE_CELERY_BACKEND"
 SECCOMP_VARIABLE = "COJUDGE_SECCOMP"  # core/execution/syscall_filter.py reads it
 CGROUPS_VARIABLE = "COJUDGE_CGROUPS"  # core/execution/cgroups.py reads it
-RUN_BUDGET_VARIABLE = "COJUDGE_MAX_RUN_COST_USD"  # judges/estimate.py reads it: a partition's run budget
+RUN_BUDGET_VARIABLE = "COJUDGE_MAX_RUN_COST_USD"  # judges/estimate.py reads it: the run's budget, over its partitions
+BATCH_SENSOR_INTERVAL_VARIABLE = "COJUDGE_BATCH_SENSOR_INTERVAL_S"  # definitions.py: the pending_batches sensor's
+DEFAULT_BATCH_SENSOR_INTERVAL_S = 600
 EXECUTORS = ("in_process", "multiprocess", "celery")  # definitions.py executor_from_environment
 SECCOMP_CHOICES = ("on", "off")
 CGROUPS_CHOICES = ("auto", "on", "v1", "v2", "off", "0", "no", "false")
@@ -379,6 +381,7 @@ VARIABLES: dict[str, tuple[str, str]] = {
     CGROUPS_VARIABLE: ("auto", "one of " + ", ".join(CGROUPS_CHOICES)),
     RUN_BUDGET_VARIABLE: ("(unset: no run budget)", "a positive number of USD"),
     FRESHNESS_VARIABLE: ("(unset: no freshness policy)", "a positive number of hours"),
+    BATCH_SENSOR_INTERVAL_VARIABLE: (str(DEFAULT_BATCH_SENSOR_INTERVAL_S), "a whole number of seconds >= 1"),
 }
 
 
@@ -430,6 +433,7 @@ def variable_problems(environ: Mapping[str, str] | None = None, *, profile: bool
         MAX_CONCURRENT_VARIABLE: lambda value: value.strip().isdigit(),
         RUN_BUDGET_VARIABLE: _positive_number,
         FRESHNESS_VARIABLE: _positive_number,
+        BATCH_SENSOR_INTERVAL_VARIABLE: lambda value: value.strip().isdigit() and int(value) >= 1,
     }
     for name, accepted in accepts.items():
         if (value := environ.get(name, "")) and not accepted(value):
@@ -472,3 +476,14 @@ def _typos(environ: Mapping[str, str]) -> list[str]:
         for name in sorted(n for n in environ if n.startswith("COJUDGE_") and n not in VARIABLES)
         if (near := difflib.get_close_matches(name, list(VARIABLES), n=1, cutoff=0.85))
     ]
+
+
+def batch_sensor_interval_s(environ: Mapping[str, str] | None = None) -> int:
+    """The pending_batches sensor's interval in whole seconds ($COJUDGE_BATCH_SENSOR_INTERVAL_S, 600 by default: a
+    provider batch takes hours); a ValueError names the variable."""
+    value = ((os.environ if environ is None else environ).get(BATCH_SENSOR_INTERVAL_VARIABLE) or "").strip()
+    if not value:
+        return DEFAULT_BATCH_SENSOR_INTERVAL_S
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"{BATCH_SENSOR_INTERVAL_VARIABLE}={value!r}: expected a whole number of seconds >= 1")
+    return int(value)

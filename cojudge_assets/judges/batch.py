@@ -75,6 +75,7 @@ BATCH_COLUMNS = {
     "created_at": "TIMESTAMP",
     "updated_at": "TIMESTAMP",
     "note": "VARCHAR",
+    "run_key": "VARCHAR",  # the run whose budget holds its estimate (judges/estimate.py RunLedger)
 }
 
 
@@ -124,12 +125,15 @@ class BatchLedger:
             f"{n} {'DOUBLE PRECISION' if t == 'DOUBLE' and self.param != '?' else t}" for n, t in BATCH_COLUMNS.items()
         )
         self._sql(f"create table if not exists {self.schema}.{BATCHES_TABLE} ({columns}, primary key (batch_key))")
+        self._sql(f"alter table {self.schema}.{BATCHES_TABLE} add column if not exists run_key VARCHAR")  # newer
         self._sql(
             f"create table if not exists {self.schema}.{ITEMS_TABLE} (batch_key VARCHAR, custom_id VARCHAR, "
             "attempt_uid VARCHAR, request_hash VARCHAR, primary key (batch_key, custom_id))"
         )
 
-    def record_chunk(self, part: tuple[str, str, int], items: list[dict], estimate_usd: float | None) -> str:
+    def record_chunk(
+        self, part: tuple[str, str, int], items: list[dict], estimate_usd: float | None, run_key: str | None = None
+    ) -> str:
         """A chunk about to be uploaded: its row (status ``uploading``) and its items, before anything is sent."""
         key = uuid.uuid4().hex
         judge, condition, epoch = part
@@ -143,6 +147,7 @@ class BatchLedger:
             status="uploading",
             requests=len(items),
             estimate_usd=estimate_usd,
+            run_key=run_key,
             created_at=_now(),
             updated_at=_now(),
         )
@@ -421,6 +426,7 @@ class BatchJudge:
                 self.ledger.update(batch["batch_key"], batch_id=found.id, status="submitted")
             else:  # killed before its upload finished: nothing reached the provider under this record
                 self.ledger.update(batch["batch_key"], status="dropped", note="killed before the upload ended")
+                self._settle(batch, 0.0)
 
     def submit(self, pending: list[dict]) -> None:
         settings = self.spec.batch
@@ -441,12 +447,13 @@ class BatchJudge:
             items = [item for item, _ in chunk]
             estimate = self.budget.chunk_estimate([i["messages"] for i in items]) if self.budget else None
             if self.budget is not None:
-                refusal = self.budget.refuse(estimate, self.ledger.reserved_usd(self.spec.name))
+                refusal = self.budget.reserve(estimate, self.ledger.reserved_usd(self.spec.name))
                 if refusal:
                     self.outcome.budget_stop = refusal
                     self.log(refusal)
                     return
-            key = self.ledger.record_chunk(self.part, items, estimate)
+            run_key = self.budget.run.key if self.budget is not None and self.budget.run is not None else None
+            key = self.ledger.record_chunk(self.part, items, estimate, run_key)
             file_id = self.api.upload(b"".join(line for _, line in chunk))
             self.ledger.update(key, input_file_id=file_id)
             batch = self.api.create(file_id, self._metadata(key))
@@ -507,6 +514,7 @@ class BatchJudge:
             self._fail_rows(batch, f"batch {batch['batch_id']} failed: {batch.get('note') or 'no reason given'}")
             self.flush()
             self.ledger.update(batch["batch_key"], status="collected_failed", cost_usd=0.0)
+            self._settle(batch, 0.0)
             self.outcome.collected += 1
             return
         seen: set[str] = set()
@@ -532,8 +540,19 @@ class BatchJudge:
         self.flush()  # the rows are committed before the batch is marked collected
         note = "; ".join(notes)[:2000] or None
         self.ledger.update(batch["batch_key"], status="collected", cost_usd=cost, note=note)
+        self._settle(batch, cost)
         self.outcome.cost_usd += cost
         self.outcome.collected += 1
+
+    def _settle(self, batch: dict, cost: float) -> None:
+        """The batch's estimate released from the budget of the run that sent it, its cost spent (in this run's
+        judge budget, and in the sending run's ledger row)."""
+        if self.budget is None:
+            return
+        if batch.get("run_key") is None:  # sent before runs held budgets: the judge's spending only
+            self.budget.spent_usd += cost
+        else:
+            self.budget.settle(batch.get("estimate_usd"), cost, batch["run_key"])
 
     def _line(
         self, batch: dict, name: str, number: int, line: str, items: dict, provenance: dict
@@ -612,6 +631,8 @@ class BatchJudge:
                 messages = render(JudgeRequest(**json.loads(request_json)))
                 async with semaphore:
                     call = await judge_once(config, messages, backoff_initial_s=0.01, backoff_max_s=5.0)
+                if self.budget is not None:  # the re-ask's own cost (the batch answer's is in its batch's)
+                    self.budget.settle(0.0, call.cost)
                 call.tries += first.tries
                 call.validation_failures += first.validation_failures
                 call.provider_errors += first.provider_errors

@@ -11,21 +11,32 @@
   file says ``allow_unpriced: true``: litellm's batch cost path would return 0.0 for it, and a zero is never
   taken for a price. Local judges cost nothing.
 * **Budget** (:class:`Budget`): a judge's ``max_cost_usd``, and the run's (``COJUDGE_MAX_RUN_COST_USD``). Before a
-  chunk or batch is sent, spent (the stored answers' cost) + reserved (estimates of batches sent and not yet
-  collected) + the chunk's estimate is checked against it; a chunk that would pass it is not sent.
+  chunk or batch is sent, spent + reserved + the chunk's estimate is checked against each; a chunk that would pass
+  one is not sent. For the judge: spent is the cost of its stored answers, reserved the estimates of its batches
+  sent and not yet collected. For the run (:class:`RunLedger`): one row per run in the judge store (table
+  ``run_budgets``), its spent and reserved summed over every partition the run judges, so the budget holds across
+  all the partitions one ``cojudge materialize`` launches. A run is the runs tagged with one :data:`RUN_TAG` (the
+  command tags each of its runs with one value), else one Dagster run. A chunk's estimate is reserved in the run's
+  row by one conditional ``UPDATE`` (granted only when spent + reserved + estimate stays within the limit), so
+  partitions judging at once (processes of a deployment on Postgres, or threads on one DuckDB file) never pass it
+  together; the estimate is released and the actual cost added when the answers are stored.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from cojudge_assets.judges.config import JudgeSpec
 
 RUN_BUDGET_VARIABLE = "COJUDGE_MAX_RUN_COST_USD"
+RUN_TAG = "cojudge/run"  # the runs of one budget: cojudge materialize gives all its runs one value (driver.py)
+RUN_BUDGETS_TABLE = "run_budgets"
 
 
 class Unpriced(ValueError):
@@ -113,18 +124,104 @@ def expected_output_tokens(spec: JudgeSpec, observed_mean: float | None) -> tupl
     return spec.max_tokens, "max_tokens (an upper bound: no answer stored yet)"
 
 
+class RunLedger:
+    """Table ``run_budgets`` of the judge store: per run, what its partitions spent and hold reserved (see the module
+    docstring). DuckDB (``param="?"``) or Postgres (``param="%s"``) through one ``execute(sql, params) -> rows``
+    function; ``conflicts``: the exceptions of a write that lost a race (DuckDB's transaction conflict), retried."""
+
+    def __init__(
+        self,
+        execute: Callable[[str, list], list[tuple]],
+        schema: str,
+        param: str = "?",
+        conflicts: tuple[type[BaseException], ...] = (),
+    ):
+        self._execute, self.schema, self.param, self.conflicts = execute, schema, param, conflicts
+
+    def _sql(self, sql: str, params: list) -> list[tuple]:
+        for attempt in range(50):
+            try:
+                return self._execute(sql.replace("?", self.param), params)
+            except self.conflicts:
+                if attempt == 49:
+                    raise
+                time.sleep(0.005 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def ddl(self) -> str:
+        number = "DOUBLE" if self.param == "?" else "DOUBLE PRECISION"
+        return (
+            f"create table if not exists {self.schema}.{RUN_BUDGETS_TABLE} (run_key VARCHAR primary key, "
+            f"limit_usd {number}, reserved_usd {number} not null, spent_usd {number} not null, "
+            "created_at TIMESTAMP, updated_at TIMESTAMP)"
+        )
+
+    def ensure(self) -> None:
+        self._sql(self.ddl(), [])
+
+    def reserve(self, run_key: str, usd: float, limit_usd: float | None) -> tuple[bool, float, float]:
+        """Reserve ``usd`` for the run when its spent + reserved + ``usd`` stays within ``limit_usd`` (always, with no
+        limit), in one statement; (granted, spent, reserved) as the run's row stood."""
+        now = datetime.now(UTC).replace(tzinfo=None)
+        table = f"{self.schema}.{RUN_BUDGETS_TABLE}"
+        self._sql(
+            f"insert into {table} values (?, ?, 0, 0, ?, ?) on conflict (run_key) do nothing",
+            [run_key, limit_usd, now, now],
+        )
+        within = "" if limit_usd is None else " and spent_usd + reserved_usd + ? <= ?"
+        rows = self._sql(
+            f"update {table} set reserved_usd = reserved_usd + ?, updated_at = ? where run_key = ?{within} "
+            "returning spent_usd, reserved_usd",
+            [usd, now, run_key, *([] if limit_usd is None else [usd, limit_usd])],
+        )
+        if rows:
+            return True, float(rows[0][0]), float(rows[0][1]) - usd
+        spent, reserved = self.state(run_key)
+        return False, spent, reserved
+
+    def settle(self, run_key: str, reserved_usd: float, spent_usd: float) -> None:
+        """Release ``reserved_usd`` of the run's reservations and count ``spent_usd`` spent."""
+        self._sql(
+            f"update {self.schema}.{RUN_BUDGETS_TABLE} set reserved_usd = greatest(reserved_usd - ?, 0), "
+            "spent_usd = spent_usd + ?, updated_at = ? where run_key = ?",
+            [reserved_usd, spent_usd, datetime.now(UTC).replace(tzinfo=None), run_key],
+        )
+
+    def state(self, run_key: str) -> tuple[float, float]:
+        """(spent, reserved) of the run, zeros for a run with no row."""
+        rows = self._sql(
+            f"select spent_usd, reserved_usd from {self.schema}.{RUN_BUDGETS_TABLE} where run_key = ?", [run_key]
+        )
+        return (float(rows[0][0]), float(rows[0][1])) if rows else (0.0, 0.0)
+
+
+@dataclass
+class RunBudget:
+    """One partition's view of its run's budget: the run's key, its limit (None: counted, not limited) and the
+    ledger."""
+
+    ledger: RunLedger
+    key: str
+    limit_usd: float | None
+
+    def reserve(self, usd: float) -> tuple[bool, float, float]:
+        return self.ledger.reserve(self.key, usd, self.limit_usd)
+
+    def settle(self, reserved_usd: float, spent_usd: float, key: str | None = None) -> None:
+        self.ledger.settle(key or self.key, reserved_usd, spent_usd)
+
+
 @dataclass
 class Budget:
     """The limits a judge's spending is checked against before each chunk is sent (see the module docstring).
-    ``spent_usd``: what the store's rows of the judge cost so far; ``run_spent_usd``: what this run spent."""
+    ``spent_usd``: what the store's rows of the judge cost so far; ``run``: the run's budget in the judge store."""
 
     spec: JudgeSpec
     prices: Prices
     batch: bool
     output_tokens: int
     spent_usd: float = 0.0
-    run_limit_usd: float | None = None
-    run_spent_usd: float = 0.0
+    run: RunBudget | None = None
 
     def chunk_estimate(self, messages: list[list[dict]]) -> float | None:
         price_in, price_out = self.prices.per_request(self.batch)
@@ -150,28 +247,39 @@ class Budget:
             return float(prompt_cost + completion_cost)
         return tokens_in * price_in + tokens_out * price_out
 
-    def refuse(self, estimate: float | None, reserved_usd: float) -> str:
-        """Why a chunk of this estimate must not be sent ("" when it may)."""
+    def reserve(self, estimate: float | None, reserved_usd: float) -> str:
+        """Why a chunk of this estimate must not be sent ("" when it may: then its estimate is held in the run's
+        budget until :meth:`settle`). ``reserved_usd``: the judge's estimates sent and not settled."""
         if estimate is None:
             return ""
-        limits = []
-        if self.spec.max_cost_usd is not None:
-            limits.append(("judge", self.spec.max_cost_usd, self.spent_usd))
-        if self.run_limit_usd is not None:
-            limits.append(("run", self.run_limit_usd, self.run_spent_usd))
-        for scope, limit, spent in limits:
-            if spent + reserved_usd + estimate > limit:
-                return (
-                    f"stopped at the budget: judge {self.spec.name}: spent {spent:.4f} + reserved {reserved_usd:.4f} "
-                    f"+ the next chunk's estimate {estimate:.4f} USD would pass the {scope} budget of {limit:.4f} "
-                    f"USD ({'max_cost_usd in the judges file' if scope == 'judge' else RUN_BUDGET_VARIABLE}); "
-                    "nothing past it was sent, and the next run continues from here"
-                )
-        return ""
+        limit = self.spec.max_cost_usd
+        if limit is not None and self.spent_usd + reserved_usd + estimate > limit:
+            return self._refusal("judge", self.spent_usd, reserved_usd, estimate, limit)
+        if self.run is None:
+            return ""
+        granted, spent, reserved = self.run.reserve(estimate)
+        if granted or self.run.limit_usd is None:
+            return ""
+        return self._refusal("run", spent, reserved, estimate, self.run.limit_usd)
 
-    def spend(self, usd: float | None) -> None:
-        self.spent_usd += usd or 0.0
-        self.run_spent_usd += usd or 0.0
+    def _refusal(self, scope: str, spent: float, reserved: float, estimate: float, limit: float) -> str:
+        where = (
+            "max_cost_usd in the judges file"
+            if scope == "judge"
+            else f"{RUN_BUDGET_VARIABLE}, summed over every partition of the run"
+        )
+        return (
+            f"stopped at the budget: judge {self.spec.name}: spent {spent:.4f} + reserved {reserved:.4f} "
+            f"+ the next chunk's estimate {estimate:.4f} USD would pass the {scope} budget of {limit:.4f} "
+            f"USD ({where}); nothing past it was sent, and the next run continues from here"
+        )
+
+    def settle(self, reserved_usd: float | None, cost_usd: float | None, run_key: str | None = None) -> None:
+        """A chunk answered (or given up): its estimate released from the run's budget (that of ``run_key``: the
+        run that sent it), its cost spent."""
+        self.spent_usd += cost_usd or 0.0
+        if self.run is not None:
+            self.run.settle(reserved_usd or 0.0, cost_usd or 0.0, run_key)
 
 
 def run_budget(environ: Mapping[str, str] | None = None) -> float | None:

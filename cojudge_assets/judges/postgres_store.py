@@ -361,6 +361,18 @@ class PostgresStore:
 
         return BatchLedger(self._fetch, self.schema, param="%s")
 
+    def run_ledger(self):
+        """What each run spent and holds reserved (judges/estimate.py ``RunLedger``) in this database: a reservation
+        is one conditional UPDATE of the run's row, which Postgres serializes on the row's lock."""
+        from cojudge_assets.judges.estimate import RunLedger
+
+        ledger = RunLedger(self._fetch, self.schema, param="%s")
+        with self._transaction() as cur:  # concurrent first runs: one creates, the others wait and find it
+            cur.execute("select pg_advisory_xact_lock(%s)", [STORE_DDL_LOCK])
+            cur.execute(f"create schema if not exists {self.schema}")
+            cur.execute(ledger.ddl())
+        return ledger
+
     def spending(self, judge: str) -> tuple[float, float | None]:
         """(USD the judge's stored answers cost, their mean output tokens or None), as the DuckDB store's."""
         rows = self._fetch(

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -254,13 +255,17 @@ def judge_partition(
     backoff: tuple[float, float] = (1.0, 60.0),
     log=None,
     contest_judge=None,
+    run_key: str | None = None,
 ) -> PartitionStats:
     """Judge every request of ``requests`` (columns attempt_uid, request_hash, request_json) not yet answered.
 
     ``contest_judge`` is the sandboxed judge the local ``sample-exec`` judge runs code with. ``conn``: the
     judge store, a DuckDB connection (the embedded profile's file) or a store of the same interface
-    (judges/postgres_store.py ``PostgresStore``, the deployed profile's).
+    (judges/postgres_store.py ``PostgresStore``, the deployed profile's). ``run_key``: the run whose budget
+    (``COJUDGE_MAX_RUN_COST_USD``) this partition spends from, with the other partitions of that run (the run's
+    ``cojudge/run`` tag); none: this partition alone is the run.
     """
+    run_key = run_key or uuid.uuid4().hex
     scorers: dict = {}  # the local judges' scorers by model name (register_local_judges)
     if spec.local:
         from cojudge_assets.judges.local import register_local_judges
@@ -281,14 +286,14 @@ def judge_partition(
                 raise
             stats.estimate_note = str(exc)  # the synchronous path is unchanged: litellm prices each answer itself
     if pending and spec.mode == "batch":
-        _judge_batch_mode(spec, (spec.name, condition, epoch), pending, store, stats, log)
+        _judge_batch_mode(spec, (spec.name, condition, epoch), pending, store, stats, log, run_key)
     elif pending:
         if spec.local:
             _prepare_local(spec, pending, scorers, log)
         writer = store.writer()
         progress = Progress(log, len(pending), f"judging {spec.name}/{condition} (requests answered)")
         try:
-            budget = _sync_budget(spec, store)
+            budget = _sync_budget(spec, store, run_key)
             asyncio.run(_judge_all(spec, condition, epoch, pending, writer, stats, backoff, progress, log, budget))
         finally:
             writer.close()
@@ -296,14 +301,15 @@ def judge_partition(
     return stats
 
 
-def judge_budget(spec: JudgeSpec, store, *, batch: bool):
-    """The judge's budget (judges/estimate.py ``Budget``) with what its stored answers cost so far; raises
-    ``Unpriced`` for a hosted model with no price."""
-    from cojudge_assets.judges.estimate import Budget, expected_output_tokens, judge_prices, run_budget
+def judge_budget(spec: JudgeSpec, store, run_key: str, *, batch: bool):
+    """The judge's budget (judges/estimate.py ``Budget``) with what its stored answers cost so far, and the budget
+    of the run ``run_key`` in the store's run ledger; raises ``Unpriced`` for a hosted model with no price."""
+    from cojudge_assets.judges.estimate import Budget, RunBudget, expected_output_tokens, judge_prices, run_budget
 
     spent, observed = store.spending(spec.name)
     tokens, _ = expected_output_tokens(spec, observed)
-    return Budget(spec, judge_prices(spec), batch, tokens, spent_usd=spent, run_limit_usd=run_budget())
+    run = RunBudget(store.run_ledger(), run_key, run_budget())
+    return Budget(spec, judge_prices(spec), batch, tokens, spent_usd=spent, run=run)
 
 
 class _Spending:
@@ -320,7 +326,7 @@ class _Spending:
         if self.budget is None or self.refusal:
             return 0.0
         estimate = self.budget.chunk_estimate([messages]) or 0.0
-        self.refusal = self.budget.refuse(estimate, self.in_flight_usd)
+        self.refusal = self.budget.reserve(estimate, self.in_flight_usd)
         if self.refusal and self.log:
             self.log(self.refusal)
         self.in_flight_usd += 0.0 if self.refusal else estimate
@@ -332,23 +338,25 @@ class _Spending:
         self.in_flight_usd -= estimate
         if call.cost is None and self.spec.price is not None:  # litellm cannot price it: the judges file's price
             call.cost = self.budget.line_cost(call.input_tokens, call.output_tokens)
-        self.budget.spend(call.cost)
+        self.budget.settle(estimate, call.cost)
 
 
-def _sync_budget(spec: JudgeSpec, store):
+def _sync_budget(spec: JudgeSpec, store, run_key: str):
     """The synchronous path's budget, only where one is set (a judge's ``max_cost_usd``, the run's variable): the
     path without a budget is unchanged."""
     from cojudge_assets.judges.estimate import run_budget
 
     if spec.local or (spec.max_cost_usd is None and run_budget() is None):
         return None
-    return judge_budget(spec, store, batch=False)
+    return judge_budget(spec, store, run_key, batch=False)
 
 
-def _judge_batch_mode(spec: JudgeSpec, part: tuple[str, str, int], pending: list[dict], store, stats, log) -> None:
+def _judge_batch_mode(
+    spec: JudgeSpec, part: tuple[str, str, int], pending: list[dict], store, stats, log, run_key: str
+) -> None:
     """The partition's pending requests through the provider's batch API (judges/batch.py)."""
     _, condition, epoch = part
-    budget = judge_budget(spec, store, batch=True)
+    budget = judge_budget(spec, store, run_key, batch=True)
     state = {"writer": store.writer()}
 
     def write(item: dict, call: JudgeCall, provenance: dict) -> None:

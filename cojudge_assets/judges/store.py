@@ -414,6 +414,22 @@ class DuckDBStore:
         estimate's figures."""
         return spending(self.conn, judge, self.schema)
 
+    def run_ledger(self):
+        """What each run spent and holds reserved (judges/estimate.py ``RunLedger``) in this file, each statement on
+        a connection of its own, closed after it (the cache writer's thread uses this one; none is left holding the
+        file open); a write that loses a race to another (a conflict, or the run's first row inserted by another at
+        once) is retried."""
+        from cojudge_assets.judges.estimate import RunLedger
+
+        def execute(sql: str, params: list) -> list[tuple]:
+            with self.conn.cursor() as cursor:
+                cursor.execute(sql, params)
+                return cursor.fetchall() if cursor.description else []
+
+        ledger = RunLedger(execute, self.schema, conflicts=(duckdb.TransactionException, duckdb.ConstraintException))
+        ledger.ensure()
+        return ledger
+
 
 def spending(conn: duckdb.DuckDBPyConnection, judge: str, schema: str = "main") -> tuple[float, float | None]:
     row = conn.execute(

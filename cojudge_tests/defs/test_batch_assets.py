@@ -3,6 +3,8 @@ batch state and the estimate in the partition's metadata, and a budget stop the 
 
 from __future__ import annotations
 
+import json
+
 import dagster as dg
 import duckdb
 import pytest
@@ -23,12 +25,12 @@ PRICE = "{input_usd_per_mtok: 2.0, output_usd_per_mtok: 8.0}"
 POLLS = "{poll_initial_s: 0.01, poll_max_s: 0.02, max_requests: 7}"
 
 
-def judge_corpus(tmp_path, name: str, api_base: str, corpus, **judge):
+def judge_corpus(tmp_path, name: str, api_base: str, corpus, layout="progsnap2", jobs=None, **judge):
     db = tmp_path / f"{name}.duckdb"
     judges = write_judges_file(tmp_path / f"{name}.yaml", api_base, price=PRICE, **judge)
-    defs = build_definitions(corpus=corpus, layout="progsnap2", database=db, judges_path=judges)
+    defs = build_definitions(corpus=corpus, layout=layout, database=db, judges_path=judges)
     instance = dg.DagsterInstance.ephemeral()
-    outcome = run_steps(defs, instance, {}, judges=["loop"], conditions=["blind"], echo=lambda line: None)
+    outcome = run_steps(defs, instance, {}, judges=["loop"], conditions=["blind"], jobs=jobs, echo=lambda line: None)
     return outcome, instance, db
 
 
@@ -59,15 +61,46 @@ def test_batch_mode_gives_the_synchronous_judge_outputs(tmp_path, monkeypatch):
     assert batch_rows == sync_rows
 
 
-def test_a_budget_stop_is_what_the_command_reports(tmp_path, monkeypatch):
+def test_the_demo_judged_in_batch_mode_gives_the_synchronous_judge_outputs(tmp_path, monkeypatch):
+    from cojudge_assets.settings import DEFAULT_LAYOUT, default_corpus
+
+    monkeypatch.setenv("LOOPBACK_KEY", KEY)
+    # the local steps the answers need, and the answers: no sandboxed step
+    jobs = ("ingest", "judge_requests_job", "judge_outputs_job")
+    demo = {"corpus": default_corpus(), "layout": DEFAULT_LAYOUT, "jobs": jobs}
+    with BatchLoopbackServer(answer=answer) as batch_server:
+        outcome, _, batch_db = judge_corpus(tmp_path, "batch", batch_server.api_base, **demo, mode="batch", batch=POLLS)
+        assert outcome, outcome.line()
+        created = list(batch_server.batches.values())
+        sent = [line["custom_id"] for batch in created for line in batch["lines"]]
+        returned = [
+            json.loads(line)["custom_id"]
+            for batch in created
+            for line in batch_server.files[batch["object"]["output_file_id"]].decode().splitlines()
+        ]
+    assert batch_server.creates == -(-len(sent) // 7) and len(sent) == len(set(sent)) > 7
+    assert returned != sent and sorted(returned) == sorted(sent)  # every result, out of order
+    with LoopbackServer() as sync_server:
+        sync_server.script, sync_server.answer = [("ok", "")], answer
+        outcome, _, sync_db = judge_corpus(tmp_path, "sync", sync_server.api_base, **demo)
+        assert outcome, outcome.line()
+    batch_rows, sync_rows = table(batch_db), table(sync_db)
+    assert len(batch_rows) == len(sent) and len({r[5] for r in batch_rows}) > 1
+    assert batch_rows == sync_rows
+
+
+@pytest.mark.parametrize("mode", ["batch", "sync"])
+def test_a_budget_stop_is_what_the_command_reports(tmp_path, monkeypatch, mode):
     monkeypatch.setenv("LOOPBACK_KEY", KEY)
     corpus = write_synthetic_progsnap2(tmp_path / "corpus", 15)
     with BatchLoopbackServer(answer=answer) as server:
         outcome, _, _ = judge_corpus(
-            tmp_path, "b", server.api_base, corpus, mode="batch", batch=POLLS, max_cost_usd=0.000001
+            tmp_path, "b", server.api_base, corpus, mode=mode, batch=POLLS, max_cost_usd=0.000001
         )
-        assert not outcome and outcome.only_stopped and server.uploads == 0
+        # a stop, not a failure: the command ends with exit code 4 (cli.py), for either mode
+        assert not outcome and outcome.only_stopped, outcome.line()
         assert "stopped at the budget: judge loop" in outcome.stops[0]
+        assert server.uploads == 0 and server.chat_requests == []  # nothing sent
 
 
 def test_the_batch_sensor_completes_a_pending_batch_partition(tmp_path, monkeypatch):
@@ -124,3 +157,43 @@ def test_the_command_says_it_stopped_at_the_budget_and_the_next_run_continues(tm
         done = cli(args, judges=loose, **common)
         assert done.returncode == 0, done.stdout + done.stderr
         assert server.creates == 1 and server.lines == 6
+
+
+def test_the_run_budget_holds_across_the_partitions_one_command_launches(tmp_path, monkeypatch):
+    from cojudge_assets.judges.config import load_judges
+    from cojudge_assets.judges.estimate import RUN_BUDGET_VARIABLE, RUN_TAG, estimate_database
+
+    monkeypatch.setenv("LOOPBACK_KEY", KEY)
+    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 6)
+    conditions = ["blind", "nonblind"]
+    with BatchLoopbackServer(answer=answer) as server:
+        db = tmp_path / "r.duckdb"
+        # expected output tokens as the loopback server answers (20): each batch's estimate near its actual cost
+        judges = write_judges_file(
+            tmp_path / "r.yaml", server.api_base, price=PRICE, mode="batch", batch=POLLS, expected_output_tokens=20
+        )
+        defs = build_definitions(corpus=corpus, layout="progsnap2", database=db, judges_path=judges)
+        instance = dg.DagsterInstance.ephemeral()
+        assert run_steps(defs, instance, {}, jobs=("ingest", "judge_requests_job"), echo=lambda line: None)
+        estimates = {e.condition: e.batch_usd for e in estimate_database(db, load_judges(judges), conditions)}
+        # each partition (one batch) fits the run budget alone; the second of one run does not
+        limit = max(estimates.values()) + 0.5 * min(estimates.values())
+        monkeypatch.setenv(RUN_BUDGET_VARIABLE, str(limit))
+        judging = {"judges": ["loop"], "conditions": conditions, "jobs": ("judge_outputs_job",)}
+        outcome = run_steps(defs, instance, {}, **judging, echo=lambda line: None)
+        assert not outcome and outcome.only_stopped and len(outcome.stops) == 1
+        assert "judge loop under nonblind: stopped at the budget" in outcome.stops[0]
+        assert f"{RUN_BUDGET_VARIABLE}, summed over every partition of the run" in outcome.stops[0]
+        assert server.creates == 1 and server.lines == 6  # blind's batch; nothing of nonblind was sent
+        runs = [r for r in instance.get_runs() if dg.AssetKey("judge_outputs") in (r.asset_selection or ())]
+        assert {r.tags[RUN_TAG] for r in runs} == {outcome.run_key}  # both partitions' runs: one budget
+        again = run_steps(defs, instance, {}, **judging, echo=lambda line: None)  # the next command: its own budget
+        assert again, again.line()
+        assert server.creates == 2 and server.lines == 12
+        assert sorted(server.custom_ids) == sorted(set(server.custom_ids))  # no request sent twice
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.sql("select condition, count(*), count(distinct attempt_uid) from main.judge_outputs group by 1")
+        assert sorted(rows.fetchall()) == [("blind", 6, 6), ("nonblind", 6, 6)]
+        budgets = con.sql("select run_key, reserved_usd, spent_usd from main.run_budgets").fetchall()
+    assert {key for key, _, _ in budgets} == {outcome.run_key, again.run_key}
+    assert all(reserved == 0 and 0 < spent <= limit for _, reserved, spent in budgets)

@@ -161,6 +161,8 @@ BAD_VARIABLES = [
     ("COJUDGE_CELERY_BACKEND", "nowhere", "URL"),
     ("COJUDGE_PROVIDER_LIMITS", "api.openai.com=many", "provider=limit"),
     ("COJUDGE_AUTOMATION_INTERVAL_S", "0", ">= 1"),
+    ("COJUDGE_BATCH_SENSOR_INTERVAL_S", "ten", ">= 1"),
+    ("COJUDGE_MAX_RUN_COST_USD", "-1", "positive number of USD"),
     ("COJUDGE_SHARDS", "abc", "from 1 to"),
     ("COJUDGE_PROFILE", "cluster", "embedded, deployed"),
     ("COJUDGE_SHRADS", "8", "did you mean COJUDGE_SHARDS"),

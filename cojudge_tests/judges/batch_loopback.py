@@ -18,6 +18,8 @@ lists the results in an order of their own (reversed: never the input order). Sc
   ``server.partial`` lines answered, status ``cancelled``;
 * ``"failed"``: validation fails (``status: failed``, ``errors``), no output file.
 
+``server.hold``: while true, a batch goes no further than ``in_progress`` however often it is polled (a provider
+that takes the night); set it false and the next poll walks it on.
 ``server.busy_polls``: the first that many polls of each batch answer 429 with ``Retry-After: server.retry_after``;
 ``server.poll_times`` records when each poll arrived, so a test can see the wait was honoured.
 ``server.malformed_line``: if set, that text replaces the second output line of a batch with two or more answers (a
@@ -53,6 +55,7 @@ class BatchLoopbackServer:
         self.scenarios: list[str] = []  # if given, the scenario of each next batch created (then ``scenario``)
         self.error_ids: set[str] = set()
         self.partial = 1
+        self.hold = False
         self.busy_polls = 0
         self.retry_after = 0
         self.malformed_line: str | None = None
@@ -212,6 +215,8 @@ class BatchLoopbackServer:
             obj["errors"] = {"object": "list", "data": [{"code": "invalid_file", "message": "scripted failure"}]}
             return
         step = STEPS.index(obj["status"]) + 1
+        if self.hold and step > STEPS.index("in_progress"):
+            return
         if scenario in ("expired", "cancelled") and step == 2:
             self._finish(batch, scenario, answered=self.partial)
         elif step < len(STEPS):
@@ -269,6 +274,7 @@ class BatchLoopbackServer:
     def finish_all(self) -> None:
         """End every running batch now, as its scenario says (a batch that completed overnight)."""
         with self._lock:
+            self.hold = False
             for batch in self.batches.values():
                 while batch["object"]["status"] in STEPS:
                     self._advance(batch)

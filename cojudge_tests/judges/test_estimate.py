@@ -249,3 +249,87 @@ def test_the_estimate_without_stored_requests_says_how_to_make_them(tmp_path, ca
     assert "none.duckdb: no table judge_requests to estimate from" in err
     assert "cojudge materialize --select judge_requests" in err
     assert not (tmp_path / "none.duckdb").exists()  # nothing written
+
+
+def reserve_at_once(ledgers: list, usd: float, limit: float) -> list[bool]:
+    """Each ledger (one per thread, as partitions judging at once) reserves ``usd`` for run "r1" at the same moment."""
+    import threading
+
+    barrier = threading.Barrier(len(ledgers))
+    granted: list[bool] = []
+
+    def reserve(ledger) -> None:
+        barrier.wait()
+        granted.append(ledger.reserve("r1", usd, limit)[0])
+
+    threads = [threading.Thread(target=reserve, args=(ledger,)) for ledger in ledgers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return granted
+
+
+def test_partitions_reserving_at_once_never_pass_the_run_budget_together_on_duckdb(tmp_path):
+    from cojudge_assets.judges.store import DuckDBStore
+
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    stores = [DuckDBStore(conn.cursor()) for _ in range(8)]
+    granted = reserve_at_once([store.run_ledger() for store in stores], 0.3, 1.0)
+    assert sorted(granted) == [False] * 5 + [True] * 3  # 3 x 0.3 fit under 1.0, a 4th would pass it
+    ledger = DuckDBStore(conn).run_ledger()
+    assert ledger.state("r1") == pytest.approx((0.0, 0.9))
+    ledger.settle("r1", 0.3, 0.25)  # one chunk answered: its estimate released, its cost spent
+    assert ledger.state("r1") == pytest.approx((0.25, 0.6))
+    assert ledger.reserve("r1", 0.15, 1.0)[0] and not ledger.reserve("r1", 0.01, 1.0)[0]  # 0.25 + 0.75 = 1.0
+    assert ledger.reserve("r2", 0.9, 1.0)[0]  # another run: a budget of its own
+
+
+def test_partitions_reserving_at_once_never_pass_the_run_budget_together_on_postgres(postgres):
+    from cojudge_assets.judges.postgres_store import PostgresStore
+    from cojudge_assets.settings import libpq_url
+
+    url = libpq_url(postgres.create_database("run_budget").url)
+    stores = [PostgresStore(url) for _ in range(8)]  # a connection each, as runs in processes of their own
+    try:
+        granted = reserve_at_once([store.run_ledger() for store in stores], 0.3, 1.0)
+        assert sorted(granted) == [False] * 5 + [True] * 3
+        assert stores[0].run_ledger().state("r1") == pytest.approx((0.0, 0.9))
+    finally:
+        for store in stores:
+            store.close()
+
+
+def test_the_run_budget_holds_across_the_partitions_of_one_run_and_the_next_run_continues(
+    server, tmp_path, monkeypatch
+):
+    from cojudge_assets.judges.estimate import RUN_BUDGET_VARIABLE
+    from cojudge_tests.judges.test_batch import spec as batch_spec
+
+    table = long_requests(4)
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    # expected output tokens as the loopback server answers (20): estimates near the actual cost
+    spec = batch_spec(server.api_base, expected_output_tokens=20)
+    from cojudge_assets.core.judging.models import JudgeRequest
+    from cojudge_assets.core.judging.prompts import render
+
+    budget = Budget(spec, judge_prices(spec), True, 20)
+    one = budget.chunk_estimate([render(JudgeRequest.model_validate_json(j)) for j in table["request_json"]])
+    assert one is not None
+    # each partition alone fits the run budget; the two of one run do not
+    monkeypatch.setenv(RUN_BUDGET_VARIABLE, str(1.5 * one))
+    first = judge_partition(spec, "blind", table, conn, run_key="run-1")
+    second = judge_partition(spec, "nonblind", table, conn, run_key="run-1")
+    assert not first.budget_stop and first.sent == 4
+    assert "run budget" in second.budget_stop and f"{RUN_BUDGET_VARIABLE}, summed over every partition" in (
+        second.budget_stop
+    )
+    assert server.creates == 1 and server.lines == 4  # nothing of the second partition was sent
+    spent, reserved = conn.execute("select spent_usd, reserved_usd from main.run_budgets").fetchone()
+    assert reserved == 0 and spent == pytest.approx(float(cache(conn)["cost"].sum())) and spent > 0.5 * one
+    # the next run has a budget of its own: it sends the rest, once
+    again = judge_partition(spec, "nonblind", table, conn, run_key="run-2")
+    rows = cache(conn)
+    assert not again.budget_stop and server.creates == 2 and server.lines == 8
+    assert len(rows) == 8 and rows.select(KEY).n_unique() == 8 and set(rows["status"]) == {"ok"}
+    assert sorted(server.custom_ids) == sorted(set(server.custom_ids))

@@ -26,6 +26,7 @@ from cojudge_assets.defs.partitions import CONDITION_PARTITIONS, condition_judge
 from cojudge_assets.defs.resources import ContestJudgeResource, judge_store, output_dir
 from cojudge_assets.defs.versions import answers_version, content_version
 from cojudge_assets.judges.config import JudgeSpec, rate_of_one_run
+from cojudge_assets.judges.estimate import RUN_TAG
 from cojudge_assets.judges.imports import import_partition
 from cojudge_assets.judges.runner import judge_partition
 from cojudge_assets.judges.store import ANSWERED_STATUSES
@@ -234,6 +235,8 @@ def judge_one_partition(
             store,
             log=context.log.info,
             contest_judge=contest_judge.judge() if spec.local else None,
+            # the run budget is the command's (its runs share the tag) or, with no tag, this run's
+            run_key=context.run.tags.get(RUN_TAG) or context.run.run_id,
         )
         table = store.partition_rows(requests, spec.name, condition, store.current_epoch(spec.name))
     valid = table.filter(pl.col("status") == "ok")
@@ -269,6 +272,7 @@ def judge_one_partition(
         )
         metadata["abstain_reasons"] = dg.MetadataValue.md(markdown_table(reasons.head(10)))
     if stats.budget_stop:  # the partition ends resumable: every stored row is whole, the next run continues
+        metadata["budget_stop"] = stats.budget_stop  # what the command's driver reads (driver.py _stops)
         raise dg.Failure(description=f"judge {spec.name} under {condition}: {stats.budget_stop}", metadata=metadata)
     if stats.batch is not None and stats.batch.pending:
         raise dg.Failure(
@@ -321,6 +325,4 @@ def partition_batch_metadata(stats) -> dict[str, Any]:
         "batch_estimate_usd": round(outcome.estimate_usd, 6),
         "batch_cost_usd": round(outcome.cost_usd, 6),
     }
-    if stats.budget_stop:
-        metadata["budget_stop"] = stats.budget_stop
     return metadata

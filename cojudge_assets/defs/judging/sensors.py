@@ -7,7 +7,8 @@ failed with ``batches_pending`` in its metadata; nothing is lost. This sensor re
 again), collects the ended ones and, when every request is answered, materializes the partition. One request per
 partition and state of its batches (the run key is the partition and the last time a run updated its batches),
 so a partition is asked again only after a run has looked at it.
-It starts stopped: ``dagster sensor start pending_batches`` (or the UI) turns it on.
+It starts stopped: ``dagster sensor start pending_batches`` (or the UI) turns it on. It looks every
+``$COJUDGE_BATCH_SENSOR_INTERVAL_S`` seconds (600 by default: a provider's batch takes hours).
 """
 
 from __future__ import annotations
@@ -17,17 +18,19 @@ from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.defs.partitions import condition_judge_key
 from cojudge_assets.defs.resources import JudgesResource, judge_store
+from cojudge_assets.settings import DEFAULT_BATCH_SENSOR_INTERVAL_S
 
-BATCH_SENSOR_INTERVAL_S = 10 * 60
+BATCH_SENSOR = "pending_batches"
 
 
-def batch_sensor(outputs_job) -> dg.SensorDefinition:
-    """The sensor, targeting the job that materializes ``judge_outputs`` (as built in definitions.py)."""
+def batch_sensor(outputs_job, interval_s: int = DEFAULT_BATCH_SENSOR_INTERVAL_S) -> dg.SensorDefinition:
+    """The sensor, targeting the job that materializes ``judge_outputs`` (as built in definitions.py), evaluated at
+    most every ``interval_s`` seconds."""
 
     @dg.sensor(
-        name="pending_batches",
+        name=BATCH_SENSOR,
         job=outputs_job,
-        minimum_interval_seconds=BATCH_SENSOR_INTERVAL_S,
+        minimum_interval_seconds=interval_s,
         default_status=dg.DefaultSensorStatus.STOPPED,
         description="Requests a run of each judge_outputs partition with a provider batch not collected yet "
         "(judges in mode batch); the run polls it, collects it and materializes the partition.",
