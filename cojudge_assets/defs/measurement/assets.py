@@ -276,6 +276,9 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
     attempts of :func:`universe_table`; and, when the Definitions hold no :func:`judge_measurement_asset` (no
     judge), the per-judge tables too (empty, as predictions is)."""
     names = CROSS_TABLES if "judge_metrics" in present else (*CROSS_TABLES, *JUDGE_TABLES)
+    # the answers' statuses count coverage, a per-judge figure: with the per-judge tables partitioned, the
+    # cross-judge tables do not read every judge's answers again
+    inputs = UNIVERSE_INPUTS if "judge_metrics" in present else tuple(dict.fromkeys(OUTCOMES_INPUTS + UNIVERSE_INPUTS))
 
     @dg.multi_asset(
         name="measurement",
@@ -285,7 +288,7 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
             for name in names
         },
         ins={
-            **present_inputs(tuple(dict.fromkeys(OUTCOMES_INPUTS + UNIVERSE_INPUTS)), present, columns=CROSS_READ),
+            **present_inputs(inputs, present, columns=CROSS_READ),
             "predictions": dg.AssetIn("predictions", metadata=scored()),
         },
     )
