@@ -106,9 +106,10 @@ def readers_of(assets: list) -> list[dg.AssetsDefinition]:
     """The assets whose inputs depend on which assets the Definitions hold (``judge_outputs`` and ``judges_file``
     only with a judge, ``perturbation_outputs`` only with an asked judge; ``findings`` reads the latter): each made
     by its module's factory with the inputs ``assets`` hold, the report last, over everything else."""
-    readers = [predictions_asset(_names(assets))]
     outputs = [a for a in assets if isinstance(a, dg.AssetsDefinition) and dg.AssetKey("judge_outputs") in a.keys]
-    if outputs and outputs[0].partitions_def is not None:  # the per-judge tables, partitioned as the answers
+    # predictions and the per-judge tables are partitioned as the answers (with no judge, predictions is empty)
+    readers = [predictions_asset(_names(assets), outputs[0].partitions_def if outputs else None)]
+    if outputs and outputs[0].partitions_def is not None:
         readers.append(judge_measurement_asset(_names(assets + readers), outputs[0].partitions_def))
     readers += [
         factory(_names(assets + readers))
@@ -289,12 +290,16 @@ def build_definitions(
         dg.define_asset_job(
             MEASUREMENT_JOB,
             selection=(
-                dg.AssetSelection.assets("predictions")
+                (
+                    dg.AssetSelection.groups("measurement", "estimation", "design")
+                    - dg.AssetSelection.assets(*JUDGE_TABLES)
+                )
+                if partitioned
+                else dg.AssetSelection.assets("predictions")
                 | dg.AssetSelection.groups("measurement", "estimation", "design")
-            )
-            - dg.AssetSelection.assets(*JUDGE_TABLES),
-            description="Predictions joined to labels, and the judges scored as instruments (unpartitioned; with "
-            f"{JUDGE_MEASUREMENT_JOB}, the per-judge tables).",
+            ),
+            description="The judges scored as instruments across judges (unpartitioned; with "
+            f"{JUDGE_MEASUREMENT_JOB}, predictions and the per-judge tables).",
         )
     )
     jobs.append(
@@ -323,9 +328,9 @@ def build_definitions(
         jobs.append(
             dg.define_asset_job(
                 JUDGE_MEASUREMENT_JOB,
-                selection=dg.AssetSelection.assets(*JUDGE_TABLES),
+                selection=dg.AssetSelection.assets("predictions", *JUDGE_TABLES),
                 metadata={PART_OF: MEASUREMENT_JOB},
-                description="The per-judge measurement tables, one partition per condition x judge.",
+                description="Predictions and the per-judge measurement tables, one partition per condition x judge.",
             )
         )
         if any(spec.asked and spec.mode == "batch" for spec in specs):
@@ -349,7 +354,7 @@ def build_definitions(
     return dg.Definitions(
         assets=with_conditions(
             for_profile(assets, settings.deployed),
-            {name: holding for name in ("judge_outputs", *JUDGE_TABLES)}
+            {name: holding for name in ("judge_outputs", "predictions", *JUDGE_TABLES)}
             if (holding := outputs_with_rows(specs))
             else None,
             freshness_policy(hours) if (hours := settings.freshness_hours()) is not None else None,

@@ -16,6 +16,7 @@ transaction, as in DuckDB).
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import zlib
@@ -26,6 +27,8 @@ from datetime import UTC, datetime
 import polars as pl
 
 from cojudge_assets.judges.store import (
+    ACCOUNTING_SCHEMA,
+    ACCOUNTING_SQL,
     ADDED_COLUMNS,
     ANSWERED_STATUSES,
     CACHE_COLUMNS,
@@ -40,6 +43,7 @@ from cojudge_assets.judges.store import (
     SETTINGS_TABLE,
     BatchingWriter,
     ImportedPartition,
+    answer_columns,
 )
 
 SCHEMA = "cojudge"
@@ -409,8 +413,41 @@ class PostgresStore:
         )
         return pl.DataFrame(rows, schema=schema, orient="row")
 
+    def valid_answers(self, judges: list[str], columns: tuple[str, ...]) -> pl.DataFrame:
+        """The ``columns`` of the judge cache's valid answers of ``judges``, as the DuckDB store gives them: a
+        filtered query, only those judges' rows leave the server."""
+        schema = answer_columns(columns)
+        if not judges or not self._has(CACHE_TABLE):
+            return pl.DataFrame(schema=schema)
+        rows = self._fetch(
+            f"select {', '.join(columns)} from {self.schema}.{CACHE_TABLE} where status = 'ok' and judge = any(%s)",
+            [list(judges)],
+        )
+        return pl.DataFrame(rows, schema=schema, orient="row")
+
+    def accounting(self, contest: pl.DataFrame) -> pl.DataFrame:
+        """The judge cache counted on the server (judges/store.py ``ACCOUNTING_SQL``), as the DuckDB store's: the
+        contest's attempt uids go to a temporary table (COPY), the counts come back, never the cache's rows."""
+        if not self._has(CACHE_TABLE):
+            return pl.DataFrame(schema=ACCOUNTING_SCHEMA)
+        uids = io.StringIO(contest.select("attempt_uid").unique().write_csv(include_header=False))
+        with self._transaction() as cur:
+            cur.execute("create temporary table contest_uids (attempt_uid text primary key) on commit drop")
+            cur.copy_expert("copy contest_uids (attempt_uid) from stdin with (format csv)", uids)
+            cur.execute(ACCOUNTING_SQL.format(cache=f"{self.schema}.{CACHE_TABLE}", contest="contest_uids"))
+            rows = cur.fetchall()
+        return pl.DataFrame(rows, schema=ACCOUNTING_SCHEMA, orient="row")
+
+    def _has(self, name: str) -> bool:
+        found = self._fetch(
+            "select count(*) from information_schema.tables where table_schema = %s and table_name = %s",
+            [self.schema, name],
+        )
+        return bool(found and found[0][0])
+
     def read_table(self, name: str) -> pl.DataFrame | None:
-        """One store table whole (None when it does not exist yet), for the readers' snapshot."""
+        """One store table whole (None when it does not exist yet): the small side tables (the DuckDB store's
+        ``read_table``); the judge cache is read by slice (``cache_rows``, ``valid_answers``, ``accounting``)."""
         found = self._fetch(
             "select count(*) from information_schema.tables where table_schema = %s and table_name = %s",
             [self.schema, name],

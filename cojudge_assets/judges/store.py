@@ -430,6 +430,70 @@ class DuckDBStore:
         ledger.ensure()
         return ledger
 
+    def read_table(self, name: str) -> pl.DataFrame | None:
+        """One store table whole (None when it does not exist): for the small side tables (epochs, drift events,
+        imports, rejects), never the judge cache (:meth:`valid_answers`, :meth:`accounting` read it by slice)."""
+        if not has_table(self.conn, name, self.schema):
+            return None
+        return self.conn.execute(f"select * from {self.schema}.{name}").pl()
+
+    def valid_answers(self, judges: list[str], columns: tuple[str, ...]) -> pl.DataFrame:
+        """The ``columns`` of the judge cache's valid answers (status ok) of ``judges``, every epoch."""
+        schema = answer_columns(columns)
+        if not judges or not has_table(self.conn, CACHE_TABLE, self.schema):
+            return pl.DataFrame(schema=schema)
+        return (
+            self.conn.execute(
+                f"select {', '.join(columns)} from {self.schema}.{CACHE_TABLE} where status = 'ok' and "
+                f"judge in ({', '.join('?' for _ in judges)})",
+                judges,
+            )
+            .pl()
+            .cast(schema)
+        )
+
+    def accounting(self, contest: pl.DataFrame) -> pl.DataFrame:
+        """The judge cache counted (:data:`ACCOUNTING_SQL`): one row per judge x condition x epoch x served model x
+        status x repaired x whether the attempt is one of ``contest``'s (column attempt_uid)."""
+        if not has_table(self.conn, CACHE_TABLE, self.schema):
+            return pl.DataFrame(schema=ACCOUNTING_SCHEMA)
+        contest_uids = contest.select("attempt_uid").unique()  # noqa: F841 (read by name by DuckDB)
+        sql = ACCOUNTING_SQL.format(cache=f"{self.schema}.{CACHE_TABLE}", contest="contest_uids")
+        return self.conn.execute(sql).pl().cast(ACCOUNTING_SCHEMA)
+
+
+def answer_columns(columns: tuple[str, ...]) -> pl.Schema:
+    unknown = set(columns) - set(OUTPUT_SCHEMA)
+    if unknown:
+        raise ValueError(f"judge cache: no columns {sorted(unknown)} (it has {', '.join(OUTPUT_SCHEMA)})")
+    return pl.Schema({name: OUTPUT_SCHEMA[name] for name in columns})
+
+
+# what the report says of the judge cache, counted where the cache is (the report never copies the cache): rows per
+# judge x condition x epoch x served model x status, repaired (valid after re-asking), contest (an attempt of the
+# contest, not a mutant), and their cost
+ACCOUNTING_SQL = """
+    select c.judge, c.condition, c.epoch, c.served_model, c.status,
+           c.validation_failures > 0 as repaired,  -- null (not recorded) stays null, as the report counted it
+           c.attempt_uid in (select attempt_uid from {contest}) as contest,
+           count(*) as answers, sum(c.cost) as cost
+    from {cache} c
+    group by 1, 2, 3, 4, 5, 6, 7
+"""
+ACCOUNTING_SCHEMA = pl.Schema(
+    {
+        "judge": pl.String,
+        "condition": pl.String,
+        "epoch": pl.Int32,
+        "served_model": pl.String,
+        "status": pl.String,
+        "repaired": pl.Boolean,
+        "contest": pl.Boolean,
+        "answers": pl.Int64,
+        "cost": pl.Float64,
+    }
+)
+
 
 def spending(conn: duckdb.DuckDBPyConnection, judge: str, schema: str = "main") -> tuple[float, float | None]:
     row = conn.execute(

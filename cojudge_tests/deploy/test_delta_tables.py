@@ -111,6 +111,36 @@ def test_an_unpartitioned_reader_gets_every_partition_and_a_missing_table_is_nam
     assert again.output_for_node("summary")["len"].to_list() == [ROWS] * 4
 
 
+@dg.asset(
+    partitions_def=PARTITIONS,
+    metadata={"partition_expr": {"condition": "condition", "judge": "judge"}},
+    ins={"answers": dg.AssetIn("answers", metadata={"columns": ["attempt_uid", "judge"]})},
+)
+def measured(context: dg.AssetExecutionContext, answers: pl.DataFrame) -> pl.DataFrame:
+    """A reader partitioned like its input (as predictions and the per-judge measurement are): what it was given."""
+    context.add_output_metadata({"rows_read": len(answers), "columns_read": ",".join(answers.columns)})
+    key = context.partition_key.keys_by_dimension  # type: ignore[attr-defined]
+    judges = ",".join(sorted(set(answers["judge"].to_list())))
+    return pl.DataFrame({"condition": [key["condition"]], "judge": [key["judge"]], "judges_read": [judges]})
+
+
+def test_a_partition_reader_moves_only_its_partition_and_its_columns(tmp_path):
+    """Under the deployed profile a measurement partition's input is its own partition of the answers (the Delta
+    table filtered on both dimensions), with only the columns it declares: rows read, counted."""
+    io_manager = tables_io_manager(str(tmp_path / "tables"))
+    for key in PARTITIONS.get_partition_keys():
+        assert dg.materialize([answers], partition_key=key, resources={"io_manager": io_manager}).success
+    table = DeltaTable(str(tmp_path / "tables" / "main" / "answers")).to_pyarrow_table()
+    assert table.num_rows == ROWS * 4  # the store holds every partition
+    result = dg.materialize(
+        [answers.to_source_asset(), measured], partition_key="nonblind|b", resources={"io_manager": io_manager}
+    )
+    metadata = result.asset_materializations_for_node("measured")[0].metadata
+    assert metadata["rows_read"].value == ROWS  # one partition of four
+    assert metadata["columns_read"].value == "attempt_uid,judge"
+    assert result.output_for_node("measured")["judges_read"].to_list() == ["b"]
+
+
 def _write_when_told(uri: str, condition: str, judge: str, go: str) -> str:
     """One writer of the pool: waits for the go-file, then writes its partition; returns "ok" or the error."""
     while not Path(go).exists():

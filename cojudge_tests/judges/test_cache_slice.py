@@ -11,9 +11,11 @@ import polars as pl
 import pytest
 
 from cojudge_assets.core.measurement.predictions import CACHE_READ
+from cojudge_assets.core.operations.drift import read_drift_inputs
+from cojudge_assets.core.report.content import ACCOUNTING, read_stores
 from cojudge_assets.defs.measurement.assets import judge_cache_slice
 from cojudge_assets.judges.postgres_store import PostgresStore
-from cojudge_assets.judges.store import CACHE_TABLE, CacheWriter, ensure_tables
+from cojudge_assets.judges.store import CACHE_TABLE, CacheWriter, DuckDBStore, ensure_tables
 from cojudge_assets.settings import libpq_url
 
 CELLS = [("j", "blind"), ("j", "nonblind"), ("k", "blind"), ("k", "nonblind")]
@@ -110,3 +112,73 @@ def test_in_the_duckdb_file_the_same_slice(tmp_path):
     rows = judge_cache_slice(Embedded(), pl.DataFrame({"attempt_uid": ["u001", "u002"]}), "j", "nonblind")
     assert sorted(rows["attempt_uid"]) == ["u001", "u002"] and set(rows["judge"]) == {"j"}
     assert set(rows["condition"]) == {"nonblind"}
+
+
+def counting_fetches(monkeypatch) -> list[int]:
+    """The rows each query on the judge cache returns (every such row crosses the connection), from now on."""
+    moved: list[int] = []
+    fetch = PostgresStore._fetch
+
+    def counting(self, sql, params=()):
+        rows = fetch(self, sql, params)
+        if CACHE_TABLE in sql and "information_schema" not in sql:
+            moved.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(PostgresStore, "_fetch", counting)
+    return moved
+
+
+def test_under_the_deployed_profile_the_report_and_drift_readers_move_counts_and_the_drifted_judges_rows(
+    postgres, monkeypatch, tmp_path
+):
+    """The report reads the judge cache as its counts and the drift report only the drifted judge's valid answers
+    (core/report/content.py ``read_stores``, core/operations/drift.py ``read_drift_inputs``): the figures the DuckDB
+    file gives, with the rows counted as they leave Postgres."""
+    dsn = libpq_url(postgres.create_database("readers_slice").url)
+    rows = cache_rows()
+    rows[0] |= {"status": "failed"}  # j, blind, u000: one failed answer, counted, never a drift answer
+    store = PostgresStore(dsn)
+    try:
+        store.ensure_tables()
+        writer = store.writer()
+        for row in rows:
+            writer.write(row)
+        writer.close()
+        store.record_drift("k", "model-1", "model-2", "provider now serves model-2")
+    finally:
+        store.close()
+    path = tmp_path / "same.duckdb"
+    with duckdb.connect(str(path)) as conn:
+        ensure_tables(conn)
+        writer = CacheWriter(conn)
+        for row in rows:
+            writer.write(row)
+        writer.close()
+    attempts = pl.DataFrame(  # the contest's 20 of the 25 uids (the other 5 stand for mutants)
+        {
+            "attempt_uid": [f"u{i:03d}" for i in range(20)],
+            "accepted": [i % 3 == 0 for i in range(20)],
+            "participant": [f"p{i % 4}" for i in range(20)],
+            "problem_id": ["a"] * 20,
+        }
+    )
+    moved = counting_fetches(monkeypatch)
+    store = PostgresStore(dsn)
+    try:
+        stores = read_stores(store, attempts)
+        answers, events = read_drift_inputs(store, attempts, pl.DataFrame({"judge": ["j", "k"]}))
+    finally:
+        store.close()
+    assert moved == [50]  # the drifted judge k's valid answers, 2 conditions x 25 (the accounting: its counts below)
+    counts = stores[ACCOUNTING]
+    # the cache's 100 rows counted on the server: 4 cells x 2 epochs x (contest or not), and the failed answer
+    assert len(counts) <= 17 and int(counts["answers"].sum()) == 100
+    assert int(counts.filter(pl.col("contest"))["answers"].sum()) == 80
+    assert int(counts.filter(pl.col("status") == "failed")["answers"].sum()) == 1
+    assert set(events["judge"]) == {"k"} and len(events) == 1
+    assert set(answers["judge"]) == {"k"} and len(answers) == 40  # k's valid answers on the contest's attempts
+    with duckdb.connect(str(path), read_only=True) as conn:
+        embedded = DuckDBStore(conn).accounting(attempts)
+    order = ["judge", "condition", "epoch", "status", "contest"]
+    assert counts.sort(order).equals(embedded.sort(order))

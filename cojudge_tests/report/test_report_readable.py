@@ -25,13 +25,16 @@ from cojudge_assets.core.frames import frames_connection
 from cojudge_assets.core.measurement.predictions import has_table
 from cojudge_assets.core.report import plots
 from cojudge_assets.core.report.content import (
+    STORES,
     condition_groups,
     condition_label,
     measurement_figures,
+    read_stores,
     read_tables,
     report_sections,
 )
 from cojudge_assets.core.report.document import write_report
+from cojudge_assets.judges.store import DuckDBStore
 from cojudge_tests.report.browser import expect, png_colour_count
 
 pytestmark = pytest.mark.timeout(1800)  # the first session runs the demo study cold
@@ -46,8 +49,11 @@ def demo_report(demo_study, tmp_path_factory):
     folder = tmp_path_factory.mktemp("demo-report")
     with duckdb.connect(str(demo_study.db), read_only=True) as study:
         frames = {
-            name: study.execute(f"select * from main.{name}").pl() for name in read_tables() if has_table(study, name)
+            name: study.execute(f"select * from main.{name}").pl()
+            for name in read_tables()
+            if name not in STORES and has_table(study, name)
         }
+        frames |= read_stores(DuckDBStore(study), frames["attempts"])  # as the report asset reads the judge store
         predictions = study.execute("select judge, condition, attempt_uid, p_accept from main.predictions").pl()
     with frames_connection(frames) as conn:
         sections, missing = report_sections(conn, folder / "drawn")

@@ -98,6 +98,26 @@ def code_size(code: str | None) -> tuple[int, int]:
     return len(code.splitlines()), len(TOKEN.findall(code))
 
 
+# the line boundaries str.splitlines() knows, as one pattern (a \r\n pair is one boundary)
+LINE_BREAK = r"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]"
+
+
+def code_size_columns(code: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """:func:`code_size` of a column of source texts, vectorized: ``code_lines`` and ``code_tokens`` (Int32), so a
+    table carries a program's size instead of its text (predictions: core/measurement/predictions.py).
+
+    >>> texts = ["int main() {\\n  return 0;\\n}\\n", "a\\r\\nb", "", None, "x = 1\\n\\n"]
+    >>> frame = pl.DataFrame({"code": texts}).select(*code_size_columns(pl.col("code")))
+    >>> [tuple(row) for row in frame.iter_rows()] == [code_size(t) for t in texts]
+    True
+    """
+    breaks = code.str.count_matches(LINE_BREAK)
+    unterminated = code.str.contains(f"(?:{LINE_BREAK})$").not_() & (code.str.len_bytes() > 0)
+    lines = (breaks + unterminated.cast(pl.UInt32)).fill_null(0).cast(pl.Int32).alias("code_lines")
+    tokens = code.str.count_matches(TOKEN.pattern).fill_null(0).cast(pl.Int32).alias("code_tokens")
+    return lines, tokens
+
+
 def bias_frame(
     predictions: pl.DataFrame,
     participant_context: pl.DataFrame | None = None,
@@ -133,7 +153,11 @@ def bias_frame(
     def column(name, dtype):
         return (pl.col(name).cast(dtype) if name in frame.columns else pl.lit(None, dtype=dtype)).alias(name)
 
-    sizes = [code_size(c) for c in frame["code"].to_list()] if "code" in frame.columns else None
+    sizes: list | None = None
+    if {"code_lines", "code_tokens"} <= set(frame.columns):  # predictions carry the program's size, not its text
+        sizes = list(zip(frame["code_lines"].fill_null(0).to_list(), frame["code_tokens"].fill_null(0).to_list()))
+    elif "code" in frame.columns:
+        sizes = [code_size(c) for c in frame["code"].to_list()]
     frame = frame.select(
         "judge",
         "condition",

@@ -356,7 +356,13 @@ def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
     ``logs`` is the ``prompt_logs`` table of :func:`read_logs`, already scrubbed; the context is cut from it
     and is not scrubbed again (scrubbing is idempotent, so doing it twice would only cost time).
     """
-    rows = []
+    # gathered column by column: three dicts per attempt would hold about 1 KB more per attempt (3 GB at 10^6)
+    columns: dict[str, list] = {name: [] for name in CONTEXT_SCHEMA}
+
+    def emit(row: dict) -> None:
+        for name, value in row.items():
+            columns[name].append(value)
+
     for participant, group in attempts.sort("participant", "problem_id", "turn").group_by(
         "participant", maintain_order=True
     ):
@@ -369,7 +375,7 @@ def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
             anchors[a["attempt_uid"]] = find_code(log.text, _normalize(a["code"]))
         for a in group.iter_rows(named=True):
             uid, pid = a["attempt_uid"], a["problem_id"]
-            rows.append(
+            emit(
                 {
                     "attempt_uid": uid,
                     "condition": "blind",
@@ -379,7 +385,7 @@ def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
                     "anchor_offset": None,
                 }
             )
-            rows.append(
+            emit(
                 {
                     "attempt_uid": uid,
                     "condition": "prefix12k",
@@ -404,7 +410,7 @@ def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
             else:
                 text, provenance = "", "none"
             context = _cap_tail(text)
-            rows.append(
+            emit(
                 {
                     "attempt_uid": uid,
                     "condition": "nonblind",
@@ -414,4 +420,4 @@ def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
                     "anchor_offset": anchor,
                 }
             )
-    return pl.DataFrame(rows, schema=CONTEXT_SCHEMA)
+    return pl.DataFrame(columns, schema=CONTEXT_SCHEMA)

@@ -36,7 +36,7 @@ def build_requests(
     statements = dict(zip(problems["problem_id"].to_list(), problems["statement"].to_list()))
     context = contexts.filter(pl.col("condition") == condition)
     joined = attempts.join(context.select("attempt_uid", "context"), on="attempt_uid", how="left")
-    rows = []
+    columns: dict[str, list] = {name: [] for name in REQUEST_SCHEMA}  # by column: no dict per request held
     for a in joined.sort("attempt_uid").iter_rows(named=True):
         request = JudgeRequest(
             problem_id=a["problem_id"],
@@ -45,19 +45,19 @@ def build_requests(
             source_code=a["code"],
             prompt_text=a["context"] or "",
         )
-        rows.append(
-            {
-                "attempt_uid": a["attempt_uid"],
-                "condition": condition,
-                "problem_id": a["problem_id"],
-                "request_json": canonical_json(request),
-                "request_hash": request_hash(request),
-                "prompt_version": PROMPT_VERSION,
-                "source_code": a["code"],
-                "context_chars": len(request.prompt_text),
-            }
-        )
-    return pl.DataFrame(rows, schema=REQUEST_SCHEMA)
+        row = {
+            "attempt_uid": a["attempt_uid"],
+            "condition": condition,
+            "problem_id": a["problem_id"],
+            "request_json": canonical_json(request),
+            "request_hash": request_hash(request),
+            "prompt_version": PROMPT_VERSION,
+            "source_code": a["code"],
+            "context_chars": len(request.prompt_text),
+        }
+        for name, value in row.items():
+            columns[name].append(value)
+    return pl.DataFrame(columns, schema=REQUEST_SCHEMA)
 
 
 LABEL_COLUMNS = ("result", "verdict", "accepted")

@@ -208,11 +208,14 @@ class Universe:
         if missing:
             raise ValueError(f"measurement attempts: missing columns {sorted(missing)} (expected {UNIVERSE_COLUMNS})")
         attempts = source.select(UNIVERSE_COLUMNS).unique("attempt_uid").sort("attempt_uid")
-        outside = set(predictions["attempt_uid"].unique().to_list()) - set(attempts["attempt_uid"].to_list())
-        if outside:
+        # positions by a join, not a dict of Python strings: a million attempts stay columnar
+        positions = attempts.select("attempt_uid").with_row_index("position")
+        outside = predictions.select("attempt_uid").unique().join(positions, on="attempt_uid", how="anti")
+        if len(outside):
             raise ValueError(
                 f"predictions: {len(outside)} attempts are not among the measured attempts "
-                f"(e.g. {sorted(outside)[:3]}): the attempts must hold every predicted attempt_uid"
+                f"(e.g. {sorted(outside['attempt_uid'].to_list())[:3]}): the attempts must hold every predicted "
+                "attempt_uid"
             )
         self.attempts = attempts
         self.uids = attempts["attempt_uid"].to_numpy()
@@ -221,11 +224,11 @@ class Universe:
         self.problem = cluster_codes(attempts["problem_id"].to_numpy())
         self.evidence = attempts["evidence"].fill_null(False).to_numpy().astype(bool)
         self.folds = folds_of(self.trajectory, config)  # one fold when one trajectory (NO_FOLDS)
-        position = {uid: i for i, uid in enumerate(self.uids)}
         self.cells: dict[tuple[str, str], Cell] = {}
         for (judge, condition), part in predictions.group_by("judge", "condition", maintain_order=True):
             part = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()).sort("attempt_uid")
-            index = np.array([position[u] for u in part["attempt_uid"].to_list()], dtype=np.int64)
+            found = part.select("attempt_uid").join(positions, on="attempt_uid", how="left", maintain_order="left")
+            index = found["position"].to_numpy().astype(np.int64)
             self.cells[(judge, condition)] = Cell(judge, condition, index, part["p_accept"].to_numpy(), self.y[index])
         self.judges = sorted({j for j, _ in self.cells})
         self.conditions = sorted({c for _, c in self.cells}, key=_condition_order)

@@ -11,7 +11,11 @@ never scored.
 y = 1 when the verdict is AC. ``evidence`` says whether the attempt's nonblind
 context is anchored or segmented. ``code_matches`` compares the code in the
 request the judge answered (by request hash) with the attempt's code: the
-seed study's V4 check, made on every row.
+seed study's V4 check, made on every row. A prediction carries its program's
+size (``code_lines``, ``code_tokens``: core/design/bias.py ``code_size``), not its
+text: at a million attempts the text of every prediction would be the largest
+part of the table. Measurement's own partition reads the text (``with_code``) for
+its identical-resubmission figures.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from collections.abc import Mapping
 import duckdb
 import polars as pl
 
+from cojudge_assets.core.design.bias import code_size_columns
 from cojudge_assets.core.frames import frames_connection
 
 PREDICTIONS_SCHEMA = pl.Schema(
@@ -40,21 +45,44 @@ PREDICTIONS_SCHEMA = pl.Schema(
         "accepted": pl.Boolean,
         "y": pl.Int64,
         "evidence": pl.Boolean,
-        "code": pl.String,
+        "code_lines": pl.Int32,
+        "code_tokens": pl.Int32,
         "code_matches": pl.Boolean,
         "language": pl.String,
     }
 )
+# the columns each input of predictions is read with (defs/measurement/assets.py): no request text, no rationale
+PREDICTIONS_READ = {
+    "judge_outputs": [
+        "attempt_uid",
+        "judge",
+        "condition",
+        "p_accept",
+        "s_algo",
+        "s_robust",
+        "request_hash",
+        "served_model",
+        "status",
+    ],
+    "judge_requests": ["attempt_uid", "condition", "request_hash", "source_code"],
+    "attempts": ["attempt_uid", "participant", "problem_id", "turn", "verdict", "accepted", "code", "language"],
+    "participant_context": ["attempt_uid", "condition", "provenance"],
+}
 
 
-PREDICTIONS_SQL = """
+def _predictions_sql(code_check: bool) -> str:
+    """The join of :data:`PREDICTIONS_SCHEMA`'s rows, with the attempt's code; ``code_check``: judge_requests has
+    the request's code (else code_matches is null: not checked by this reader)."""
+    matches = "coalesce(r.source_code = a.code, false)" if code_check else "null::boolean"
+    requests = "left join main.judge_requests r using (attempt_uid, condition, request_hash)" if code_check else ""
+    return f"""
     select o.attempt_uid, o.judge, o.condition, o.p_accept, o.s_algo, o.s_robust, o.request_hash,
            o.served_model, a.participant, a.problem_id, a.turn, a.verdict, a.accepted,
            a.accepted::bigint as y, coalesce(pc.provenance in ('anchored', 'segmented'), false) as evidence,
-           a.code, coalesce(r.source_code = a.code, false) as code_matches, a.language
+           a.code, {matches} as code_matches, a.language
     from main.judge_outputs o
     join main.attempts a using (attempt_uid)
-    left join main.judge_requests r using (attempt_uid, condition, request_hash)
+    {requests}
     left join (select attempt_uid, provenance from main.participant_context
                where condition = 'nonblind') pc using (attempt_uid)
     where o.status = 'ok'
@@ -70,21 +98,44 @@ def has_table(conn: duckdb.DuckDBPyConnection, name: str, schema: str = "main") 
     )
 
 
+# what the readers of predictions take (an asset input's columns): the scores, labels and trajectories, no text
+SCORED_COLUMNS = ("attempt_uid", "judge", "condition", "p_accept", "y", "participant", "problem_id", "turn", "evidence")
+
+
+def scored(*more: str) -> dict[str, list[str]]:
+    """The input metadata of a reader of predictions: :data:`SCORED_COLUMNS` and ``more``."""
+    return {"columns": [*SCORED_COLUMNS, *more]}
+
+
 PREDICTIONS_INPUTS = ("judge_outputs", "judge_requests", "attempts", "participant_context")
 
 
-def read_predictions(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Every valid answer with its label (empty, with the schema, before any judge has answered)."""
+def read_predictions(conn: duckdb.DuckDBPyConnection, *, with_code: bool = False) -> pl.DataFrame:
+    """Every valid answer with its label (empty, with the schema, before any judge has answered); with the
+    attempt's ``code`` as a last column when ``with_code``."""
+    schema = pl.Schema([*PREDICTIONS_SCHEMA.items(), ("code", pl.String())]) if with_code else PREDICTIONS_SCHEMA
     if not has_table(conn, "judge_outputs"):
-        return pl.DataFrame(schema=PREDICTIONS_SCHEMA)
-    return conn.execute(PREDICTIONS_SQL).pl().cast(PREDICTIONS_SCHEMA)
+        return pl.DataFrame(schema=schema)
+    code_check = "source_code" in _columns(conn, "judge_requests")
+    joined = conn.execute(_predictions_sql(code_check)).pl()
+    lines, tokens = code_size_columns(pl.col("code"))
+    return joined.with_columns(lines, tokens).select(list(schema)).cast(schema)
 
 
-def predictions_table(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
+def _columns(conn: duckdb.DuckDBPyConnection, name: str) -> set[str]:
+    return {
+        row[0]
+        for row in conn.execute(
+            "select column_name from information_schema.columns where table_schema = 'main' and table_name = ?", [name]
+        ).fetchall()
+    }
+
+
+def predictions_table(frames: Mapping[str, pl.DataFrame], *, with_code: bool = False) -> pl.DataFrame:
     """:func:`read_predictions` over the asset frames named in :data:`PREDICTIONS_INPUTS` (``judge_outputs``
     absent or never materialized: no judge has answered)."""
     with frames_connection(frames) as conn:
-        return read_predictions(conn)
+        return read_predictions(conn, with_code=with_code)
 
 
 UNIVERSE_SCHEMA = pl.Schema(

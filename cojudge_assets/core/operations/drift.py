@@ -18,7 +18,6 @@ import polars as pl
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.measurement.agreement import spearman
 from cojudge_assets.core.measurement.measure import SCALAR_METRICS
-from cojudge_assets.core.measurement.predictions import has_table
 from cojudge_assets.core.stats.bootstrap import cluster_codes, cluster_weights, interval
 
 if TYPE_CHECKING:
@@ -129,36 +128,26 @@ EVENT_SCHEMA: dict[str, PolarsDataType] = {
 
 
 def read_drift_inputs(
-    conn, attempts: pl.DataFrame, judge_outputs: pl.DataFrame | None
+    store, attempts: pl.DataFrame, judge_outputs: pl.DataFrame | None
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The drift events and the valid answers in every epoch of the contest's ``attempts``, with labels.
 
-    ``conn``: the DuckDB file, where the judging path keeps its internal stores (the judge cache with every
-    epoch's answers, the drift events); ``attempts`` and ``judge_outputs`` are the asset frames. Only the
-    judges of the run (those with a ``judge_outputs`` partition; none when the run has no judge) are compared.
+    ``store``: the judge store (judges/store.py ``DuckDBStore`` or judges/postgres_store.py ``PostgresStore``),
+    where the judging path keeps the judge cache with every epoch's answers and the drift events; only the valid
+    answers of the judges that drifted are read from it (``valid_answers``), never the whole cache. ``attempts`` and
+    ``judge_outputs`` are the asset frames. Only the judges of the run (those with a ``judge_outputs`` partition;
+    none when the run has no judge) are compared.
     """
     empty = pl.DataFrame(schema=ANSWER_SCHEMA), pl.DataFrame(schema=EVENT_SCHEMA)
     judges = judge_outputs["judge"].unique() if judge_outputs is not None and "judge" in judge_outputs.columns else None
     if judges is None or "attempt_uid" not in attempts.columns:
         return empty
-    if not all(has_table(conn, name) for name in ("drift_events", "judge_cache")):
+    recorded = store.read_table("drift_events")
+    if recorded is None:
         return empty
-    events = (
-        conn.execute("select * from main.drift_events order by seen_at")
-        .pl()
-        .cast(EVENT_SCHEMA)
-        .filter(pl.col("judge").is_in(judges.implode()))
-    )
-    cache = conn.execute("""
-        select judge, condition, attempt_uid, epoch, p_accept, served_model
-        from main.judge_cache
-        where status = 'ok' and judge in (select judge from main.drift_events)
-    """).pl()
+    events = recorded.cast(EVENT_SCHEMA).sort("seen_at").filter(pl.col("judge").is_in(judges.implode()))
+    drifted = sorted(set(events["judge"].to_list()))
+    cache = store.valid_answers(drifted, ("judge", "condition", "attempt_uid", "epoch", "p_accept", "served_model"))
     labels = attempts.select("attempt_uid", pl.col("accepted").cast(pl.Int64).alias("y"), "participant", "problem_id")
-    answers = (
-        cache.filter(pl.col("judge").is_in(judges.implode()))
-        .join(labels, on="attempt_uid", how="inner")
-        .select(list(ANSWER_SCHEMA))
-        .cast(ANSWER_SCHEMA)
-    )
+    answers = cache.join(labels, on="attempt_uid", how="inner").select(list(ANSWER_SCHEMA)).cast(ANSWER_SCHEMA)
     return answers, events

@@ -36,15 +36,16 @@ from cojudge_assets.core.report.estimation import TABLES as ESTIMATION_TABLES
 from cojudge_assets.core.report.estimation import estimation_section
 from cojudge_assets.core.report.findings import findings_section
 
+ACCOUNTING = "judge_cache_accounting"  # the judge cache's counts (read_stores), not its rows
 # section -> the tables it queries (asset tables, and the internal stores of STORES); one entry per section
 READS: dict[str, tuple[str, ...]] = {
     "inputs": ("judge_requests", "attempts", "participant_context", "quarantine"),
-    "judges": ("judge_cache", "attempts", "predictions", "judge_epochs", "drift_events", "drift_report"),
+    "judges": (ACCOUNTING, "attempts", "predictions", "judge_epochs", "drift_events", "drift_report"),
     "imported": ("judge_imports", "import_rejects", "judge_metrics", "correlation"),
     "measurement": (
         "judge_metrics",
         "predictions",
-        "judge_cache",
+        ACCOUNTING,
         "scale_validity",
         "panel",
         "condition_effects",
@@ -57,8 +58,17 @@ READS: dict[str, tuple[str, ...]] = {
     "findings": ("findings", "contamination", "design_split", "design_record"),
 }
 # tables the judging path writes row by row (judges/store.py, judges/drift.py, judges/imports.py): not assets, so
-# the report reads them from the DuckDB file (read_stores) rather than as inputs
-STORES = ("judge_cache", "judge_epochs", "drift_events", "judge_imports", "import_rejects")
+# the report reads them from the judge store (read_stores) rather than as inputs; the judge cache, a row per answer,
+# only as its counts (ACCOUNTING: the store's ``accounting``), never whole
+STORES = (ACCOUNTING, "judge_epochs", "drift_events", "judge_imports", "import_rejects")
+# the columns the sections query of the asset tables that carry text or a row per answer: the report's inputs are
+# read with these only (a column a section queries must be named here)
+READ_COLUMNS = {
+    "judge_requests": ["condition", "context_chars"],
+    "attempts": ["attempt_uid", "participant", "problem_id", "turn", "submitted_at", "language", "accepted"],
+    "participant_context": ["condition", "provenance"],
+    "predictions": ["judge", "condition", "attempt_uid", "p_accept", "y"],
+}
 
 
 def read_tables() -> tuple[str, ...]:
@@ -66,10 +76,16 @@ def read_tables() -> tuple[str, ...]:
     return tuple(sorted({name for names in READS.values() for name in names}))
 
 
-def read_stores(conn: duckdb.DuckDBPyConnection) -> dict[str, pl.DataFrame]:
-    """The internal stores the sections read, from the DuckDB file ``conn`` (those that exist)."""
+def read_stores(store, attempts: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    """The internal stores the sections read, from the judge store (judges/store.py ``DuckDBStore`` or
+    judges/postgres_store.py ``PostgresStore``; those that exist): the side tables whole, the judge cache as its
+    counts over the contest's ``attempts`` (column attempt_uid), counted where the cache is."""
     wanted = [name for name in read_tables() if name in STORES]
-    return {name: conn.execute(f"select * from main.{name}").pl() for name in wanted if has_table(conn, name)}
+    found = {name: store.read_table(name) for name in wanted if name != ACCOUNTING}
+    tables = {name: frame for name, frame in found.items() if frame is not None}
+    if ACCOUNTING in wanted and "attempt_uid" in attempts.columns:
+        tables[ACCOUNTING] = store.accounting(attempts)
+    return tables
 
 
 CONDITION_ORDER = CONDITIONS
@@ -307,17 +323,19 @@ def coverage_section(conn: duckdb.DuckDBPyConnection) -> Section | None:
 def judges_section(conn: duckdb.DuckDBPyConnection) -> Section | None:
     validity = _query(
         conn,
-        "judge_cache",
-        """
+        ACCOUNTING,
+        f"""
         select c.judge, c.condition, c.epoch, string_agg(distinct c.served_model, ', ') as served_models,
-               count(*) as rows,
-               count(*) filter (where c.status = 'ok' and c.validation_failures = 0) as valid_first_receipt,
-               count(*) filter (where c.status = 'ok' and c.validation_failures > 0) as repaired_by_reasking,
-               count(*) filter (where c.status = 'abstained') as abstained,
-               count(*) filter (where c.status not in ('ok', 'abstained')) as failed,
+               sum(c.answers)::bigint as rows,
+               coalesce(sum(c.answers) filter (where c.status = 'ok' and not c.repaired), 0)::bigint
+                   as valid_first_receipt,
+               coalesce(sum(c.answers) filter (where c.status = 'ok' and c.repaired), 0)::bigint
+                   as repaired_by_reasking,
+               coalesce(sum(c.answers) filter (where c.status = 'abstained'), 0)::bigint as abstained,
+               coalesce(sum(c.answers) filter (where c.status not in ('ok', 'abstained')), 0)::bigint as failed,
                round(sum(c.cost), 4) as cost_usd
-        from main.judge_cache c
-        where c.attempt_uid in (select attempt_uid from main.attempts)
+        from main.{ACCOUNTING} c
+        where c.contest
         group by 1, 2, 3 order by 1, 2, 3""",
     )
     if validity is None:
@@ -429,9 +447,9 @@ def _condition_groups(conn: duckdb.DuckDBPyConnection) -> ConditionGroups | None
         return None
     served = _query(
         conn,
-        "judge_cache",
+        ACCOUNTING,
         "select judge, bool_and(starts_with(coalesce(served_model, ''), "
-        f"'{LOCAL_MODEL_PREFIX}')) as local from main.judge_cache group by 1",
+        f"'{LOCAL_MODEL_PREFIX}')) as local from main.{ACCOUNTING} group by 1",
     )
     local = frozenset(served.filter(pl.col("local"))["judge"].to_list()) if served is not None else frozenset()
     return replace(condition_groups(predictions), local=local)

@@ -29,7 +29,7 @@ from cojudge_assets.core.design.robustness import contamination as score_contami
 from cojudge_assets.core.design.robustness import findings as state_findings
 from cojudge_assets.core.judging.prompts import PROMPT_VERSION
 from cojudge_assets.core.judging.requests import write_jsonl
-from cojudge_assets.core.measurement.predictions import has_table
+from cojudge_assets.core.measurement.predictions import has_table, scored
 from cojudge_assets.core.perturbation.stats import judged_pairs, perturbation_answers
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS, present_inputs
@@ -164,6 +164,7 @@ def _config(settings: RobustnessSettings) -> RobustnessConfig:
     group_name=GROUP,
     kinds=KINDS,
     code_version="2",
+    ins={"predictions": dg.AssetIn("predictions", metadata=scored())},
     description="One row per (judge, condition, metric): ROC-AUC, PR-AUC, Brier, ECE, log loss, out-of-fold MCC "
     "and the prevalence on the inspectable part (train and validation) and on the never-inspected part (test), the "
     "paired difference inspectable - never-inspected, trajectory-bootstrap intervals, flagged = the ROC-AUC "
@@ -208,6 +209,7 @@ def findings_asset(present: Set[str]) -> dg.AssetsDefinition:
     if optional:
         optional["mutants"] = dg.AssetIn("mutants", metadata={"columns": MUTANT_COLUMNS})
     optional["attempts"] = dg.AssetIn("attempts", metadata={"columns": ["attempt_uid", "participant", "problem_id"]})
+    optional["predictions"] = dg.AssetIn("predictions", metadata=scored())
 
     @dg.asset(
         name="findings",

@@ -21,6 +21,7 @@ from cojudge_assets.core.dynamics.consensus import (
     panel_discrimination,
     rank_consensus,
 )
+from cojudge_assets.core.measurement.predictions import scored
 from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
@@ -187,6 +188,7 @@ def convergence(context: dg.AssetExecutionContext, attempts: pl.DataFrame, duckd
     group_name="dynamics",
     kinds=KINDS,
     code_version="2",
+    ins={"predictions": dg.AssetIn("predictions", metadata=scored("verdict", "accepted"))},
     description="Per attempt under the consensus condition (nonblind by default): q = mean over judges of the "
     "judge's percentile rank of p_accept, its turn-wise change dq, and the panel's ROC-AUC beside it; a judge "
     "whose answers there are all one value is left out (column left_out).",

@@ -12,6 +12,7 @@ from cojudge_assets.core.design.bias import bias_diagnostics as diagnose
 from cojudge_assets.core.design.bias import bias_figure, bias_frame
 from cojudge_assets.core.design.estimation import EstimationConfig, estimate_pass_rates, estimation_frame
 from cojudge_assets.core.design.estimation import labels_saved as saved_labels
+from cojudge_assets.core.measurement.predictions import scored
 from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
@@ -42,6 +43,7 @@ def _folder(duckdb: DuckDBResource) -> Path:
     group_name="estimation",
     kinds=KINDS,
     code_version="3",
+    ins={"predictions": dg.AssetIn("predictions", metadata=scored())},
     description="One row per judge x condition x participant (null: every attempt) x method (labels, judge, "
     "rogan_gladen, ppi) x label budget n < G (groups; a budget reaching G: one 'every group labelled' row): truth "
     "(full-label pass rate), mean estimate, bias, sd, RMSE, empirical coverage of the interval with its Monte Carlo "
@@ -96,6 +98,7 @@ def labels_saved(context: dg.AssetExecutionContext, config: EstimationSettings, 
     group_name="estimation",
     kinds=KINDS,
     code_version="2",
+    ins={"predictions": dg.AssetIn("predictions", metadata=scored("language", "verdict", "code_lines", "code_tokens"))},
     description="One row per judge x condition x error (p_minus_y, oof_wrong) x covariate term: OLS coef, "
     "cluster-robust (trajectory) se, p (t on groups - 1 df), Holm-adjusted p, n, groups; a note row per "
     "covariate the corpus lacks or that is constant. One figure per judge.",

@@ -33,10 +33,12 @@ from cojudge_assets.core.measurement.predictions import (
     CACHE_READ,
     OUTCOMES_INPUTS,
     PREDICTIONS_INPUTS,
+    PREDICTIONS_READ,
     UNIVERSE_INPUTS,
     outcomes_table,
     predictions_table,
     read_judge_cache,
+    scored,
     universe_table,
 )
 from cojudge_assets.core.report import plots
@@ -46,15 +48,21 @@ from cojudge_assets.defs.partitions import condition_of, judge_of
 from cojudge_assets.defs.resources import output_dir
 
 
-def predictions_asset(present: Set[str]) -> dg.AssetsDefinition:
-    """``predictions`` over the assets of :data:`PREDICTIONS_INPUTS` that ``present`` (the Definitions) holds."""
+def predictions_asset(present: Set[str], partitions: dg.PartitionsDefinition | None = None) -> dg.AssetsDefinition:
+    """``predictions`` over the assets of :data:`PREDICTIONS_INPUTS` that ``present`` (the Definitions) holds, each
+    read with only the columns it needs (:data:`PREDICTIONS_READ`). With ``partitions`` (those of ``judge_outputs``)
+    one partition per judge x condition: a partition reads its own answers and its condition's requests, so its
+    memory is bounded by the partition, and a judge removed from the judges file is no partition, never read."""
+    ins = present_inputs(PREDICTIONS_INPUTS, present, columns=PREDICTIONS_READ)
 
     @dg.asset(
         name="predictions",
         group_name="judging",
         kinds=KINDS,
-        code_version="1",
-        ins=present_inputs(PREDICTIONS_INPUTS, present),
+        code_version="2",  # the program's size (code_lines, code_tokens) in place of its text; by partition
+        partitions_def=partitions,
+        ins=ins,
+        metadata={"partition_expr": {"condition": "condition", "judge": "judge"}} if partitions is not None else None,
         check_specs=[
             dg.AssetCheckSpec(
                 "judged_code_is_attempt_code",
@@ -64,9 +72,10 @@ def predictions_asset(present: Set[str]) -> dg.AssetsDefinition:
                 "the attempt's code (seed study V4).",
             )
         ],
-        description="One row per valid answer (attempt x judge x condition): p_accept and the rubric scores joined to "
-        "the label (y = 1 when the verdict is AC), the trajectory key, turn, and whether the attempt's nonblind "
-        "context is evidence-backed (anchored or segmented).",
+        description="One row per valid answer (attempt x judge x condition), one partition per judge x condition: "
+        "p_accept and the rubric scores joined to the label (y = 1 when the verdict is AC), the trajectory key, "
+        "turn, the program's size (code_lines, code_tokens) and whether the attempt's nonblind context is "
+        "evidence-backed (anchored or segmented).",
     )
     def predictions(context: dg.AssetExecutionContext, **frames: pl.DataFrame):
         table = predictions_table(frames)
@@ -206,9 +215,11 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
     partition reads its own ``judge_outputs`` partition, the requests of every condition (the attempts resampled,
     the same for every judge: core/measurement/predictions.py ``read_universe``), the attempts and contexts, and its
     own rows of the judge cache. Adding a judge measures that judge's partitions only."""
-    ins = present_inputs(("judge_outputs", "attempts", "participant_context"), present)
-    if "judge_requests" in present:  # every condition's requests, whichever partition reads them
-        ins["judge_requests"] = dg.AssetIn("judge_requests", partition_mapping=dg.AllPartitionMapping())
+    ins = present_inputs(("judge_outputs", "attempts", "participant_context"), present, columns=PREDICTIONS_READ)
+    if "judge_requests" in present:  # every condition's requests, whichever partition reads them: which attempts
+        ins["judge_requests"] = dg.AssetIn(
+            "judge_requests", partition_mapping=dg.AllPartitionMapping(), metadata={"columns": REQUESTS_ASKED}
+        )
 
     @dg.multi_asset(
         name=JUDGE_MEASUREMENT,
@@ -230,7 +241,8 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
     ):
         condition, judge = condition_of(context), judge_of(context)
         settings = _settings(config)
-        table, outcomes, universe = predictions_table(frames), outcomes_table(frames), universe_table(frames)
+        table = predictions_table(frames, with_code=True)  # the text, for identical resubmissions (consistency)
+        outcomes, universe = outcomes_table(frames), universe_table(frames)
         if universe.is_empty() or outcomes.is_empty():
             empty = pl.DataFrame(schema=LONG_SCHEMA)
             for name in JUDGE_TABLES:
@@ -254,11 +266,25 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
     return judge_measurement
 
 
+# what the requests tell measurement: which attempts were asked under which condition (no request text)
+REQUESTS_ASKED = ["attempt_uid", "condition"]
+# the columns the cross-judge tables read: keys, label, trajectory and p, none of the text
+CROSS_READ = {
+    "judge_outputs": ["judge", "condition", "attempt_uid", "status"],
+    "judge_requests": REQUESTS_ASKED,
+    "attempts": ["attempt_uid", "participant", "problem_id", "turn", "accepted"],
+    "participant_context": ["attempt_uid", "condition", "provenance"],
+}
+
+
 def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
     """The cross-judge measurement tables (agreement, condition_effects, panel) from ``predictions``, over the
     attempts of :func:`universe_table`; and, when the Definitions hold no :func:`judge_measurement_asset` (no
     judge), the per-judge tables too (empty, as predictions is)."""
     names = CROSS_TABLES if "judge_metrics" in present else (*CROSS_TABLES, *JUDGE_TABLES)
+    # the answers' statuses count coverage, a per-judge figure: with the per-judge tables partitioned, the
+    # cross-judge tables do not read every judge's answers again
+    inputs = UNIVERSE_INPUTS if "judge_metrics" in present else tuple(dict.fromkeys(OUTCOMES_INPUTS + UNIVERSE_INPUTS))
 
     @dg.multi_asset(
         name="measurement",
@@ -269,7 +295,10 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
             )
             for name in names
         },
-        ins=present_inputs(tuple(dict.fromkeys(OUTCOMES_INPUTS + UNIVERSE_INPUTS)), present),
+        ins={
+            **present_inputs(inputs, present, columns=CROSS_READ),
+            "predictions": dg.AssetIn("predictions", metadata=scored()),
+        },
     )
     def measurement(
         context: dg.AssetExecutionContext,

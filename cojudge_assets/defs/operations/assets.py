@@ -15,6 +15,7 @@ from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.operations.drift import drift_comparison, read_drift_inputs
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS, present_inputs
+from cojudge_assets.defs.resources import judge_store
 
 
 class DriftReportSettings(dg.Config):
@@ -31,7 +32,11 @@ def drift_report_asset(present: Set[str]) -> dg.AssetsDefinition:
         kinds=KINDS,
         code_version="1",
         # the judges of the run: only the judge column of judge_outputs is loaded
-        ins=present_inputs(("attempts", "judge_outputs"), present, columns={"judge_outputs": ["judge"]}),
+        ins=present_inputs(
+            ("attempts", "judge_outputs"),
+            present,
+            columns={"judge_outputs": ["judge"], "attempts": ["attempt_uid", "accepted", "participant", "problem_id"]},
+        ),
         description="One row per (drift event, condition, metric): Spearman's rho between the judge's old and new p "
         "on the attempts both epochs answered, and ROC-AUC, PR-AUC, Brier and LogLoss in both epochs with the paired "
         "change new - old and its trajectory-bootstrap interval. Empty while no drift was seen.",
@@ -39,8 +44,8 @@ def drift_report_asset(present: Set[str]) -> dg.AssetsDefinition:
     def drift_report(
         context: dg.AssetExecutionContext, config: DriftReportSettings, duckdb: DuckDBResource, **frames: pl.DataFrame
     ) -> pl.DataFrame:
-        with duckdb.get_connection() as conn:  # the judge cache and the drift events are internal stores
-            answers, events = read_drift_inputs(conn, frames["attempts"], frames.get("judge_outputs"))
+        with judge_store(duckdb) as store:  # the judge cache and the drift events: read by slice, never copied
+            answers, events = read_drift_inputs(store, frames["attempts"], frames.get("judge_outputs"))
         table = drift_comparison(answers, events, resamples=config.resamples, seed=config.seed)
         context.add_output_metadata(
             {

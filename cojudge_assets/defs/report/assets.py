@@ -17,10 +17,10 @@ from dagster_duckdb import DuckDBResource
 from cojudge_assets.core.constants import CONDITIONS
 from cojudge_assets.core.frames import frames_connection
 from cojudge_assets.core.ingest.icescore import published_values
-from cojudge_assets.core.report.content import STORES, read_stores, read_tables, report_sections
+from cojudge_assets.core.report.content import READ_COLUMNS, STORES, read_stores, read_tables, report_sections
 from cojudge_assets.core.report.document import write_report
 from cojudge_assets.defs.io import present_inputs
-from cojudge_assets.defs.resources import CorpusResource, JudgesResource, output_dir
+from cojudge_assets.defs.resources import CorpusResource, JudgesResource, judge_store, output_dir
 from cojudge_assets.judges.config import layout_judges
 
 REPORT_TITLE = "cojudge report: LLM judges of code as instruments"
@@ -29,7 +29,7 @@ REPORT_TITLE = "cojudge report: LLM judges of code as instruments"
 def report_asset(present: Set[str]) -> dg.AssetsDefinition:
     """``report`` with an input per asset table its sections read (``READS``) that ``present`` (the Definitions)
     holds."""
-    inputs = present_inputs(read_tables(), present - set(STORES))
+    inputs = present_inputs(read_tables(), present - set(STORES), columns=READ_COLUMNS)
 
     @dg.asset(
         name="report",
@@ -61,8 +61,8 @@ def report_asset(present: Set[str]) -> dg.AssetsDefinition:
             "conditions": ", ".join(CONDITIONS),
             "dagster run": context.run.run_id,
         }
-        with duckdb.get_connection() as conn:
-            stores = read_stores(conn)
+        with judge_store(duckdb) as store:  # by slice and by count, never a copy of the store
+            stores = read_stores(store, frames.get("attempts", pl.DataFrame()))
         # the figures are drawn from the tables into a scratch folder; write_report copies them to report/figures/
         with tempfile.TemporaryDirectory(prefix="cojudge-report-") as drawn:
             with frames_connection({**stores, **frames}) as conn:
