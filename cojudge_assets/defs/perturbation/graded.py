@@ -20,7 +20,14 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.graded.metrics import METRIC_SCHEMA, judge_scores, reference_scores, table_iii
+from cojudge_assets.core.graded.metrics import (
+    METRIC_SCHEMA,
+    edit_size_by_ceiling,
+    judge_scores,
+    reference_scores,
+    table_iii,
+    with_edit_size,
+)
 from cojudge_assets.core.graded.metrics import graded_metrics as score_graded
 from cojudge_assets.core.graded.rules import BY_NAME, RULES
 from cojudge_assets.core.graded.verify import PROGRAM_SCHEMA, ceiling_balance, fail_share_distribution, rule_yield
@@ -147,12 +154,14 @@ def graded_metrics_asset(present: Set[str]) -> dg.AssetsDefinition:
         name="graded_metrics",
         group_name="perturbation",
         kinds=KINDS,
-        code_version="1",
+        code_version="2",
         ins=optional,
-        description="One row per (judge, answer kind, metric, subset) against the graded ceilings: Spearman rho, "
-        "Kendall tau, Krippendorff's alpha (interval), EMD, mean score per ceiling, MCC per adjacent pair of "
-        "ceilings; seed-clustered bootstrap intervals (lo, hi). Judges: the asked ones (p_accept, rubric) and the "
-        "reference-based chrF++, CodeBLEU and edit similarity against the seed.",
+        description="One row per (judge, answer kind, scope, metric, subset) against the graded ceilings: Spearman "
+        "rho (pooled, within problem, controlled for edit size), Kendall tau, Krippendorff's alpha (interval), EMD, "
+        "mean score per ceiling, MCC per adjacent pair of ceilings; scope full (ceilings 0..5) and rectifiable "
+        "(1..5); problem-clustered intervals (bootstrap SE, t on problems - 1), p-values and Holm over the tests; "
+        "undefined values null with a note. Judges: the asked ones (p_accept, rubric) and the reference-based "
+        "chrF++, CodeBLEU and edit similarity against the seed and against another accepted solution.",
     )
     def graded_metrics(
         context: dg.AssetExecutionContext,
@@ -167,11 +176,9 @@ def graded_metrics_asset(present: Set[str]) -> dg.AssetsDefinition:
         if graded_programs.is_empty() or not graded_programs["graded"].any():
             context.add_output_metadata({"graded": 0, "note": "no graded program"})
             return pl.DataFrame(schema=METRIC_SCHEMA)
+        graded = with_edit_size(graded_programs.filter(pl.col("graded")), mutation_seeds)
         scores = pl.concat(
-            [
-                judge_scores(graded_programs, frames.get("perturbation_outputs")),
-                reference_scores(graded_programs, mutation_seeds),
-            ]
+            [judge_scores(graded, frames.get("perturbation_outputs")), reference_scores(graded, mutation_seeds)]
         )
         table = score_graded(scores, n_resamples=config.resamples, seed=config.seed)
         figure = plots.score_vs_ceiling(table, folder / "score_vs_ceiling.png", SCORE_VS_CEILING_TITLE)
@@ -180,6 +187,7 @@ def graded_metrics_asset(present: Set[str]) -> dg.AssetsDefinition:
                 "graded": int(graded_programs["graded"].sum()),
                 "judges": len(set(scores["judge"].to_list())),
                 "table_iii": dg.MetadataValue.md(markdown_table(table_iii(table))),
+                "edit_size": dg.MetadataValue.md(markdown_table(edit_size_by_ceiling(graded))),
                 "score_vs_ceiling": dg.MetadataValue.path(str(figure)),
             }
         )

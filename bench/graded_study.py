@@ -1,0 +1,142 @@
+"""The graded study (AXIOM's Table III) on a corpus, without Dagster: programs, local judges, metrics, stored.
+
+For ``demo`` (data/demo, pages) or ``itsp-c`` (../shared/corpora/itsp-c, progsnap2), through the same core
+functions as the assets:
+
+1. ``mutation_seeds`` and ``graded_programs`` (core/graded/verify.py), cached as Parquet under ``--cache`` so a
+   change of the metrics does not re-run the programs (``--rebuild`` makes them again);
+2. the local judges sample-exec and static-rubric on every graded program, blind (the request the judges are
+   sent: the problem's statement, the language, the code; judges/local.py), as ``perturbation_outputs`` holds
+   them; hosted judges are not asked here;
+3. ``graded_metrics`` (core/graded/metrics.py) with the reference-based judges against both references.
+
+It prints the edit size per ceiling and Table III, and writes the metric table to
+``docs/figures/graded-<corpus>.csv`` (``--store``): the stored table docs/methodology.md quotes, and that
+cojudge_tests/core/test_methodology_graded_figures.py ties to the text.
+
+    nice -n 10 .venv/bin/python bench/graded_study.py --corpus demo [--store]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import polars as pl
+
+from cojudge_assets.core.execution.contest_judge import ContestJudge
+from cojudge_assets.core.graded.metrics import (
+    edit_size_by_ceiling,
+    graded_metrics,
+    judge_scores,
+    reference_scores,
+    table_iii,
+    with_edit_size,
+)
+from cojudge_assets.core.graded.verify import ceiling_balance, graded_programs
+from cojudge_assets.core.ingest.corpus import contest_settings, read_corpus, read_problem_table
+from cojudge_assets.core.ingest.kattis import read_problems
+from cojudge_assets.core.perturbation.verify import mutation_seeds
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPORA = {
+    "demo": (ROOT / "data" / "demo", "pages"),
+    "itsp-c": (ROOT.parent / "shared" / "corpora" / "itsp-c", "progsnap2"),
+}
+FIGURES = ROOT / "docs" / "figures"
+
+
+def _programs(name: str, cache: Path, rebuild: bool) -> tuple[pl.DataFrame, pl.DataFrame, dict]:
+    corpus, layout = CORPORA[name]
+    packages = read_problems(corpus / "problems")
+    seeds_path, programs_path = cache / f"{name}-seeds.parquet", cache / f"{name}-programs.parquet"
+    if seeds_path.exists() and programs_path.exists() and not rebuild:
+        return pl.read_parquet(seeds_path), pl.read_parquet(programs_path), packages
+    problems = read_problem_table(corpus, layout)
+    names = dict(zip(problems["problem_id"].to_list(), problems["name"].to_list()))
+    attempts = read_corpus(corpus, layout, names, contest_settings(corpus)).attempts
+    judge = ContestJudge(cache / "judge-cache")
+    started = time.perf_counter()
+    seeds = mutation_seeds(attempts, packages, judge)
+    table = graded_programs(seeds, packages, judge, progress=print)
+    print(f"{name}: seeds and graded programs in {time.perf_counter() - started:.1f} s")
+    cache.mkdir(parents=True, exist_ok=True)
+    seeds.write_parquet(seeds_path)
+    table.write_parquet(programs_path)
+    return seeds, table, packages
+
+
+def _local_outputs(name: str, table: pl.DataFrame, packages: dict, cache: Path) -> pl.DataFrame:
+    """sample-exec and static-rubric on every graded program, blind, cached by program_uid."""
+    from cojudge_assets.core.judging.models import validate_answer
+    from cojudge_assets.judges.local import PromptParts, SampleExecScorer, StaticRubricScorer
+
+    path = cache / f"{name}-local-outputs.parquet"
+    graded = table.filter(pl.col("graded"))
+    if path.exists():
+        stored = pl.read_parquet(path)
+        if set(stored["attempt_uid"].to_list()) >= set(graded["program_uid"].to_list()):
+            return stored
+    scorers = {
+        "sample-exec": SampleExecScorer(ContestJudge(cache / "judge-cache")),
+        "static-rubric": StaticRubricScorer(),
+    }
+    rows = []
+    for program in graded.iter_rows(named=True):
+        parts = PromptParts(
+            program["problem_id"], program["language"], packages[program["problem_id"]].statement, program["code"], ""
+        )
+        for judge, scorer in scorers.items():
+            checked = validate_answer(scorer.score(parts))
+            answer = checked.output
+            rows.append(
+                {
+                    "judge": judge,
+                    "attempt_uid": program["program_uid"],
+                    "status": "ok" if answer else ("abstained" if checked.abstained else "failed"),
+                    "p_accept": answer.p_accept if answer else None,
+                    "s_algo": answer.s_algo if answer else None,
+                    "s_robust": answer.s_robust if answer else None,
+                    "score": getattr(answer, "score", None) if answer else None,
+                }
+            )
+    outputs = pl.DataFrame(rows)
+    outputs.write_parquet(path)
+    return outputs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", choices=sorted(CORPORA), default="demo")
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/cojudge-graded-study"))
+    parser.add_argument("--rebuild", action="store_true", help="make the graded programs again")
+    parser.add_argument("--no-local", action="store_true", help="the reference-based judges only")
+    parser.add_argument("--store", action="store_true", help=f"write the metric table under {FIGURES}")
+    args = parser.parse_args()
+    seeds, table, packages = _programs(args.corpus, args.cache, args.rebuild)
+    print(ceiling_balance(table))
+    outputs = None if args.no_local else _local_outputs(args.corpus, table, packages, args.cache)
+    started, cpu = time.perf_counter(), time.process_time()
+    table = with_edit_size(table, seeds)
+    scores = pl.concat([judge_scores(table, outputs), reference_scores(table, seeds)])
+    metrics = graded_metrics(scores)
+    print(
+        f"graded_metrics: {time.perf_counter() - started:.1f} s wall, {time.process_time() - cpu:.1f} s CPU, "
+        f"{len(metrics)} rows"
+    )
+    with pl.Config(tbl_rows=100, tbl_cols=20, tbl_width_chars=200):
+        print(edit_size_by_ceiling(table))
+        print(table_iii(metrics))
+    if args.store:
+        FIGURES.mkdir(parents=True, exist_ok=True)
+        target = FIGURES / f"graded-{args.corpus}.csv"
+        metrics.write_csv(target)
+        meta = {"corpus": args.corpus, "graded": int(table["graded"].sum()), "seeds": int(seeds["usable"].sum())}
+        (FIGURES / f"graded-{args.corpus}.json").write_text(json.dumps(meta, indent=1) + "\n")
+        print(f"stored {target}")
+
+
+if __name__ == "__main__":
+    main()
