@@ -147,7 +147,7 @@ def graded_metrics_asset(present: Set[str]) -> dg.AssetsDefinition:
     optional = present_inputs(
         ("perturbation_outputs",),
         present,
-        columns={"perturbation_outputs": ["judge", "attempt_uid", "status", "p_accept", "s_algo", "s_robust"]},
+        columns={"perturbation_outputs": ["judge", "attempt_uid", "status", "p_accept", "s_algo", "s_robust", "score"]},
     )
 
     @dg.asset(
