@@ -20,7 +20,9 @@ cojudge_tests/core/test_methodology_graded_figures.py ties to the text.
 from __future__ import annotations
 
 import argparse
-import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -29,6 +31,7 @@ import polars as pl
 from cojudge_assets.core.execution.contest_judge import ContestJudge
 from cojudge_assets.core.graded.metrics import (
     edit_size_by_ceiling,
+    figures_markdown,
     graded_metrics,
     judge_scores,
     reference_scores,
@@ -107,35 +110,63 @@ def _local_outputs(name: str, table: pl.DataFrame, packages: dict, cache: Path) 
     return outputs
 
 
+def _step(table: pl.DataFrame, seeds: pl.DataFrame, outputs: pl.DataFrame | None):
+    """What the ``graded_metrics`` asset does (defs/perturbation/graded.py), without Dagster."""
+    graded = with_edit_size(table.filter(pl.col("graded")), seeds)
+    scores = pl.concat([judge_scores(graded, outputs), reference_scores(graded, seeds)])
+    return graded, graded_metrics(scores)
+
+
+def _measure(args) -> None:
+    """The step in a child process: its wall time, CPU time (user + system) and peak RSS from os.wait4."""
+    command = [sys.executable, __file__, "--corpus", args.corpus, "--cache", str(args.cache), "--child"]
+    if args.no_local:
+        command.append("--no-local")
+    started = time.perf_counter()
+    child = subprocess.Popen(command)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - started
+    print(
+        f"graded_metrics step ({args.corpus}, child process, loading the cached tables included): "
+        f"wall {wall:.1f} s, CPU {usage.ru_utime + usage.ru_stime:.1f} s, peak RSS {usage.ru_maxrss / 1024:.0f} MB, "
+        f"exit {os.waitstatus_to_exitcode(status)}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", choices=sorted(CORPORA), default="demo")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/cojudge-graded-study"))
     parser.add_argument("--rebuild", action="store_true", help="make the graded programs again")
     parser.add_argument("--no-local", action="store_true", help="the reference-based judges only")
-    parser.add_argument("--store", action="store_true", help=f"write the metric table under {FIGURES}")
+    parser.add_argument("--store", action="store_true", help=f"write the metric tables under {FIGURES}")
+    parser.add_argument("--measure", action="store_true", help="time the metrics step alone in a child process")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.measure:
+        return _measure(args)
     seeds, table, packages = _programs(args.corpus, args.cache, args.rebuild)
-    print(ceiling_balance(table))
     outputs = None if args.no_local else _local_outputs(args.corpus, table, packages, args.cache)
+    if args.child:
+        _step(table, seeds, outputs)
+        return None
+    print(ceiling_balance(table))
     started, cpu = time.perf_counter(), time.process_time()
-    table = with_edit_size(table, seeds)
-    scores = pl.concat([judge_scores(table, outputs), reference_scores(table, seeds)])
-    metrics = graded_metrics(scores)
+    graded, metrics = _step(table, seeds, outputs)
     print(
         f"graded_metrics: {time.perf_counter() - started:.1f} s wall, {time.process_time() - cpu:.1f} s CPU, "
         f"{len(metrics)} rows"
     )
+    sizes = edit_size_by_ceiling(graded)
     with pl.Config(tbl_rows=100, tbl_cols=20, tbl_width_chars=200):
-        print(edit_size_by_ceiling(table))
         print(table_iii(metrics))
+    print(figures_markdown(metrics, sizes))
     if args.store:
         FIGURES.mkdir(parents=True, exist_ok=True)
-        target = FIGURES / f"graded-{args.corpus}.csv"
-        metrics.write_csv(target)
-        meta = {"corpus": args.corpus, "graded": int(table["graded"].sum()), "seeds": int(seeds["usable"].sum())}
-        (FIGURES / f"graded-{args.corpus}.json").write_text(json.dumps(meta, indent=1) + "\n")
-        print(f"stored {target}")
+        metrics.write_csv(FIGURES / f"graded-{args.corpus}.csv")
+        sizes.write_csv(FIGURES / f"graded-{args.corpus}-edit-size.csv")
+        print(f"stored {FIGURES / f'graded-{args.corpus}.csv'} and the edit sizes beside it")
+    return None
 
 
 if __name__ == "__main__":
