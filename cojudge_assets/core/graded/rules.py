@@ -202,19 +202,26 @@ def _calls(root: Node, language: str, name: bytes) -> list[Node]:
 # --- 5: Alternatives --------------------------------------------------------------------------------------------
 
 
+def _for_header(loop: Node, src: bytes, jumps: set[str]) -> tuple[Node, list[bytes]] | None:
+    """(body, [init, condition, update]) of a three-clause for loop whose body is a block holding none of
+    ``jumps``, else None."""
+    body = loop.child_by_field_name("body")
+    if body is None or body.type not in ("compound_statement", "block") or _has(body, jumps):
+        return None
+    opening = next((c for c in loop.children if c.type == "("), None)
+    closing = [c for c in loop.children if c.type == ")" and c.end_byte <= body.start_byte]
+    if opening is None or not closing:
+        return None
+    parts = [p.strip() for p in _split_top(src[opening.end_byte : closing[-1].start_byte], ord(";"))]
+    return (body, parts) if len(parts) == 3 else None
+
+
 def _for_to_while(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
     for loop in nodes["for_statement"]:
-        body = loop.child_by_field_name("body")
-        if body is None or body.type not in ("compound_statement", "block") or _has(body, {"continue_statement"}):
+        header = _for_header(loop, src, {"continue_statement"})
+        if header is None:
             continue
-        opening = next((c for c in loop.children if c.type == "("), None)
-        closing = [c for c in loop.children if c.type == ")" and c.end_byte <= body.start_byte]
-        if opening is None or not closing:
-            continue
-        parts = [p.strip() for p in _split_top(src[opening.end_byte : closing[-1].start_byte], ord(";"))]
-        if len(parts) != 3:
-            continue
-        init, condition, _ = parts
+        body, (init, condition, _) = header
         if language == "java":
             if len(loop.children_by_field_name("init")) > 1:
                 continue  # `for (i = 0, j = 1; ...)`: Java has no comma operator outside a for header
@@ -734,17 +741,10 @@ def _delete_else(nodes: dict[str, list[Node]], language: str, src: bytes) -> Ite
 
 def _loop_first_iteration(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
     for loop in nodes["for_statement"]:
-        body = loop.child_by_field_name("body")
-        if body is None or body.type not in _BLOCKS or _has(body, {"break_statement", "continue_statement"}):
-            continue
-        opening = next((c for c in loop.children if c.type == "("), None)
-        closing = [c for c in loop.children if c.type == ")" and c.end_byte <= body.start_byte]
-        if opening is None or not closing:
-            continue
-        parts = [p.strip() for p in _split_top(src[opening.end_byte : closing[-1].start_byte], ord(";"))]
-        if len(parts) != 3 or not parts[1]:
-            continue
-        init, condition, _ = parts
+        header = _for_header(loop, src, {"break_statement", "continue_statement"})
+        if header is None or not header[1][1]:
+            continue  # no three clauses, a jump in the body, or no condition (the loop ends on a break)
+        body, (init, condition, _) = header
         yield [
             Edit(
                 loop.start_byte,
