@@ -1,16 +1,17 @@
 """Group ``perturbation``, graded part: programs with score ceilings (AXIOM), verified, balanced and scored.
 
-``graded_programs`` chains the rules of core/graded/rules.py on the usable seeds of ``mutation_seeds``,
-verifies every program by execution (core/graded/verify.py) and balances the ceilings; ``graded_yield`` and
+``graded_programs`` makes sequences of the rules of core/graded/rules.py on the usable seeds of
+``mutation_seeds``, verifies every program by execution on the secret tests (core/graded/verify.py) and balances
+the ceilings 0..5; ``graded_yield`` and
 ``graded_balance`` count it per rule and per ceiling. The graded programs are judged blind through
 ``perturbation_requests`` / ``perturbation_outputs`` with the seeds and mutants (one partition per judge, the
 judge cache, so nothing is sent twice); ``graded_metrics`` scores every judge, and the reference-based judges
 (chrF++, CodeBLEU, edit similarity against the seed), against the ceilings (core/graded/metrics.py). It reads
 ``perturbation_outputs`` only when the Definitions hold it, so it is made by :func:`graded_metrics_asset`.
 
-Incremental: a program's code depends on its seed, its rule and (for a chain) the companion rendezvous
-hashing picks, so adding a rule adds that rule's programs and changes only the chains the new rule wins; every
-unchanged program is served from the contest judge's result cache and the judge cache.
+Incremental: a program's code depends on its seed, its rule and the rules rendezvous hashing picks for the
+other slots of its sequence, so adding a rule adds that rule's programs and changes only the slots the new rule
+wins; every unchanged program is served from the contest judge's result cache and the judge cache.
 """
 
 from collections.abc import Set
@@ -30,7 +31,13 @@ from cojudge_assets.core.graded.metrics import (
 )
 from cojudge_assets.core.graded.metrics import graded_metrics as score_graded
 from cojudge_assets.core.graded.rules import BY_NAME, RULES
-from cojudge_assets.core.graded.verify import PROGRAM_SCHEMA, ceiling_balance, fail_share_distribution, rule_yield
+from cojudge_assets.core.graded.verify import (
+    PROGRAM_SCHEMA,
+    ceiling_balance,
+    fail_share_distribution,
+    rule_yield,
+    shape,
+)
 from cojudge_assets.core.graded.verify import graded_programs as build
 from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
@@ -39,7 +46,7 @@ from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, 
 from cojudge_assets.defs.versions import content_version
 
 GRADED_PROGRAM_ASSETS = ("graded_programs", "graded_yield", "graded_balance")  # run with the mutants
-BALANCE_TOLERANCE = 0.05  # each ceiling holds 20% +- this of the graded set
+BALANCE_TOLERANCE = 0.05  # each ceiling 0..5 holds 1/6 +- this of the graded set
 SCORE_VS_CEILING_TITLE = "Score vs ceiling per judge (graded programs, blind)"
 
 
@@ -50,22 +57,24 @@ class GradedSettings(dg.Config):
 @dg.asset(
     group_name="perturbation",
     kinds=KINDS,
-    code_version="2",
+    code_version="3",
     check_specs=[
         dg.AssetCheckSpec(
             "every_graded_program_verified",
             asset="graded_programs",
-            description="Every graded program was run on its problem's tests and had its rule's intended effect.",
+            description="Every graded program was run on its problem's secret tests and had its ceiling's intended "
+            "effect.",
         ),
         dg.AssetCheckSpec(
             "ceilings_balanced",
             asset="graded_programs",
-            description="Each ceiling 1..5 holds 20% +- 5% of the graded set.",
+            description="Each ceiling 0..5 holds 1/6 +- 5% of the graded set.",
         ),
     ],
-    description="One row per (usable seed, rule): the graded program (rule, companion, ceiling, code) and its "
-    "verification by execution (tests run, failed, fail_share, effect, accepted, reason), graded when the balance "
-    "keeps it; a rule that finds no site is a skipped row (no code).",
+    description="One row per (usable seed, rule): the graded program (its rule sequence `rules`, the ceiling 0..5 "
+    "of its last rule, code, edit_size to the seed, repair_tokens) and its verification by execution on the secret "
+    "tests (tests run, failed, fail_share, effect, accepted, reason), graded when the balance keeps it; a rule "
+    "that finds no site is a skipped row (no code).",
 )
 def graded_programs(
     context: dg.AssetExecutionContext,
@@ -84,6 +93,7 @@ def graded_programs(
         table = build(mutation_seeds, corpus.packages(), contest_judge.judge(), rules, progress=context.log.info)
     graded = table.filter(pl.col("graded"))
     balance = ceiling_balance(table)
+    figures = shape(table) if len(graded) else {}
     yield dg.Output(
         table,
         data_version=content_version(table, ["program_uid", "code", "effect", "graded"]),
@@ -93,6 +103,7 @@ def graded_programs(
             "graded": len(graded),
             "balance": dg.MetadataValue.md(markdown_table(balance)),
             "fail_share": dg.MetadataValue.md(markdown_table(fail_share_distribution(table))),
+            **{k: dg.MetadataValue.float(v) for k, v in figures.items() if k != "programs"},
         },
     )
     yield dg.AssetCheckResult(
@@ -103,7 +114,7 @@ def graded_programs(
     shares = balance["share"].to_list()
     yield dg.AssetCheckResult(
         check_name="ceilings_balanced",
-        passed=len(graded) > 0 and all(abs(s - 0.2) <= BALANCE_TOLERANCE for s in shares),
+        passed=len(graded) > 0 and all(abs(s - 1 / len(shares)) <= BALANCE_TOLERANCE for s in shares),
         metadata={"shares": dg.MetadataValue.md(markdown_table(balance.select("ceiling", "graded", "share")))},
     )
 
@@ -111,9 +122,10 @@ def graded_programs(
 @dg.asset(
     group_name="perturbation",
     kinds=KINDS,
-    code_version="1",
+    code_version="2",
     description="One row per graded rule: its ceiling and category, seeds skipped (no site), programs made, "
-    "accepted (yield = accepted / made), broken, of the wrong effect, graded, share of the graded set, languages.",
+    "accepted (yield = accepted / made), broken, of the wrong effect, graded, share of the graded set and of its "
+    "ceiling (ceiling_share, at most 25% where the corpus allows), languages.",
 )
 def graded_yield(context: dg.AssetExecutionContext, graded_programs: pl.DataFrame) -> pl.DataFrame:
     table = rule_yield(graded_programs)
@@ -127,8 +139,10 @@ def graded_yield(context: dg.AssetExecutionContext, graded_programs: pl.DataFram
 @dg.asset(
     group_name="perturbation",
     kinds=KINDS,
-    code_version="1",
-    description="One row per ceiling 5..1: candidate programs, accepted, graded, and the graded share (balance).",
+    code_version="2",
+    description="One row per ceiling 5..0: its category, candidate programs, verified, accepted, graded, the graded "
+    "share (balance, 1/6 each), the median edit size of its graded programs, and a note where a rule holds more "
+    "than 25% of the ceiling, saying why.",
 )
 def graded_balance(context: dg.AssetExecutionContext, graded_programs: pl.DataFrame) -> pl.DataFrame:
     table = ceiling_balance(graded_programs)
