@@ -2,11 +2,11 @@
 
 ``graded_programs`` makes sequences of the rules of core/graded/rules.py on the usable seeds of
 ``mutation_seeds``, verifies every program by execution on the secret tests (core/graded/verify.py) and balances
-the ceilings 0..5; ``graded_yield`` and
-``graded_balance`` count it per rule and per ceiling. The graded programs are judged blind through
-``perturbation_requests`` / ``perturbation_outputs`` with the seeds and mutants (one partition per judge, the
-judge cache, so nothing is sent twice; graded requests also ask for AXIOM's 0-5 score); ``graded_metrics`` scores every judge, and the reference-based judges
-(chrF++, CodeBLEU, edit similarity against the seed and another accepted solution), against the ceilings (core/graded/metrics.py). It reads
+the ceilings 0..5; ``graded_yield`` and ``graded_balance`` count it per rule and per ceiling. The graded programs
+are judged blind through ``perturbation_requests`` / ``perturbation_outputs`` with the seeds and mutants (one
+partition per judge, the judge cache, so nothing is sent twice; graded requests also ask for AXIOM's 0-5 score);
+``graded_metrics`` scores every judge, and the reference-based judges (chrF++, CodeBLEU, edit similarity against
+the seed and against another accepted solution), against the ceilings (core/graded/metrics.py). It reads
 ``perturbation_outputs`` only when the Definitions hold it, so it is made by :func:`graded_metrics_asset`.
 
 Incremental: a program's code depends on its seed, its rule and the rules rendezvous hashing picks for the
