@@ -191,10 +191,12 @@ def test_answers_are_mapped_to_the_0_to_5_scale():
             "p_accept": [0.9, 0.1],
             "s_algo": [5, 1],
             "s_robust": [4, 1],
+            "score": [5, None],  # AXIOM's 0-5 score, where asked; b's answer came without one
         }
     )
     mapped = judge_scores(graded, outputs).sort("answer", "program_uid")
-    assert mapped["score"].to_list() == pytest.approx([4.5, 0.5, 4.375, 0.0])  # 5p; 5 (mean - 1) / 4
+    assert mapped["answer"].to_list() == ["p_accept", "p_accept", "rubric", "rubric", "score"]
+    assert mapped["score"].to_list() == pytest.approx([4.5, 0.5, 4.375, 0.0, 5.0])  # 5p; 5 (mean - 1) / 4; as is
 
 
 def test_reference_judges_score_a_program_against_its_seed():

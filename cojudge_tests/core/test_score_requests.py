@@ -6,9 +6,7 @@ import hashlib
 import json
 
 import polars as pl
-import pytest
 
-from cojudge_assets.core.graded.metrics import judge_scores
 from cojudge_assets.core.judging.models import JudgeRequest, validate_answer
 from cojudge_assets.core.judging.prompts import PROMPT_VERSION, SYSTEM, asks_score, canonical_json, render, request_hash
 from cojudge_assets.core.judging.requests import build_requests
@@ -70,22 +68,3 @@ def test_static_rubric_answers_the_score_only_when_asked():
     expected = round(5 * ((asked.output.s_algo + asked.output.s_robust) / 2 - 1) / 4)
     assert asked.output.score == expected and 0 <= expected <= 5
     assert plain.output.p_accept == asked.output.p_accept  # the rest of the answer does not move
-
-
-def test_the_answered_score_is_its_own_answer_kind_beside_5_p_accept():
-    graded = pl.DataFrame({"program_uid": ["a", "b"], "seed_uid": ["s", "s"], "ceiling": [5, 1], "graded": [True] * 2})
-    outputs = pl.DataFrame(
-        {
-            "judge": ["j", "j"],
-            "attempt_uid": ["a", "b"],
-            "status": ["ok", "ok"],
-            "p_accept": [0.9, 0.1],
-            "s_algo": [5, 1],
-            "s_robust": [4, 1],
-            "score": [5, None],  # b answered without a score (an answer stored before it was asked)
-        }
-    )
-    mapped = judge_scores(graded, outputs)
-    score = mapped.filter(pl.col("answer") == "score")
-    assert score["program_uid"].to_list() == ["a"] and score["score"].to_list() == [5.0]
-    assert mapped.filter(pl.col("answer") == "p_accept")["score"].to_list() == pytest.approx([4.5, 0.5])
