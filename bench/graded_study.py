@@ -5,14 +5,18 @@ functions as the assets:
 
 1. ``mutation_seeds`` and ``graded_programs`` (core/graded/verify.py), cached as Parquet under ``--cache`` so a
    change of the metrics does not re-run the programs (``--rebuild`` makes them again);
-2. the local judges sample-exec and static-rubric on every graded program, blind (the request the judges are
-   sent: the problem's statement, the language, the code; judges/local.py), as ``perturbation_outputs`` holds
-   them; hosted judges are not asked here;
-3. ``graded_metrics`` (core/graded/metrics.py) with the reference-based judges against both references.
+2. the local judges sample-exec and static-rubric on every graded program, blind and asked for AXIOM's 0-5
+   score, as the graded requests ask them (judges/local.py), as ``perturbation_outputs`` would hold them; hosted
+   judges are not asked here (cached as Parquet too; a cache without the score is made again);
+3. ``graded_scores`` then ``graded_metrics`` (core/graded/metrics.py), the reference-based judges against both
+   references, each step timed.
 
-It prints the edit size per ceiling and Table III, and writes the metric table to
-``docs/figures/graded-<corpus>.csv`` (``--store``): the stored table docs/methodology.md quotes, and that
-cojudge_tests/core/test_methodology_graded_figures.py ties to the text.
+It prints Table III and the lines docs/methodology.md quotes (``figures_markdown``), and with ``--store`` writes
+the metric table and the edit sizes per ceiling to ``docs/figures/graded-<corpus>.csv`` and
+``graded-<corpus>-edit-size.csv``: the stored tables docs/methodology.md quotes, which
+cojudge_tests/core/test_methodology_graded_figures.py ties to the text. ``--measure STEP`` runs one step alone in
+a child process and prints its wall time, CPU time and peak RSS (os.wait4), as bench/step_memory.py does for a
+materialized DuckDB file.
 
     nice -n 10 .venv/bin/python bench/graded_study.py --corpus demo [--store]
 """
@@ -33,10 +37,8 @@ from cojudge_assets.core.graded.metrics import (
     edit_size_by_ceiling,
     figures_markdown,
     graded_metrics,
-    judge_scores,
-    reference_scores,
+    score_programs,
     table_iii,
-    with_edit_size,
 )
 from cojudge_assets.core.graded.verify import ceiling_balance, graded_programs
 from cojudge_assets.core.ingest.corpus import contest_settings, read_corpus, read_problem_table
@@ -80,7 +82,10 @@ def _local_outputs(name: str, table: pl.DataFrame, packages: dict, cache: Path) 
     graded = table.filter(pl.col("graded"))
     if path.exists():
         stored = pl.read_parquet(path)
-        if set(stored["attempt_uid"].to_list()) >= set(graded["program_uid"].to_list()):
+        answered = stored.filter(pl.col("status") == "ok")
+        if set(stored["attempt_uid"].to_list()) >= set(graded["program_uid"].to_list()) and (
+            "score" in stored.columns and answered["score"].null_count() == 0
+        ):
             return stored
     scorers = {
         "sample-exec": SampleExecScorer(ContestJudge(cache / "judge-cache")),
@@ -88,11 +93,10 @@ def _local_outputs(name: str, table: pl.DataFrame, packages: dict, cache: Path) 
     }
     rows = []
     for program in graded.iter_rows(named=True):
-        parts = PromptParts(
-            program["problem_id"], program["language"], packages[program["problem_id"]].statement, program["code"], ""
-        )
+        statement = packages[program["problem_id"]].statement
+        parts = PromptParts(program["problem_id"], program["language"], statement, program["code"], "", True)
         for judge, scorer in scorers.items():
-            checked = validate_answer(scorer.score(parts))
+            checked = validate_answer(scorer.score(parts), require_score=True)
             answer = checked.output
             rows.append(
                 {
@@ -110,16 +114,32 @@ def _local_outputs(name: str, table: pl.DataFrame, packages: dict, cache: Path) 
     return outputs
 
 
-def _step(table: pl.DataFrame, seeds: pl.DataFrame, outputs: pl.DataFrame | None):
-    """What the ``graded_metrics`` asset does (defs/perturbation/graded.py), without Dagster."""
-    graded = with_edit_size(table.filter(pl.col("graded")), seeds)
-    scores = pl.concat([judge_scores(graded, outputs), reference_scores(graded, seeds)])
-    return graded, graded_metrics(scores)
+def _step(table: pl.DataFrame, seeds: pl.DataFrame, outputs: pl.DataFrame | None, timings: dict | None = None):
+    """What the ``graded_scores`` and ``graded_metrics`` assets do (defs/perturbation/graded.py), without Dagster,
+    each step's wall and CPU seconds in ``timings``."""
+    timings = {} if timings is None else timings
+    started, cpu = time.perf_counter(), time.process_time()
+    scores = score_programs(table, seeds, outputs)
+    timings["graded_scores"] = (time.perf_counter() - started, time.process_time() - cpu)
+    started, cpu = time.perf_counter(), time.process_time()
+    metrics = graded_metrics(scores)
+    timings["graded_metrics"] = (time.perf_counter() - started, time.process_time() - cpu)
+    return scores, metrics
+
+
+def _scores(args, table, seeds, outputs) -> pl.DataFrame:
+    """graded_scores, cached beside the programs (the metrics step's input, as the asset reads it)."""
+    path = args.cache / f"{args.corpus}-scores.parquet"
+    if path.exists():
+        return pl.read_parquet(path)
+    scores = score_programs(table, seeds, outputs)
+    scores.write_parquet(path)
+    return scores
 
 
 def _measure(args) -> None:
     """The step in a child process: its wall time, CPU time (user + system) and peak RSS from os.wait4."""
-    command = [sys.executable, __file__, "--corpus", args.corpus, "--cache", str(args.cache), "--child"]
+    command = [sys.executable, __file__, "--corpus", args.corpus, "--cache", str(args.cache), "--child", args.measure]
     if args.no_local:
         command.append("--no-local")
     started = time.perf_counter()
@@ -127,7 +147,7 @@ def _measure(args) -> None:
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started
     print(
-        f"graded_metrics step ({args.corpus}, child process, loading the cached tables included): "
+        f"{args.measure} step ({args.corpus}, child process, loading the cached tables included): "
         f"wall {wall:.1f} s, CPU {usage.ru_utime + usage.ru_stime:.1f} s, peak RSS {usage.ru_maxrss / 1024:.0f} MB, "
         f"exit {os.waitstatus_to_exitcode(status)}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
@@ -140,24 +160,29 @@ def main() -> None:
     parser.add_argument("--rebuild", action="store_true", help="make the graded programs again")
     parser.add_argument("--no-local", action="store_true", help="the reference-based judges only")
     parser.add_argument("--store", action="store_true", help=f"write the metric tables under {FIGURES}")
-    parser.add_argument("--measure", action="store_true", help="time the metrics step alone in a child process")
+    parser.add_argument(
+        "--measure", choices=["graded_scores", "graded_metrics"], help="time one step alone in a child process"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("step", nargs="?", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
         return _measure(args)
     seeds, table, packages = _programs(args.corpus, args.cache, args.rebuild)
     outputs = None if args.no_local else _local_outputs(args.corpus, table, packages, args.cache)
-    if args.child:
-        _step(table, seeds, outputs)
+    if args.child:  # the one step measured; the other's input read or made before the clock starts
+        if args.step == "graded_scores":
+            score_programs(table, seeds, outputs)
+        else:
+            graded_metrics(_scores(args, table, seeds, outputs))
         return None
     print(ceiling_balance(table))
-    started, cpu = time.perf_counter(), time.process_time()
-    graded, metrics = _step(table, seeds, outputs)
-    print(
-        f"graded_metrics: {time.perf_counter() - started:.1f} s wall, {time.process_time() - cpu:.1f} s CPU, "
-        f"{len(metrics)} rows"
-    )
-    sizes = edit_size_by_ceiling(graded)
+    timings: dict = {}
+    scores, metrics = _step(table, seeds, outputs, timings)
+    for step, (wall, cpu) in timings.items():
+        print(f"{step}: {wall:.1f} s wall, {cpu:.1f} s CPU (in this process)")
+    scores.write_parquet(args.cache / f"{args.corpus}-scores.parquet")  # the metrics step's input, for --measure
+    sizes = edit_size_by_ceiling(scores)
     with pl.Config(tbl_rows=100, tbl_cols=20, tbl_width_chars=200):
         print(table_iii(metrics))
     print(figures_markdown(metrics, sizes))

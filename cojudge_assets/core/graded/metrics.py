@@ -118,8 +118,11 @@ def _programs(graded: pl.DataFrame) -> pl.DataFrame:
 
 def edit_size_by_ceiling(graded: pl.DataFrame) -> pl.DataFrame:
     """One row per ceiling: graded programs, the median and quartiles of their edit size (characters to the seed),
-    and in every row the Spearman rho of edit size with the ceiling over the graded set (``rho_all``)."""
-    programs = _programs(graded).filter(pl.col("edit_size").is_not_null())
+    and in every row the Spearman rho of edit size with the ceiling over the graded set (``rho_all``). ``graded``:
+    the programs (their ``graded`` rows), or a scores table (one row per program taken)."""
+    programs = (_programs(graded) if "graded" in graded.columns else graded.unique("program_uid")).filter(
+        pl.col("edit_size").is_not_null()
+    )
     sizes, ceilings = programs["edit_size"].to_numpy(), programs["ceiling"].to_numpy()
     rho = spearman(sizes.astype(np.float64), ceilings) if len(programs) else float("nan")
     return (
@@ -133,6 +136,16 @@ def edit_size_by_ceiling(graded: pl.DataFrame) -> pl.DataFrame:
         .with_columns(pl.lit(rho).alias("rho_all"))
         .sort("ceiling")
     )
+
+
+def score_programs(graded: pl.DataFrame, seeds: pl.DataFrame, outputs: pl.DataFrame | None) -> pl.DataFrame:
+    """Every judge's 0-5 score of every graded program (:data:`SCORE_SCHEMA`): the asked judges' answers
+    (:func:`judge_scores`) and the reference-based judges (:func:`reference_scores`), with each program's edit size
+    (:func:`with_edit_size`)."""
+    if graded.is_empty() or not graded["graded"].any():
+        return pl.DataFrame(schema=SCORE_SCHEMA)
+    programs = with_edit_size(graded.filter(pl.col("graded")), seeds)
+    return pl.concat([judge_scores(programs, outputs), reference_scores(programs, seeds)])
 
 
 def judge_scores(graded: pl.DataFrame, outputs: pl.DataFrame | None) -> pl.DataFrame:

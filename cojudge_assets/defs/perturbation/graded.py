@@ -5,9 +5,11 @@
 the ceilings 0..5; ``graded_yield`` and ``graded_balance`` count it per rule and per ceiling. The graded programs
 are judged blind through ``perturbation_requests`` / ``perturbation_outputs`` with the seeds and mutants (one
 partition per judge, the judge cache, so nothing is sent twice; graded requests also ask for AXIOM's 0-5 score);
-``graded_metrics`` scores every judge, and the reference-based judges (chrF++, CodeBLEU, edit similarity against
-the seed and against another accepted solution), against the ceilings (core/graded/metrics.py). It reads
-``perturbation_outputs`` only when the Definitions hold it, so it is made by :func:`graded_metrics_asset`.
+``graded_scores`` maps every judge's answers, and the reference-based judges' (chrF++, CodeBLEU, edit similarity
+against the seed and against another accepted solution), to 0-5 scores per program, and ``graded_metrics`` scores
+them against the ceilings (core/graded/metrics.py); the costly similarities are computed once, not again when only
+the metrics change. ``graded_scores`` reads ``perturbation_outputs`` only when the Definitions hold it, so it is
+made by :func:`graded_scores_asset`.
 
 Incremental: a program's code depends on its seed, its rule and the rules rendezvous hashing picks for the
 other slots of its sequence, so adding a rule adds that rule's programs and changes only the slots the new rule
@@ -21,14 +23,7 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.graded.metrics import (
-    METRIC_SCHEMA,
-    edit_size_by_ceiling,
-    judge_scores,
-    reference_scores,
-    table_iii,
-    with_edit_size,
-)
+from cojudge_assets.core.graded.metrics import METRIC_SCHEMA, edit_size_by_ceiling, score_programs, table_iii
 from cojudge_assets.core.graded.metrics import graded_metrics as score_graded
 from cojudge_assets.core.graded.rules import BY_NAME, RULES
 from cojudge_assets.core.graded.verify import (
@@ -155,8 +150,8 @@ class GradedMetricsSettings(dg.Config):
     seed: int = SEED
 
 
-def graded_metrics_asset(present: Set[str]) -> dg.AssetsDefinition:
-    """``graded_metrics`` over ``graded_programs``, ``mutation_seeds`` and, when ``present`` (the Definitions)
+def graded_scores_asset(present: Set[str]) -> dg.AssetsDefinition:
+    """``graded_scores`` over ``graded_programs``, ``mutation_seeds`` and, when ``present`` (the Definitions)
     holds it, ``perturbation_outputs``."""
     optional = present_inputs(
         ("perturbation_outputs",),
@@ -165,46 +160,61 @@ def graded_metrics_asset(present: Set[str]) -> dg.AssetsDefinition:
     )
 
     @dg.asset(
-        name="graded_metrics",
+        name="graded_scores",
         group_name="perturbation",
         kinds=KINDS,
-        code_version="2",
+        code_version="1",
         ins=optional,
-        description="One row per (judge, answer kind, scope, metric, subset) against the graded ceilings: Spearman "
-        "rho (pooled, within problem, controlled for edit size), Kendall tau, Krippendorff's alpha (interval), EMD, "
-        "mean score per ceiling, MCC per adjacent pair of ceilings; scope full (ceilings 0..5) and rectifiable "
-        "(1..5); problem-clustered intervals (bootstrap SE, t on problems - 1), p-values and Holm over the tests; "
-        "undefined values null with a note. Judges: the asked ones (p_accept, rubric) and the reference-based "
-        "chrF++, CodeBLEU and edit similarity against the seed and against another accepted solution.",
+        description="One row per (judge, answer kind, graded program): its 0-5 score, with the program's seed, "
+        "problem, ceiling and edit size (Levenshtein characters to the seed). The asked judges' answers "
+        "(score, 5 p_accept, rubric) and the reference-based chrF++, CodeBLEU and edit similarity against the seed "
+        "(similarity) and against another accepted solution of the problem (similarity_other).",
     )
-    def graded_metrics(
+    def graded_scores(
         context: dg.AssetExecutionContext,
-        config: GradedMetricsSettings,
         graded_programs: pl.DataFrame,
         mutation_seeds: pl.DataFrame,
-        duckdb: DuckDBResource,
         **frames: pl.DataFrame,
     ) -> pl.DataFrame:
-        folder = output_dir(duckdb) / "graded"
-        plots.remove_figures(folder)
-        if graded_programs.is_empty() or not graded_programs["graded"].any():
-            context.add_output_metadata({"graded": 0, "note": "no graded program"})
-            return pl.DataFrame(schema=METRIC_SCHEMA)
-        graded = with_edit_size(graded_programs.filter(pl.col("graded")), mutation_seeds)
-        scores = pl.concat(
-            [judge_scores(graded, frames.get("perturbation_outputs")), reference_scores(graded, mutation_seeds)]
-        )
-        table = score_graded(scores, n_resamples=config.resamples, seed=config.seed)
-        figure = plots.score_vs_ceiling(table, folder / "score_vs_ceiling.png", SCORE_VS_CEILING_TITLE)
+        scores = score_programs(graded_programs, mutation_seeds, frames.get("perturbation_outputs"))
         context.add_output_metadata(
-            {
-                "graded": int(graded_programs["graded"].sum()),
-                "judges": len(set(scores["judge"].to_list())),
-                "table_iii": dg.MetadataValue.md(markdown_table(table_iii(table))),
-                "edit_size": dg.MetadataValue.md(markdown_table(edit_size_by_ceiling(graded))),
-                "score_vs_ceiling": dg.MetadataValue.path(str(figure)),
-            }
+            {"rows": len(scores), "judges": scores["judge"].n_unique(), "programs": scores["program_uid"].n_unique()}
         )
-        return table
+        return scores
 
-    return graded_metrics
+    return graded_scores
+
+
+@dg.asset(
+    group_name="perturbation",
+    kinds=KINDS,
+    code_version="3",
+    description="One row per (judge, answer kind, scope, metric, subset) against the graded ceilings: Spearman "
+    "rho (pooled, within problem, controlled for edit size), Kendall tau, Krippendorff's alpha (interval), EMD, "
+    "mean score per ceiling, MCC per adjacent pair of ceilings; scope full (ceilings 0..5) and rectifiable "
+    "(1..5); problem-clustered intervals (bootstrap SE, t on problems - 1), p-values and Holm over the tests; "
+    "undefined values null with a note; from graded_scores.",
+)
+def graded_metrics(
+    context: dg.AssetExecutionContext,
+    config: GradedMetricsSettings,
+    graded_scores: pl.DataFrame,
+    duckdb: DuckDBResource,
+) -> pl.DataFrame:
+    folder = output_dir(duckdb) / "graded"
+    plots.remove_figures(folder)
+    if graded_scores.is_empty():
+        context.add_output_metadata({"graded": 0, "note": "no graded program"})
+        return pl.DataFrame(schema=METRIC_SCHEMA)
+    table = score_graded(graded_scores, n_resamples=config.resamples, seed=config.seed)
+    figure = plots.score_vs_ceiling(table, folder / "score_vs_ceiling.png", SCORE_VS_CEILING_TITLE)
+    context.add_output_metadata(
+        {
+            "graded": graded_scores["program_uid"].n_unique(),
+            "judges": graded_scores["judge"].n_unique(),
+            "table_iii": dg.MetadataValue.md(markdown_table(table_iii(table))),
+            "edit_size": dg.MetadataValue.md(markdown_table(edit_size_by_ceiling(graded_scores))),
+            "score_vs_ceiling": dg.MetadataValue.path(str(figure)),
+        }
+    )
+    return table
