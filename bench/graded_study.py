@@ -39,6 +39,7 @@ from cojudge_assets.core.graded.metrics import (
     graded_metrics,
     score_programs,
     table_iii,
+    with_edit_size,
 )
 from cojudge_assets.core.graded.verify import ceiling_balance, graded_programs
 from cojudge_assets.core.ingest.corpus import contest_settings, read_corpus, read_problem_table
@@ -176,6 +177,7 @@ def main() -> None:
         else:
             graded_metrics(_scores(args, table, seeds, outputs))
         return None
+    table = with_edit_size(table, seeds)  # programs made before edit_size was stored: computed here
     print(ceiling_balance(table))
     timings: dict = {}
     scores, metrics = _step(table, seeds, outputs, timings)
