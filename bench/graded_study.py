@@ -110,7 +110,9 @@ def _local_outputs(name: str, table: pl.DataFrame, packages: dict, cache: Path) 
                     "score": getattr(answer, "score", None) if answer else None,
                 }
             )
-    outputs = pl.DataFrame(rows)
+    schema = {"judge": pl.String, "attempt_uid": pl.String, "status": pl.String, "p_accept": pl.Float64}
+    schema |= {"s_algo": pl.Int64, "s_robust": pl.Int64, "score": pl.Int64}
+    outputs = pl.DataFrame(rows, schema=schema)
     outputs.write_parquet(path)
     return outputs
 
