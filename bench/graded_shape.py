@@ -10,6 +10,7 @@ Issue 36's done-when figures for ``graded_programs`` (core/graded/verify.py), pr
   compile and result cache (a temporary folder), after the seeds are re-run.
 
     nice -n 10 .venv/bin/python bench/graded_shape.py [CORPUS ...]   (layout: pages if pages/ exists, else progsnap2)
+    .venv/bin/python bench/graded_shape.py --duckdb FILE   (the figures of a materialized graded_programs table)
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import duckdb
 import polars as pl
 
 from cojudge_assets.core.execution.contest_judge import ContestJudge
@@ -53,9 +55,13 @@ def measure(corpus: Path) -> None:
         wall, cpu = time.perf_counter() - wall, _cpu() - cpu
     finally:
         shutil.rmtree(cache, ignore_errors=True)
-    figures = shape(table)
     print(f"== {corpus.name} ({layout}): {int(seeds['usable'].sum())} usable seeds, {len(packages)} problems")
     print(f"graded_programs: {wall:.1f} s wall, {cpu:.1f} s CPU (cold caches; load {os.getloadavg()[0]:.1f})")
+    report(table)
+
+
+def report(table: pl.DataFrame) -> None:
+    figures = shape(table)
     print(
         f"graded {figures['programs']:.0f}; Spearman(edit_size, ceiling) = "
         f"{figures['spearman_edit_size_ceiling']:+.3f} (target <= 0.1); largest gap from 1/6 = "
@@ -74,7 +80,13 @@ def measure(corpus: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpora", nargs="*", type=Path)
+    parser.add_argument("--duckdb", type=Path, help="read graded_programs from this materialized DuckDB file")
     args = parser.parse_args()
+    if args.duckdb:
+        with duckdb.connect(str(args.duckdb), read_only=True) as conn:
+            print(f"== {args.duckdb}: the materialized graded_programs")
+            report(conn.execute("select * from main.graded_programs").pl())
+        return
     for corpus in args.corpora or [c for c in DEFAULTS if c.is_dir()]:
         measure(corpus)
 

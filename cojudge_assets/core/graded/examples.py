@@ -68,6 +68,11 @@ EXAMPLES: dict[str, tuple[str, str, str]] = {
         "int sq(int v) {\n    return v * v;\n}\nint f(int a) {\n    return sq(a) + 1;\n}\n",
         "int sq(int v) {\n    return v * v;\n}\nint f(int a) {\n    return (a * a) + 1;\n}\n",
     ),
+    "R3_REDUNDANT_LOOP_GUARD": (
+        "c",
+        "int f(int n) {\n    int s = 0;\n    while (s < n) {\n        s += 2;\n    }\n    return s;\n}\n",
+        "int f(int n) {\n    int s = 0;\n    while (s < n) { if (s < n) {\n        s += 2;\n    } }\n    return s;\n}\n",
+    ),
     "R2_OFF_BY_ONE": (
         "c",
         "int f(int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++) s++;\n    return s;\n}\n",

@@ -565,6 +565,19 @@ def _inline_helper(nodes: dict[str, list[Node]], language: str, src: bytes) -> I
             yield [Edit(call.start_byte, call.end_byte, text)]
 
 
+def _redundant_loop_guard(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
+    """A loop's condition checked again around its body, one block deeper (true there, so the same behaviour)."""
+    for loop in nodes["for_statement"] + nodes["while_statement"]:
+        body, condition = loop.child_by_field_name("body"), loop.child_by_field_name("condition")
+        inner = _inner_condition(condition) if condition is not None and loop.type == "while_statement" else condition
+        if body is None or inner is None or body.type not in ("compound_statement", "block"):
+            continue
+        if _has(inner, _IMPURE) or inner.type == "comma_expression":
+            continue  # evaluated twice: only a condition without side effects
+        inside = src[body.children[0].end_byte : body.children[-1].start_byte]
+        yield [Edit(body.start_byte, body.end_byte, b"{ if (" + _t(inner) + b") {" + inside + b"} }")]
+
+
 _SCALAR_TYPES = {"primitive_type", "sized_type_specifier", "integral_type", "floating_point_type", "boolean_type"}
 _LITERALS = {
     "number_literal",
@@ -828,6 +841,12 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule("R3_LOCALS_TO_GLOBALS", 3, "main's scalar locals made global (shared mutable state)", _locals_to_globals),
     Rule("R3_INLINE_HELPER", 3, "calls of a one-expression helper inlined (a longer caller)", _inline_helper),
+    Rule(
+        "R3_REDUNDANT_LOOP_GUARD",
+        3,
+        "a loop's condition checked again around its body (deeper nesting, duplicated logic)",
+        _redundant_loop_guard,
+    ),
     Rule(
         "R2_OFF_BY_ONE",
         2,
