@@ -53,6 +53,4 @@ def test_every_graded_figure_in_the_docs_is_in_the_stored_table(corpus):
     prose = [line for line in body.splitlines() if line.strip() and line.strip() not in rendered]
     for line in prose:
         for number in NUMBER.findall(line):
-            assert number in allowed, (
-                f"{corpus}: {number} in '{line.strip()}' is not a stored figure"
-            )
+            assert number in allowed, f"{corpus}: {number} in '{line.strip()}' is not a stored figure"
