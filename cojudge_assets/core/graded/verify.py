@@ -326,7 +326,8 @@ def verify(
 
     ``lazy``: the ceilings are verified scarcest first (fewest candidates); once ``n``, the fewest accepted so
     far, is known, a ceiling with more candidates is verified in round-robin order (:func:`_round_robin`) only
-    until ``n`` are accepted - the balance keeps no more. The candidates never run have effect ``not_run``
+    until ``n`` are accepted within the 25% cap, or ``n`` are accepted and no candidate left is of a rule under
+    the cap (:func:`_short`) - the balance keeps no more. The candidates never run have effect ``not_run``
     (never accepted, never graded). ``lazy=False`` runs every candidate. ``progress`` gets a line at most every
     10 s (core/progress.py; the total counts every candidate, of which the lazy balance may run fewer)."""
     from cojudge_assets.core.progress import Progress
@@ -341,7 +342,7 @@ def verify(
         queue = _round_robin(by_ceiling[ceiling], ceiling)
         kept: list[dict] = []  # this ceiling's accepted programs, in queue order
         start = 0
-        while start < len(queue) and (not lazy or len(_capped(kept, needed)) < needed):
+        while start < len(queue) and (not lazy or _short(kept, queue[start:], needed)):
             short = needed - len(_capped(kept, needed))
             batch = len(queue) if not lazy or needed == float("inf") else int(short * 1.2) + 2
             done = _verify_all(seeds, queue[start : start + batch], packages, judge, tracker.advance)
@@ -410,6 +411,20 @@ def _capped(queue: list[dict], n: float, cap: int | None = None) -> list[dict]:
             taken.append(p)
             count[p["rule"]] += 1
     return taken
+
+
+def _short(kept: list[dict], rest: list[dict], n: float) -> bool:
+    """Whether running more of a ceiling's queue (``rest``) may still help the balance: fewer than ``n`` accepted
+    (``kept``), or fewer than ``n`` within the 25% cap while a program of a rule still under the cap is left."""
+    if len(kept) < n:
+        return True
+    if len(_capped(kept, n)) >= n:
+        return False
+    cap = max(1, math.floor(RULE_CAP * n))
+    count: dict[str, int] = defaultdict(int)
+    for p in kept:
+        count[p["rule"]] += 1
+    return any(count[p["rule"]] < cap for p in rest)
 
 
 def _lowest_cap(queue: list[dict], n: int) -> int:
