@@ -10,7 +10,8 @@ Issue 36's done-when figures for ``graded_programs`` (core/graded/verify.py), pr
   compile and result cache (a temporary folder), after the seeds are re-run.
 
     nice -n 10 .venv/bin/python bench/graded_shape.py [CORPUS ...]   (layout: pages if pages/ exists, else progsnap2)
-    .venv/bin/python bench/graded_shape.py --duckdb FILE   (the figures of a materialized graded_programs table)
+    .venv/bin/python bench/graded_shape.py --duckdb FILE [--rebalance]   (a materialized graded_programs table;
+        --rebalance: its verified programs balanced again by this commit's balance(), nothing re-run)
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import duckdb
 import polars as pl
 
 from cojudge_assets.core.execution.contest_judge import ContestJudge
-from cojudge_assets.core.graded.verify import ceiling_balance, graded_programs, rule_yield, shape
+from cojudge_assets.core.graded.verify import balance, ceiling_balance, graded_programs, rule_yield, shape
 from cojudge_assets.core.ingest.corpus import contest_settings, read_corpus, read_problem_table
 from cojudge_assets.core.ingest.kattis import read_problems
 from cojudge_assets.core.perturbation.verify import mutation_seeds
@@ -40,7 +41,7 @@ def _cpu() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
-def measure(corpus: Path) -> None:
+def measure(corpus: Path) -> pl.DataFrame:
     layout = "pages" if (corpus / "pages").is_dir() else "progsnap2"
     problems = read_problem_table(corpus, layout)
     names = dict(zip(problems["problem_id"].to_list(), problems["name"].to_list()))
@@ -58,6 +59,7 @@ def measure(corpus: Path) -> None:
     print(f"== {corpus.name} ({layout}): {int(seeds['usable'].sum())} usable seeds, {len(packages)} problems")
     print(f"graded_programs: {wall:.1f} s wall, {cpu:.1f} s CPU (cold caches; load {os.getloadavg()[0]:.1f})")
     report(table)
+    return table
 
 
 def report(table: pl.DataFrame) -> None:
@@ -81,14 +83,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpora", nargs="*", type=Path)
     parser.add_argument("--duckdb", type=Path, help="read graded_programs from this materialized DuckDB file")
+    parser.add_argument("--rebalance", action="store_true", help="with --duckdb: apply this commit's balance()")
+    parser.add_argument("--save", type=Path, help="write each corpus's graded_programs to FOLDER/<corpus>.parquet")
     args = parser.parse_args()
     if args.duckdb:
         with duckdb.connect(str(args.duckdb), read_only=True) as conn:
             print(f"== {args.duckdb}: the materialized graded_programs")
-            report(conn.execute("select * from main.graded_programs").pl())
+            table = conn.execute("select * from main.graded_programs").pl()
+        report(balance(table) if args.rebalance else table)
         return
     for corpus in args.corpora or [c for c in DEFAULTS if c.is_dir()]:
-        measure(corpus)
+        table = measure(corpus)
+        if args.save:
+            args.save.mkdir(parents=True, exist_ok=True)
+            table.write_parquet(args.save / f"{corpus.name}.parquet")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from cojudge_tests.conftest import write_problem
 
 pytestmark = pytest.mark.slow  # about 150 programs compiled and run
 
-# Sum of n integers, their maximum ("empty" when n = 0), and how many exceed 10: three seeds written differently.
+# Sum of n integers, their maximum ("empty" when n = 0), and how many exceed 10: four seeds written differently.
 SEEDS = {
     "c1": (
         "c",
@@ -96,6 +96,42 @@ int main() {
         cout << mx << "\\n";
     }
     cout << cnt << "\\n";
+    return 0;
+}
+""",
+    ),
+    "c3": (
+        "c",
+        """#include <stdio.h>
+long long sum_of(int *values, int count) {
+    long long s = 0;
+    for (int i = 0; i < count; i++) s += values[i];
+    return s;
+}
+int main(void) {
+    int n;
+    int values[100];
+    scanf("%d", &n);
+    for (int i = 0; i < n; i++) {
+        scanf("%d", &values[i]);
+    }
+    printf("%lld\\n", sum_of(values, n));
+    if (n < 1) {
+        printf("empty\\n");
+    } else {
+        int top = values[0];
+        for (int i = 1; i < n; i++) {
+            if (values[i] > top) {
+                top = values[i];
+            }
+        }
+        printf("%d\\n", top);
+    }
+    int over = 0;
+    for (int i = 0; i < n; i++) {
+        if (values[i] > 10) over = over + 1;
+    }
+    printf("%d\\n", over);
     return 0;
 }
 """,

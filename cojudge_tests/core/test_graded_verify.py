@@ -202,3 +202,18 @@ def test_no_rule_holds_more_than_a_quarter_of_its_ceiling_unless_the_others_ran_
     # ceilings 4..0 each have one rule: it holds 100%, and the note names the rules with nothing accepted
     four = notes.filter(pl.col("ceiling") == 4)["note"][0]
     assert four.startswith(f"{_rules(4)[0]} holds 100%") and f"{_rules(4)[1]}: 0 accepted" in four
+    assert "fill 4 of 16" in four
+
+
+def test_where_the_cap_cannot_hold_it_is_raised_evenly_so_the_largest_share_is_as_small_as_possible():
+    def rule_of(ceiling, i):  # ceiling 5: two rules with 30 accepted programs each, two with 2 each
+        return (
+            _rules(ceiling)[(0 if i < 30 else 1) if i < 60 else 2 + i % 2] if ceiling == 5 else _rules(ceiling)[i % 4]
+        )
+
+    table = balance(_table({5: 64, 4: 40, 3: 40, 2: 40, 1: 40, 0: 40}, rule_of))
+    five = rule_yield(table).filter(pl.col("ceiling") == 5).sort("rule")
+    # n = 40: cap 10 holds only 24; raised evenly to 18, the two plentiful rules take 18 each, the others 2 each
+    assert sorted(five["graded"].to_list()) == [2, 2, 18, 18]
+    note = ceiling_balance(table).filter(pl.col("ceiling") == 5)["note"][0]
+    assert "holds 45%" in note and "fill 24 of 40" in note

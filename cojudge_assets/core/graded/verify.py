@@ -326,7 +326,8 @@ def verify(
 
     ``lazy``: the ceilings are verified scarcest first (fewest candidates); once ``n``, the fewest accepted so
     far, is known, a ceiling with more candidates is verified in round-robin order (:func:`_round_robin`) only
-    until ``n`` are accepted - the balance keeps no more. The candidates never run have effect ``not_run``
+    until ``n`` are accepted within the 25% cap, or ``n`` are accepted and no candidate left is of a rule under
+    the cap (:func:`_short`) - the balance keeps no more. The candidates never run have effect ``not_run``
     (never accepted, never graded). ``lazy=False`` runs every candidate. ``progress`` gets a line at most every
     10 s (core/progress.py; the total counts every candidate, of which the lazy balance may run fewer)."""
     from cojudge_assets.core.progress import Progress
@@ -341,7 +342,7 @@ def verify(
         queue = _round_robin(by_ceiling[ceiling], ceiling)
         kept: list[dict] = []  # this ceiling's accepted programs, in queue order
         start = 0
-        while start < len(queue) and (not lazy or len(_capped(kept, needed)) < needed):
+        while start < len(queue) and (not lazy or _short(kept, queue[start:], needed)):
             short = needed - len(_capped(kept, needed))
             batch = len(queue) if not lazy or needed == float("inf") else int(short * 1.2) + 2
             done = _verify_all(seeds, queue[start : start + batch], packages, judge, tracker.advance)
@@ -396,9 +397,11 @@ def graded_programs(
     return pl.concat([table, skipped]).sort("program_uid")
 
 
-def _capped(queue: list[dict], n: float) -> list[dict]:
-    """Up to ``n`` of ``queue`` in its order, no rule more than RULE_CAP of ``n`` (at least one each)."""
-    cap = max(1, math.floor(RULE_CAP * n)) if n != float("inf") else len(queue)
+def _capped(queue: list[dict], n: float, cap: int | None = None) -> list[dict]:
+    """Up to ``n`` of ``queue`` in its order, no rule more than ``cap`` times (default: RULE_CAP of ``n``, at least
+    one)."""
+    if cap is None:
+        cap = max(1, math.floor(RULE_CAP * n)) if n != float("inf") else len(queue)
     taken: list[dict] = []
     count: dict[str, int] = defaultdict(int)
     for p in queue:
@@ -410,19 +413,44 @@ def _capped(queue: list[dict], n: float) -> list[dict]:
     return taken
 
 
+def _short(kept: list[dict], rest: list[dict], n: float) -> bool:
+    """Whether running more of a ceiling's queue (``rest``) may still help the balance: fewer than ``n`` accepted
+    (``kept``), or fewer than ``n`` within the 25% cap while a program of a rule still under the cap is left."""
+    if len(kept) < n:
+        return True
+    if len(_capped(kept, n)) >= n:
+        return False
+    cap = max(1, math.floor(RULE_CAP * n))
+    count: dict[str, int] = defaultdict(int)
+    for p in kept:
+        count[p["rule"]] += 1
+    return any(count[p["rule"]] < cap for p in rest)
+
+
+def _lowest_cap(queue: list[dict], n: int) -> int:
+    """The smallest per-rule cap, at least RULE_CAP of ``n``, under which ``queue`` still yields ``n`` programs:
+    where the ceiling's other rules have too few accepted programs, the cap is raised evenly (water-filling), so
+    the largest rule share is as small as the corpus allows."""
+    counts: dict[str, int] = defaultdict(int)
+    for p in queue:
+        counts[p["rule"]] += 1
+    cap = max(1, math.floor(RULE_CAP * n))
+    while cap < n and sum(min(c, cap) for c in counts.values()) < n:
+        cap += 1
+    return cap
+
+
 def balance(table: pl.DataFrame) -> pl.DataFrame:
     """``graded`` set on ``n`` accepted programs per ceiling, n the count of the scarcest ceiling, taken in
-    :func:`_round_robin` order over the seeds with no rule past RULE_CAP of ``n``; when the ceiling's other rules
-    have no accepted program left, the rest of ``n`` is filled in the same order past the cap (and
-    :func:`ceiling_balance` says so)."""
+    :func:`_round_robin` order over the seeds with no rule past RULE_CAP of ``n``; where the ceiling's rules
+    cannot fill ``n`` so, the cap is raised evenly just enough (:func:`_lowest_cap`), and :func:`ceiling_balance`
+    says so."""
     accepted = table.filter(pl.col("accepted"))
     n = min(accepted.filter(pl.col("ceiling") == c).height for c in INTENDED)
     chosen: set[str] = set()
     for ceiling in INTENDED:
         queue = _round_robin(accepted.filter(pl.col("ceiling") == ceiling).to_dicts(), ceiling)
-        first = [p["program_uid"] for p in _capped(queue, n)]
-        rest = [p["program_uid"] for p in queue if p["program_uid"] not in set(first)]
-        chosen.update(first + rest[: n - len(first)])
+        chosen.update(p["program_uid"] for p in _capped(queue, n, _lowest_cap(queue, n)))
     return table.with_columns(graded=pl.col("program_uid").is_in(sorted(chosen))).sort("program_uid")
 
 
@@ -477,15 +505,18 @@ def _cap_note(ceiling: int, yields: pl.DataFrame) -> str | None:
     rows = yields.filter(pl.col("ceiling") == ceiling).sort("ceiling_share", descending=True, nulls_last=True)
     if rows.is_empty() or (rows["ceiling_share"][0] or 0) <= RULE_CAP:
         return None
-    top = rows.row(0, named=True)
+    top, graded = rows.row(0, named=True), int(rows["graded"].sum())
+    cap = max(1, math.floor(RULE_CAP * graded))
+    within = sum(min(a, cap) for a in rows["accepted"].to_list())
     others = [
-        f"{r['rule']}: {r['accepted']} accepted, {r['graded']} graded, no site on {r['skipped']} seeds"
+        f"{r['rule']}: {r['accepted']} accepted, no site on {r['skipped']} seeds"
         for r in rows.iter_rows(named=True)
         if r["rule"] != top["rule"]
     ]
     return (
-        f"{top['rule']} holds {top['ceiling_share']:.0%} (> {RULE_CAP:.0%}): every accepted program of the "
-        f"ceiling's other rules is graded ({'; '.join(others) or 'no other rule'})"
+        f"{top['rule']} holds {top['ceiling_share']:.0%} (> {RULE_CAP:.0%}): at most {cap} programs a rule, the "
+        f"ceiling's accepted programs fill {within} of {graded}, so the cap was raised evenly; the others: "
+        f"{'; '.join(others) or 'none'}"
     )
 
 
