@@ -30,7 +30,7 @@ import polars as pl
 
 from cojudge_assets.core.execution.contest_judge import ContestJudge
 from cojudge_assets.core.graded.metrics import graded_metrics, judge_scores, reference_scores
-from cojudge_assets.core.graded.verify import ceiling_balance, graded_programs
+from cojudge_assets.core.graded.verify import ceiling_balance, graded_programs, shape
 from cojudge_assets.core.ingest.corpus import contest_settings, read_corpus, read_problem_table
 from cojudge_assets.core.ingest.kattis import read_problems
 from cojudge_assets.core.perturbation.verify import generate_mutants, mutation_seeds, verify_mutants
@@ -95,7 +95,13 @@ def main() -> None:
         f"graded judging   requests added to perturbation_outputs: {graded} graded programs vs {verified} verified "
         f"mutants -> {graded / max(verified, 1):.2f}x the mutants' judging"
     )
-    print(ceiling_balance(table))
+    figures = shape(table)
+    print(
+        f"shape: Spearman(edit_size, ceiling) {figures['spearman_edit_size_ceiling']:+.3f}, largest gap from 1/6 "
+        f"{figures['max_share_gap']:.3f}, largest rule share of its ceiling {figures['max_rule_ceiling_share']:.2f}"
+    )
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=300, tbl_width_chars=250):
+        print(ceiling_balance(table))
 
 
 if __name__ == "__main__":

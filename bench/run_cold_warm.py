@@ -87,6 +87,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", help="keep the run's folder here instead of a temporary one")
     parser.add_argument("--against", metavar="REF", help="also time a worktree of this commit, side by side")
+    parser.add_argument("--cold-only", action="store_true", help="the cold run only (no warm run)")
     args = parser.parse_args()
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="cojudge-bench-"))
     root.mkdir(parents=True, exist_ok=True)
@@ -105,7 +106,7 @@ def main() -> None:
         dbs[label] = folder / "cojudge.duckdb"
     print(f"cores: {os.cpu_count()}  folder: {root}  load average at start: {os.getloadavg()[0]:.1f}")
     print(f"{'tree':<10}{'run':<6}{'seconds':>10}{'steps run':>11}{'skipped':>9}{'judge calls':>13}{'load':>7}")
-    for run_kind in ("cold", "warm"):
+    for run_kind in ("cold",) if args.cold_only else ("cold", "warm"):
         for label, tree in trees.items():
             seconds, stdout = run(tree, dbs[label], envs[label])
             done = steps(stdout)
@@ -121,6 +122,14 @@ def main() -> None:
                 for step_seconds, step in slowest[:8]:
                     print(f"    {step}: {step_seconds:.1f} s")
                 print(f"    (steps {sum(s for s, _ in slowest):.1f} s; the rest is starting the command and each run)")
+                graded = [(t, name) for t, name in slowest if name.startswith("graded_")]
+                rest = sum(t for t, name in slowest if not name.startswith("graded_"))
+                for step_seconds, step in graded:
+                    print(f"    graded study: {step}: {step_seconds:.1f} s")
+                print(
+                    f"    graded study: {sum(t for t, _ in graded):.1f} s over the other steps' {rest:.1f} s "
+                    f"(+{100 * sum(t for t, _ in graded) / max(rest, 1e-9):.0f}%)"
+                )
     if args.against:
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(root / "against")], check=False)
     if not args.keep:

@@ -39,7 +39,7 @@ from cojudge_assets.defs.perturbation.assets import (
     perturbation_metrics_asset,
     perturbation_outputs_asset,
 )
-from cojudge_assets.defs.perturbation.graded import GRADED_PROGRAM_ASSETS, graded_metrics_asset
+from cojudge_assets.defs.perturbation.graded import GRADED_PROGRAM_ASSETS, graded_scores_asset
 from cojudge_assets.defs.report.assets import report_asset
 from cojudge_assets.defs.resources import ContestJudgeResource, CorpusResource, JudgesResource
 from cojudge_assets.judges.config import corpus_judges
@@ -118,7 +118,7 @@ def readers_of(assets: list) -> list[dg.AssetsDefinition]:
             drift_report_asset,
             perturbation_metrics_asset,
             findings_asset,
-            graded_metrics_asset,
+            graded_scores_asset,
         )
     ]
     return readers + [report_asset(_names(assets + readers))]
@@ -282,7 +282,7 @@ def build_definitions(
         dg.define_asset_job(
             PERTURBATION_METRICS_JOB,
             # findings: its arm rows
-            selection=dg.AssetSelection.assets("perturbation_metrics", "findings", "graded_metrics"),
+            selection=dg.AssetSelection.assets("perturbation_metrics", "findings", "graded_scores", "graded_metrics"),
             description="The judges scored on the perturbation study.",
         ),
     ]

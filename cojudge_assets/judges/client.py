@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from cojudge_assets.core.judging.models import JudgeOutput, validate_answer
+from cojudge_assets.core.judging.prompts import asks_score
 
 
 class JudgeConfig(BaseModel):
@@ -272,7 +273,7 @@ async def judge_once(
             # litellm's cost calculator has already priced the response (None for a model it cannot price)
             cost = getattr(response, "_hidden_params", {}).get("response_cost")
             call.cost = float(cost) if cost is not None else None
-        checked = validate_answer(text, lenient=config.lenient)
+        checked = validate_answer(text, lenient=config.lenient, require_score=asks_score(messages))
         if checked.output is not None:
             call.status, call.output, call.error, call.repaired = "ok", checked.output, "", checked.repaired
             break

@@ -200,6 +200,7 @@ def read_partition(
         pl.lit(source_label).alias("source"),
         pl.lit(None, pl.String).alias("batch_id"),  # never sent, so never in a provider's batch
         pl.lit(None, pl.String).alias("batch_files"),
+        pl.lit(None, pl.Int32).alias("score"),  # an imported judge answers in its own terms (its p_accept)
     ).cast(OUTPUT_SCHEMA)
     # the judge as cojudge names it, under this condition
     rejects = rejects.with_columns(pl.lit(spec.name).alias("judge"), pl.lit(condition).alias("condition"))

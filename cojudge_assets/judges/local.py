@@ -50,6 +50,11 @@ attempts are): it cannot build the program as the grader did, so it abstains and
 so, instead of answering "does not compile" to accepted code. static-rubric abstains when there
 is no statement, or the statement states neither a bound on its input nor a special
 answer, the only things it checks code against.
+
+Where the request asks for AXIOM's 0-5 score (graded programs, core/judging/prompts.py ``SYSTEM_WITH_SCORE``),
+both answer it from what they already found: sample-exec 0 for a compile error, 1 when every example fails, 2
+when some fail, 4 when all pass (examples are evidence, not proof, and say nothing of readability or design);
+static-rubric its two rubric scores' mean stretched from 1-5 onto 0-5 and rounded.
 """
 
 from __future__ import annotations
@@ -67,6 +72,7 @@ from cojudge_assets.core.execution.contest_judge.languages import missing_entry_
 from cojudge_assets.core.execution.sandbox import SandboxError
 from cojudge_assets.core.ingest.kattis import DEFAULT_MEMORY_MB, DEFAULT_TIME_LIMIT_S, ProblemPackage, TestCase
 from cojudge_assets.core.judging.examples import read_examples, statement_examples
+from cojudge_assets.core.judging.prompts import asks_score
 
 _BLOCK = re.compile(r"<<<BEGIN (STATEMENT|CODE|CONTEXT)>>>\n(.*?)\n<<<END \1>>>", re.DOTALL)
 
@@ -78,6 +84,7 @@ class PromptParts:
     statement: str
     code: str
     context: str
+    ask_score: bool = False  # the request asked for AXIOM's 0-5 score
 
 
 def parse_prompt(messages: list[dict]) -> PromptParts:
@@ -92,6 +99,7 @@ def parse_prompt(messages: list[dict]) -> PromptParts:
         blocks.get("STATEMENT", ""),
         blocks.get("CODE", ""),
         blocks.get("CONTEXT", ""),
+        asks_score(messages),
     )
 
 
@@ -108,8 +116,12 @@ def _limits(statement: str) -> tuple[float, int]:
     return time_limit, memory
 
 
-def _answer(p: float, s_algo: int, s_robust: int, rationale: str) -> str:
-    return json.dumps({"p_accept": round(p, 4), "s_algo": s_algo, "s_robust": s_robust, "rationale": rationale})
+def _answer(p: float, s_algo: int, s_robust: int, rationale: str, score: int | None = None) -> str:
+    """The answer's JSON; ``score`` (0-5) only where the request asked for it."""
+    answer: dict = {"p_accept": round(p, 4), "s_algo": s_algo, "s_robust": s_robust}
+    if score is not None:
+        answer["score"] = score
+    return json.dumps(answer | {"rationale": rationale})
 
 
 def _abstain(reason: str) -> str:
@@ -192,7 +204,9 @@ class SampleExecScorer:
             if compiled.error:  # the judge could not run the compiler: a failed row, tried again
                 raise SandboxError(f"the contest judge could not compile the code: {compiled.error}")
             return (
-                _answer(0.02, 1, 1, "does not compile") if not compiled.ok else _abstain(self.COMPILES_WITHOUT_EXAMPLES)
+                _answer(0.02, 1, 1, "does not compile", 0 if parts.ask_score else None)
+                if not compiled.ok
+                else _abstain(self.COMPILES_WITHOUT_EXAMPLES)
             )
         examples = statement_examples(parts.statement)
         time_limit, memory = _limits(parts.statement)
@@ -221,13 +235,14 @@ class SampleExecScorer:
         if result.verdict == Verdict.JUDGE_ERROR:  # as before JUDGE_ERROR existed: a failed row, tried again
             raise SandboxError(f"the contest judge could not run the examples: {result.error}")
         if result.verdict == Verdict.CE:
-            return _answer(0.02, 1, 1, "does not compile")
+            return _answer(0.02, 1, 1, "does not compile", 0 if parts.ask_score else None)
         passed = sum(t.verdict == Verdict.AC for t in result.tests)
         if result.verdict == Verdict.AC:
             # examples are tiny: passing them is evidence, not proof; more examples, more evidence.
             # Measured times are left out on purpose, so the same code always gets the same answer.
             p = 0.65 + 0.05 * min(len(examples), 3)
-            return _answer(p, 4, 3, f"passes all {len(examples)} examples of the statement")
+            passes = f"passes all {len(examples)} examples of the statement"
+            return _answer(p, 4, 3, passes, 4 if parts.ask_score else None)
         share = passed / len(result.tests)
         kinds = sorted({t.verdict.value for t in result.tests if t.verdict != Verdict.AC})
         base = {"WA": 0.12, "RE": 0.08, "TLE": 0.06}.get(kinds[0], 0.1) if kinds else 0.1
@@ -236,6 +251,7 @@ class SampleExecScorer:
             2 if share > 0 else 1,
             1 if "RE" in kinds else 2,
             f"fails {len(result.tests) - passed} of {len(result.tests)} examples ({', '.join(kinds)})",
+            (2 if share > 0 else 1) if parts.ask_score else None,
         )
 
 
@@ -360,11 +376,13 @@ class StaticRubricScorer:
             p, algo = p - 0.3, 1
             notes.append("almost no code")
         p = min(0.95, max(0.03, p))
+        algo, robust = max(1, min(5, algo)), max(1, min(5, robust))
         return _answer(
             p,
-            max(1, min(5, algo)),
-            max(1, min(5, robust)),
+            algo,
+            robust,
             "; ".join(notes) or "types, loops and special cases look consistent with the constraints",
+            round(5 * ((algo + robust) / 2 - 1) / 4) if parts.ask_score else None,
         )
 
 

@@ -142,6 +142,7 @@ def _row(
         "p_accept": out.p_accept if out else None,
         "s_algo": out.s_algo if out else None,
         "s_robust": out.s_robust if out else None,
+        "score": out.score if out else None,
         "rationale": out.rationale if out else (call.abstain_reason or None),
         "raw_response": call.raw_text,
         "served_model": call.served_model,

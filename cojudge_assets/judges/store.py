@@ -75,12 +75,16 @@ CACHE_COLUMNS: dict[str, tuple[str, type[pl.DataType] | pl.DataType]] = {
     "source": ("VARCHAR", pl.String),  # imported rows: the source file(s) and their sha256
     "batch_id": ("VARCHAR", pl.String),  # mode batch (judges/batch.py): the provider's batch the answer came from
     "batch_files": ("VARCHAR", pl.String),  # and its files: "input=ID;output=ID;error=ID"
+    # AXIOM's 0-5 score where the request asked for it (graded programs); last, so that older partitioned tables
+    # take it as a new column at the end (defs/io.py)
+    "score": ("INTEGER", pl.Int32),
 }
 ADDED_COLUMNS = (
     "provenance",
     "source",
     "batch_id",
     "batch_files",
+    "score",
 )  # columns newer than the first cache tables: added to older files
 KEY = ("attempt_uid", "judge", "condition", "request_hash", "epoch")
 ANSWERED_STATUSES = ("ok", "abstained")  # final answers: never sent again

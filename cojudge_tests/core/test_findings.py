@@ -296,7 +296,11 @@ def test_holm_is_applied_within_the_stated_family(distinct):
     from statsmodels.stats.multitest import multipletests
 
     family = distinct.filter(pl.col("family") == "roc_auc")
-    assert family.height == distinct.filter(pl.col("status") != "by construction").height
+    tested = distinct.filter((pl.col("status") != "by construction") & pl.col("p_value").is_not_null())
+    assert family.height == tested.height > 0
+    # the rows left out test nothing: by construction, or replicates that never vary (an interval [x, x])
+    untested = distinct.filter((pl.col("status") != "by construction") & pl.col("p_value").is_null())
+    assert (untested["lo"] == untested["hi"]).all() and untested["family"].is_null().all()
     adjusted = multipletests(family["p_value"].to_numpy(), alpha=0.05, method="holm")[1]
     assert family["holm_p"].to_numpy() == pytest.approx(adjusted)
     assert (family["holm_p"] >= family["p_value"]).all()
@@ -377,3 +381,30 @@ def test_the_contamination_table_shows_conditions_with_the_same_result_as_one_ro
     assert shown.filter(pl.col("judge") == "honest")["condition"].to_list() == ["blind, nonblind, prefix12k"]
     assert shown.filter(pl.col("judge") == "leaky").height == 3  # its answers move with the condition
     assert differences_table(table).filter(pl.col("judge") == "honest").height == 1
+
+
+def test_a_family_of_eighty_strong_effects_all_hold_after_holm():
+    # a percentile p cannot fall below 1 / (B + 1): with 1,000 resamples Holm's smallest adjusted p in a family of
+    # 80 would be 80 / 1001 > 0.05, and nothing could hold; the p from the bootstrap SE has no floor
+    rng = np.random.default_rng(11)
+    rows = []
+    for k in range(80):
+        replicates = rng.normal(0.15, 0.03, 1000)
+        rows.append({"family": "roc_auc", "p_value": rb.bootstrap_p(0.15, replicates), "status": "holds", "k": k})
+        assert (replicates > 0).all()  # every replicate above 0: the percentile p would be its floor, 1/1001
+    rb.holm(rows)
+    assert all(r["holm_status"] == "holds" for r in rows)
+    assert max(r["holm_p"] for r in rows) < 1e-4
+
+
+def test_a_row_whose_replicates_do_not_vary_is_not_a_test():
+    # the static-rubric "loop" row: 0.5 [0.5, 0.5] in every resample, p = 1 under the old rule and counted in Holm
+    assert rb.bootstrap_p(0.0, np.zeros(1000)) is None
+    assert rb.bootstrap_p(None, np.array([0.1, 0.2])) is None
+    assert rb.bootstrap_p(0.1, np.array([0.1])) is None  # fewer than 2 replicates
+    rows = [
+        {"family": "roc_auc", "p_value": None, "status": "tie"},
+        {"family": "roc_auc", "p_value": 0.01, "status": "holds"},
+    ]
+    rb.holm(rows)
+    assert rows[0]["holm_p"] is None and rows[1]["holm_p"] == pytest.approx(0.01)  # a family of one real test

@@ -5,7 +5,17 @@ from __future__ import annotations
 import pytest
 
 from cojudge_assets.core.graded.examples import EXAMPLES
-from cojudge_assets.core.graded.rules import BY_NAME, CATEGORIES, RULES, variants
+from cojudge_assets.core.graded.rules import (
+    BY_NAME,
+    CATEGORIES,
+    MINOR_REPAIR_TOKENS,
+    RULES,
+    Edit,
+    repair_tokens,
+    sites,
+    tokens,
+    variants,
+)
 from cojudge_assets.core.perturbation.operators import _parser
 
 
@@ -22,7 +32,8 @@ def test_each_rule_turns_its_example_into_the_documented_after(name):
     language, before, after = EXAMPLES[name]
     made = variants(before, language, BY_NAME[name])
     assert made[0] == after
-    assert not _parser(language).parse(after.encode()).root_node.has_error
+    if BY_NAME[name].ceiling > 0:  # a ceiling-0 rule's program may not parse (a semicolon deleted)
+        assert not _parser(language).parse(after.encode()).root_node.has_error
 
 
 def test_a_rule_without_a_site_does_not_apply_and_is_never_forced():
@@ -41,14 +52,47 @@ def test_a_for_loop_with_continue_is_not_made_a_while_loop():
     assert variants(code, "c", BY_NAME["R5_FOR_TO_WHILE"]) == []
 
 
-def test_bug_rules_make_one_program_per_site_and_preserving_rules_one_program_for_every_site():
+def test_every_rule_makes_one_program_per_site():
     code = (
         "int f(int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++) s += i;\n"
         "    for (int j = 0; j < n; j++) s += j;\n    return s;\n}\n"
     )
     assert len(variants(code, "c", BY_NAME["R2_OFF_BY_ONE"])) == 2
-    (both,) = variants(code, "c", BY_NAME["R5_INCREMENT_AS_COMPOUND"])
-    assert both.count("+= 1") == 2
+    one, two = variants(code, "c", BY_NAME["R5_INCREMENT_AS_COMPOUND"])  # formerly one program of both sites
+    assert one.count("+= 1") == two.count("+= 1") == 1 and one != two
+
+
+def test_repair_size_is_the_token_edit_and_sorts_minor_from_major_defects():
+    src = b"if (a > 0) x++;"
+    assert repair_tokens(src, [Edit(0, len(src), b"")]) == 9  # if ( a > 0 ) x ++ ;
+    assert repair_tokens(src, [Edit(6, 7, b">=")]) == 1
+    assert tokens(b'a<<=b; s = "x;y";') == [b"a", b"<<=", b"b", b";", b"s", b"=", b'"x;y"', b";"]
+    code = (
+        '#include <stdio.h>\nint main(void) {\n    int n, s = 0;\n    scanf("%d", &n);\n'
+        "    if (n < 0) return 1;\n    for (int i = 0; i < n; i++) {\n        if (i % 2) s += i;\n"
+        "        else s -= i * 3;\n        s = s * 2 % 1000;\n    }\n    if (s > 10) s = s - 10;\n"
+        '    printf("%d\\n", s);\n    return 0;\n}\n'
+    )
+    for rule in RULES:
+        src, found = sites(code, "c", rule)
+        for site in found:
+            size = repair_tokens(src, site)
+            if rule.ceiling == 2:
+                assert 1 <= size <= MINOR_REPAIR_TOKENS, (rule.name, size)
+            elif rule.ceiling == 1:
+                assert size > MINOR_REPAIR_TOKENS, (rule.name, size)
+    for name in ("R1_DELETE_BRANCH", "R1_DELETE_VALIDATION", "R1_DELETE_ELSE", "R1_LOOP_FIRST_ITERATION"):
+        assert sites(code, "c", BY_NAME[name])[1], name  # each structural defect finds a site here
+
+
+def test_only_a_ceiling_zero_rule_may_leave_a_program_that_does_not_parse():
+    code = "int f(int a) {\n    a++;\n    return a;\n}\n"
+    (broken,) = variants(code, "c", BY_NAME["R0_MISSING_SEMICOLON"])
+    assert _parser("c").parse(broken.encode()).root_node.has_error
+    for rule in RULES:
+        if rule.ceiling > 0:
+            for made in variants(code, "c", rule):
+                assert not _parser("c").parse(made.encode()).root_node.has_error, rule.name
 
 
 def test_deleting_an_accumulation_spares_the_loop_counter():
@@ -57,7 +101,7 @@ def test_deleting_an_accumulation_spares_the_loop_counter():
         "int f(int n) {\n    int i = 0, s = 0;\n    while (i < n) {\n"
         "        s += i;\n        i += 2;\n    }\n    return s;\n}\n"
     )
-    (made,) = variants(code, "c", BY_NAME["R1_DELETE_ACCUMULATION"])
+    (made,) = variants(code, "c", BY_NAME["R2_DELETE_ACCUMULATION"])
     assert "i += 2" in made and "s += i" not in made
 
 

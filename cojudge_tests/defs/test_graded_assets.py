@@ -17,17 +17,18 @@ def test_graded_assets_are_in_the_perturbation_group_jobs_and_lineage(tmp_path, 
     monkeypatch.setenv("COJUDGE_JUDGES", str(judges))
     defs = build_definitions()
     graph = defs.resolve_asset_graph()
-    for name in (*GRADED_PROGRAM_ASSETS, "graded_metrics"):
+    for name in (*GRADED_PROGRAM_ASSETS, "graded_scores", "graded_metrics"):
         assert graph.get(dg.AssetKey(name)).group_name == "perturbation"
     mutants_job = {k.to_user_string() for k in defs.resolve_job_def(MUTANTS_JOB).asset_layer.selected_asset_keys}
     assert set(GRADED_PROGRAM_ASSETS) <= mutants_job
     metrics_job = defs.resolve_job_def(PERTURBATION_METRICS_JOB).asset_layer.selected_asset_keys
-    assert dg.AssetKey("graded_metrics") in metrics_job
+    assert {dg.AssetKey("graded_scores"), dg.AssetKey("graded_metrics")} <= metrics_job
     assert _parents(defs, "graded_programs") == {"mutation_seeds"}
     assert "graded_programs" in _parents(defs, "perturbation_requests")  # judged blind with the mutants
-    assert _parents(defs, "graded_metrics") == {"graded_programs", "mutation_seeds", "perturbation_outputs"}
+    assert _parents(defs, "graded_scores") == {"graded_programs", "mutation_seeds", "perturbation_outputs"}
+    assert _parents(defs, "graded_metrics") == {"graded_scores"}  # the similarities are not recomputed with it
     assert {"graded_metrics", "graded_yield", "graded_balance"} <= _parents(defs, "report")
 
     judges.write_text("judges:\n  - name: idle\n    model: openai/m\n    enabled: false\n")
     without = build_definitions()  # no judge asked: the reference-based judges alone
-    assert _parents(without, "graded_metrics") == {"graded_programs", "mutation_seeds"}
+    assert _parents(without, "graded_scores") == {"graded_programs", "mutation_seeds"}

@@ -346,3 +346,12 @@ def test_whole_programs_are_not_fragments(language, code):
 
     assert missing_entry_point(normalize_language(language), code) == ""
     assert SampleExecScorer.abstention(PromptParts("p", language, "", code, "")) == ""
+
+
+def test_sample_exec_answers_axioms_score_where_the_request_asks_for_it():
+    asked = {"ask_score": True}
+    passes = ask("sample-exec", request_for("accepted/two_pointers.c").model_copy(update=asked))[1]
+    broken = ask("sample-exec", request_for("compile_error/sweep.c").model_copy(update=asked))[1]
+    plain = ask("sample-exec", request_for("accepted/two_pointers.c"))[1]
+    assert (passes.score, broken.score, plain.score) == (4, 0, None)
+    assert passes.p_accept == plain.p_accept

@@ -58,9 +58,14 @@ Two tables, both from the long predictions table and the design split (core/desi
   *Multiplicity.* The stated family is every distinct ROC-AUC row that is a
   test (``family`` = ``roc_auc``; by-construction rows are not), and
   separately the perturbation rows (``arm_discrimination``). Each row's
-  ``p_value`` is the two-sided bootstrap p of its primary replicates
-  (:func:`bootstrap_p`: twice the smaller tail share, the smallest level whose
-  percentile interval excludes 0, never below 1 / (resamples + 1)), ``holm_p`` its Holm-adjusted value
+  ``p_value`` is the two-sided p of its primary estimate from the bootstrap
+  standard error (:func:`bootstrap_p`: ``2 * Phi(-|estimate| / SE)``, SE the
+  standard deviation of the replicates). A percentile p cannot fall below
+  1 / (resamples + 1), so with m tests no Holm-adjusted p could fall below
+  m / (resamples + 1): at 1,000 resamples nothing could hold in a family of
+  more than about 50. A row whose replicates do not vary (an interval [x, x],
+  such as a judge that answers every mutant of a subset alike) tests nothing:
+  it has no p and is not in the family. ``holm_p`` its Holm-adjusted value
   within the family (statsmodels ``multipletests``, ``method="holm"``) and
   ``holm_status`` the status at 0.05 after the adjustment: ``holds`` or
   ``reversed`` only when the raw status says so and ``holm_p < 0.05``, else
@@ -322,21 +327,25 @@ FINDINGS_SCHEMA = {
 }
 
 
-def bootstrap_p(replicates: np.ndarray) -> float | None:
-    """Two-sided bootstrap p of "the difference is 0": ``(2 * min(#{r <= 0}, #{r >= 0}) + 1) / (B + 1)`` over the
-    B finite replicates, capped at 1: twice the smaller tail share (the smallest level at which the percentile
-    interval excludes 0), with the usual +1 so that it is never 0 (at least 1 / (B + 1)). None without finite
-    replicates.
+def bootstrap_p(estimate: float | None, replicates: np.ndarray) -> float | None:
+    """Two-sided p of "the difference is 0" from the bootstrap standard error: ``2 * Phi(-|estimate| / SE)``, SE
+    the standard deviation (ddof 1) of the finite replicates. It has no floor at 1 / (B + 1), so a family of many
+    strong effects can hold after Holm. None (not a test) without an estimate, with fewer than 2 finite replicates
+    or when they do not vary (SE 0: an interval [x, x] tests nothing).
 
-    >>> bootstrap_p(np.array([0.1, 0.2, 0.3, -0.1])), bootstrap_p(np.array([0.1, 0.2])), bootstrap_p(np.zeros(3))
-    (0.6, 0.3333333333333333, 1.0)
+    >>> round(bootstrap_p(0.2, np.array([0.1, 0.2, 0.3])), 4), bootstrap_p(0.5, np.full(4, 0.5))
+    (0.0455, None)
     """
+    from scipy.stats import norm
+
     finite = np.asarray(replicates, dtype=np.float64)
     finite = finite[np.isfinite(finite)]
-    if finite.size == 0:
+    if estimate is None or not np.isfinite(estimate) or finite.size < 2:
         return None
-    tail = min(int(np.sum(finite <= 0)), int(np.sum(finite >= 0)))
-    return min(1.0, (2 * tail + 1) / (finite.size + 1))
+    se = float(np.std(finite, ddof=1))
+    if not se > 1e-12:
+        return None
+    return float(2 * norm.sf(abs(estimate) / se))
 
 
 def holm(rows: list[dict], alpha: float = ALPHA) -> None:
@@ -654,8 +663,8 @@ def _comparison_row(u, comparison, figures, config, judge_metrics, condition_eff
         row[f"{prefix}lo"], row[f"{prefix}hi"] = _none_if_nan(lo), _none_if_nan(hi)
         row[f"{prefix}status"] = BY_CONSTRUCTION if built else status(row[f"{prefix}lo"], row[f"{prefix}hi"])
         if scheme == "trajectory":
-            row["p_value"] = None if built else bootstrap_p(replicates)
-    row["family"] = None if built else "roc_auc"
+            row["p_value"] = None if built else bootstrap_p(estimate, replicates)
+    row["family"] = None if built or row["p_value"] is None else "roc_auc"
     row["widening"] = _widening(row)
     return row
 
@@ -763,6 +772,8 @@ def _perturbation_rows(
         if found is not None:
             row["p_value"] = found["p_value"]
             row["widening"] = _widening(row)
+        if row["p_value"] is None:  # the replicates do not vary (e.g. 0.5 [0.5, 0.5]): the row tests nothing
+            row["family"] = None
         zero = row["estimate"] == 0 and row["lo"] == 0 and row["hi"] == 0
         verb = "scored no differently from" if zero else "scored below"
         row["finding"] = f"{r['judge']}: semantic mutants {verb} control mutants ({r['subset']})"
@@ -829,7 +840,7 @@ def _perturbation_checks(
                     "equal_weights": float(macro(np.ones((1, n_problems)))[0]),
                     "never_inspected": float(np.asarray(auc(test[None, mask].astype(np.float64)))[0]),
                 }
-                found: dict[str, Any] = {"p_value": bootstrap_p(seed_reps - 0.5)}
+                found: dict[str, Any] = {"p_value": bootstrap_p(points["problem"] - 0.5, seed_reps - 0.5)}
                 for scheme, reps in (
                     ("problem", problem_reps),
                     ("equal_weights", equal_reps),

@@ -15,8 +15,8 @@ EXAMPLES: dict[str, tuple[str, str, str]] = {
     ),
     "R5_INCREMENT_AS_COMPOUND": (
         "cpp",
-        "int f(int n) {\n    int c = 0;\n    for (int i = 0; i < n; ++i) c++;\n    return c;\n}\n",
-        "int f(int n) {\n    int c = 0;\n    for (int i = 0; i < n; i += 1) c += 1;\n    return c;\n}\n",
+        "int f(int n) {\n    int c = 0;\n    while (c < n) c++;\n    return c;\n}\n",
+        "int f(int n) {\n    int c = 0;\n    while (c < n) c += 1;\n    return c;\n}\n",
     ),
     "R5_IF_TO_TERNARY": (
         "c",
@@ -26,7 +26,7 @@ EXAMPLES: dict[str, tuple[str, str, str]] = {
     "R4_SINGLE_LETTER_NAMES": (
         "c",
         "int f(int n) {\n    int total = 0;\n    for (int idx = 0; idx < n; idx++) total += idx;\n    return total;\n}\n",
-        "int f(int n) {\n    int a = 0;\n    for (int b = 0; b < n; b++) a += b;\n    return a;\n}\n",
+        "int f(int n) {\n    int a = 0;\n    for (int idx = 0; idx < n; idx++) a += idx;\n    return a;\n}\n",
     ),
     "R4_MAGIC_NUMBERS": (
         "c",
@@ -68,6 +68,11 @@ EXAMPLES: dict[str, tuple[str, str, str]] = {
         "int sq(int v) {\n    return v * v;\n}\nint f(int a) {\n    return sq(a) + 1;\n}\n",
         "int sq(int v) {\n    return v * v;\n}\nint f(int a) {\n    return (a * a) + 1;\n}\n",
     ),
+    "R3_REDUNDANT_LOOP_GUARD": (
+        "c",
+        "int f(int n) {\n    int s = 0;\n    while (s < n) {\n        s += 2;\n    }\n    return s;\n}\n",
+        "int f(int n) {\n    int s = 0;\n    while (s < n) { if (s < n) {\n        s += 2;\n    } }\n    return s;\n}\n",
+    ),
     "R2_OFF_BY_ONE": (
         "c",
         "int f(int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++) s++;\n    return s;\n}\n",
@@ -88,7 +93,7 @@ EXAMPLES: dict[str, tuple[str, str, str]] = {
         "int f(int n) {\n    long s = 0;\n    s = n;\n    return s;\n}\n",
         "int f(int n) {\n    int s = 0;\n    s = n;\n    return s;\n}\n",
     ),
-    "R1_NEGATE_CONDITION": (
+    "R2_NEGATE_CONDITION": (
         "c",
         "int f(int a) {\n    if (a > 0) return 1;\n    return 0;\n}\n",
         "int f(int a) {\n    if (!(a > 0)) return 1;\n    return 0;\n}\n",
@@ -98,14 +103,59 @@ EXAMPLES: dict[str, tuple[str, str, str]] = {
         "int fact(int n) {\n    if (n == 0) return 1;\n    return n * fact(n - 1);\n}\n",
         "int fact(int n) {\n    return n * fact(n - 1);\n}\n",
     ),
-    "R1_SWAP_MIN_MAX": (
+    "R2_SWAP_MIN_MAX": (
         "cpp",
         "int f(int a, int b) {\n    return std::max(a, b);\n}\n",
         "int f(int a, int b) {\n    return std::min(a, b);\n}\n",
     ),
-    "R1_DELETE_ACCUMULATION": (
+    "R2_DELETE_ACCUMULATION": (
         "c",
         "int f(int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++) s += i;\n    return s;\n}\n",
         "int f(int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++) ;\n    return s;\n}\n",
+    ),
+    "R1_DELETE_BRANCH": (
+        "c",
+        "int f(int a) {\n    int s = a;\n    if (a > 10) s = s * 2;\n    return s;\n}\n",
+        "int f(int a) {\n    int s = a;\n    return s;\n}\n",
+    ),
+    "R1_DELETE_VALIDATION": (
+        "c",
+        "int f(int n) {\n    if (n < 0) return 0;\n    return n * 2;\n}\n",
+        "int f(int n) {\n    return n * 2;\n}\n",
+    ),
+    "R1_DELETE_ELSE": (
+        "java",
+        "class A {\n    int f(int a) {\n        int s;\n        if (a > 0) s = a;\n        else s = -a;\n        return s;\n    }\n}\n",
+        "class A {\n    int f(int a) {\n        int s;\n        if (a > 0) s = a;\n        return s;\n    }\n}\n",
+    ),
+    "R1_LOOP_FIRST_ITERATION": (
+        "c",
+        "int f(int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++) {\n        s += i;\n    }\n    return s;\n}\n",
+        "int f(int n) {\n    int s = 0;\n    { int i = 0; if (i < n) {\n        s += i;\n    } }\n    return s;\n}\n",
+    ),
+    "R0_MISSING_SEMICOLON": (
+        "c",
+        "int f(int a) {\n    a++;\n    return a;\n}\n",
+        "int f(int a) {\n    a++\n    return a;\n}\n",
+    ),
+    "R0_UNCLOSED_BLOCK": (
+        "cpp",
+        "int f(int a) {\n    if (a) {\n        a--;\n    }\n    return a;\n}\n",
+        "int f(int a) {\n    if (a) {\n        a--;\n    \n    return a;\n}\n",
+    ),
+    "R0_UNDECLARED_NAME": (
+        "c",
+        "int f(int a) {\n    int s = a;\n    return s;\n}\n",
+        "int f(int a) {\n    int s = a;\n    return s_;\n}\n",
+    ),
+    "R0_RETURN_AT_START": (
+        "c",
+        'int main(void) {\n    printf("1\\n");\n    return 0;\n}\n',
+        'int main(void) { return 0;\n    printf("1\\n");\n    return 0;\n}\n',
+    ),
+    "R0_DELETE_OUTPUT": (
+        "java",
+        "class A {\n    public static void main(String[] args) {\n        int n = 1;\n        System.out.println(n);\n    }\n}\n",
+        "class A {\n    public static void main(String[] args) {\n        int n = 1;\n    }\n}\n",
     ),
 }

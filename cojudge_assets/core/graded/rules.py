@@ -1,21 +1,25 @@
-"""Graded perturbation rules with score ceilings (AXIOM's five categories), made on the tree-sitter syntax tree.
+"""Graded perturbation rules with score ceilings (AXIOM's categories), made on the tree-sitter syntax tree.
 
-A rule rewrites an accepted C, C++ or Java program; its *ceiling* is the highest score (0-5, AXIOM's scale:
-the refinement effort before deployment) a program carrying it deserves. A program carrying several rules
-gets the lowest of their ceilings.
+A rule rewrites an accepted C, C++ or Java program at one *site*; its *ceiling* is the highest score (0-5,
+AXIOM's scale: the refinement effort before deployment) a program carrying it deserves. A program carrying
+several rule applications gets the lowest of their ceilings.
 
 * 5, Alternatives: the same behaviour written another way (a for loop as a while loop, compound
   assignments, ternaries).
 * 4, Readability: the same behaviour, harder to read (single-letter names, magic numbers, unreachable code).
-* 3, Design: the same behaviour, worse structure (nesting, duplicated code, an inlined helper).
-* 2, Minor bugs: a defect that fails some of the problem's tests.
-* 1, Major defects: a defect that fails most or all of them.
+* 3, Design: the same behaviour, worse structure (nesting, duplicated code, an inlined helper, a global).
+* 2, Minor bugs: a defect whose repair (the inverse edit) is at most ``MINOR_REPAIR_TOKENS`` tokens.
+* 1, Major defects: a defect whose repair is longer: a branch, an else branch or a validation block deleted,
+  a base case removed, a loop replaced by its first iteration (a plausible wrong algorithm).
+* 0, Not rectifiable: the program does not compile (a semicolon or a closing brace missing, an undeclared
+  name) or fails every test (main returns at once, the output statement deleted).
 
-Rules of ceilings 5, 4 and 3 rewrite every site they find (one program per rule and seed); rules of
-ceilings 2 and 1 plant one defect, at one site (one candidate program per site). A rule that finds no site
-in a program does not apply to it: :func:`variants` returns nothing and the caller counts it as skipped.
-Whether a rule had its intended effect is decided by execution (core/graded/verify.py), never assumed here.
-Every rule's before/after example is in docs/methodology.md ("Graded perturbations") and in its test.
+Every rule is applied at one site at a time (:func:`applications`: one program per site); a program made of
+several applications is core/graded/verify.py's work. A rule that finds no site in a program does not apply
+to it. Whether an application had its intended effect is decided by execution (core/graded/verify.py), never
+assumed here; the repair size (:func:`repair_tokens`) is static: the token-level Levenshtein distance of the
+edit, the same in both directions. Every rule's before/after example is in docs/methodology.md ("Graded
+perturbations") and in its test.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rapidfuzz.distance import Levenshtein
+
 if TYPE_CHECKING:  # tree-sitter loads with the first rule applied, not with the Definitions
     from tree_sitter import Node
 
@@ -34,8 +40,16 @@ from cojudge_assets.core.perturbation import operators as ops
 from cojudge_assets.core.perturbation.operators import _GRAMMARS, _parse, _walk
 from cojudge_assets.core.perturbation.rewrites import _local_declarations, _rename_sites, _words
 
-CATEGORIES: dict[int, str] = {5: "Alternatives", 4: "Readability", 3: "Design", 2: "Minor bugs", 1: "Major defects"}
+CATEGORIES: dict[int, str] = {
+    5: "Alternatives",
+    4: "Readability",
+    3: "Design",
+    2: "Minor bugs",
+    1: "Major defects",
+    0: "Not rectifiable",
+}
 PRESERVING = (5, 4, 3)  # ceilings whose rules must keep the program's behaviour on every test
+MINOR_REPAIR_TOKENS = 5  # a defect repaired by an edit of at most this many tokens is minor (2), a longer one major
 LANGUAGES = tuple(sorted(_GRAMMARS))  # c, cpp, java
 
 
@@ -64,8 +78,14 @@ class Rule:
         return CATEGORIES[self.ceiling]
 
     @property
-    def every_site(self) -> bool:
-        return self.ceiling in PRESERVING
+    def repair_range(self) -> tuple[int, float]:
+        """The repair sizes (tokens, inclusive) of this rule's sites: a minor bug's at most MINOR_REPAIR_TOKENS, a
+        major defect's more; any for the others."""
+        if self.ceiling == 2:
+            return 1, MINOR_REPAIR_TOKENS
+        if self.ceiling == 1:
+            return MINOR_REPAIR_TOKENS + 1, float("inf")
+        return 0, float("inf")
 
 
 def _t(node: Node | None) -> bytes:
@@ -182,19 +202,26 @@ def _calls(root: Node, language: str, name: bytes) -> list[Node]:
 # --- 5: Alternatives --------------------------------------------------------------------------------------------
 
 
+def _for_header(loop: Node, src: bytes, jumps: set[str]) -> tuple[Node, list[bytes]] | None:
+    """(body, [init, condition, update]) of a three-clause for loop whose body is a block holding none of
+    ``jumps``, else None."""
+    body = loop.child_by_field_name("body")
+    if body is None or body.type not in ("compound_statement", "block") or _has(body, jumps):
+        return None
+    opening = next((c for c in loop.children if c.type == "("), None)
+    closing = [c for c in loop.children if c.type == ")" and c.end_byte <= body.start_byte]
+    if opening is None or not closing:
+        return None
+    parts = [p.strip() for p in _split_top(src[opening.end_byte : closing[-1].start_byte], ord(";"))]
+    return (body, parts) if len(parts) == 3 else None
+
+
 def _for_to_while(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
     for loop in nodes["for_statement"]:
-        body = loop.child_by_field_name("body")
-        if body is None or body.type not in ("compound_statement", "block") or _has(body, {"continue_statement"}):
+        header = _for_header(loop, src, {"continue_statement"})
+        if header is None:
             continue
-        opening = next((c for c in loop.children if c.type == "("), None)
-        closing = [c for c in loop.children if c.type == ")" and c.end_byte <= body.start_byte]
-        if opening is None or not closing:
-            continue
-        parts = [p.strip() for p in _split_top(src[opening.end_byte : closing[-1].start_byte], ord(";"))]
-        if len(parts) != 3:
-            continue
-        init, condition, _ = parts
+        body, (init, condition, _) = header
         if language == "java":
             if len(loop.children_by_field_name("init")) > 1:
                 continue  # `for (i = 0, j = 1; ...)`: Java has no comma operator outside a for header
@@ -538,6 +565,19 @@ def _inline_helper(nodes: dict[str, list[Node]], language: str, src: bytes) -> I
             yield [Edit(call.start_byte, call.end_byte, text)]
 
 
+def _redundant_loop_guard(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
+    """A loop's condition checked again around its body, one block deeper (true there, so the same behaviour)."""
+    for loop in nodes["for_statement"] + nodes["while_statement"]:
+        body, condition = loop.child_by_field_name("body"), loop.child_by_field_name("condition")
+        inner = _inner_condition(condition) if condition is not None and loop.type == "while_statement" else condition
+        if body is None or inner is None or body.type not in ("compound_statement", "block"):
+            continue
+        if _has(inner, _IMPURE) or inner.type == "comma_expression":
+            continue  # evaluated twice: only a condition without side effects
+        inside = src[body.children[0].end_byte : body.children[-1].start_byte]
+        yield [Edit(body.start_byte, body.end_byte, b"{ if (" + _t(inner) + b") {" + inside + b"} }")]
+
+
 _SCALAR_TYPES = {"primitive_type", "sized_type_specifier", "integral_type", "floating_point_type", "boolean_type"}
 _LITERALS = {
     "number_literal",
@@ -588,10 +628,10 @@ def _locals_to_globals(nodes: dict[str, list[Node]], language: str, src: bytes) 
         start = src.rfind(b"\n", 0, definition.start_byte) + 1
         indent = src[start : definition.start_byte]
         prefix = b"static " if language == "java" else b""
-        text = b"".join(prefix + _t(d) + b"\n" + indent for d in moved)
-        yield [Edit(definition.start_byte, definition.start_byte, text)] + [
-            Edit(*_line_span(src, d), b"") for d in moved
-        ]
+        for d in moved:  # one declaration a site
+            yield [Edit(definition.start_byte, definition.start_byte, prefix + _t(d) + b"\n" + indent)] + [
+                Edit(*_line_span(src, d), b"")
+            ]
         return
 
 
@@ -606,7 +646,7 @@ def _from_operator(finder: ops._Finder) -> Finder:
     return find
 
 
-# --- 1: Major defects -------------------------------------------------------------------------------------------
+# --- 1: Major defects (and the one-token defects of the old ceiling 1, now minor bugs by their repair) ------------
 
 
 def _negate_condition(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
@@ -670,6 +710,116 @@ def _delete_accumulation(nodes: dict[str, list[Node]], language: str, src: bytes
         yield [Edit(statement.start_byte, statement.end_byte, b";")]
 
 
+_BLOCKS = ("compound_statement", "block")
+
+
+def _in_block(node: Node) -> bool:
+    return node.parent is not None and node.parent.type in _BLOCKS
+
+
+def _ends_in_jump(node: Node | None) -> bool:
+    """A jump statement, or a block whose last statement is one (a guard's body)."""
+    if node is None:
+        return False
+    if node.type in _BLOCKS:
+        inside = _named(node)
+        return bool(inside) and _ends_in_jump(inside[-1])
+    return node.type in _JUMPS or (node.type == "expression_statement" and _t(node).startswith(b"exit("))
+
+
+def _delete_branch(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
+    for statement in nodes["if_statement"]:
+        if statement.child_by_field_name("alternative") is not None or not _in_block(statement):
+            continue
+        if _has(statement, _JUMPS):
+            continue  # a guard: R1_DELETE_VALIDATION
+        yield [Edit(*_line_span(src, statement), b"")]
+
+
+def _delete_validation(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
+    for statement in nodes["if_statement"]:
+        if statement.child_by_field_name("alternative") is not None or not _in_block(statement):
+            continue
+        if _ends_in_jump(statement.child_by_field_name("consequence")):
+            yield [Edit(*_line_span(src, statement), b"")]
+
+
+def _delete_else(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
+    for statement in nodes["if_statement"]:
+        then, other = statement.child_by_field_name("consequence"), _else_body(statement)
+        if then is None or other is None or other.type == "if_statement":
+            continue  # no else, or an else-if chain (deleting it would delete every later branch)
+        yield [Edit(then.end_byte, statement.end_byte, b"")]
+
+
+def _loop_first_iteration(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
+    for loop in nodes["for_statement"]:
+        header = _for_header(loop, src, {"break_statement", "continue_statement"})
+        if header is None or not header[1][1]:
+            continue  # no three clauses, a jump in the body, or no condition (the loop ends on a break)
+        body, (init, condition, _) = header
+        yield [
+            Edit(
+                loop.start_byte,
+                loop.end_byte,
+                b"{ " + (init + b"; " if init else b"") + b"if (" + condition + b") " + _t(body) + b" }",
+            )
+        ]
+
+
+# --- 0: Not rectifiable (does not compile, or fails every test) ----------------------------------------------
+
+
+def _missing_semicolon(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
+    for statement in nodes["expression_statement"]:
+        last = statement.children[-1] if statement.children else None
+        if _in_block(statement) and last is not None and last.type == ";" and len(statement.children) > 1:
+            yield [Edit(last.start_byte, last.end_byte, b"")]
+
+
+def _unclosed_block(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
+    for block in nodes["compound_statement"] + nodes["block"]:
+        if block.parent is not None and block.parent.type in ops._LOOPS | {"if_statement", "else_clause"}:
+            closing = block.children[-1] if block.children else None
+            if closing is not None and closing.type == "}":
+                yield [Edit(closing.start_byte, closing.end_byte, b"")]
+
+
+def _undeclared_name(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
+    taken = _words(src)
+    for name, scope in _local_declarations(nodes, language):
+        uses = [
+            n
+            for n in nodes["identifier"]
+            if _t(n) == _t(name) and n.start_byte > name.end_byte and n.end_byte <= scope.end_byte
+        ]
+        if not uses:
+            continue
+        fresh = _t(name) + b"_"
+        while fresh in taken:
+            fresh += b"_"
+        yield [Edit(uses[0].start_byte, uses[0].end_byte, fresh)]
+
+
+def _return_at_start(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
+    for definition, name, body in _functions(nodes, language):
+        if name != b"main" or not body.children or body.children[0].type != "{":
+            continue
+        returns_int = language != "java" and b"void" not in _t(definition.child_by_field_name("type"))
+        # Java rejects a statement after a bare return (unreachable); `if (true)` keeps the rest reachable
+        text = b" return 0;" if returns_int else (b" if (true) return;" if language == "java" else b" return;")
+        yield [Edit(body.children[0].end_byte, body.children[0].end_byte, text)]
+
+
+_OUTPUT = (b"printf(", b"puts(", b"putchar(", b"cout", b"std::cout", b"System.out.print")
+
+
+def _delete_output(nodes: dict[str, list[Node]], language: str, src: bytes) -> Iterator[Site]:
+    for statement in nodes["expression_statement"]:
+        if _in_block(statement) and _t(statement).startswith(_OUTPUT):
+            yield [Edit(*_line_span(src, statement), b"")]
+
+
 RULES: tuple[Rule, ...] = (
     Rule("R5_FOR_TO_WHILE", 5, "a three-clause for loop written as a while loop", _for_to_while),
     Rule("R5_COMPOUND_ASSIGN", 5, "x = x op e written x op= e", _compound_assign),
@@ -692,6 +842,12 @@ RULES: tuple[Rule, ...] = (
     Rule("R3_LOCALS_TO_GLOBALS", 3, "main's scalar locals made global (shared mutable state)", _locals_to_globals),
     Rule("R3_INLINE_HELPER", 3, "calls of a one-expression helper inlined (a longer caller)", _inline_helper),
     Rule(
+        "R3_REDUNDANT_LOOP_GUARD",
+        3,
+        "a loop's condition checked again around its body (deeper nesting, duplicated logic)",
+        _redundant_loop_guard,
+    ),
+    Rule(
         "R2_OFF_BY_ONE",
         2,
         "a comparison in a condition off by one (< <-> <=, > <-> >=)",
@@ -700,12 +856,55 @@ RULES: tuple[Rule, ...] = (
     Rule("R2_SWAP_PLUS_MINUS", 2, "one arithmetic + written -", _from_operator(ops._arith_flip)),
     Rule("R2_LOOP_BOUND_MINUS_ONE", 2, "a for loop's bound lowered by one", _from_operator(ops._loop_shorten)),
     Rule("R2_NARROW_TYPE", 2, "a 64-bit integer variable declared 32-bit", _from_operator(ops._type_narrow)),
-    Rule("R1_NEGATE_CONDITION", 1, "an if's condition negated", _negate_condition),
+    Rule("R2_NEGATE_CONDITION", 2, "an if's condition negated", _negate_condition),
+    Rule("R2_SWAP_MIN_MAX", 2, "a max call made min (or min max)", _swap_min_max),
+    Rule("R2_DELETE_ACCUMULATION", 2, "a short compound update inside a loop deleted", _delete_accumulation),
     Rule("R1_REMOVE_BASE_CASE", 1, "a recursive function's first guarded return removed", _remove_base_case),
-    Rule("R1_SWAP_MIN_MAX", 1, "a max call made min (or min max): a plausible wrong algorithm", _swap_min_max),
-    Rule("R1_DELETE_ACCUMULATION", 1, "a compound update inside a loop deleted", _delete_accumulation),
+    Rule("R1_DELETE_BRANCH", 1, "an if statement without else (and without a jump) deleted", _delete_branch),
+    Rule("R1_DELETE_VALIDATION", 1, "a guard (an if whose body ends in a jump) deleted", _delete_validation),
+    Rule("R1_DELETE_ELSE", 1, "the else branch of an if/else deleted", _delete_else),
+    Rule(
+        "R1_LOOP_FIRST_ITERATION",
+        1,
+        "a for loop replaced by its first iteration (a plausible wrong algorithm)",
+        _loop_first_iteration,
+    ),
+    Rule("R0_MISSING_SEMICOLON", 0, "a statement's semicolon deleted (does not compile)", _missing_semicolon),
+    Rule("R0_UNCLOSED_BLOCK", 0, "a block's closing brace deleted (does not compile)", _unclosed_block),
+    Rule("R0_UNDECLARED_NAME", 0, "one use of a local variable misspelled (does not compile)", _undeclared_name),
+    Rule("R0_RETURN_AT_START", 0, "main returns before doing anything (fails every test)", _return_at_start),
+    Rule("R0_DELETE_OUTPUT", 0, "an output statement deleted", _delete_output),
 )
 BY_NAME: dict[str, Rule] = {rule.name: rule for rule in RULES}
+
+
+_TOKEN = re.compile(
+    rb'"(?:\\.|[^"\\\n])*"'  # a string literal
+    rb"|'(?:\\.|[^'\\\n])*'"  # a character literal
+    rb"|[A-Za-z_]\w*|\d[\w.]*"  # a word, a number
+    rb"|<<=|>>=|->|::|\+\+|--|&&|\|\||<<|>>|[-+*/%&|^!=<>]="  # a two- or three-character operator
+    rb"|\S"  # any other character
+)
+
+
+def tokens(text: bytes) -> list[bytes]:
+    """C/C++/Java tokens of ``text`` (comments count as their characters; the rules never write any)."""
+    return _TOKEN.findall(text)
+
+
+def repair_tokens(src: bytes, site: Site) -> int:
+    """The size of the repair that undoes ``site``: the token-level Levenshtein distance between each edit's old
+    and new text, summed over the site's edits (``if (a) x++;`` deleted is 6 tokens, ``<`` made ``<=`` one)."""
+    return sum(Levenshtein.distance(tokens(src[e.start : e.end]), tokens(e.new)) for e in site)
+
+
+@dataclass(frozen=True)
+class Application:
+    """One rule applied at one site: the program made, and the repair that undoes it (in tokens)."""
+
+    rule: str
+    code: str
+    repair_tokens: int
 
 
 def _nodes(src: bytes, language: str) -> dict[str, list[Node]]:
@@ -717,16 +916,6 @@ def _nodes(src: bytes, language: str) -> dict[str, list[Node]]:
     return nodes
 
 
-def _overlaps(a: Edit, b: Edit) -> bool:
-    if a.start == a.end and b.start == b.end:
-        return False  # two insertions never overlap (at one point, they go in source order)
-    if a.start == a.end:
-        return b.start < a.start < b.end
-    if b.start == b.end:
-        return a.start < b.start < a.end
-    return max(a.start, b.start) < min(a.end, b.end)
-
-
 def _apply(src: bytes, edits: list[Edit]) -> bytes:
     out, last = [], 0
     for edit in sorted(edits, key=lambda e: (e.start, e.end)):
@@ -735,26 +924,44 @@ def _apply(src: bytes, edits: list[Edit]) -> bytes:
     return b"".join([*out, src[last:]])
 
 
-def variants(code: str, language: str, rule: Rule) -> list[str]:
-    """The programs ``rule`` makes of ``code``: one (every site rewritten) for ceilings 5-3, one per site for 2-1;
-    none when the rule finds no site or every result fails to parse. Sites overlapping an earlier site are left
-    out of the every-site program (an outer loop rewritten leaves its inner loop as it was). Inside
-    budget.program_budget, a tree deeper than its bound or work past its deadline raises budget.OverBudget."""
+def _check_language(language: str, rule: Rule) -> None:
     if language not in _GRAMMARS:
         raise ValueError(f"rule {rule.name}: cannot rewrite language {language!r}: expected one of {LANGUAGES}")
+
+
+def sites(code: str, language: str, rule: Rule) -> tuple[bytes, list[Site]]:
+    """(the program's bytes, ``rule``'s sites in it in source order, those whose repair size is in the rule's
+    :attr:`Rule.repair_range`)."""
+    _check_language(language, rule)
     src = code.encode("utf-8")
-    sites = sorted(rule.find(_nodes(src, language), language, src), key=lambda s: min(e.start for e in s))
-    if rule.every_site:
-        kept: list[Edit] = []
-        for site in sites:
-            if not any(_overlaps(e, k) for e in site for k in kept):
-                kept += site
-        candidates = [_apply(src, kept)] if kept else []
-    else:
-        candidates = [_apply(src, site) for site in sites]
-    return [c.decode("utf-8") for c in candidates if c != src and not _parse(language, c).root_node.has_error]
+    low, high = rule.repair_range
+    found = sorted(rule.find(_nodes(src, language), language, src), key=lambda s: min(e.start for e in s))
+    return src, [s for s in found if s and low <= repair_tokens(src, s) <= high]
 
 
-def spread(n: int, k: int) -> list[int]:
-    """k indices out of range(n), one from the middle of each of k equal bins (all when k >= n)."""
-    return ops._spread(n, k)
+def _made(src: bytes, language: str, rule: Rule, site: Site) -> Application | None:
+    made = _apply(src, site)
+    if made == src:
+        return None
+    if rule.ceiling > 0 and _parse(language, made).root_node.has_error:
+        return None  # only a ceiling-0 rule may leave a program that does not parse
+    return Application(rule.name, made.decode("utf-8"), repair_tokens(src, site))
+
+
+def apply_at(code: str, language: str, rule: Rule, pick: int) -> Application | None:
+    """``rule`` applied at one site of ``code``: the site ``pick`` modulo the number of sites, or the next one in
+    source order (cyclically) when that one's program does not parse; None when no site gives a program. Inside
+    budget.program_budget, a tree deeper than its bound or work past its deadline raises budget.OverBudget."""
+    src, found = sites(code, language, rule)
+    for i in range(len(found)):
+        made = _made(src, language, rule, found[(pick + i) % len(found)])
+        if made is not None:
+            return made
+    return None
+
+
+def variants(code: str, language: str, rule: Rule) -> list[str]:
+    """The programs ``rule`` makes of ``code``, one per site (:func:`sites`) in source order; none when the rule
+    finds no site or every result fails to parse (a ceiling-0 rule's may)."""
+    src, found = sites(code, language, rule)
+    return [a.code for s in found if (a := _made(src, language, rule, s)) is not None]

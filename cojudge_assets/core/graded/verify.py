@@ -1,57 +1,79 @@
-"""Graded programs: rules chained on accepted seeds, verified by execution, balanced over the ceilings 1..5.
+"""Graded programs made as AXIOM makes them: sequences of rule applications on accepted seeds, verified on the
+problem's secret tests, balanced over the ceilings 0..5.
 
-**Candidates.** For every usable seed (core/perturbation/verify.py ``mutation_seeds``: accepted here, with its
-output per test) and every rule (core/graded/rules.py), the rule's program: every site for ceilings 5-3, one
-site (the middle one of the program's sites) for ceilings 2-1. A rule that finds no site is *skipped* and
-counted. Half of the programs (by a hash of seed and rule) are *chained*: a companion rule of a ceiling
-at least the rule's own is applied on top, so the program carries two rules and its ceiling is the lower
-one, the rule's. The companion is chosen by rendezvous hashing (the applicable rule with the smallest hash of
-seed, rule and companion), so adding a rule changes only the chains it wins, and every other program keeps
-its code, and with it its cached verification (the contest judge caches results by the compiled artifact)
-and its cached judge answers (keyed by the request's hash).
+**Programs.** For every usable seed (core/perturbation/verify.py ``mutation_seeds``: accepted here, with its output
+per test) and every rule (core/graded/rules.py) that applies to it, one program of the rule's ceiling k: a sequence
+of ``L`` rule applications, each at one site, the rule itself last. The ``L - 1`` others are drawn from the rules of
+ceiling >= k, so the program's ceiling, the lowest of its rules', is k; and of ceiling >= 3, so that a program
+carries one defect at most (its own rule's, for k <= 2): two defects stacked would make a repair of their summed
+size, and fail every test more often than either, so the ceiling would no longer be the rule's. AXIOM's sequences
+are written by an LLM; here they are drawn, and this is the one constraint added. ``L`` is 1, 2, 3 or 4 by a hash of
+seed and rule: the same distribution at every ceiling, so that the edit size does not grow with the ceiling by
+construction. Each slot's rule is chosen by rendezvous hashing (the rule with the smallest hash of seed, rule and
+slot among those with a site in the program so far) and its site by a hash of seed, rule and slot; so adding a rule
+changes only the programs of that rule and the slots it wins, and every other program keeps its code, and with it
+its cached verification (the contest judge caches results by the compiled artifact) and its cached judge answers.
+``edit_size`` is the program's Levenshtein distance to the seed in characters (rapidfuzz); ``repair_tokens`` the
+size of the repair that undoes its defect: the token-level Levenshtein distance of its bug application (ceilings
+0-2; rules.repair_tokens), 0 for ceilings 3-5.
 
-**Verification.** Each program is compiled and run on the problem's tests in the sandbox, through the contest
-judge resource as the mutants are. Its *effect* is:
+**Verification, on the secret tests only.** The statement's sample tests are never run for a label (a judge
+such as sample-exec runs them; a label that shared them would agree with it by construction). A seed whose
+problem has no secret test makes no program (a skip row says so). Each program's *effect*:
 
-* ``preserved``: output byte-identical to the seed's on every test (the first difference stops the run);
-* ``minor``: fails some tests, at most ``MAJOR_CUT`` (half) of them;
-* ``major``: fails more than half of them;
+* ``preserved``: output byte-identical to the seed's on every secret test (the first difference stops the run);
+* ``changed``: a secret test's output differs from the seed's while every test is accepted;
+* ``some_fail``: fails at least one secret test and passes at least one (the run stops once both are seen);
+* ``all_fail``: fails every secret test;
+* ``passes_a_test``: a ceiling-0 candidate that passed a test (the run stops there: it is no ceiling-0 program);
 * ``broken``: does not compile (or the judge could not run it).
 
-A program is *accepted* when its effect is the one its ceiling intends: ``preserved`` for 5, 4, 3; ``minor``
-for 2; ``major`` for 1. Anything else is rejected with its reason, counted, and never scored. Bug programs run
-test by test and stop once the effect is decided (a program that has failed more than half of the tests is
-major whatever the rest give; one that has failed a test and passed more than half is minor), so that an
-endless loop costs at most half the tests' time limits; ``failed`` and ``tests_run`` say how far it went.
+A program is *accepted* when its effect is the one its ceiling intends: ``preserved`` for 5, 4, 3;
+``some_fail`` for 2 and 1, with a repair of at most ``MINOR_REPAIR_TOKENS`` (5) tokens for 2 and more for 1
+(checked before anything runs: a mismatch is never run); ``broken`` or ``all_fail`` for 0. Anything else is
+rejected with its reason, counted, and never scored.
 
 **Balance.** Among the accepted programs, ``n`` = the count of the scarcest ceiling are kept for every ceiling
-(``graded``), chosen round-robin over the seeds (a seed's programs are taken one per round, rarest rule first)
-so that no seed and no rule dominates a ceiling; the five ceilings then hold 20% each. Since no more than
-``n`` per ceiling are kept, the ceilings are verified scarcest first and a ceiling with more candidates is run,
-in that round-robin order, only until ``n`` of its programs are accepted (:func:`verify`, ``lazy``); the rest
-are ``not_run`` rows. This is what keeps the step's cost near the mutants step's (bench/graded_cost.py).
+(``graded``), so the six ceilings hold 1/6 each, chosen round-robin over the seeds (a seed's programs one per
+round, rarest rule first) with no rule past ``RULE_CAP`` (25%) of its ceiling while another rule of the
+ceiling has accepted programs left; where none has, the rule goes past it and ``graded_balance`` says why
+(:func:`ceiling_balance`, ``note``). Since no more than ``n`` per ceiling are kept, the ceilings are verified
+scarcest first and a ceiling with more candidates is run, in that order, only until ``n`` of its programs are
+accepted (:func:`verify`, ``lazy``); the rest are ``not_run`` rows.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import polars as pl
+from rapidfuzz.distance import Levenshtein
 
 from cojudge_assets.core.execution.contest_judge import ContestJudge, Verdict
-from cojudge_assets.core.graded.rules import BY_NAME, PRESERVING, RULES, Rule, spread, variants
+from cojudge_assets.core.graded.rules import (
+    BY_NAME,
+    CATEGORIES,
+    MINOR_REPAIR_TOKENS,
+    PRESERVING,
+    RULES,
+    Application,
+    Rule,
+    apply_at,
+)
 from cojudge_assets.core.ingest.kattis import ProblemPackage
 from cojudge_assets.core.perturbation import budget
 
 if TYPE_CHECKING:
     from polars._typing import PolarsDataType
 
-MAJOR_CUT = 0.5  # a bug failing more than this share of the tests is major (ceiling 1), at most it: minor (2)
-INTENDED = {5: "preserved", 4: "preserved", 3: "preserved", 2: "minor", 1: "major"}
+INTENDED = {5: "preserved", 4: "preserved", 3: "preserved", 2: "some_fail", 1: "some_fail", 0: "not rectifiable"}
+LENGTHS = (1, 2, 3, 4)  # rule applications in one program, by a hash of seed and rule: the same at every ceiling
+RULE_CAP = 0.25  # no rule holds more than this share of its ceiling's graded programs, where the corpus allows
 
 PROGRAM_SCHEMA: dict[str, PolarsDataType] = {
     "program_uid": pl.String,
@@ -59,12 +81,13 @@ PROGRAM_SCHEMA: dict[str, PolarsDataType] = {
     "problem_id": pl.String,
     "language": pl.String,
     "language_label": pl.String,
-    "rule": pl.String,  # the rule that sets the ceiling
-    "companion": pl.String,  # the chained rule (null: a single rule)
-    "rules": pl.List(pl.String),
+    "rule": pl.String,  # the rule that sets the ceiling (the sequence's last)
+    "rules": pl.List(pl.String),  # the sequence of rule applications, in the order applied
     "ceiling": pl.Int64,
     "category": pl.String,
     "code": pl.String,
+    "edit_size": pl.Int64,  # Levenshtein distance to the seed, characters
+    "repair_tokens": pl.Int64,  # tokens of the repair undoing the bug applications (ceilings 0-2), else 0
     "verdict": pl.String,
     "tests": pl.Int64,
     "tests_run": pl.Int64,
@@ -82,32 +105,34 @@ SKIP_SCHEMA: dict[str, PolarsDataType] = {
     "reason": pl.String,
 }
 NO_SITE = "the rule finds no site in this program"
+NO_SECRET = "the problem has no secret test: nothing to label the program on"
 
 
 def _hash(*parts: str) -> int:
     return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
 
 
-def _one(code: str, language: str, rule: Rule) -> str | None:
-    made = variants(code, language, rule)
-    if not made:
-        return None
-    return made[0] if rule.every_site else made[spread(len(made), 1)[0]]
-
-
 def candidates(
-    seeds: pl.DataFrame, rules: tuple[Rule, ...] = RULES, *, seconds_per_seed: float = budget.TIME_BUDGET_S
+    seeds: pl.DataFrame,
+    rules: tuple[Rule, ...] = RULES,
+    *,
+    packages: dict[str, ProblemPackage] | None = None,
+    seconds_per_seed: float = budget.TIME_BUDGET_S,
 ) -> tuple[list[dict], list[dict]]:
-    """(programs, skips): one program per usable seed and applicable rule (chained for half of them, see the
-    module docstring), and one skip row per (seed, rule) that found no site, with its reason. A seed whose tree
-    is deeper than budget.MAX_TREE_DEPTH or whose rules take more than ``seconds_per_seed`` of tree-sitter work
-    in all makes no program: one skip row per rule, whose reason names the rule that ran out and the limit."""
+    """(programs, skips): one program per usable seed and applicable rule (a sequence, see the module docstring),
+    and one skip row per (seed, rule) that made none, with its reason. A seed whose problem (in ``packages``,
+    when given) has no secret test makes no program. A seed whose tree is deeper than budget.MAX_TREE_DEPTH or
+    whose rules take more than ``seconds_per_seed`` of tree-sitter work in all makes no program: one skip row per
+    rule, whose reason names the rule that ran out and the limit."""
     programs, skips = [], []
     for seed in seeds.filter(pl.col("usable")).sort("seed_uid").iter_rows(named=True):
         uid, language = seed["seed_uid"], seed["language"]
+        if packages is not None and not packages[seed["problem_id"]].secret:
+            skips += [{"seed_uid": uid, "language": language, "rule": r.name, "reason": NO_SECRET} for r in rules]
+            continue
         try:
             with budget.program_budget(seconds_per_seed):
-                made = _programs_of(seed, rules)
+                made = [p for rule in rules if (p := _program(seed, rule, rules)) is not None]
         except budget.OverBudget as over:
             skips += [{"seed_uid": uid, "language": language, "rule": r.name, "reason": over.reason} for r in rules]
             continue
@@ -120,86 +145,84 @@ def candidates(
     return programs, skips
 
 
-def _programs_of(seed: dict, rules: tuple[Rule, ...]) -> list[dict]:
+def _length(uid: str, rule: str) -> int:
+    return LENGTHS[_hash(uid, rule, "length") % len(LENGTHS)]
+
+
+def _apply(code: str, language: str, rule: Rule, *key: str) -> Application | None:
+    with budget.rule(rule.name):
+        return apply_at(code, language, rule, _hash(*key, rule.name, "site"))
+
+
+def _program(seed: dict, rule: Rule, rules: tuple[Rule, ...]) -> dict | None:
+    """``rule``'s program of ``seed``: ``L - 1`` applications drawn from the rules of ceiling >= its own and >= 3
+    (one defect a program: see the module docstring), then ``rule``'s; with fewer of the others when ``rule``
+    finds no site after them; None when it finds none in the seed itself."""
     uid, language, code = seed["seed_uid"], seed["language"], seed["code"]
-    programs = []
-    applicable = {}
-    for rule in rules:
-        with budget.rule(rule.name):
-            made = _one(code, language, rule)
-        if made is not None:
-            applicable[rule.name] = made
-    for rule in rules:
-        if rule.name not in applicable:
-            continue
-        with budget.rule(rule.name):
-            program, companion = applicable[rule.name], None
-            if _hash(uid, rule.name) % 2 == 0:
-                pool = [
-                    r
-                    for r in rules
-                    if r.name != rule.name
-                    and r.ceiling in PRESERVING
-                    and r.ceiling >= rule.ceiling
-                    and r.name in applicable
-                ]
-                for other in sorted(pool, key=lambda r: _hash(uid, rule.name, r.name)):
-                    chained = _one(program, language, other)
-                    if chained is not None:
-                        program, companion = chained, other.name
-                        break
-            programs.append(
-                {
-                    "program_uid": f"{uid}~{rule.name}" + (f"+{companion}" if companion else ""),
-                    "seed_uid": uid,
-                    "problem_id": seed["problem_id"],
-                    "language": language,
-                    "language_label": seed["language_label"],
-                    "rule": rule.name,
-                    "companion": companion,
-                    "rules": [rule.name] + ([companion] if companion else []),
-                    "ceiling": rule.ceiling,
-                    "category": rule.category,
-                    "code": program,
-                }
-            )
-    return programs
+    pool = [r for r in rules if r.ceiling >= max(rule.ceiling, min(PRESERVING))]
+    steps: list[Application] = []
+    current = code
+    for slot in range(1, _length(uid, rule.name)):
+        for other in sorted(pool, key=lambda r: _hash(uid, rule.name, str(slot), r.name)):
+            made = _apply(current, language, other, uid, rule.name, str(slot))
+            if made is not None:
+                steps.append(made)
+                current = made.code
+                break
+    while True:
+        last = _apply(steps[-1].code if steps else code, language, rule, uid, rule.name, "last")
+        if last is not None or not steps:
+            break
+        steps.pop()  # the others took away every site of the rule: one fewer
+    if last is None:
+        return None
+    steps.append(last)
+    return {
+        "program_uid": f"{uid}~{rule.name}",
+        "seed_uid": uid,
+        "problem_id": seed["problem_id"],
+        "language": language,
+        "language_label": seed["language_label"],
+        "rule": rule.name,
+        "rules": [s.rule for s in steps],
+        "ceiling": rule.ceiling,
+        "category": rule.category,
+        "code": last.code,
+        "edit_size": Levenshtein.distance(code, last.code),
+        "repair_tokens": sum(s.repair_tokens for s in steps if BY_NAME[s.rule].ceiling <= 2),
+    }
 
 
-def _classify(failed: int, passed: int, total: int) -> str | None:
-    """The effect once decided by ``failed`` and ``passed`` of ``total`` tests, else None (see module docstring)."""
-    if failed > MAJOR_CUT * total:
-        return "major"
-    if failed > 0 and passed >= total - int(MAJOR_CUT * total):
-        return "minor"
-    if failed + passed == total:
-        return "preserved" if failed == 0 else "minor"
-    return None
+def _broken(verdict: Verdict) -> dict:
+    return {"verdict": verdict.value, "tests_run": 0, "failed": None, "effect": "broken"}
 
 
-def _run_bug(judge: ContestJudge, package: ProblemPackage, language: str, code: str) -> dict:
-    tests = list(package.tests)
+def _run_bug(judge: ContestJudge, package: ProblemPackage, language: str, code: str, ceiling: int) -> dict:
+    """Secret test by secret test, until the effect is decided: a pass and a failure seen (``some_fail``), or,
+    for a ceiling-0 candidate, a pass (``passes_a_test``); else ``all_fail`` or ``preserved`` at the end."""
     failed = passed = 0
     verdict = Verdict.AC
-    for test in tests:
+    for test in package.secret:
         result = judge.judge(package, language, code, tests=[test])
         if result.verdict in (Verdict.CE, Verdict.JUDGE_ERROR):
-            return {"verdict": result.verdict.value, "tests_run": 0, "failed": None, "effect": "broken"}
+            return _broken(result.verdict)
         if result.verdict == Verdict.AC:
             passed += 1
         else:
             failed += 1
             verdict = verdict if verdict != Verdict.AC else result.verdict
-        effect = _classify(failed, passed, len(tests))
-        if effect is not None:
+        if passed and (failed or ceiling == 0):
+            effect = "some_fail" if failed else "passes_a_test"
             return {"verdict": verdict.value, "tests_run": failed + passed, "failed": failed, "effect": effect}
-    return {"verdict": verdict.value, "tests_run": len(tests), "failed": failed, "effect": "preserved"}
+    effect = "preserved" if not failed else ("all_fail" if not passed else "some_fail")
+    return {"verdict": verdict.value, "tests_run": failed + passed, "failed": failed, "effect": effect}
 
 
 def _run_preserving(judge: ContestJudge, package: ProblemPackage, language: str, code: str, outputs: list) -> dict:
-    result = judge.judge(package, language, code)  # stops at the first failing test
+    """On the secret tests; ``outputs``: the seed's output hashes on the secret tests."""
+    result = judge.judge(package, language, code, tests=list(package.secret))  # stops at the first failing test
     if result.verdict in (Verdict.CE, Verdict.JUDGE_ERROR):
-        return {"verdict": result.verdict.value, "tests_run": 0, "failed": None, "effect": "broken"}
+        return _broken(result.verdict)
     identical = len(result.tests) == len(outputs) and all(
         t.verdict == Verdict.AC and t.output_sha256 == s for t, s in zip(result.tests, outputs)
     )
@@ -208,23 +231,37 @@ def _run_preserving(judge: ContestJudge, package: ProblemPackage, language: str,
         "verdict": result.verdict.value,
         "tests_run": len(result.tests),
         "failed": failed,
-        "effect": "preserved" if identical else ("changed" if failed == 0 else "minor"),
+        "effect": "preserved" if identical else ("changed" if failed == 0 else "some_fail"),
     }
 
 
+def _repair_mismatch(program: dict) -> str | None:
+    """Why a ceiling-1 or -2 program's repair size is not its ceiling's (checked before it runs), else None."""
+    tokens = program["repair_tokens"]
+    if program["ceiling"] == 2 and tokens > MINOR_REPAIR_TOKENS:
+        return f"repair of {tokens} tokens > {MINOR_REPAIR_TOKENS}: a major defect, not a minor bug"
+    if program["ceiling"] == 1 and tokens <= MINOR_REPAIR_TOKENS:
+        return f"repair of {tokens} tokens <= {MINOR_REPAIR_TOKENS}: a minor bug, not a major defect"
+    return None
+
+
 def _reason(row: dict) -> str | None:
-    intended = INTENDED[row["ceiling"]]
-    if row["effect"] == intended:
+    ceiling, effect = row["ceiling"], row["effect"]
+    if ceiling == 0:
+        if effect in ("broken", "all_fail"):
+            return None
+        return "passes a secret test: rectifiable, not ceiling 0"
+    if effect == INTENDED[ceiling]:
         return None
-    if row["effect"] == "broken":
+    if effect == "broken":
         return f"does not compile ({row['verdict']})"
-    if intended == "preserved":
+    if ceiling in PRESERVING:
         return "behaviour changed: " + (
-            "output differs from the seed's" if row["effect"] == "changed" else f"{row['verdict']} on a test"
+            "output differs from the seed's" if effect == "changed" else f"{row['verdict']} on a secret test"
         )
-    if row["effect"] == "preserved":
-        return "no test fails: the defect is not observable on the problem's tests"
-    return f"{row['effect']} instead of {intended} ({row['failed']}/{row['tests']} tests failed)"
+    if effect == "preserved":
+        return "no secret test fails: the defect is not observable on the problem's secret tests"
+    return f"fails every secret test ({row['failed']}/{row['tests']}): not rectifiable, ceiling 0"
 
 
 def _verify_all(
@@ -235,17 +272,22 @@ def _verify_all(
     on_done: Callable[[], object] | None = None,
 ) -> list[dict]:
     by_seed = {r["seed_uid"]: r for r in seeds.iter_rows(named=True)}
-    judge.precompile((p["language"], p["code"], packages[p["problem_id"]].memory_mb) for p in programs)
+    runnable = [p for p in programs if _repair_mismatch(p) is None]
+    judge.precompile((p["language"], p["code"], packages[p["problem_id"]].memory_mb) for p in runnable)
 
     def run(p: dict) -> dict:
         package = packages[p["problem_id"]]
-        if p["ceiling"] in PRESERVING:
-            outcome = _run_preserving(judge, package, p["language"], p["code"], by_seed[p["seed_uid"]]["output_sha256"])
+        mismatch = _repair_mismatch(p)
+        if mismatch is not None:
+            outcome: dict = {"verdict": None, "tests_run": 0, "failed": None, "effect": "repair_mismatch"}
+        elif p["ceiling"] in PRESERVING:
+            secret = by_seed[p["seed_uid"]]["output_sha256"][len(package.samples) :]
+            outcome = _run_preserving(judge, package, p["language"], p["code"], secret)
         else:
-            outcome = _run_bug(judge, package, p["language"], p["code"])
-        row = {**p, **outcome, "tests": len(package.tests)}
+            outcome = _run_bug(judge, package, p["language"], p["code"], p["ceiling"])
+        row = {**p, **outcome, "tests": len(package.secret)}
         row["fail_share"] = row["failed"] / row["tests"] if row["failed"] is not None and row["tests"] else None
-        row["reason"] = _reason(row)
+        row["reason"] = mismatch or _reason(row)
         row["accepted"] = row["reason"] is None
         if on_done is not None:
             on_done()
@@ -284,7 +326,8 @@ def verify(
 
     ``lazy``: the ceilings are verified scarcest first (fewest candidates); once ``n``, the fewest accepted so
     far, is known, a ceiling with more candidates is verified in round-robin order (:func:`_round_robin`) only
-    until ``n`` are accepted - the balance keeps no more. The candidates never run have effect ``not_run``
+    until ``n`` are accepted within the 25% cap, or ``n`` are accepted and no candidate left is of a rule under
+    the cap (:func:`_short`) - the balance keeps no more. The candidates never run have effect ``not_run``
     (never accepted, never graded). ``lazy=False`` runs every candidate. ``progress`` gets a line at most every
     10 s (core/progress.py; the total counts every candidate, of which the lazy balance may run fewer)."""
     from cojudge_assets.core.progress import Progress
@@ -297,13 +340,16 @@ def verify(
     needed: float = float("inf")
     for ceiling in sorted(INTENDED, key=lambda c: (len(by_ceiling[c]), c)):
         queue = _round_robin(by_ceiling[ceiling], ceiling)
-        accepted, start = 0, 0
-        while start < len(queue) and (not lazy or accepted < needed):
-            batch = len(queue) if not lazy or needed == float("inf") else int((needed - accepted) * 1.2) + 2
+        kept: list[dict] = []  # this ceiling's accepted programs, in queue order
+        start = 0
+        while start < len(queue) and (not lazy or _short(kept, queue[start:], needed)):
+            short = needed - len(_capped(kept, needed))
+            batch = len(queue) if not lazy or needed == float("inf") else int(short * 1.2) + 2
             done = _verify_all(seeds, queue[start : start + batch], packages, judge, tracker.advance)
-            accepted += sum(r["accepted"] for r in done)
+            kept += [r for r in done if r["accepted"]]
             rows += done
             start += batch
+        accepted = len(kept)
         rows += [
             {**p, "effect": "not_run", "accepted": False, "reason": "not run: the balance needs no more"}
             for p in queue[start:]
@@ -324,7 +370,7 @@ def graded_programs(
 ) -> pl.DataFrame:
     """Candidates made, verified and balanced (module docstring), with one ``skipped`` row per (seed, rule) the
     rule found no site in (no code, never accepted): the table the yield is counted from."""
-    programs, skips = candidates(seeds, rules)
+    programs, skips = candidates(seeds, rules, packages=packages)
     table = verify(seeds, programs, packages, judge, progress=progress)
     by_seed = {r["seed_uid"]: r for r in seeds.iter_rows(named=True)}
     skipped = pl.DataFrame(
@@ -351,22 +397,68 @@ def graded_programs(
     return pl.concat([table, skipped]).sort("program_uid")
 
 
+def _capped(queue: list[dict], n: float, cap: int | None = None) -> list[dict]:
+    """Up to ``n`` of ``queue`` in its order, no rule more than ``cap`` times (default: RULE_CAP of ``n``, at least
+    one)."""
+    if cap is None:
+        cap = max(1, math.floor(RULE_CAP * n)) if n != float("inf") else len(queue)
+    taken: list[dict] = []
+    count: dict[str, int] = defaultdict(int)
+    for p in queue:
+        if len(taken) >= n:
+            break
+        if count[p["rule"]] < cap:
+            taken.append(p)
+            count[p["rule"]] += 1
+    return taken
+
+
+def _short(kept: list[dict], rest: list[dict], n: float) -> bool:
+    """Whether running more of a ceiling's queue (``rest``) may still help the balance: fewer than ``n`` accepted
+    (``kept``), or fewer than ``n`` within the 25% cap while a program of a rule still under the cap is left."""
+    if len(kept) < n:
+        return True
+    if len(_capped(kept, n)) >= n:
+        return False
+    cap = max(1, math.floor(RULE_CAP * n))
+    count: dict[str, int] = defaultdict(int)
+    for p in kept:
+        count[p["rule"]] += 1
+    return any(count[p["rule"]] < cap for p in rest)
+
+
+def _lowest_cap(queue: list[dict], n: int) -> int:
+    """The smallest per-rule cap, at least RULE_CAP of ``n``, under which ``queue`` still yields ``n`` programs:
+    where the ceiling's other rules have too few accepted programs, the cap is raised evenly (water-filling), so
+    the largest rule share is as small as the corpus allows."""
+    counts: dict[str, int] = defaultdict(int)
+    for p in queue:
+        counts[p["rule"]] += 1
+    cap = max(1, math.floor(RULE_CAP * n))
+    while cap < n and sum(min(c, cap) for c in counts.values()) < n:
+        cap += 1
+    return cap
+
+
 def balance(table: pl.DataFrame) -> pl.DataFrame:
     """``graded`` set on ``n`` accepted programs per ceiling, n the count of the scarcest ceiling, taken in
-    :func:`_round_robin` order over the seeds."""
+    :func:`_round_robin` order over the seeds with no rule past RULE_CAP of ``n``; where the ceiling's rules
+    cannot fill ``n`` so, the cap is raised evenly just enough (:func:`_lowest_cap`), and :func:`ceiling_balance`
+    says so."""
     accepted = table.filter(pl.col("accepted"))
     n = min(accepted.filter(pl.col("ceiling") == c).height for c in INTENDED)
     chosen: set[str] = set()
     for ceiling in INTENDED:
         queue = _round_robin(accepted.filter(pl.col("ceiling") == ceiling).to_dicts(), ceiling)
-        chosen.update(p["program_uid"] for p in queue[:n])
+        chosen.update(p["program_uid"] for p in _capped(queue, n, _lowest_cap(queue, n)))
     return table.with_columns(graded=pl.col("program_uid").is_in(sorted(chosen))).sort("program_uid")
 
 
 def rule_yield(table: pl.DataFrame) -> pl.DataFrame:
     """One row per rule: seeds it was skipped on (no site, or the seed over a tree-sitter budget: the reason says
     which), programs made and run (applied), made but not run (the balance needed no more), accepted (their share
-    of the run: the yield), broken (no compile) or of the wrong effect, graded, and its share of the graded set."""
+    of the run: the yield), broken (no compile) or of the wrong effect, graded, its share of the graded set and
+    of its ceiling's graded programs (``ceiling_share``, at most RULE_CAP where the corpus allows)."""
     graded_total = max(int(table["graded"].sum()), 1) if len(table) else 1
     skipped = table.filter(pl.col("effect") == "skipped").group_by("rule").len().rename({"len": "skipped"})
     made = (
@@ -400,24 +492,54 @@ def rule_yield(table: pl.DataFrame) -> pl.DataFrame:
         .with_columns(
             yield_=pl.when(pl.col("applied") > 0).then(pl.col("accepted") / pl.col("applied")),
             graded_share=pl.col("graded") / graded_total,
+            ceiling_share=pl.when(pl.col("graded").sum().over("ceiling") > 0).then(
+                pl.col("graded") / pl.col("graded").sum().over("ceiling")
+            ),
         )
         .rename({"yield_": "yield"})
     )
 
 
-def ceiling_balance(table: pl.DataFrame) -> pl.DataFrame:
-    """One row per ceiling: candidates, accepted, graded and the graded share (the balance)."""
-    total = max(int(table["graded"].sum()), 1) if len(table) else 1
-    made = table.filter(pl.col("effect").fill_null("") != "skipped") if "effect" in table.columns else table
-    run = pl.col("effect").fill_null("") != "not_run" if "effect" in table.columns else pl.lit(True)
+def _cap_note(ceiling: int, yields: pl.DataFrame) -> str | None:
+    """Why a rule holds more than RULE_CAP of ``ceiling``'s graded programs, else None."""
+    rows = yields.filter(pl.col("ceiling") == ceiling).sort("ceiling_share", descending=True, nulls_last=True)
+    if rows.is_empty() or (rows["ceiling_share"][0] or 0) <= RULE_CAP:
+        return None
+    top, graded = rows.row(0, named=True), int(rows["graded"].sum())
+    cap = max(1, math.floor(RULE_CAP * graded))
+    within = sum(min(a, cap) for a in rows["accepted"].to_list())
+    others = [
+        f"{r['rule']}: {r['accepted']} accepted, no site on {r['skipped']} seeds"
+        for r in rows.iter_rows(named=True)
+        if r["rule"] != top["rule"]
+    ]
     return (
-        pl.DataFrame({"ceiling": list(INTENDED)}, schema={"ceiling": pl.Int64})
+        f"{top['rule']} holds {top['ceiling_share']:.0%} (> {RULE_CAP:.0%}): at most {cap} programs a rule, the "
+        f"ceiling's accepted programs fill {within} of {graded}, so the cap was raised evenly; the others: "
+        f"{'; '.join(others) or 'none'}"
+    )
+
+
+def ceiling_balance(table: pl.DataFrame) -> pl.DataFrame:
+    """One row per ceiling 5..0: its category, candidates, verified, accepted, graded, the graded share (the
+    balance, 1/6 each), the median edit size of its graded programs, and a ``note`` where a rule holds more than
+    RULE_CAP of them, saying why (the other rules' accepted programs are all graded: no site, or no yield)."""
+    total = max(int(table["graded"].sum()), 1) if len(table) else 1
+    made = table.filter(pl.col("effect").fill_null("") != "skipped")
+    run = pl.col("effect").fill_null("") != "not_run"
+    yields = rule_yield(table)
+    out = (
+        pl.DataFrame(
+            {"ceiling": list(INTENDED), "category": [CATEGORIES[c] for c in INTENDED]},
+            schema={"ceiling": pl.Int64, "category": pl.String},
+        )
         .join(
             made.group_by("ceiling").agg(
                 candidates=pl.len(),
                 verified=run.sum(),
                 accepted=pl.col("accepted").sum(),
                 graded=pl.col("graded").sum(),
+                median_edit_size=pl.col("edit_size").filter(pl.col("graded")).median(),
             ),
             on="ceiling",
             how="left",
@@ -426,6 +548,24 @@ def ceiling_balance(table: pl.DataFrame) -> pl.DataFrame:
         .with_columns(share=pl.col("graded") / total)
         .sort("ceiling", descending=True)
     )
+    return out.with_columns(note=pl.Series([_cap_note(c, yields) for c in out["ceiling"].to_list()], dtype=pl.String))
+
+
+def shape(table: pl.DataFrame) -> dict[str, float]:
+    """The graded set's shape (issue 36's done-when): Spearman's rho of edit size with the ceiling, each
+    ceiling's share (the one farthest from 1/6), and the largest share of its ceiling any rule holds."""
+    from scipy import stats
+
+    graded = table.filter(pl.col("graded"))
+    balance_ = ceiling_balance(table)
+    yields = rule_yield(table)
+    rho = stats.spearmanr(graded["edit_size"].to_numpy(), graded["ceiling"].to_numpy()).statistic
+    return {
+        "programs": float(len(graded)),
+        "spearman_edit_size_ceiling": float(rho),
+        "max_share_gap": max((abs(x - 1 / len(INTENDED)) for x in balance_["share"].to_list()), default=0.0),
+        "max_rule_ceiling_share": max((x for x in yields["ceiling_share"].to_list() if x is not None), default=0.0),
+    }
 
 
 def fail_share_distribution(table: pl.DataFrame) -> pl.DataFrame:

@@ -117,6 +117,7 @@ SANDBOX_STEPS = frozenset(
         "graded_programs",
         "graded_yield",
         "graded_balance",
+        "graded_scores",
         "graded_metrics",
         "perturbation_requests",
         "perturbation_outputs",

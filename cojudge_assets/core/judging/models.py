@@ -41,6 +41,9 @@ class JudgeRequest(BaseModel):
     language: str
     source_code: str
     prompt_text: str = ""  # the condition's participant context; empty under blind
+    # ask also for AXIOM's 0-5 score (graded programs only); left out of the canonical JSON when False, so every
+    # request made before the field existed keeps its hash and its cached answer (core/judging/prompts.py)
+    ask_score: bool = False
 
 
 class JudgeOutput(BaseModel):
@@ -52,6 +55,8 @@ class JudgeOutput(BaseModel):
     s_algo: int = Field(ge=1, le=5)
     s_robust: int = Field(ge=1, le=5)
     rationale: str
+    # AXIOM's 0-5 score (5 correct and clean ... 0 unusable), answered where the request asked for it
+    score: int | None = Field(default=None, ge=0, le=5)
 
 
 class JudgeAbstention(BaseModel):
@@ -88,8 +93,9 @@ def _extract_object(text: str) -> str | None:
     return text[start : end + 1] if 0 <= start < end else None
 
 
-def validate_answer(text: str, *, lenient: bool = False) -> Validation:
-    """Check one raw answer against the schema (see module docstring).
+def validate_answer(text: str, *, lenient: bool = False, require_score: bool = False) -> Validation:
+    """Check one raw answer against the schema (see module docstring); ``require_score``: the request asked for the
+    0-5 ``score`` (an answer without it is invalid and asked again).
 
     >>> validate_answer('{"p_accept": 0.8, "s_algo": 4, "s_robust": 3, "rationale": "ok"}').output.s_algo
     4
@@ -117,6 +123,8 @@ def validate_answer(text: str, *, lenient: bool = False) -> Validation:
         return _abstention(data, repaired)
     if isinstance(data.get("p_accept"), int) and not isinstance(data.get("p_accept"), bool):
         data["p_accept"] = float(data["p_accept"])  # 0 and 1 written as integers are valid probabilities
+    if require_score and data.get("score") is None:
+        return Validation(None, "score: the request asked for AXIOM's 0-5 score (an integer 0-5)", repaired)
     try:
         return Validation(JudgeOutput.model_validate(data), "", repaired)
     except ValidationError as exc:

@@ -48,8 +48,29 @@ The participant's conversation with an AI assistant before submitting (may be em
 """
 
 
+# AXIOM's score ceilings (Wang et al. 2025, Table I), asked only in graded requests (``ask_score``)
+SCORE_INSTRUCTION = """Also score the submission on AXIOM's 0-5 scale, as an integer:
+- 5: correct, and as good as any alternative implementation;
+- 4: correct, with readability problems (generic names, unreachable code, magic numbers);
+- 3: correct, with design problems (long inlined methods, duplicated code, deep nesting);
+- 2: a minor bug that a small repair fixes (off-by-one, a swapped operator);
+- 1: a major defect that needs a large repair (a wrong algorithm, a missing base case or validation);
+- 0: unusable (does not compile, or fails every input)."""
+SYSTEM_WITH_SCORE = (
+    SYSTEM.replace('"rationale": "<at most 60 words>"}', '"score": <integer 0-5>, "rationale": "<at most 60 words>"}')
+    + "\n"
+    + SCORE_INSTRUCTION
+)
+
+
+def asks_score(messages: list[dict]) -> bool:
+    """Did these chat messages ask for the 0-5 score (the system message of a graded request)?"""
+    return any(m.get("role") == "system" and m.get("content") == SYSTEM_WITH_SCORE for m in messages)
+
+
 def render(request: JudgeRequest) -> list[dict[str, str]]:
-    """Chat messages for one request (the context block only when there is context)."""
+    """Chat messages for one request (the context block only when there is context; the 0-5 score asked only
+    when the request says so)."""
     context = CONTEXT_BLOCK.format(prompt_text=request.prompt_text) if request.prompt_text else ""
     user = USER.format(
         problem_id=request.problem_id,
@@ -58,12 +79,18 @@ def render(request: JudgeRequest) -> list[dict[str, str]]:
         source_code=request.source_code,
         context_block=context,
     )
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    system = SYSTEM_WITH_SCORE if request.ask_score else SYSTEM
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def canonical_json(request: JudgeRequest) -> str:
-    """The request as sorted-key JSON: the form written to the shared JSONL file and hashed."""
-    return json.dumps(request.model_dump(), sort_keys=True, ensure_ascii=False)
+    """The request as sorted-key JSON: the form written to the shared JSONL file and hashed. ``ask_score`` is
+    written only when true: a request that does not ask for the score is the same JSON, and the same hash, as
+    before the field existed."""
+    data = request.model_dump()
+    if not data["ask_score"]:
+        del data["ask_score"]
+    return json.dumps(data, sort_keys=True, ensure_ascii=False)
 
 
 def request_hash(request: JudgeRequest) -> str:

@@ -30,9 +30,10 @@ REQUEST_SCHEMA = {
 
 
 def build_requests(
-    attempts: pl.DataFrame, problems: pl.DataFrame, contexts: pl.DataFrame, condition: str
+    attempts: pl.DataFrame, problems: pl.DataFrame, contexts: pl.DataFrame, condition: str, *, ask_score: bool = False
 ) -> pl.DataFrame:
-    """One row per attempt under ``condition``; the statement comes from ``problems``."""
+    """One row per attempt under ``condition``; the statement comes from ``problems``; ``ask_score``: ask for
+    AXIOM's 0-5 score too (the graded programs' requests)."""
     statements = dict(zip(problems["problem_id"].to_list(), problems["statement"].to_list()))
     context = contexts.filter(pl.col("condition") == condition)
     joined = attempts.join(context.select("attempt_uid", "context"), on="attempt_uid", how="left")
@@ -44,6 +45,7 @@ def build_requests(
             language=a["language_label"] or a["language"],
             source_code=a["code"],
             prompt_text=a["context"] or "",
+            ask_score=ask_score,
         )
         row = {
             "attempt_uid": a["attempt_uid"],

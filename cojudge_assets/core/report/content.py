@@ -774,20 +774,22 @@ def graded_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section | N
     figures: tuple[Figure, ...] = ()
     if len(metrics):
         overall = metrics.filter(pl.col("subset") == "all").select(
-            "judge", "answer", "metric", "value", "lo", "hi", "n", "n_seeds", "note"
+            "judge", "answer", "scope", "metric", "value", "lo", "hi", "p_value", "holm_p", "n", "n_problems", "note"
         )
         tables += [
             Table(
-                "Judges against the ceilings in AXIOM's Table III layout (rho, tau, alpha x100; EMD; mean)",
+                "Judges against the ceilings in AXIOM's Table III layout (rho pooled, within problem and "
+                "controlled for edit size, tau, alpha x100; EMD; mean), Full (ceilings 0-5) and Rectifiable (1-5)",
                 shown(table_iii(metrics)),
             ),
             Table(
-                "Rank and agreement metrics with seed-bootstrap 95% intervals",
-                overall.sort("judge", "answer", "metric"),
+                "Rank and agreement metrics with problem-clustered 95% intervals (bootstrap SE, t on problems - 1), "
+                "p-values and Holm over every test",
+                overall.sort("judge", "answer", "scope", "metric"),
             ),
             Table(
-                "Mean score per ceiling and MCC per pair of adjacent ceilings, seed-bootstrap 95% intervals",
-                metrics.filter(pl.col("subset") != "all").sort("judge", "answer", "metric", "subset"),
+                "Mean score per ceiling and MCC per pair of adjacent ceilings, problem-clustered 95% intervals",
+                metrics.filter(pl.col("subset") != "all").sort("judge", "answer", "scope", "metric", "subset"),
             ),
         ]
         figures = (
@@ -804,7 +806,8 @@ def graded_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section | N
         "Rules with score ceilings (AXIOM's five categories: 5 alternatives, 4 readability, 3 design, 2 minor "
         "bugs, 1 major defects) chained on accepted programs, every program verified by execution (3-5 keep "
         "the seed's output on every test, 2 fail at most half the tests, 1 more than half) and the ceilings "
-        "balanced. Judges answer blind; the reference-based judges compare each program with its seed.",
+        "balanced. Judges answer blind; the reference-based judges compare each program with its seed and with "
+        "another accepted solution of the problem.",
         tuple(tables),
         figures,
     )

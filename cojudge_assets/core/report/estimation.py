@@ -127,6 +127,28 @@ def _labels_needed(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return table.select("judge", "conditions", pl.exclude("judge", "conditions"))
 
 
+def _short_of_nominal(conn: duckdb.DuckDBPyConnection, alpha: float = 0.05) -> str:
+    """A sentence naming every overall interval whose coverage misses 95% by more than Monte Carlo error
+    (``coverage_within_error``: two standard errors at the nominal level), so the table's shortfalls are said, not
+    left to be found; empty when every one is within error."""
+    from cojudge_assets.core.design.estimation import coverage_within_error
+
+    rows = conn.execute(
+        """select judge, method, n, min(coverage) as coverage, min(reps) as reps from estimation
+           where participant is null and coverage is not null and reps > 0
+           group by judge, method, n order by judge, method, n"""
+    ).pl()
+    missed = [r for r in rows.iter_rows(named=True) if not coverage_within_error(r["coverage"], r["reps"], alpha)]
+    if not missed:
+        return ""
+    listed = "; ".join(f"{r['judge']} {r['method']} at n = {r['n']}: {r['coverage']:.3f}" for r in missed)
+    return (
+        f"Coverage outside Monte Carlo error of {1 - alpha:.0%} (two standard errors), lowest over conditions: "
+        f"{listed}. These intervals do not keep their level at that n; a skewed pass rate over few groups, "
+        "where a few trajectories hold many attempts, is the usual cause (docs/methodology.md).\n\n"
+    )
+
+
 def estimation_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section | None:
     """None when the estimation group's tables are absent."""
     if not all(has_table(conn, name) for name in TABLES):
@@ -186,6 +208,7 @@ def estimation_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section
                     "turn, or against the reference level); filled: Holm-adjusted p < 0.05.",
                 )
             )
+    short = _short_of_nominal(conn)
     rows_pp, with_interval, few = per_participant if per_participant else (0, 0, 0)
     participants = (
         f"Per participant ({rows_pp} rows, in DuckDB's estimation table): {few} rest on fewer than 10 labelled "
@@ -204,7 +227,7 @@ def estimation_section(conn: duckdb.DuckDBPyConnection, folder: Path) -> Section
         "and a budget that labels every group is reported once, as such. Each figure is over many repeated samples; "
         "coverage is printed with its Monte Carlo standard error; repetitions counts those with an interval, and "
         "those where the method was undefined. Conditions with identical results share a block "
-        f"(blind = nonblind). {participants}\n\n"
+        f"(blind = nonblind). {participants}\n\n{short}"
         "Labels needed for equal precision: the groups a judge-assisted method needs for the mean squared error "
         "labels alone achieve with n groups (from the estimates' spread across repetitions), shown only where the "
         "method's coverage is within Monte Carlo error of 95%.\n\n"

@@ -483,8 +483,12 @@ def estimation_curves(rows: pl.DataFrame, path, title: str, *, nominal: float = 
 
 def score_vs_ceiling(metrics: pl.DataFrame, path, title: str) -> Path:
     """The graded study's figure (core/graded/metrics.py): one panel per judge, its mean 0-5 score per ceiling
-    (x 1..5) with the seed-bootstrap interval, one series per answer kind; the dashed diagonal is a judge that
-    answers the ceiling exactly, and each panel's label carries its Spearman rho."""
+    (x 0..5 for the Full scope, 1..5 when there is no ceiling 0) with its problem-clustered interval, one series
+    per answer kind; the dashed diagonal is a judge that answers the ceiling exactly, and each panel's label carries
+    its Spearman rho."""
+    if "scope" in metrics.columns:
+        metrics = metrics.filter(pl.col("scope") == ("full" if (metrics["scope"] == "full").any() else "rectifiable"))
+    low = 0 if (metrics.filter(pl.col("metric") == "mean_score")["subset"] == "0").any() else 1
     rows = metrics.filter(pl.col("metric") == "mean_score")
     judges = sorted(set(rows["judge"].to_list()))
     columns = min(3, max(1, len(judges)))
@@ -502,9 +506,10 @@ def score_vs_ceiling(metrics: pl.DataFrame, path, title: str) -> Path:
             )["value"]
             defined = len(rho) and rho[0] is not None and np.isfinite(rho[0])
             label = f"{answer} (rho {rho[0]:.2f})" if defined else f"{answer} (constant)"
+            lo, hi = np.where(np.isfinite(lo), lo, y), np.where(np.isfinite(hi), hi, y)  # no interval: no bar
             ax.errorbar(x, y, yerr=[np.abs(y - lo), np.abs(hi - y)], fmt="o-", capsize=3, label=label)
-        ax.plot([1, 5], [1, 5], color="grey", linestyle="--", linewidth=0.8)
-        ax.set(xticks=[1, 2, 3, 4, 5], xlim=(0.5, 5.5), ylim=(-0.2, 5.2), xlabel="ceiling", title=judge)
+        ax.plot([low, 5], [low, 5], color="grey", linestyle="--", linewidth=0.8)
+        ax.set(xticks=list(range(low, 6)), xlim=(low - 0.5, 5.5), ylim=(-0.2, 5.2), xlabel="ceiling", title=judge)
         ax.legend(fontsize=6, loc="upper left")
     axes.flat[0].set_ylabel("mean score (0-5)")
     fig.suptitle(title, fontsize=10)

@@ -170,10 +170,10 @@ def mutants_asset(buckets: dg.StaticPartitionsDefinition) -> dg.AssetsDefinition
 @dg.asset(
     group_name="perturbation",
     kinds=KINDS,
-    code_version="2",
+    code_version="3",
     description="One row per usable seed, verified mutant and graded program (defs/perturbation/graded.py): the "
     "label-free blind request (core/judging/requests.py), keyed by the seed's attempt_uid, the mutant_uid or the "
-    "program_uid.",
+    "program_uid; a graded program's request also asks for AXIOM's 0-5 score.",
 )
 def perturbation_requests(
     context: dg.AssetExecutionContext,
@@ -183,10 +183,10 @@ def perturbation_requests(
     problems: pl.DataFrame,
 ):
     no_context = pl.DataFrame(schema={"attempt_uid": pl.String, "condition": pl.String, "context": pl.String})
-    programs = request_frame(mutation_seeds, mutants)
-    if not graded_programs.is_empty():
-        programs = pl.concat([programs, graded_request_frame(graded_programs)]).sort("attempt_uid")
-    table = build_requests(programs, problems, no_context, CONDITION)
+    table = build_requests(request_frame(mutation_seeds, mutants), problems, no_context, CONDITION)
+    if not graded_programs.is_empty():  # the graded programs are asked for AXIOM's 0-5 score too (docs/judging.md)
+        graded = build_requests(graded_request_frame(graded_programs), problems, no_context, CONDITION, ask_score=True)
+        table = pl.concat([table, graded]).sort("attempt_uid")
     return dg.Output(
         table, data_version=content_version(table, ["attempt_uid", "request_hash"]), metadata={"requests": len(table)}
     )
