@@ -122,14 +122,6 @@ def main() -> None:
                 for step_seconds, step in slowest[:8]:
                     print(f"    {step}: {step_seconds:.1f} s")
                 print(f"    (steps {sum(s for s, _ in slowest):.1f} s; the rest is starting the command and each run)")
-                graded = [(t, name) for t, name in slowest if name.startswith("graded_")]
-                rest = sum(t for t, name in slowest if not name.startswith("graded_"))
-                for step_seconds, step in graded:
-                    print(f"    graded study: {step}: {step_seconds:.1f} s")
-                print(
-                    f"    graded study: {sum(t for t, _ in graded):.1f} s over the other steps' {rest:.1f} s "
-                    f"(+{100 * sum(t for t, _ in graded) / max(rest, 1e-9):.0f}%)"
-                )
     if args.against:
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(root / "against")], check=False)
     if not args.keep:
