@@ -24,6 +24,7 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,10 @@ class SessionRunLauncher(RunLauncher, ConfigurableClass):
     def __init__(self, inst_data: ConfigurableClassData | None = None):
         self._inst_data = inst_data
         self._workers: dict[str, subprocess.Popen] = {}
+        # the queued run coordinator dequeues with several threads (dequeue_use_threads): launches, and the reaping
+        # each one starts with, run at once; two threads reaping the same ended worker raised KeyError and failed
+        # the launch of an unrelated run
+        self._lock = threading.Lock()
         super().__init__()
 
     @property
@@ -74,9 +79,10 @@ class SessionRunLauncher(RunLauncher, ConfigurableClass):
 
     def _reap(self) -> None:
         """Collect the exit status of the workers that ended (no zombie is left in the daemon)."""
-        for run_id, process in list(self._workers.items()):
-            if process.poll() is not None:
-                del self._workers[run_id]
+        with self._lock:
+            for run_id, process in list(self._workers.items()):
+                if process.poll() is not None:
+                    del self._workers[run_id]
 
     def launch_run(self, context: LaunchRunContext) -> None:
         from dagster._grpc.types import ExecuteRunArgs
@@ -98,7 +104,8 @@ class SessionRunLauncher(RunLauncher, ConfigurableClass):
             process = subprocess.Popen(
                 list(command), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
             )
-        self._workers[run.run_id] = process
+        with self._lock:
+            self._workers[run.run_id] = process
         self._instance.add_run_tags(run.run_id, {PID_TAG: str(process.pid), HOST_TAG: socket.gethostname()})
 
     @property

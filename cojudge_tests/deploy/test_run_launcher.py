@@ -45,3 +45,40 @@ def test_a_worker_is_alive_while_its_process_runs_and_failed_once_it_is_gone():
     assert launcher.check_run_worker_health(_run(worker.pid)).status == WorkerStatus.FAILED  # reaped: gone
     untagged = dg.DagsterRun(job_name="j", run_id=RUN_ID)  # executed in process by the command: left alone
     assert launcher.check_run_worker_health(untagged).status == WorkerStatus.RUNNING
+
+
+class _Ended:
+    """A worker that has ended (what ``Popen.poll`` says of it), slow to say so, as a loaded daemon's is."""
+
+    def poll(self) -> int:
+        time.sleep(0.001)
+        return 0
+
+
+def test_threads_that_reap_the_same_ended_workers_at_once_raise_nothing():
+    """The queued run coordinator dequeues with 4 threads (dequeue_use_threads): each launch first reaps the ended
+    workers. Two threads reaping the same one raised KeyError in the daemon, and the launch of an unrelated run
+    failed: the demo through the daemon failed on it (a dequeue error in the daemon's log), and a run failed so is
+    requested again, a likely cause of the provider-limits test's 13 runs for 12 partitions."""
+    import threading
+
+    launcher = SessionRunLauncher()
+    errors: list[BaseException] = []
+    for _ in range(20):
+        launcher._workers.update({f"run-{i}": _Ended() for i in range(8)})  # type: ignore[misc]
+        start = threading.Barrier(4)
+
+        def reap(start: threading.Barrier = start) -> None:
+            start.wait()
+            try:
+                launcher._reap()
+            except BaseException as exc:  # noqa: BLE001 (what a thread raised, asserted below)
+                errors.append(exc)
+
+        threads = [threading.Thread(target=reap) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert errors == []
+    assert launcher._workers == {}
