@@ -12,7 +12,8 @@ when it is
 every input has something to read (:func:`inputs_present`), nothing upstream of it is about to change
 (:class:`UpstreamSettled`: no partition upstream of it, through the partition mappings, requested in the same
 evaluation or in a run in progress),
-and it is not in progress itself. So a change is carried down the graph one level per evaluation, and a reader
+it is not in progress itself, and, on a deployment, its last run did not fail at a step less than its backoff ago
+(:class:`FailureBackoff`). So a change is carried down the graph one level per evaluation, and a reader
 runs once, after the last of its inputs the change moves (never with an old input, then again).
 The observable sources (``contest_corpus``, ``judges_file``) carry
 :func:`observe_condition`: observed when never observed, then on a cron.
@@ -84,6 +85,85 @@ def inputs_present() -> dg.AutomationCondition:
 LEFT_OUT: contextvars.ContextVar[Callable[[dg.AssetKey, str | None], bool] | None] = contextvars.ContextVar(
     "cojudge_left_out", default=None
 )
+
+
+# True while ``cojudge materialize`` evaluates (:func:`evaluate`): a command retries a failed step when asked, the
+# daemon backs off (:class:`FailureBackoff`)
+COMMAND: contextvars.ContextVar[bool] = contextvars.ContextVar("cojudge_command", default=False)
+
+# the failures the code raised (a step that raises, a run that cannot start its resources), which the next run meets
+# again unless something changed; a run failed from outside (run monitoring: its worker is gone; a start timeout)
+# carries no reason or START_TIMEOUT, and is requested again at once
+REPEATING_FAILURES = frozenset({"STEP_FAILURE", "RUN_EXCEPTION", "JOB_INITIALIZATION_FAILURE"})
+BACKOFF_S = 300  # the first wait after such a failure; doubled with each failure in a row, at most a day
+MAX_BACKOFF_S = 24 * 3600
+
+
+def backoff_s(failures: int) -> float:
+    """The wait after ``failures`` failed runs in a row (the first: :data:`BACKOFF_S`), at most a day."""
+    return float(min(BACKOFF_S * 2 ** max(failures - 1, 0), MAX_BACKOFF_S))
+
+
+class FailureBackoff(dg.AutomationCondition):
+    """False for the partitions whose latest run failed in a way that repeats (:data:`REPEATING_FAILURES`) less
+    than :func:`backoff_s` of the failures in a row ago; true for the others, and always under a command
+    (:data:`COMMAND`).
+
+    ``missing`` stays true after a failed run, so without this a partition whose step raises every time (a key
+    the provider refuses, a budget stop, a bug) was requested again at every evaluation of the automation sensor:
+    a run every 30 s, for ever (issue 37). A run failed by run monitoring (its worker died) is requested again at
+    once, as before: that is how a deployment recovers a killed worker with no operator. A fix (a judges-file
+    edit, a code change, a data fix) is picked up when the backoff ends, or at once by ``cojudge materialize``.
+    Placed last in :func:`materialize_condition`, so it looks only at the partitions about to be requested."""
+
+    @property
+    def name(self) -> str:
+        return "not failing again within its backoff"
+
+    def evaluate(self, context: dg.AutomationContext) -> dg.AutomationResult:
+        if COMMAND.get() or context.candidate_subset.is_empty:
+            return dg.AutomationResult(context, true_subset=context.candidate_subset)
+        view, key = context.asset_graph_view, context.key
+        partitioned = context.candidate_subset.is_partitioned
+        keys = context.candidate_subset.expensively_compute_partition_keys() if partitioned else {None}
+        now = context.evaluation_time.timestamp()
+        held = {p for p in keys if failed_within_backoff(view.instance, key, p, now)}
+        if not held:
+            return dg.AutomationResult(context, true_subset=context.candidate_subset)
+        if not partitioned:
+            return dg.AutomationResult(context, true_subset=view.get_empty_subset(key=key))
+        partitions_def = context.asset_graph.get(key).partitions_def
+        held_keys = {p for p in held if p is not None}
+        held_subset = view.get_subset_from_partition_keys(
+            key=key, partitions_def=partitions_def, partition_keys=held_keys
+        )
+        return dg.AutomationResult(context, true_subset=context.candidate_subset.compute_difference(held_subset))
+
+
+def failed_within_backoff(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str | None, now: float) -> bool:
+    """Whether the latest run planned to materialize ``key`` (its ``partition``) failed in a way that repeats, and
+    ended less than its backoff ago (the backoff of the failed runs of that partition in a row)."""
+    planned = instance.event_log_storage.get_latest_planned_materialization_info(key, partition)
+    if planned is None:
+        return False
+    latest = instance.get_run_record_by_id(planned.run_id)
+    if latest is None or not _repeating_failure(latest):
+        return False
+    tags = {"dagster/partition": partition} if partition is not None else {}
+    failures = 0
+    for record in instance.get_run_records(dg.RunsFilter(tags=tags), limit=50):  # newest first
+        if key not in (record.dagster_run.asset_selection or ()):
+            continue
+        if not _repeating_failure(record):
+            break
+        failures += 1
+    ended = latest.end_time or latest.update_timestamp.timestamp()
+    return now - ended < backoff_s(failures)
+
+
+def _repeating_failure(record: dg.RunRecord) -> bool:
+    run = record.dagster_run
+    return run.status == dg.DagsterRunStatus.FAILURE and run.tags.get("dagster/failure_reason") in REPEATING_FAILURES
 
 
 class UpstreamSettled(dg.AutomationCondition):
@@ -207,7 +287,8 @@ def materialize_condition() -> dg.AutomationCondition:
         & UpstreamSettled()
         & ~dg.AutomationCondition.in_progress()
         & SeenOwnUpdate()
-    ).with_label("cojudge: missing or changed, inputs present, nothing upstream moving")
+        & FailureBackoff()
+    ).with_label("cojudge: missing or changed, inputs present, nothing upstream moving, not failing again")
 
 
 def observe_condition(cron: str = DEFAULT_OBSERVE_CRON) -> dg.AutomationCondition:
@@ -354,6 +435,7 @@ def evaluate(
 
     def run():
         LEFT_OUT.set(left_out)
+        COMMAND.set(True)
         with warnings.catch_warnings():  # Dagster's own default selection (sources included) is a beta parameter
             warnings.simplefilter("ignore", dg.BetaWarning)
             return dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=cursor)

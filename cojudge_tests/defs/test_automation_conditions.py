@@ -6,9 +6,18 @@ again)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import dagster as dg
 
-from cojudge_assets.defs.automation import evaluate, updated_after, with_conditions
+from cojudge_assets.defs.automation import (
+    BACKOFF_S,
+    MAX_BACKOFF_S,
+    backoff_s,
+    evaluate,
+    updated_after,
+    with_conditions,
+)
 
 VERSION = {"seeds": "1"}  # the data version the next materialization of ``seeds`` records
 
@@ -179,3 +188,68 @@ def test_an_asset_whose_run_ended_during_the_evaluation_is_not_requested_again(t
     monkeypatch.setattr(AssetGraphView, "last_event_id", property(lambda self: before))
     monkeypatch.setattr(NewlyUpdatedCondition, "compute_subset_with_timing_metadata", not_seen_yet)
     assert ("reader", None) not in _names(evaluate(defs, instance, found.cursor))
+
+
+BROKEN = {"raise": True}
+
+
+@dg.asset(partitions_def=dg.StaticPartitionsDefinition(["p", "q"]))
+def flaky(seeds: int) -> int:
+    if BROKEN["raise"]:
+        raise RuntimeError("the provider refused the key")
+    return seeds
+
+
+def _daemon_requests(defs: dg.Definitions, instance: dg.DagsterInstance, at: datetime) -> set:
+    """What the automation sensor would request at ``at`` (Dagster's evaluator, not the command's)."""
+    result = dg.evaluate_automation_conditions(defs=defs, instance=instance, evaluation_time=at)
+    return {(key.to_user_string(), p) for key in (flaky.key,) for p in result.get_requested_partitions(key)}
+
+
+def test_a_partition_whose_step_fails_is_requested_again_after_a_doubling_backoff_and_a_command_retries_at_once(
+    tmp_path, monkeypatch
+):
+    """Issue 37: a step that fails every time was requested again at every evaluation (a run every 30 s). Now the
+    daemon waits 5 min after one failure, 10 after two in a row; a command (``evaluate``) retries when asked."""
+    BROKEN["raise"] = True
+    defs = dg.Definitions(
+        assets=with_conditions([seeds, flaky]),
+        resources={"io_manager": dg.FilesystemIOManager(base_dir=str(tmp_path / "io"))},
+    )
+    instance = dg.DagsterInstance.ephemeral()
+    job = defs.resolve_implicit_global_asset_job_def()
+    assert job.execute_in_process(instance=instance, asset_selection=[seeds.key]).success
+
+    def fail_once() -> float:
+        result = job.execute_in_process(
+            instance=instance, asset_selection=[flaky.key], partition_key="p", raise_on_error=False
+        )
+        assert not result.success
+        record = instance.get_run_record_by_id(result.run_id)
+        assert record is not None and record.dagster_run.tags.get("dagster/failure_reason") == "STEP_FAILURE"
+        assert record.end_time is not None
+        return record.end_time
+
+    ended = fail_once()
+    at = datetime.fromtimestamp(ended, UTC)
+    # q never ran: requested; p failed a moment ago: held for BACKOFF_S, then requested again
+    assert _daemon_requests(defs, instance, at + timedelta(seconds=10)) == {("flaky", "q")}
+    assert ("flaky", "p") in _daemon_requests(defs, instance, at + timedelta(seconds=BACKOFF_S + 1))
+    assert ("flaky", "p") in evaluate(defs, instance).pairs()  # the command: at once
+
+    ended = fail_once()  # a second failure in a row: twice the wait
+    at = datetime.fromtimestamp(ended, UTC)
+    assert ("flaky", "p") not in _daemon_requests(defs, instance, at + timedelta(seconds=BACKOFF_S + 1))
+    assert ("flaky", "p") in _daemon_requests(defs, instance, at + timedelta(seconds=2 * BACKOFF_S + 1))
+    assert backoff_s(30) == MAX_BACKOFF_S
+
+    # a run failed from outside (run monitoring: the worker is gone) carries no failure reason: requested at once
+    BROKEN["raise"] = False
+    run = instance.create_run_for_job(
+        job_def=job, asset_selection=frozenset({flaky.key}), tags={"dagster/partition": "p"}
+    )
+    instance.report_run_failed(run, "the run's worker process is gone")
+    failed = instance.get_run_by_id(run.run_id)
+    assert failed is not None and failed.status == dg.DagsterRunStatus.FAILURE
+    assert "dagster/failure_reason" not in failed.tags
+    assert ("flaky", "p") in _daemon_requests(defs, instance, datetime.now(UTC))
