@@ -30,8 +30,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rapidfuzz.distance import Levenshtein
-
 if TYPE_CHECKING:  # tree-sitter loads with the first rule applied, not with the Definitions
     from tree_sitter import Node
 
@@ -895,7 +893,15 @@ def tokens(text: bytes) -> list[bytes]:
 def repair_tokens(src: bytes, site: Site) -> int:
     """The size of the repair that undoes ``site``: the token-level Levenshtein distance between each edit's old
     and new text, summed over the site's edits (``if (a) x++;`` deleted is 6 tokens, ``<`` made ``<=`` one)."""
-    return sum(Levenshtein.distance(tokens(src[e.start : e.end]), tokens(e.new)) for e in site)
+    return sum(levenshtein(tokens(src[e.start : e.end]), tokens(e.new)) for e in site)
+
+
+def levenshtein(a, b) -> int:
+    """rapidfuzz's Levenshtein distance (of strings, or of token lists), imported where it is used: loading the
+    Definitions imports no heavy library (test_startup.py)."""
+    from rapidfuzz.distance import Levenshtein
+
+    return Levenshtein.distance(a, b)
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import polars as pl
-from rapidfuzz.distance import Levenshtein
 
 from cojudge_assets.core.execution.contest_judge import ContestJudge, Verdict
 from cojudge_assets.core.graded.rules import (
@@ -64,6 +63,7 @@ from cojudge_assets.core.graded.rules import (
     Application,
     Rule,
     apply_at,
+    levenshtein,
 )
 from cojudge_assets.core.ingest.kattis import ProblemPackage
 from cojudge_assets.core.perturbation import budget
@@ -188,7 +188,7 @@ def _program(seed: dict, rule: Rule, rules: tuple[Rule, ...]) -> dict | None:
         "ceiling": rule.ceiling,
         "category": rule.category,
         "code": last.code,
-        "edit_size": Levenshtein.distance(code, last.code),
+        "edit_size": levenshtein(code, last.code),
         "repair_tokens": sum(s.repair_tokens for s in steps if BY_NAME[s.rule].ceiling <= 2),
     }
 
