@@ -297,3 +297,51 @@ def test_a_kill_at_the_cpu_limit_never_says_less_than_the_limit(tmp_path):
     assert "at the CPU limit" not in early.detail and "1.81s measured, limit 2.0s" in early.detail, early.detail
     own_kill = _outcome(tmp_path, _ended(tmp_path, sig=signal.SIGKILL, cpu_s=0.1))
     assert own_kill.verdict == Verdict.RE and own_kill.detail.startswith(f"signal {signal.SIGKILL}"), own_kill
+
+
+# -- a run stopped at its CPU limit while its memory was full (the CI's JVM, 2026-12-05) ----------------------
+
+
+def test_a_cpu_kill_while_the_run_s_own_memory_filled_its_limit_is_the_memory_limit(tmp_path):
+    """A JVM allocating 2 GB off its heap under a 512 MiB run limit was reported TLE ("killed at the CPU limit
+    (2.06s used)") on a CI machine: the kernel reclaimed the JVM's file pages at the limit, which it read back at
+    once, until the CPU limit came before the OOM killer. The watchdog marks such a run; it is the memory limit."""
+    import dataclasses
+
+    full = dataclasses.replace(_ended(tmp_path, sig=signal.SIGKILL, cpu_s=2.06, cpu_killed=True), memory_full=True)
+    assert full.memory_limit_hit and not full.cpu_limit_hit and not full.ok
+    outcome = _outcome(tmp_path, full)
+    assert outcome.verdict == Verdict.RE, outcome
+    assert outcome.detail.startswith("memory limit exceeded: the run's"), outcome.detail
+    assert "stopped at the CPU limit" in outcome.detail
+    plain = _outcome(tmp_path, _ended(tmp_path, sig=signal.SIGKILL, cpu_s=2.06, cpu_killed=True))
+    assert plain.verdict == Verdict.TLE, plain
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_memory_full_needs_the_limit_reached_and_the_program_s_own_memory_filling_it(tmp_path, version):
+    """Reaching the limit with page cache (a large input read) is not full, nor is much memory never at the
+    limit: both must hold, within the larger of 32 MiB and a tenth of the limit."""
+    from cojudge_assets.core.execution.cgroups import CgroupSupport, Hierarchy, RunCgroup
+
+    group = RunCgroup(CgroupSupport(memory=Hierarchy(version, tmp_path)), memory_bytes=512 << 20, pids_max=64)
+    folder = group.groups[tmp_path]
+    folder.mkdir()
+
+    def state(reached: int, anon_mib: int, shmem_mib: int = 0) -> bool:
+        if version == "v2":
+            (folder / "memory.events").write_text(f"low 0\nhigh 0\nmax {reached}\noom 0\noom_kill 0\n")
+            (folder / "memory.stat").write_text(f"anon {anon_mib << 20}\nfile {200 << 20}\nshmem {shmem_mib << 20}\n")
+        else:
+            (folder / "memory.failcnt").write_text(f"{reached}\n")
+            (folder / "memory.stat").write_text(
+                f"cache {200 << 20}\nrss 0\ntotal_cache {200 << 20}\ntotal_rss {anon_mib << 20}\n"
+                f"total_shmem {shmem_mib << 20}\n"
+            )
+        return group.memory_full()
+
+    assert state(reached=12, anon_mib=470)  # 512 - 51.2 MiB: a tenth of the limit is the margin
+    assert state(reached=3, anon_mib=400, shmem_mib=80)  # tmpfs pages are the program's own too
+    assert not state(reached=12, anon_mib=300)  # the limit reached through page cache
+    assert not state(reached=0, anon_mib=500)  # never at the limit
+    assert not RunCgroup(CgroupSupport(), memory_bytes=512 << 20, pids_max=64).memory_full()  # no memory group

@@ -252,6 +252,9 @@ def _rmdir(folder: Path, *, deadline: float) -> bool:
             delay = min(delay * 2, 0.05)
 
 
+FULL_MARGIN_BYTES = 32 << 20  # with the larger of it and a tenth of the limit: memory_full's slack
+
+
 def _read_key(path: Path, key: str) -> int | None:
     """The value of ``key`` in a flat-keyed cgroup file ("oom_kill 3"), or None."""
     try:
@@ -341,6 +344,25 @@ class RunCgroup:
             return int((group / name).read_text())
         except (OSError, ValueError):
             return None
+
+    def memory_full(self) -> bool:
+        """The run reached its memory limit and its own memory (anonymous and tmpfs pages, which cannot be swapped
+        here) fills all but ``FULL_MARGIN`` of it. At that point the kernel can free only file pages (the program's
+        code, the JVM's modules), which the program reads back at once: it can spend seconds of CPU in reclaim
+        before the OOM killer acts, and a run stopped then for its CPU was stopped by its memory."""
+        group = self._group(self.support.memory)
+        if group is None or self.support.memory is None:
+            return False
+        if self.support.memory.version == "v2":
+            reached = _read_key(group / "memory.events", "max") or 0
+            own = sum(_read_key(group / "memory.stat", key) or 0 for key in ("anon", "shmem"))
+        else:
+            try:
+                reached = int((group / "memory.failcnt").read_text())
+            except (OSError, ValueError):
+                reached = 0
+            own = sum(_read_key(group / "memory.stat", key) or 0 for key in ("total_rss", "total_shmem"))
+        return reached > 0 and own >= self.memory_bytes - max(FULL_MARGIN_BYTES, self.memory_bytes // 10)
 
     def pids_limit_hits(self) -> int:
         """How many forks the process limit refused."""

@@ -144,6 +144,7 @@ class RunResult:
     runner_lost: bool = False  # the runner was killed while the program ran: no exit status (see cpu_s)
     cpu_killed: bool = False  # the run group's CPU time passed the limit and the run was killed
     oom_kills: int = 0  # processes the run group's memory limit killed
+    memory_full: bool = False  # at the CPU kill, the run's own memory filled its limit (RunCgroup.memory_full)
     memory_peak_bytes: int | None = None  # the run group's peak (None without a memory cgroup)
     pids_limit_hits: int = 0  # forks the run group's process limit refused
     cpu_source: str = "rusage"  # "cgroup": every process of the run; "rusage": the ones reaped
@@ -164,7 +165,9 @@ class RunResult:
 
     @property
     def memory_limit_hit(self) -> bool:
-        return self.oom_kills > 0
+        """Killed by the memory limit: the OOM killer, or the CPU limit while the program's own memory filled the
+        run's (the kernel was reclaiming at the limit rather than killing)."""
+        return self.oom_kills > 0 or self.memory_full
 
     @property
     def file_size_limit_hit(self) -> bool:
@@ -618,6 +621,8 @@ def _watchdog(
         cpu_now = group.cpu_s()
         if cpu_now is not None and cpu_now > limits.cpu_s:
             why.append("cpu")
+            if group.memory_full():  # read before the kill frees it: its CPU went to reclaim at the limit
+                why.append("memory-full")
             return _kill_run(pid, group)
         if group.oom_kills():  # as v2's memory.oom.group: one process over the run's memory ends it all
             why.append("memory")
@@ -643,7 +648,7 @@ def _read_report(
     runner_lost = not why
     sig = None if runner_lost else signal.SIGKILL
     if why and not group_cpu_known:
-        reaped_cpu = max(reaped_cpu, limits.cpu_s if why in (["cpu"], ["wall"]) else 0.0)
+        reaped_cpu = max(reaped_cpu, limits.cpu_s if why[:1] in (["cpu"], ["wall"]) else 0.0)
     return None, sig, reaped_cpu, runner_lost
 
 
@@ -730,7 +735,7 @@ def _run(
             if hasattr(f, "close"):
                 f.close()
     wall = time.monotonic() - started
-    wall_killed, cpu_killed = why == ["wall"], why == ["cpu"]
+    wall_killed, cpu_killed, memory_full = why == ["wall"], why[:1] == ["cpu"], "memory-full" in why
     group_total = group.cpu_s() if group is not None else None
     group_cpu = max(0.0, group_total - (baseline or 0.0)) if group_total is not None else None
     exit_code, sig, reaped_cpu, runner_lost = _read_report(
@@ -752,6 +757,7 @@ def _run(
         runner_lost=runner_lost,
         cpu_killed=cpu_killed,
         oom_kills=group.oom_kills() if group is not None else 0,
+        memory_full=memory_full,
         memory_peak_bytes=group.memory_peak_bytes() if group is not None else None,
         pids_limit_hits=group.pids_limit_hits() if group is not None else 0,
         cpu_source="cgroup" if group_cpu is not None else "rusage",

@@ -114,7 +114,11 @@ def outcome_of(result: RunResult, test: TestCase, limits: Limits, float_toleranc
             cpu,
             wall,
             f"memory limit exceeded: the run's {limits.cgroup_memory_bytes >> 20} MiB "
-            f"({peak}processes killed: {result.oom_kills}){suffix}",
+            + (
+                f"({peak}processes killed: {result.oom_kills}){suffix}"
+                if result.oom_kills
+                else f"({peak}full of its own memory when stopped at the CPU limit, {cpu:.2f}s){suffix}"
+            ),
         )
     if result.wall_killed:
         return TestOutcome(
