@@ -7,6 +7,7 @@ code is run) and checks both the verdict and that the harm did not happen.
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import socket
 import threading
@@ -328,20 +329,25 @@ def test_memory_full_needs_the_limit_reached_and_the_program_s_own_memory_fillin
     folder = group.groups[tmp_path]
     folder.mkdir()
 
-    def state(reached: int, anon_mib: int, shmem_mib: int = 0) -> bool:
+    def state(reached: int, anon_mib: int, shmem_mib: int = 0, refaults: int = 0) -> bool:
         if version == "v2":
             (folder / "memory.events").write_text(f"low 0\nhigh 0\nmax {reached}\noom 0\noom_kill 0\n")
-            (folder / "memory.stat").write_text(f"anon {anon_mib << 20}\nfile {200 << 20}\nshmem {shmem_mib << 20}\n")
+            (folder / "memory.stat").write_text(
+                f"anon {anon_mib << 20}\nfile {200 << 20}\nshmem {shmem_mib << 20}\n"
+                f"workingset_refault_file {refaults}\n"
+            )
         else:
             (folder / "memory.failcnt").write_text(f"{reached}\n")
             (folder / "memory.stat").write_text(
                 f"cache {200 << 20}\nrss 0\ntotal_cache {200 << 20}\ntotal_rss {anon_mib << 20}\n"
-                f"total_shmem {shmem_mib << 20}\n"
+                f"total_shmem {shmem_mib << 20}\ntotal_workingset_refault_file {refaults}\n"
             )
         return group.memory_full()
 
-    assert state(reached=12, anon_mib=470)  # 512 - 51.2 MiB: a tenth of the limit is the margin
-    assert state(reached=3, anon_mib=400, shmem_mib=80)  # tmpfs pages are the program's own too
-    assert not state(reached=12, anon_mib=300)  # the limit reached through page cache
-    assert not state(reached=0, anon_mib=500)  # never at the limit
+    pages_32_mib = (32 << 20) // resource.getpagesize()
+    assert state(reached=12, anon_mib=450)  # 512 - 64 MiB: an eighth of the limit is the margin
+    assert state(reached=3, anon_mib=380, shmem_mib=80)  # tmpfs pages are the program's own too
+    assert state(reached=40, anon_mib=300, refaults=pages_32_mib)  # reading back its evicted code: thrashing
+    assert not state(reached=12, anon_mib=300, refaults=pages_32_mib // 4)  # the limit reached through page cache
+    assert not state(reached=0, anon_mib=500, refaults=pages_32_mib)  # never at the limit
     assert not RunCgroup(CgroupSupport(), memory_bytes=512 << 20, pids_max=64).memory_full()  # no memory group

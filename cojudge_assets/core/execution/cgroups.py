@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import resource
 import signal
 import threading
 import time
@@ -252,7 +253,7 @@ def _rmdir(folder: Path, *, deadline: float) -> bool:
             delay = min(delay * 2, 0.05)
 
 
-FULL_MARGIN_BYTES = 32 << 20  # with the larger of it and a tenth of the limit: memory_full's slack
+FULL_MARGIN_BYTES = 32 << 20  # with the larger of it and an eighth of the limit: memory_full's slack
 
 
 def _read_key(path: Path, key: str) -> int | None:
@@ -346,23 +347,30 @@ class RunCgroup:
             return None
 
     def memory_full(self) -> bool:
-        """The run reached its memory limit and its own memory (anonymous and tmpfs pages, which cannot be swapped
-        here) fills all but ``FULL_MARGIN`` of it. At that point the kernel can free only file pages (the program's
-        code, the JVM's modules), which the program reads back at once: it can spend seconds of CPU in reclaim
-        before the OOM killer acts, and a run stopped then for its CPU was stopped by its memory."""
+        """The run reached its memory limit and stayed there: its own memory (anonymous and tmpfs pages, which
+        cannot be swapped here) fills all but ``FULL_MARGIN`` of it, or it has read back evicted file pages worth a
+        sixteenth of the limit (the kernel's ``workingset_refault_file``). At that point the kernel can free only
+        file pages (the program's code, the JVM's modules), which the program reads back at once: it can spend
+        seconds of CPU in reclaim before the OOM killer acts, and a run stopped then for its CPU was stopped by its
+        memory. A run that reached the limit through page cache it reads once (a large input) is neither."""
         group = self._group(self.support.memory)
         if group is None or self.support.memory is None:
             return False
+        stat = group / "memory.stat"
         if self.support.memory.version == "v2":
             reached = _read_key(group / "memory.events", "max") or 0
-            own = sum(_read_key(group / "memory.stat", key) or 0 for key in ("anon", "shmem"))
+            own = sum(_read_key(stat, key) or 0 for key in ("anon", "shmem"))
+            refaulted = _read_key(stat, "workingset_refault_file") or 0
         else:
             try:
                 reached = int((group / "memory.failcnt").read_text())
             except (OSError, ValueError):
                 reached = 0
-            own = sum(_read_key(group / "memory.stat", key) or 0 for key in ("total_rss", "total_shmem"))
-        return reached > 0 and own >= self.memory_bytes - max(FULL_MARGIN_BYTES, self.memory_bytes // 10)
+            own = sum(_read_key(stat, key) or 0 for key in ("total_rss", "total_shmem"))
+            refaulted = _read_key(stat, "total_workingset_refault_file") or 0
+        full = own >= self.memory_bytes - max(FULL_MARGIN_BYTES, self.memory_bytes // 8)
+        thrashing = refaulted * resource.getpagesize() >= self.memory_bytes // 16
+        return reached > 0 and (full or thrashing)
 
     def pids_limit_hits(self) -> int:
         """How many forks the process limit refused."""

@@ -14,7 +14,7 @@ and stderr when the kernel's SIGXFSZ ended it.
 A memory-limit kill is RE, as the corpora record it (CodeNet's "Memory Limit
 Exceeded" is RE): seen by the run's control group (its ``oom_kill`` count), the
 detail says "memory limit exceeded". So does a run stopped at its CPU limit while
-its own memory (anonymous and tmpfs pages) filled all but a tenth of the limit it
+its own memory (anonymous and tmpfs pages) filled all but an eighth of the limit it
 had reached: the kernel then reclaims the program's file pages, which it reads
 back at once, and can burn the CPU limit before its OOM killer acts (a JVM that
 allocates off its heap did so on a CI machine). Without a control group the program
