@@ -27,9 +27,10 @@ same in both profiles and return and receive polars frames.
 * :class:`DeployedStores` is the ``duckdb`` resource of the deployed profile. Its ``database`` names the file
   beside which the side files (requests JSONL, figures, the report) go (``COJUDGE_DUCKDB``'s folder); the judging
   path gets the judge store in Postgres from it (:func:`cojudge_assets.defs.resources.judge_store`); and its
-  ``get_connection()`` gives what the embedded file gives the readers of the internal stores (measurement, drift,
-  report, the judges file's observation): a read-only DuckDB snapshot of the Postgres store tables, so their SQL
-  is the same in both profiles, and a write through it fails loudly instead of being lost.
+  readers of the judge cache (measurement, drift, the report, the judges file's observation) query it through
+  that store, by slice or by count, never a copy of it; ``get_connection()`` is a read-only DuckDB snapshot of the
+  store's small side tables only (a write through it fails loudly instead of being lost); and ``asset_table``
+  reads an unpartitioned asset's own previous Delta table for the assets that extend theirs (design).
 
 * :func:`claim_storage`: one deployment per storage. The first run writes a marker table ``_cojudge_deployment``
   under the tables root naming its Postgres database, and a marker row in that database naming its tables root; a
@@ -54,7 +55,14 @@ from dagster_deltalake_polars import DeltaLakePolarsIOManager, DeltaLakePolarsTy
 from dagster_duckdb import DuckDBResource
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random
 
-from cojudge_assets.judges.postgres_store import STORE_DDL_LOCK, STORE_TABLES, PostgresStore, StoreUnreachable, connect
+from cojudge_assets.judges.postgres_store import (
+    CACHE_TABLE,
+    STORE_DDL_LOCK,
+    STORE_TABLES,
+    PostgresStore,
+    StoreUnreachable,
+    connect,
+)
 from cojudge_assets.settings import (
     POSTGRES_VARIABLE,
     TABLES_VARIABLE,
@@ -319,13 +327,30 @@ class DeployedStores(DuckDBResource):
         finally:
             store.close()
 
+    def asset_table(self, name: str) -> pl.DataFrame | None:
+        """An unpartitioned asset's own Delta table under the tables root (None before its first write): the read
+        of its previous table by an asset that extends it (defs/design/assets.py), as the embedded profile reads
+        it from the DuckDB file."""
+        from deltalake import DeltaTable
+
+        uri = table_uri(self.tables_root, name)
+        if not _exists(uri):
+            return None
+        frame = pl.from_arrow(DeltaTable(uri).to_pyarrow_table())
+        assert isinstance(frame, pl.DataFrame)
+        return frame
+
     @contextlib.contextmanager
     def get_connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A read-only DuckDB snapshot of the judge store's tables (those that exist), in schema ``main``."""
+        """A read-only DuckDB snapshot of the judge store's side tables (epochs, settings, drift events, imports,
+        rejects: those that exist), in schema ``main``; never the judge cache, which is read by query through
+        :meth:`judge_store` (``cache_rows``, ``valid_answers``, ``accounting``, ``served_model``)."""
         with self.judge_store() as store, tempfile.TemporaryDirectory(prefix="cojudge-store-") as folder:
             path = str(Path(folder) / "stores.duckdb")
             with duckdb.connect(path) as writer:
                 for name in STORE_TABLES:
+                    if name == CACHE_TABLE:
+                        continue
                     frame = store.read_table(name)
                     if frame is not None:
                         snapshot = frame.to_arrow()  # noqa: F841 (read by DuckDB by name)

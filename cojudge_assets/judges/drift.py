@@ -61,7 +61,7 @@ def probe(spec: JudgeSpec) -> str:
 
 def recorded_identity(conn: duckdb.DuckDBPyConnection, judge: str, schema: str = "main") -> str | None:
     """The commonest served model on the judge's stored valid answers of its current epoch (None before any).
-    Read only: the sensor's connection under the deployed profile is a read-only snapshot of the store."""
+    The DuckDB store's ``served_model``; judges/postgres_store.py's is the same query on Postgres."""
     if not (has_table(conn, CACHE_TABLE, schema) and has_table(conn, EPOCHS_TABLE, schema)):
         return None
     row = conn.execute(
@@ -87,14 +87,26 @@ def check(spec: JudgeSpec, recorded: str | None) -> DriftCheck:
     return DriftCheck(spec.name, recorded, probe(spec))
 
 
-def record_drift(conn: duckdb.DuckDBPyConnection, found: DriftCheck, schema: str = "main") -> int:
-    """Write the drift event and open the judge's next epoch; returns the new epoch."""
+def drift_reason(found: DriftCheck) -> str:
+    return f"provider now serves {found.served} (was {found.recorded})"
+
+
+def record_drift(
+    conn: duckdb.DuckDBPyConnection,
+    judge: str,
+    old_model: str | None,
+    new_model: str,
+    reason: str,
+    schema: str = "main",
+) -> int:
+    """Write the drift event and open the judge's next epoch; returns the new epoch (the DuckDB store's
+    ``record_drift``; judges/postgres_store.py's is the same on Postgres)."""
     ensure_drift_table(conn, schema)
-    old_epoch = current_epoch(conn, found.judge, schema)
-    epoch = start_epoch(conn, found.judge, f"provider now serves {found.served} (was {found.recorded})", schema)
+    old_epoch = current_epoch(conn, judge, schema)
+    epoch = start_epoch(conn, judge, reason, schema)
     conn.execute(
         f"insert into {schema}.{DRIFT_TABLE} values (?, ?, ?, ?, ?, ?)",
-        [found.judge, found.recorded, found.served, datetime.now(UTC).replace(tzinfo=None), old_epoch, epoch],
+        [judge, old_model, new_model, datetime.now(UTC).replace(tzinfo=None), old_epoch, epoch],
     )
     return epoch
 

@@ -298,6 +298,25 @@ class PostgresStore:
         )
         return epoch
 
+    def served_model(self, judge: str) -> str | None:
+        """The commonest served model on the judge's valid answers of its current epoch, counted on the server
+        (judges/drift.py ``recorded_identity``)."""
+        if not (self._has(CACHE_TABLE) and self._has(EPOCHS_TABLE)):
+            return None
+        rows = self._fetch(
+            f"select served_model, count(*) n from {self.schema}.{CACHE_TABLE} where judge = %s and epoch = %s "
+            "and status = 'ok' and coalesce(served_model, '') <> '' group by 1 order by n desc, 1 limit 1",
+            [judge, self.current_epoch(judge)],
+        )
+        return rows[0][0] if rows else None
+
+    def drift_epochs(self) -> dict[str, int]:
+        """{judge: the epoch its last provider drift opened} (judges/drift.py ``drift_epochs``)."""
+        if not self._has(DRIFT_TABLE):
+            return {}
+        rows = self._fetch(f"select judge, max(new_epoch) from {self.schema}.{DRIFT_TABLE} group by judge")
+        return {judge: int(epoch) for judge, epoch in rows}
+
     def valid_keys(self, judge: str, condition: str, epoch: int) -> set[tuple[str, str]]:
         rows = self._fetch(
             f"select attempt_uid, request_hash from {self.schema}.{CACHE_TABLE} where judge = %s and "
@@ -394,9 +413,10 @@ class PostgresStore:
         )
         return pl.DataFrame(rows, schema=REJECT_ROWS, orient="row")
 
-    def cache_rows(self, judge: str, condition: str, columns: tuple[str, ...]) -> pl.DataFrame:
-        """The judge cache's ``columns`` for one judge x condition (a measurement partition's reader): a filtered
-        query, so only that partition's rows leave the server, never a copy of the store."""
+    def cache_rows(self, judge: str | None, condition: str | None, columns: tuple[str, ...]) -> pl.DataFrame:
+        """The judge cache's ``columns`` for one judge x condition (a measurement partition's reader; None: every
+        judge, or every condition): a filtered query, so only those rows leave the server, never a copy of the
+        store."""
         unknown = set(columns) - set(OUTPUT_SCHEMA)
         if unknown:
             raise ValueError(f"judge cache: no columns {sorted(unknown)} (it has {', '.join(OUTPUT_SCHEMA)})")
@@ -407,9 +427,10 @@ class PostgresStore:
         schema = {name: OUTPUT_SCHEMA[name] for name in columns}
         if not found or not found[0][0]:
             return pl.DataFrame(schema=schema)
+        where = [(name, value) for name, value in (("judge", judge), ("condition", condition)) if value is not None]
+        clause = (" where " + " and ".join(f"{name} = %s" for name, _ in where)) if where else ""
         rows = self._fetch(
-            f"select {', '.join(columns)} from {self.schema}.{CACHE_TABLE} where judge = %s and condition = %s",
-            [judge, condition],
+            f"select {', '.join(columns)} from {self.schema}.{CACHE_TABLE}{clause}", [value for _, value in where]
         )
         return pl.DataFrame(rows, schema=schema, orient="row")
 

@@ -456,6 +456,24 @@ class DuckDBStore:
             .cast(schema)
         )
 
+    def served_model(self, judge: str) -> str | None:
+        """The commonest served model on the judge's valid answers of its current epoch (judges/drift.py)."""
+        from cojudge_assets.judges.drift import recorded_identity
+
+        return recorded_identity(self.conn, judge, self.schema)
+
+    def drift_epochs(self) -> dict[str, int]:
+        """{judge: the epoch its last provider drift opened} (judges/drift.py)."""
+        from cojudge_assets.judges.drift import drift_epochs
+
+        return drift_epochs(self.conn, self.schema)
+
+    def record_drift(self, judge: str, old_model: str | None, new_model: str, reason: str) -> int:
+        """A provider drift: the judge's next epoch opened and the event recorded (judges/drift.py)."""
+        from cojudge_assets.judges.drift import record_drift
+
+        return record_drift(self.conn, judge, old_model, new_model, reason, self.schema)
+
     def accounting(self, contest: pl.DataFrame) -> pl.DataFrame:
         """The judge cache counted (:data:`ACCOUNTING_SQL`): one row per judge x condition x epoch x served model x
         status x repaired x whether the attempt is one of ``contest``'s (column attempt_uid)."""

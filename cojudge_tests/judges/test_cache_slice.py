@@ -182,3 +182,58 @@ def test_under_the_deployed_profile_the_report_and_drift_readers_move_counts_and
         embedded = DuckDBStore(conn).accounting(attempts)
     order = ["judge", "condition", "epoch", "status", "contest"]
     assert counts.sort(order).equals(embedded.sort(order))
+
+
+def test_the_drift_readers_under_the_deployed_profile_count_on_the_server_and_copy_no_cache(
+    postgres, monkeypatch, tmp_path
+):
+    """The drift sensor's served model and the judges file's drift epochs are queries on Postgres (one row back,
+    never the judge cache's rows), with the DuckDB store's answers; the deployed resource's snapshot holds the
+    side tables only, and design reads its own previous table from Delta (defs/deployed.py ``DeployedStores``)."""
+    from deltalake import write_deltalake
+
+    from cojudge_assets.defs.deployed import DeployedStores, table_uri
+    from cojudge_assets.defs.design.assets import _stored
+
+    url = postgres.create_database("drift_slice").url
+    dsn = libpq_url(url)
+    rows = cache_rows()
+    for row in rows:
+        row["served_model"] = "model-a" if int(row["attempt_uid"][1:]) % 5 else "model-b"
+    path = tmp_path / "same.duckdb"
+    with duckdb.connect(str(path)) as conn:
+        embedded = DuckDBStore(conn)
+        ensure_tables(conn)
+        writer = CacheWriter(conn)
+        for row in rows:
+            writer.write(row)
+        writer.close()
+        embedded.record_drift("k", "model-1", "model-2", "provider now serves model-2")
+        expected = ({j: embedded.served_model(j) for j in ("j", "k", "x")}, embedded.drift_epochs())
+    store = PostgresStore(dsn)
+    try:
+        store.ensure_tables()
+        assert store.drift_epochs() == {}
+        writer = store.writer()
+        for row in rows:
+            writer.write(row)
+        writer.close()
+        store.record_drift("k", "model-1", "model-2", "provider now serves model-2")
+        moved = counting_fetches(monkeypatch)
+        found = ({j: store.served_model(j) for j in ("j", "k", "x")}, store.drift_epochs())
+    finally:
+        store.close()
+    assert found == expected and found[1] == {"k": 1}, found
+    # k's drift opened its epoch 1, whose commonest model is model-a; j and x have no epoch recorded (0)
+    assert found[0] == {"j": None, "k": "model-a", "x": None}, found
+    assert moved == [0, 1, 0], moved  # k's commonest model, one row; j's and x's nothing
+
+    resource = DeployedStores(database=str(tmp_path / "x.duckdb"), postgres_url=url, tables_root=str(tmp_path / "t"))
+    with resource.get_connection() as conn:
+        tables = {r[0] for r in conn.execute("select table_name from information_schema.tables").fetchall()}
+    assert CACHE_TABLE not in tables and len(tables) >= 3, tables  # epochs, settings, drift events at least
+
+    assert _stored(resource, "design_record") is None
+    record = pl.DataFrame({"prompt_version": ["v1"], "split_digest": ["abc"]})
+    write_deltalake(table_uri(resource.tables_root, "design_record"), record.to_arrow())
+    assert _stored(resource, "design_record").equals(record)

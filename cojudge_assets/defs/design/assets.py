@@ -9,7 +9,8 @@ conclusions survive each robustness check (core/design/split.py,
 core/design/robustness.py).
 
 The split and the record are stored once and extended, never redrawn: each reads
-its own previous table through the ``duckdb`` resource. Dagster's public API has
+its own previous table through the ``duckdb`` resource (the DuckDB file, or its
+Delta table under the deployed profile). Dagster's public API has
 no self-dependency for an unpartitioned asset (an asset input naming the asset
 itself is a cycle; self-dependent assets need a partition mapping to an earlier
 partition), so that one read of the asset's own table is by name.
@@ -39,7 +40,11 @@ GROUP = "design"
 
 
 def _stored(duckdb: DuckDBResource, table: str) -> pl.DataFrame | None:
-    """The asset's own previous table (see the module docstring), or None on its first run."""
+    """The asset's own previous table (see the module docstring), or None on its first run: from the DuckDB file,
+    or under the deployed profile from its Delta table (defs/deployed.py ``asset_table``)."""
+    deployed = getattr(duckdb, "asset_table", None)
+    if deployed is not None:
+        return deployed(table)
     with duckdb.get_connection() as conn:
         return conn.execute(f"select * from main.{table}").pl() if has_table(conn, table) else None
 

@@ -16,9 +16,9 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.defs.partitions import judge_partitions
+from cojudge_assets.defs.resources import judge_store
 from cojudge_assets.defs.versions import judges_file_versions
 from cojudge_assets.judges.config import JudgeSpec
-from cojudge_assets.judges.drift import drift_epochs
 
 JUDGES_FILE = "judges_file"
 
@@ -38,8 +38,8 @@ def judges_file_asset(
         "token budgets, JSON mode, extra) and its last provider drift, or an imported judge's source files.",
     )
     def judges_file(duckdb: DuckDBResource) -> dg.DataVersionsByPartition:
-        with duckdb.get_connection() as conn:
-            drifts = drift_epochs(conn)
+        with judge_store(duckdb) as store:  # the drift events only, by query under the deployed profile
+            drifts = store.drift_epochs()
         return dg.DataVersionsByPartition(judges_file_versions(specs, drifts))
 
     return judges_file

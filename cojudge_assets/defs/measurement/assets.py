@@ -193,8 +193,11 @@ def _metadata(
     return metadata
 
 
-def judge_cache_slice(resource: Any, attempts: pl.DataFrame, judge: str, condition: str) -> pl.DataFrame:
-    """The judge cache's rows of one judge x condition (of the contest's ``attempts``), for run-to-run agreement.
+def judge_cache_slice(
+    resource: Any, attempts: pl.DataFrame, judge: str | None = None, condition: str | None = None
+) -> pl.DataFrame:
+    """The judge cache's rows of one judge x condition (of the contest's ``attempts``; None: every judge or
+    condition), for run-to-run agreement.
 
     Under the deployed profile (a resource with ``judge_store``: defs/deployed.py) a filtered query on Postgres
     (judges/postgres_store.py ``cache_rows``), never the whole-store snapshot ``get_connection`` makes; in the
@@ -330,8 +333,8 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
                 predictions, resamples=min(config.resamples, CORRELATION_RESAMPLES), seed=config.seed
             )
         if "consistency" in names:
-            with duckdb.get_connection() as conn:  # the judge cache is an internal store, not an asset
-                cache = read_judge_cache(conn, frames.get("attempts", pl.DataFrame()))
+            # the judge cache is an internal store, not an asset (no judge partition here: every judge's rows)
+            cache = judge_cache_slice(duckdb, frames.get("attempts", pl.DataFrame()))
             if len(cache):
                 tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
         files = plots.measurement_figures(predictions, output_dir(duckdb) / "measurement")

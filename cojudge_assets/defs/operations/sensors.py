@@ -28,22 +28,10 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from cojudge_assets.defs.resources import CorpusResource, JudgesResource
-from cojudge_assets.judges.drift import check, record_drift, recorded_identity
+from cojudge_assets.defs.resources import CorpusResource, JudgesResource, judge_store
+from cojudge_assets.judges.drift import check, drift_reason
 
 DRIFT_INTERVAL_S = 24 * 60 * 60
-
-
-def _record(resource: DuckDBResource, conn, found) -> int:
-    """Record the drift where the judge store lives: the DuckDB file (embedded), or Postgres under the deployed
-    profile, whose ``get_connection`` is a read-only snapshot (defs/deployed.py ``DeployedStores``)."""
-    from cojudge_assets.defs.deployed import DeployedStores  # Delta Lake and Postgres: the deployed profile's only
-
-    if isinstance(resource, DeployedStores):
-        reason = f"provider now serves {found.served} (was {found.recorded})"
-        with resource.judge_store() as store:
-            return store.record_drift(found.judge, found.recorded, found.served, reason)
-    return record_drift(conn, found)
 
 
 def drift_sensor(observe_job) -> dg.SensorDefinition:
@@ -60,9 +48,10 @@ def drift_sensor(observe_job) -> dg.SensorDefinition:
     def provider_drift(context: dg.SensorEvaluationContext, duckdb: DuckDBResource, judges: JudgesResource):
         requests, notes = [], []
         hosted = [spec for spec in judges.enabled() if spec.asked and not spec.local]
-        # the file is open only to read and to record: runs are not held up while the providers answer
-        with duckdb.get_connection() as conn:
-            recorded = {spec.name: recorded_identity(conn, spec.name) for spec in hosted}
+        # the store is open only to read and to record (the DuckDB file, or Postgres by query under the deployed
+        # profile): runs are not held up while the providers answer
+        with judge_store(duckdb) as store:
+            recorded = {spec.name: store.served_model(spec.name) for spec in hosted}
         drifted = []
         for spec in hosted:
             try:
@@ -75,12 +64,12 @@ def drift_sensor(observe_job) -> dg.SensorDefinition:
             if found.drifted:
                 drifted.append(found)
         if drifted:
-            with duckdb.get_connection() as conn:
+            with judge_store(duckdb) as store:
                 for found in drifted:
-                    if recorded_identity(conn, found.judge) != found.recorded:  # re-judged meanwhile: next tick
+                    if store.served_model(found.judge) != found.recorded:  # re-judged meanwhile: next tick
                         notes.append(f"{found.judge}: its stored answers changed while probing")
                         continue
-                    epoch = _record(duckdb, conn, found)
+                    epoch = store.record_drift(found.judge, found.recorded, found.served, drift_reason(found))
                     context.log.warning(
                         f"provider drift: {found.judge} now serves {found.served!r} (stored answers: "
                         f"{found.recorded!r}); epoch {epoch} opened, re-judging its partitions"
