@@ -226,3 +226,17 @@ def cancel_waiting(instance: dg.DagsterInstance) -> None:
     waiting = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED]
     for run in instance.get_runs(filters=dg.RunsFilter(statuses=waiting)):
         instance.report_run_canceled(run, message="the test stopped the daemon before the run started")
+
+
+def stored_cache(url: str) -> pl.DataFrame:
+    """The deployment's judge cache, whole (a test's few rows), from its Postgres database."""
+    from cojudge_assets.judges.postgres_store import PostgresStore
+    from cojudge_assets.settings import libpq_url
+
+    store = PostgresStore(libpq_url(url))
+    try:
+        cache = store.read_table("judge_cache")
+    finally:
+        store.close()
+    assert cache is not None, "no judge cache in the deployment's database"
+    return cache

@@ -20,9 +20,7 @@ from deltalake import DeltaTable
 
 from cojudge_assets.definitions import build_definitions
 from cojudge_assets.driver import run_steps
-from cojudge_assets.judges.postgres_store import PostgresStore
-from cojudge_assets.settings import libpq_url
-from cojudge_tests.deploy.support import LOCATION, deployed_env, deployed_instance
+from cojudge_tests.deploy.support import LOCATION, deployed_env, deployed_instance, stored_cache
 from cojudge_tests.judges.fixtures import write_judges_file, write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer
 
@@ -58,13 +56,7 @@ def materialize(tmp: Path, env: dict[str, str]) -> subprocess.Popen:
 
 
 def stored(url: str) -> pl.DataFrame:
-    store = PostgresStore(libpq_url(url))
-    try:
-        cache = store.read_table("judge_cache")
-    finally:
-        store.close()
-    assert cache is not None
-    return cache.filter((pl.col("judge") == "loop") & (pl.col("condition") == "blind"))
+    return stored_cache(url).filter((pl.col("judge") == "loop") & (pl.col("condition") == "blind"))
 
 
 def test_a_killed_judge_run_loses_no_committed_answer_and_the_rerun_sends_only_the_missing(

@@ -20,10 +20,8 @@ from deltalake import DeltaTable
 
 from cojudge_assets.definitions import build_definitions
 from cojudge_assets.driver import run_steps
-from cojudge_assets.judges.postgres_store import PostgresStore
 from cojudge_assets.launcher import PID_TAG, worker_alive
-from cojudge_assets.settings import libpq_url
-from cojudge_tests.deploy.support import ACTIVE, UPSTREAM, Daemon, deployed_env, deployed_instance
+from cojudge_tests.deploy.support import ACTIVE, UPSTREAM, Daemon, deployed_env, deployed_instance, stored_cache
 from cojudge_tests.judges.fixtures import write_judges_file, write_synthetic_progsnap2
 from cojudge_tests.judges.loopback import LoopbackServer
 
@@ -38,19 +36,9 @@ def _judge_runs(instance: dg.DagsterInstance) -> list[dg.DagsterRun]:
     return [run for run in instance.get_runs() if JUDGE_OUTPUTS in (run.asset_selection or ())]
 
 
-def _judge_cache(url: str) -> pl.DataFrame:
-    store = PostgresStore(libpq_url(url))
-    try:
-        cache = store.read_table("judge_cache")
-    finally:
-        store.close()
-    assert cache is not None
-    return cache
-
-
 def _stored_answers(url: str) -> int:
     try:
-        return len(_judge_cache(url).filter((pl.col("judge") == "loop") & (pl.col("status") == "ok")))
+        return len(stored_cache(url).filter((pl.col("judge") == "loop") & (pl.col("status") == "ok")))
     except AssertionError:  # no table yet: nothing stored
         return 0
 
@@ -145,7 +133,7 @@ def test_a_run_whose_worker_died_with_the_daemon_is_failed_requested_again_and_c
     assert not [r for r in instance.get_runs() if r.tags.get("dagster/parent_run_id") == victim.run_id]
     events = [e.message for e in instance.all_logs(victim.run_id) if e.message]
     assert any("is gone" in message for message in events), events[-5:]
-    cache = _judge_cache(database.url)
+    cache = stored_cache(database.url)
     for condition in ("blind", "prefix12k", "nonblind"):
         rows = cache.filter((pl.col("judge") == "loop") & (pl.col("condition") == condition))
         assert len(rows) == ATTEMPTS and rows["attempt_uid"].n_unique() == ATTEMPTS, condition
