@@ -20,7 +20,8 @@ compare the same intervals with the kappa at the population's median cuts, which
 mean standard error (the selected threshold's optimism, which the analytic interval ignores), per judge and N;
 with ``--bootstrap B`` also the coverage of the trajectory bootstrap's percentile interval (B resamples, the
 threshold re-selected in each, as measurement does below analytic_from). ``--agreement`` covers the agreement
-figures alone.
+figures alone; ``--correlation`` the correlation table's corpus level alone (Kendall's tau-b, Spearman and
+Pearson of the label and the score, core/measurement/correlation.py), whose truth is scipy's on the 2,000,000.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from cojudge_assets.core.measurement import agreement, calibration  # noqa: E402
+from cojudge_assets.core.measurement.correlation import _scipy_statistics  # noqa: E402
 from cojudge_assets.core.stats import analytic as an  # noqa: E402
 from cojudge_assets.core.stats import metrics as m  # noqa: E402
 from cojudge_assets.core.stats.bootstrap import cluster_weights, interval  # noqa: E402
@@ -66,6 +68,17 @@ def figures(y: np.ndarray, p: np.ndarray) -> dict[str, tuple[float, np.ndarray]]
         "mcc_oof": (m.mcc(y, d), an.mcc_influence(y, d)),
         "base_rate": (float(y.mean()), an.mean_influence(y)),
         "mean_p": (float(p.mean()), an.mean_influence(p)),
+        **correlation_figures(y, p),
+    }
+
+
+def correlation_figures(y: np.ndarray, p: np.ndarray) -> dict[str, tuple[float, np.ndarray]]:
+    """The correlation table's corpus level (core/measurement/correlation.py): the label against the score."""
+    tau, rho, r = _scipy_statistics(y, p)
+    return {
+        "kendall_tau_b_corpus": (tau, an.kendall_tau_b_influence(y, p)),
+        "spearman_corpus": (rho, an.spearman_influence(y, p)),
+        "pearson_corpus": (r, an.pearson_influence(y, p)),
     }
 
 
@@ -160,6 +173,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--in-fold-mcc", action="store_true", help="the in-fold MCC alone, with its bias")
     parser.add_argument("--agreement", action="store_true", help="the agreement figures alone")
+    parser.add_argument("--correlation", action="store_true", help="the correlation table's corpus level alone")
     parser.add_argument("--bootstrap", type=int, default=0, help="with --in-fold-mcc: B bootstrap resamples")
     args = parser.parse_args()
     if args.in_fold_mcc:
@@ -169,6 +183,8 @@ def main() -> None:
     truth = population.truth
     if args.agreement:
         truth = {name: value for name, value in truth.items() if "~" in name or "fleiss" in name}
+    if args.correlation:
+        truth = {name: value for name, value in truth.items() if "_corpus" in name}
     print(
         f"{args.replications} replications, trajectories of 3 attempts, 95% intervals, truth from 2,000,000 attempts",
         flush=True,
@@ -183,7 +199,8 @@ def main() -> None:
             g = int(clusters.max()) + 1
             totals_auc = []
             for j, p in enumerate(judges if not args.agreement else ()):
-                for name, (value, influence) in figures(y, p).items():
+                chosen = correlation_figures(y, p) if args.correlation else figures(y, p)
+                for name, (value, influence) in chosen.items():
                     totals = an.cluster_totals(influence, clusters, g)
                     if name == "roc_auc":
                         totals_auc.append((value, totals))
@@ -197,7 +214,7 @@ def main() -> None:
                 hits["delta_roc_auc (b - a)"] += lo <= truth["delta_roc_auc (b - a)"] <= hi
                 widths["delta_roc_auc (b - a)"].append(hi - lo)
             here = truth | population.kappas(*(float(np.median(p)) for p in judges))  # the cuts this study takes
-            for key, (value, influence) in agreement_figures(judges).items():
+            for key, (value, influence) in (agreement_figures(judges) if not args.correlation else {}).items():
                 lo, hi = an.interval_from_totals(value, an.cluster_totals(influence, clusters, g))
                 hits[key] += lo <= here[key] <= hi
                 widths[key].append(hi - lo)

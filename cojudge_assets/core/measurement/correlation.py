@@ -9,7 +9,8 @@ For one judge x condition, with labels y in {0, 1} and scores s:
   which are nan exactly there). ``n`` is the number of items (corpus) or of problems averaged (example).
 
 Intervals are 95 % percentile intervals over ``resamples`` bootstrap replicates drawn from one seeded
-``numpy.random.Generator``:
+``numpy.random.Generator`` (at the corpus level, with at least ``analytic_from`` items, analytic intervals
+clustered the same way instead: core/stats/analytic.py; column ``ci_method``):
 
 * corpus level: clusters (``groups``, e.g. trajectories or problems) are drawn with replacement, as many as
   there are, and every item of a drawn cluster enters once per draw;
@@ -192,10 +193,27 @@ def _per_problem(y: np.ndarray, s: np.ndarray, problem: np.ndarray) -> np.ndarra
     )
 
 
-def correlation_table(y, score, groups, *, problems, resamples: int = 1000, seed: int = SEED) -> list[dict]:
+def _analytic_corpus(y: np.ndarray, s: np.ndarray, clusters: np.ndarray, values) -> list[tuple[float, float]]:
+    """The corpus level's intervals from the influences clustered by ``clusters`` (core/stats/analytic.py)."""
+    from cojudge_assets.core.stats import analytic as an
+
+    g = int(clusters.max()) + 1
+    influences = (an.kendall_tau_b_influence(y, s), an.spearman_influence(y, s), an.pearson_influence(y, s))
+    return [
+        an.interval_from_totals(float(value), an.cluster_totals(influence, clusters, g))
+        for value, influence in zip(values, influences)
+    ]
+
+
+def correlation_table(
+    y, score, groups, *, problems, resamples: int = 1000, seed: int = SEED, analytic_from: int | None = None
+) -> list[dict]:
     """Corpus- and example-level tau-b, Spearman and Pearson of ``score`` against ``y``, with intervals.
 
-    Rows ``{"metric": "<kendall_tau_b|spearman|pearson>_<corpus|example>", "value", "lo", "hi", "n"}``.
+    Rows ``{"metric": "<kendall_tau_b|spearman|pearson>_<corpus|example>", "value", "lo", "hi", "n",
+    "ci_method"}``. With at least ``analytic_from`` items the corpus level's intervals are analytic, clustered by
+    ``groups`` (no resample is drawn for them); the example level's always resample the problems' values, which
+    costs one value per problem.
 
     >>> rows = correlation_table([0, 0, 1, 1, 0, 1], [0.1, 0.4, 0.35, 0.8, 0.2, 0.9], [0, 0, 0, 1, 1, 1],
     ...                          problems=[0, 0, 0, 1, 1, 1], resamples=0)
@@ -206,7 +224,9 @@ def correlation_table(y, score, groups, *, problems, resamples: int = 1000, seed
     rng = np.random.default_rng(seed)
     corpus = _scipy_statistics(y, s)
     corpus_reps = np.empty((0, 3))
-    if resamples and _defined(y, s):
+    analytic = analytic_from is not None and len(y) >= analytic_from and _defined(y, s)
+    corpus_intervals = _analytic_corpus(y, s, clusters, corpus) if analytic else None
+    if resamples and _defined(y, s) and not analytic:
         g = int(clusters.max()) + 1
         blocks, order = [], np.argsort(s, kind="stable")
         for counts in cluster_counts(g, resamples, rng, block=_BLOCK):
@@ -228,8 +248,14 @@ def correlation_table(y, score, groups, *, problems, resamples: int = 1000, seed
         ("example", example, example_reps, int(defined.sum())),
     ):
         for j, name in enumerate(METRICS):
-            lo, hi = interval(reps[:, j]) if len(reps) else (float("nan"), float("nan"))
-            rows.append({"metric": f"{name}_{level}", "value": float(values[j]), "lo": lo, "hi": hi, "n": n})
+            method = "analytic" if level == "corpus" and corpus_intervals is not None else "bootstrap"
+            if method == "analytic":
+                assert corpus_intervals is not None
+                lo, hi = corpus_intervals[j]
+            else:
+                lo, hi = interval(reps[:, j]) if len(reps) else (float("nan"), float("nan"))
+            row = {"metric": f"{name}_{level}", "value": float(values[j]), "lo": lo, "hi": hi, "n": n}
+            rows.append({**row, "ci_method": method})
     return rows
 
 
@@ -242,10 +268,13 @@ CORRELATION_SCHEMA = {
     "lo": pl.Float64,
     "hi": pl.Float64,
     "n": pl.Int64,
+    "ci_method": pl.String,
 }
 
 
-def correlations(predictions: pl.DataFrame, *, resamples: int = 1000, seed: int = SEED) -> pl.DataFrame:
+def correlations(
+    predictions: pl.DataFrame, *, resamples: int = 1000, seed: int = SEED, analytic_from: int | None = None
+) -> pl.DataFrame:
     """:func:`correlation_table` for every judge x condition of a predictions table (core/measurement/predictions.py),
     on
     all its attempts (subset ``all``) and, when the attempts are in more than one language, on each language's.
@@ -270,6 +299,7 @@ def correlations(predictions: pl.DataFrame, *, resamples: int = 1000, seed: int 
                 problems=problems,
                 resamples=resamples,
                 seed=seed,
+                analytic_from=analytic_from,
             ):
                 rows.append({"judge": judge, "condition": condition, "subset": subset, **row})
     return pl.DataFrame(rows, schema=CORRELATION_SCHEMA).sort("judge", "condition", "subset", "metric")

@@ -19,6 +19,10 @@ is ``T_hat +- t_{G-1, 0.975} * SE``. The influences:
   rejected one's share of accepted ones above it minus the AUC, over n_0;
 * average precision: the influence function of ``E[y prec(s)] / E[y]`` with
   ``prec(t) = P(y = 1 | s >= t)`` (derived in :func:`average_precision_influence`);
+* Kendall's tau-b of a binary label and a score: ``tau_b = (2 AUC - 1) sqrt(2 pi (1 - pi) / (1 - sum_v f_v^2))``
+  exactly (pi the positives' share, f_v the share of score value v: the pairs with different labels are
+  n_1 n_0, those untied on the score (n^2 - sum c_v^2) / 2), so its influence follows from the AUC's, pi's and
+  the score ties' (:func:`kendall_tau_b_influence`); Pearson's r from the means of y, s, ys, s^2;
 * a function of means (MCC of fixed decisions, ECE with the bins' signs fixed):
   the delta method, ``grad f(mean) . (v_i - mean) / n`` (numerical gradient);
   the in-fold MCC is the MCC at its selected threshold (the envelope theorem:
@@ -93,6 +97,44 @@ def roc_auc_influence(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     v01 = (pos_above + 0.5 * pos_tied) / n1  # a rejected attempt's among the accepted
     auc = float(v10[y].mean())
     return np.where(y, (v10 - auc) / n1, (v01 - auc) / n0)
+
+
+def kendall_tau_b_influence(y: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b of a binary ``y`` and a score ``s`` (module docstring): with ``g = 2 pi (1 - pi)`` and
+    ``h = 1 - sum_v f_v^2``, ``IF(tau) = 2 sqrt(g / h) IF(AUC) + (2 AUC - 1) / 2 sqrt(g / h) (IF(g) / g - IF(h) / h)``,
+    ``IF(g) = 2 (1 - 2 pi) (y_i - pi) / n``, ``IF(h) = -2 (f_{s_i} - sum_v f_v^2) / n``. nan when undefined (one
+    label, or one score value)."""
+    y = np.asarray(y).astype(bool)
+    s = np.asarray(s, dtype=np.float64)
+    n = len(s)
+    _, code, count = np.unique(s, return_inverse=True, return_counts=True)
+    share = count / n if n else count.astype(np.float64)
+    ties = float(np.sum(share**2))
+    pi = float(y.mean()) if n else float("nan")
+    g, h = 2 * pi * (1 - pi), 1 - ties
+    if not n or g <= 0 or h <= 0:
+        return np.full(n, np.nan)
+    auc_influence = roc_auc_influence(y, s)
+    auc = float(m.roc_auc(y.astype(np.int64), s))
+    scale = np.sqrt(g / h)
+    if_g = 2 * (1 - 2 * pi) * (y - pi) / n
+    if_h = -2 * (share[code] - ties) / n
+    return 2 * scale * auc_influence + (2 * auc - 1) / 2 * scale * (if_g / g - if_h / h)
+
+
+def pearson_influence(y: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Pearson's r as a function of the means of y, s, ys, s^2 and y^2 (delta method; s centred first)."""
+    y = np.asarray(y, dtype=np.float64)
+    s = np.asarray(s, dtype=np.float64)
+    s = s - s.mean() if len(s) else s
+
+    def r(mean: np.ndarray) -> float:
+        my, ms, mys, mss, myy = mean
+        return float((mys - my * ms) / np.sqrt((myy - my * my) * (mss - ms * ms)))
+
+    if len(s) < 2 or np.ptp(y) == 0 or np.ptp(s) == 0:
+        return np.full(len(s), np.nan)
+    return delta_influence(np.column_stack([y, s, y * s, s * s, y * y]), r)
 
 
 def average_precision_influence(y: np.ndarray, p: np.ndarray) -> np.ndarray:

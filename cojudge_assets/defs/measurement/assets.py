@@ -139,7 +139,8 @@ TABLES = {
     "recalibration": "Out-of-fold isotonic and Platt recalibration: ECE, Brier and ROC-AUC before and after.",
     "correlation": "Per judge x condition x subset (all attempts, and each language when there are several): "
     "Kendall's tau-b, Spearman and Pearson between the label and p, at corpus level (all items) and example level "
-    "(within each problem, then averaged over problems), with trajectory-bootstrap intervals "
+    "(within each problem, then averaged over problems), with trajectory-bootstrap intervals, or at corpus level "
+    "on at least analytic_from predictions analytic ones clustered by trajectory (column ci_method) "
     "(core/measurement/correlation.py).",
 }
 
@@ -148,9 +149,10 @@ TABLES = {
 # then (3) the attempts resampled are those asked about (core/measurement/predictions.py read_universe), and
 # (2 for the per-judge tables) column ci_method, analytic intervals from analytic_from predictions; (4, and 3 for the
 # per-judge tables) analytic agreement figures from analytic_from attempts, and an analytic interval no attempt
-# moves (a paired difference of identical sides) is the point, not nan
+# moves (a paired difference of identical sides) is the point, not nan; (4 for the per-judge tables) the correlation
+# table's column ci_method and its analytic corpus-level intervals from analytic_from predictions
 CODE_VERSIONS = {"agreement": "4", "panel": "3", "condition_effects": "4"}
-PER_JUDGE_CODE_VERSION = "3"
+PER_JUDGE_CODE_VERSION = "4"
 JUDGE_TABLES = (*PER_CELL_TABLES, "correlation")  # per judge x condition: partitioned like judge_outputs
 JUDGE_MEASUREMENT = "judge_measurement"
 
@@ -256,7 +258,10 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
             table, settings, outcomes, attempts=universe, tables=PER_CELL_TABLES, progress=context.log.info
         )
         tables["correlation"] = correlations(
-            table, resamples=min(config.resamples, CORRELATION_RESAMPLES), seed=config.seed
+            table,
+            resamples=min(config.resamples, CORRELATION_RESAMPLES),
+            seed=config.seed,
+            analytic_from=config.analytic_from,
         )
         cache = judge_cache_slice(duckdb, frames.get("attempts", pl.DataFrame()), judge, condition)
         if len(cache):
@@ -330,7 +335,10 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
         )
         if "correlation" in names:
             tables["correlation"] = correlations(
-                predictions, resamples=min(config.resamples, CORRELATION_RESAMPLES), seed=config.seed
+                predictions,
+                resamples=min(config.resamples, CORRELATION_RESAMPLES),
+                seed=config.seed,
+                analytic_from=config.analytic_from,
             )
         if "consistency" in names:
             # the judge cache is an internal store, not an asset (no judge partition here: every judge's rows)
