@@ -76,6 +76,7 @@ BATCH_COLUMNS = {
     "updated_at": "TIMESTAMP",
     "note": "VARCHAR",
     "run_key": "VARCHAR",  # the run whose budget holds its estimate (judges/estimate.py RunLedger)
+    "judge_key": "VARCHAR",  # the judge's ledger row that holds it too (judges/estimate.py judge_key), or none
 }
 
 
@@ -125,14 +126,20 @@ class BatchLedger:
             f"{n} {'DOUBLE PRECISION' if t == 'DOUBLE' and self.param != '?' else t}" for n, t in BATCH_COLUMNS.items()
         )
         self._sql(f"create table if not exists {self.schema}.{BATCHES_TABLE} ({columns}, primary key (batch_key))")
-        self._sql(f"alter table {self.schema}.{BATCHES_TABLE} add column if not exists run_key VARCHAR")  # newer
+        for newer in ("run_key", "judge_key"):  # columns added after the table first shipped
+            self._sql(f"alter table {self.schema}.{BATCHES_TABLE} add column if not exists {newer} VARCHAR")
         self._sql(
             f"create table if not exists {self.schema}.{ITEMS_TABLE} (batch_key VARCHAR, custom_id VARCHAR, "
             "attempt_uid VARCHAR, request_hash VARCHAR, primary key (batch_key, custom_id))"
         )
 
     def record_chunk(
-        self, part: tuple[str, str, int], items: list[dict], estimate_usd: float | None, run_key: str | None = None
+        self,
+        part: tuple[str, str, int],
+        items: list[dict],
+        estimate_usd: float | None,
+        run_key: str | None = None,
+        judge_key: str | None = None,
     ) -> str:
         """A chunk about to be uploaded: its row (status ``uploading``) and its items, before anything is sent."""
         key = uuid.uuid4().hex
@@ -148,6 +155,7 @@ class BatchLedger:
             requests=len(items),
             estimate_usd=estimate_usd,
             run_key=run_key,
+            judge_key=judge_key,
             created_at=_now(),
             updated_at=_now(),
         )
@@ -453,7 +461,8 @@ class BatchJudge:
                     self.log(refusal)
                     return
             run_key = self.budget.run.key if self.budget is not None and self.budget.run is not None else None
-            key = self.ledger.record_chunk(self.part, items, estimate, run_key)
+            held = self.budget.held_by() if self.budget is not None and estimate is not None else None
+            key = self.ledger.record_chunk(self.part, items, estimate, run_key, held)
             file_id = self.api.upload(b"".join(line for _, line in chunk))
             self.ledger.update(key, input_file_id=file_id)
             batch = self.api.create(file_id, self._metadata(key))
@@ -551,8 +560,8 @@ class BatchJudge:
             return
         if batch.get("run_key") is None:  # sent before runs held budgets: the judge's spending only
             self.budget.spent_usd += cost
-        else:
-            self.budget.settle(batch.get("estimate_usd"), cost, batch["run_key"])
+        else:  # and from the judge's row that held it, if one did
+            self.budget.settle(batch.get("estimate_usd"), cost, batch["run_key"], batch.get("judge_key") or "")
 
     def _line(
         self, batch: dict, name: str, number: int, line: str, items: dict, provenance: dict
