@@ -414,6 +414,9 @@ class BatchJudge:
         self.outcome = BatchOutcome()
         self.unanswered: dict[str, dict] = {}  # custom_id -> item, for a follow-up batch
         self.retry: list[tuple[dict, JudgeCall, dict]] = []
+        # (attempt_uid, request_hash) -> request_json of the partition's pending requests: a result line carries no
+        # request, and whether it asked for the 0-5 score decides whether an answer without one is valid
+        self.requests: dict[tuple[str, str], str] = {}
 
     # the steps ------------------------------------------------------------------------------------------------
 
@@ -598,7 +601,7 @@ class BatchJudge:
             self.retry.append((item, call, provenance))  # kept as invalid, re-asked under the retry rule
             return problem, cid, 0.0
         call.cost = self.budget.line_cost(call.input_tokens, call.output_tokens) if self.budget else None
-        checked = validate_answer(call.raw_text, lenient=self.spec.lenient)
+        checked = validate_answer(call.raw_text, lenient=self.spec.lenient, require_score=self._asks_score(item))
         if checked.output is not None:
             call.status, call.output, call.repaired = "ok", checked.output, checked.repaired
             self.write(item, call, provenance)
@@ -609,6 +612,12 @@ class BatchJudge:
             call.validation_failures, call.error = 1, f"invalid answer: {checked.error}"
             self.retry.append((item, call, provenance))
         return "", cid, call.cost or 0.0
+
+    def _asks_score(self, item: dict) -> bool:
+        """Whether the item's request asked for AXIOM's 0-5 score, as the synchronous path checks (a request no
+        longer pending, of an earlier run's batch: not known, so not required)."""
+        request_json = self.requests.get((item["attempt_uid"], item["request_hash"]))
+        return bool(request_json and json.loads(request_json).get("ask_score"))
 
     def _fail_rows(self, batch: dict, reason: str) -> None:
         provenance = {"batch_id": batch.get("batch_id"), "batch_files": _files(batch)}
@@ -716,6 +725,7 @@ def judge_in_batches(
         spec, part, ledger, BatchApi(spec, sleep=sleep), write=write, flush=flush, budget=budget, log=log
     )
     requests = {(r["attempt_uid"], r["request_hash"]): r["request_json"] for r in pending}
+    judge.requests = requests
     deadline = time.monotonic() + spec.batch.max_wait_s if spec.batch.max_wait_s else None
     judge.recover()
     flying = judge.in_flight()

@@ -106,6 +106,53 @@ def test_partitions_of_one_judge_reserving_at_once_never_pass_its_max_cost_usd_o
             store.close()
 
 
+RESERVER = """
+import sys
+from cojudge_assets.judges.estimate import judge_key
+from cojudge_assets.judges.postgres_store import PostgresStore
+
+store = PostgresStore(sys.argv[1])
+ledger = store.run_ledger()
+print("ready", flush=True)
+sys.stdin.readline()  # the start, given to both processes at once
+granted = [ledger.reserve(judge_key("loop"), 0.25, 1.0, spent_floor=0.25)[0] for _ in range(3)]
+print(sum(granted), flush=True)
+store.close()
+"""
+
+
+def test_two_processes_reserving_at_once_never_pass_one_judge_budget_on_postgres(postgres):
+    """Two processes (as two runs of a deployment) reserve 0.25 three times each, at once, for judge ``loop``
+    with 0.25 of its 1.0 spent: 3 granted between them, whatever the interleaving."""
+    import subprocess
+    import sys
+
+    from cojudge_assets.judges.postgres_store import PostgresStore
+    from cojudge_assets.settings import libpq_url
+
+    url = libpq_url(postgres.create_database("judge_budget_processes").url)
+    store = PostgresStore(url)
+    ledger = store.run_ledger()  # the table, made once before the race
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", RESERVER, url], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
+    for process in processes:
+        assert process.stdout is not None and process.stdout.readline().strip() == "ready"
+    for process in processes:
+        assert process.stdin is not None
+        process.stdin.write("go\n")
+        process.stdin.flush()
+    granted = [int(process.communicate(timeout=120)[0].strip()) for process in processes]
+    try:
+        assert sum(granted) == 3
+        assert ledger.state(judge_key("loop")) == (0.25, 0.75)
+    finally:
+        store.close()
+
+
 def reserve_and_settle_at_once(ledgers: list, pairs: int = 40) -> tuple[float, float]:
     """Each ledger (a thread each) reserves 0.25 and settles it at a cost of 0.125, ``pairs`` times, on one row."""
 
