@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import duckdb
@@ -37,6 +38,24 @@ SPEC = {
 }
 
 
+def at_once(work: Callable, items: list) -> list:
+    """``work(item)`` for each item, in a thread each, all released at one moment; their results, in the order they
+    ended."""
+    barrier = threading.Barrier(len(items))
+    results: list = []
+
+    def run(item) -> None:
+        barrier.wait()
+        results.append(work(item))
+
+    threads = [threading.Thread(target=run, args=(item,)) for item in items]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
 def judge_reserves_at_once(ledgers: list, usd: float, spent: float, limit: float, run_limit: float | None = None):
     """Each ledger (a connection each, as partitions of judge ``loop`` in runs of their own) asks the judge's budget
     for ``usd`` at the same moment; ``spent``: what the judge's stored answers cost. The refusals, "" where granted."""
@@ -54,19 +73,7 @@ def judge_reserves_at_once(ledgers: list, usd: float, spent: float, limit: float
         )
         for ledger in ledgers
     ]
-    barrier = threading.Barrier(len(budgets))
-    refusals: list[str] = []
-
-    def reserve(budget: Budget) -> None:
-        barrier.wait()
-        refusals.append(budget.reserve(usd, 0.0))
-
-    threads = [threading.Thread(target=reserve, args=(budget,)) for budget in budgets]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return refusals
+    return at_once(lambda budget: budget.reserve(usd, 0.0), budgets)
 
 
 def check_judge_ledger(ledger, refusals: list[str]) -> None:
@@ -161,11 +168,7 @@ def reserve_and_settle_at_once(ledgers: list, pairs: int = 40) -> tuple[float, f
             assert ledger.reserve(judge_key("loop"), 0.25, None)[0]
             ledger.settle(judge_key("loop"), 0.25, 0.125)
 
-    threads = [threading.Thread(target=work, args=(ledger,)) for ledger in ledgers]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    at_once(work, ledgers)
     return ledgers[0].state(judge_key("loop"))
 
 
@@ -225,18 +228,13 @@ def test_two_partitions_of_one_judge_judging_at_once_spend_no_token_past_its_bud
         assert float(cache(conn)["cost"].sum()) == pytest.approx(2 * answer_cost)  # counted from the stored rows
         # room for 5.5 answers: the 2 stored, and 3 more between the two partitions (alone, each would send 3)
         limited = JudgeSpec.model_validate({**base, "max_cost_usd": 5.5 * answer_cost})
-        barrier, stats = threading.Barrier(2), {}
-
-        def judge(condition: str) -> None:
-            own = conn.cursor()
-            barrier.wait()
-            stats[condition] = judge_partition(limited, condition, requests_table(4), own, backoff=(0.01, 0.05))
-
-        threads = [threading.Thread(target=judge, args=(c,)) for c in ("nonblind", "prefix12k")]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        cursors = {condition: conn.cursor() for condition in ("nonblind", "prefix12k")}  # a connection each
+        stats = dict(
+            at_once(
+                lambda c: (c, judge_partition(limited, c, requests_table(4), cursors[c], backoff=(0.01, 0.05))),
+                list(cursors),
+            )
+        )
         assert len(server.requests) == 5  # what the server counted: 5 answers x 7 tokens, within 5.5 answers' cost
         assert server.max_in_flight == 2  # the two partitions did judge at once
     assert sum(s.sent for s in stats.values()) == 3
