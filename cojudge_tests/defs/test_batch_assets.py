@@ -197,3 +197,46 @@ def test_the_run_budget_holds_across_the_partitions_one_command_launches(tmp_pat
         budgets = con.sql("select run_key, reserved_usd, spent_usd from main.run_budgets").fetchall()
     assert {key for key, _, _ in budgets} == {outcome.run_key, again.run_key}
     assert all(reserved == 0 and 0 < spent <= limit for _, reserved, spent in budgets)
+
+
+def test_runs_without_the_command_tag_as_the_daemon_launches_share_the_days_run_budget(tmp_path, monkeypatch):
+    """Runs launched as the daemon launches them (no cojudge/run tag, a run id each): the second partition's run,
+    and its retry, spend from the same day's run budget as the first, so retrying never spends it again."""
+    from datetime import UTC, datetime
+
+    from cojudge_assets.defs.partitions import condition_judge_key
+    from cojudge_assets.judges.config import load_judges
+    from cojudge_assets.judges.estimate import RUN_BUDGET_VARIABLE, RUN_TAG, estimate_database, window_key
+
+    monkeypatch.setenv("LOOPBACK_KEY", KEY)
+    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 6)
+    conditions = ["blind", "nonblind"]
+    with BatchLoopbackServer(answer=answer) as server:
+        db = tmp_path / "w.duckdb"
+        judges = write_judges_file(
+            tmp_path / "w.yaml", server.api_base, price=PRICE, mode="batch", batch=POLLS, expected_output_tokens=20
+        )
+        defs = build_definitions(corpus=corpus, layout="progsnap2", database=db, judges_path=judges)
+        instance = dg.DagsterInstance.ephemeral()
+        assert run_steps(defs, instance, {}, jobs=("ingest", "judge_requests_job"), echo=lambda line: None)
+        estimates = {e.condition: e.batch_usd for e in estimate_database(db, load_judges(judges), conditions)}
+        limit = max(estimates.values()) + 0.5 * min(estimates.values())  # one partition a day, not two
+        monkeypatch.setenv(RUN_BUDGET_VARIABLE, str(limit))
+        job = defs.resolve_job_def("judge_outputs_job")
+
+        def daemon_run(condition: str):
+            key = condition_judge_key(condition, "loop")
+            return job.execute_in_process(instance=instance, partition_key=key, raise_on_error=False)
+
+        day = window_key("day", datetime.now(UTC))
+        assert daemon_run("blind").success and server.creates == 1
+        for _ in range(2):  # the stopped partition, and the daemon's retry after its backoff
+            stopped = daemon_run("nonblind")
+            assert not stopped.success and server.creates == 1 and server.lines == 6
+        runs = [r for r in instance.get_runs() if r.job_name == "judge_outputs_job" and RUN_TAG not in r.tags]
+        assert len(runs) == 3
+    with duckdb.connect(str(db), read_only=True) as con:
+        budgets = con.sql("select run_key, reserved_usd, spent_usd from main.run_budgets").fetchall()
+    if day == window_key("day", datetime.now(UTC)):  # not across midnight: one row, the day's
+        assert [key for key, _, _ in budgets] == [day]
+        assert budgets[0][1] == 0 and 0 < budgets[0][2] <= limit
