@@ -351,6 +351,8 @@ CELERY_BACKEND_VARIABLE = "COJUDGE_CELERY_BACKEND"
 SECCOMP_VARIABLE = "COJUDGE_SECCOMP"  # core/execution/syscall_filter.py reads it
 CGROUPS_VARIABLE = "COJUDGE_CGROUPS"  # core/execution/cgroups.py reads it
 RUN_BUDGET_VARIABLE = "COJUDGE_MAX_RUN_COST_USD"  # judges/estimate.py reads it: the run's budget, over its partitions
+BUDGET_WINDOW_VARIABLE = "COJUDGE_BUDGET_WINDOW"  # judges/estimate.py reads it: the runs that share one run budget
+BUDGET_WINDOWS = ("run", "hour", "day", "week", "month")
 BATCH_SENSOR_INTERVAL_VARIABLE = "COJUDGE_BATCH_SENSOR_INTERVAL_S"  # definitions.py: the pending_batches sensor's
 DEFAULT_BATCH_SENSOR_INTERVAL_S = 600
 EXECUTORS = ("in_process", "multiprocess", "celery")  # definitions.py executor_from_environment
@@ -380,6 +382,10 @@ VARIABLES: dict[str, tuple[str, str]] = {
     SECCOMP_VARIABLE: ("on", "one of " + ", ".join(SECCOMP_CHOICES)),
     CGROUPS_VARIABLE: ("auto", "one of " + ", ".join(CGROUPS_CHOICES)),
     RUN_BUDGET_VARIABLE: ("(unset: no run budget)", "a positive number of USD"),
+    BUDGET_WINDOW_VARIABLE: (
+        "(unset: one budget per cojudge materialize; a day for a run without its tag, as the daemon's)",
+        "one of " + ", ".join(BUDGET_WINDOWS),
+    ),
     FRESHNESS_VARIABLE: ("(unset: no freshness policy)", "a positive number of hours"),
     BATCH_SENSOR_INTERVAL_VARIABLE: (str(DEFAULT_BATCH_SENSOR_INTERVAL_S), "a whole number of seconds >= 1"),
 }
@@ -439,6 +445,7 @@ def variable_problems(environ: Mapping[str, str] | None = None, *, profile: bool
         if (value := environ.get(name, "")) and not accepted(value):
             refuse(name, value)
     choice(SECCOMP_VARIABLE, SECCOMP_CHOICES)
+    choice(BUDGET_WINDOW_VARIABLE, BUDGET_WINDOWS)
     choice(CGROUPS_VARIABLE, CGROUPS_CHOICES)
     for name in (CELERY_BROKER_VARIABLE, CELERY_BACKEND_VARIABLE):
         if (value := environ.get(name, "").strip()) and not _is_url(value):

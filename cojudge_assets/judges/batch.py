@@ -76,6 +76,7 @@ BATCH_COLUMNS = {
     "updated_at": "TIMESTAMP",
     "note": "VARCHAR",
     "run_key": "VARCHAR",  # the run whose budget holds its estimate (judges/estimate.py RunLedger)
+    "judge_key": "VARCHAR",  # the judge's ledger row that holds it too (judges/estimate.py judge_key), or none
 }
 
 
@@ -125,14 +126,20 @@ class BatchLedger:
             f"{n} {'DOUBLE PRECISION' if t == 'DOUBLE' and self.param != '?' else t}" for n, t in BATCH_COLUMNS.items()
         )
         self._sql(f"create table if not exists {self.schema}.{BATCHES_TABLE} ({columns}, primary key (batch_key))")
-        self._sql(f"alter table {self.schema}.{BATCHES_TABLE} add column if not exists run_key VARCHAR")  # newer
+        for newer in ("run_key", "judge_key"):  # columns added after the table first shipped
+            self._sql(f"alter table {self.schema}.{BATCHES_TABLE} add column if not exists {newer} VARCHAR")
         self._sql(
             f"create table if not exists {self.schema}.{ITEMS_TABLE} (batch_key VARCHAR, custom_id VARCHAR, "
             "attempt_uid VARCHAR, request_hash VARCHAR, primary key (batch_key, custom_id))"
         )
 
     def record_chunk(
-        self, part: tuple[str, str, int], items: list[dict], estimate_usd: float | None, run_key: str | None = None
+        self,
+        part: tuple[str, str, int],
+        items: list[dict],
+        estimate_usd: float | None,
+        run_key: str | None = None,
+        judge_key: str | None = None,
     ) -> str:
         """A chunk about to be uploaded: its row (status ``uploading``) and its items, before anything is sent."""
         key = uuid.uuid4().hex
@@ -148,6 +155,7 @@ class BatchLedger:
             requests=len(items),
             estimate_usd=estimate_usd,
             run_key=run_key,
+            judge_key=judge_key,
             created_at=_now(),
             updated_at=_now(),
         )
@@ -406,6 +414,9 @@ class BatchJudge:
         self.outcome = BatchOutcome()
         self.unanswered: dict[str, dict] = {}  # custom_id -> item, for a follow-up batch
         self.retry: list[tuple[dict, JudgeCall, dict]] = []
+        # (attempt_uid, request_hash) -> request_json of the partition's pending requests: a result line carries no
+        # request, and whether it asked for the 0-5 score decides whether an answer without one is valid
+        self.requests: dict[tuple[str, str], str] = {}
 
     # the steps ------------------------------------------------------------------------------------------------
 
@@ -453,7 +464,8 @@ class BatchJudge:
                     self.log(refusal)
                     return
             run_key = self.budget.run.key if self.budget is not None and self.budget.run is not None else None
-            key = self.ledger.record_chunk(self.part, items, estimate, run_key)
+            held = self.budget.held_by() if self.budget is not None and estimate is not None else None
+            key = self.ledger.record_chunk(self.part, items, estimate, run_key, held)
             file_id = self.api.upload(b"".join(line for _, line in chunk))
             self.ledger.update(key, input_file_id=file_id)
             batch = self.api.create(file_id, self._metadata(key))
@@ -551,8 +563,8 @@ class BatchJudge:
             return
         if batch.get("run_key") is None:  # sent before runs held budgets: the judge's spending only
             self.budget.spent_usd += cost
-        else:
-            self.budget.settle(batch.get("estimate_usd"), cost, batch["run_key"])
+        else:  # and from the judge's row that held it, if one did
+            self.budget.settle(batch.get("estimate_usd"), cost, batch["run_key"], batch.get("judge_key") or "")
 
     def _line(
         self, batch: dict, name: str, number: int, line: str, items: dict, provenance: dict
@@ -589,7 +601,7 @@ class BatchJudge:
             self.retry.append((item, call, provenance))  # kept as invalid, re-asked under the retry rule
             return problem, cid, 0.0
         call.cost = self.budget.line_cost(call.input_tokens, call.output_tokens) if self.budget else None
-        checked = validate_answer(call.raw_text, lenient=self.spec.lenient)
+        checked = validate_answer(call.raw_text, lenient=self.spec.lenient, require_score=self._asks_score(item))
         if checked.output is not None:
             call.status, call.output, call.repaired = "ok", checked.output, checked.repaired
             self.write(item, call, provenance)
@@ -600,6 +612,12 @@ class BatchJudge:
             call.validation_failures, call.error = 1, f"invalid answer: {checked.error}"
             self.retry.append((item, call, provenance))
         return "", cid, call.cost or 0.0
+
+    def _asks_score(self, item: dict) -> bool:
+        """Whether the item's request asked for AXIOM's 0-5 score, as the synchronous path checks (a request no
+        longer pending, of an earlier run's batch: not known, so not required)."""
+        request_json = self.requests.get((item["attempt_uid"], item["request_hash"]))
+        return bool(request_json and json.loads(request_json).get("ask_score"))
 
     def _fail_rows(self, batch: dict, reason: str) -> None:
         provenance = {"batch_id": batch.get("batch_id"), "batch_files": _files(batch)}
@@ -707,6 +725,7 @@ def judge_in_batches(
         spec, part, ledger, BatchApi(spec, sleep=sleep), write=write, flush=flush, budget=budget, log=log
     )
     requests = {(r["attempt_uid"], r["request_hash"]): r["request_json"] for r in pending}
+    judge.requests = requests
     deadline = time.monotonic() + spec.batch.max_wait_s if spec.batch.max_wait_s else None
     judge.recover()
     flying = judge.in_flight()

@@ -12,14 +12,17 @@
   taken for a price. Local judges cost nothing.
 * **Budget** (:class:`Budget`): a judge's ``max_cost_usd``, and the run's (``COJUDGE_MAX_RUN_COST_USD``). Before a
   chunk or batch is sent, spent + reserved + the chunk's estimate is checked against each; a chunk that would pass
-  one is not sent. For the judge: spent is the cost of its stored answers, reserved the estimates of its batches
-  sent and not yet collected. For the run (:class:`RunLedger`): one row per run in the judge store (table
-  ``run_budgets``), its spent and reserved summed over every partition the run judges, so the budget holds across
-  all the partitions one ``cojudge materialize`` launches. A run is the runs tagged with one :data:`RUN_TAG` (the
-  command tags each of its runs with one value), else one Dagster run. A chunk's estimate is reserved in the run's
-  row by one conditional ``UPDATE`` (granted only when spent + reserved + estimate stays within the limit), so
-  partitions judging at once (processes of a deployment on Postgres, or threads on one DuckDB file) never pass it
-  together; the estimate is released and the actual cost added when the answers are stored.
+  one is not sent. Both are rows of one ledger in the judge store (:class:`RunLedger`, table ``run_budgets``): the
+  judge's row (:func:`judge_key`), its spent and reserved summed over every partition of the judge, and the run's,
+  summed over every partition the run judges. A chunk's estimate is reserved in each row by one conditional
+  ``UPDATE`` (granted only when spent + reserved + estimate stays within the limit), so partitions judging at once
+  (processes of a deployment on Postgres, or threads on one DuckDB file) never pass either budget together; the
+  estimate is released and the actual cost added when the answers are stored. The judge's row counts the greater of
+  its own figures and what the store knows (the cost of the judge's stored answers, the estimates of its batches not
+  collected), so answers stored before the judge had a budget count.
+* **Which runs share a run budget** (:func:`budget_key`): the runs tagged with one :data:`RUN_TAG` (``cojudge
+  materialize`` tags each of its runs with one value); a run with no tag (the daemon's) spends from a budget window,
+  the UTC day unless ``COJUDGE_BUDGET_WINDOW`` says otherwise, so a retried partition never spends the budget again.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
 RUN_BUDGET_VARIABLE = "COJUDGE_MAX_RUN_COST_USD"
 RUN_TAG = "cojudge/run"  # the runs of one budget: cojudge materialize gives all its runs one value (driver.py)
 RUN_BUDGETS_TABLE = "run_budgets"
+UNTAGGED_WINDOW = "day"  # the budget window of a run with no RUN_TAG when COJUDGE_BUDGET_WINDOW is unset
 
 
 class Unpriced(ValueError):
@@ -159,25 +163,37 @@ class RunLedger:
     def ensure(self) -> None:
         self._sql(self.ddl(), [])
 
-    def reserve(self, run_key: str, usd: float, limit_usd: float | None) -> tuple[bool, float, float]:
-        """Reserve ``usd`` for the run when its spent + reserved + ``usd`` stays within ``limit_usd`` (always, with no
-        limit), in one statement; (granted, spent, reserved) as the run's row stood."""
+    def reserve(
+        self, run_key: str, usd: float, limit_usd: float | None, spent_floor: float = 0.0, reserved_floor: float = 0.0
+    ) -> tuple[bool, float, float]:
+        """Reserve ``usd`` under the key when its spent + reserved + ``usd`` stays within ``limit_usd`` (always, with
+        no limit), in one statement; (granted, spent, reserved) as the key's row stood.
+
+        ``spent_floor`` and ``reserved_floor``: what the caller knows was spent and is reserved outside the ledger (a
+        judge's stored answers, its batches sent before the ledger held them); the row counts the greater of its own
+        figure and the floor, never their sum (the two count the same money), and keeps the greater spent."""
         now = datetime.now(UTC).replace(tzinfo=None)
         table = f"{self.schema}.{RUN_BUDGETS_TABLE}"
         self._sql(
             f"insert into {table} values (?, ?, 0, 0, ?, ?) on conflict (run_key) do nothing",
             [run_key, limit_usd, now, now],
         )
-        within = "" if limit_usd is None else " and spent_usd + reserved_usd + ? <= ?"
+        within = "" if limit_usd is None else " and greatest(spent_usd, ?) + greatest(reserved_usd, ?) + ? <= ?"
         rows = self._sql(
-            f"update {table} set reserved_usd = reserved_usd + ?, updated_at = ? where run_key = ?{within} "
-            "returning spent_usd, reserved_usd",
-            [usd, now, run_key, *([] if limit_usd is None else [usd, limit_usd])],
+            f"update {table} set spent_usd = greatest(spent_usd, ?), reserved_usd = reserved_usd + ?, updated_at = ? "
+            f"where run_key = ?{within} returning spent_usd, reserved_usd",
+            [
+                spent_floor,
+                usd,
+                now,
+                run_key,
+                *([] if limit_usd is None else [spent_floor, reserved_floor, usd, limit_usd]),
+            ],
         )
         if rows:
-            return True, float(rows[0][0]), float(rows[0][1]) - usd
+            return True, float(rows[0][0]), max(float(rows[0][1]) - usd, reserved_floor)
         spent, reserved = self.state(run_key)
-        return False, spent, reserved
+        return False, max(spent, spent_floor), max(reserved, reserved_floor)
 
     def settle(self, run_key: str, reserved_usd: float, spent_usd: float) -> None:
         """Release ``reserved_usd`` of the run's reservations and count ``spent_usd`` spent."""
@@ -195,17 +211,23 @@ class RunLedger:
         return (float(rows[0][0]), float(rows[0][1])) if rows else (0.0, 0.0)
 
 
+def judge_key(judge: str) -> str:
+    """The ledger key of a judge's own budget (``max_cost_usd``): one row per judge, whatever run spends from it (a
+    run's key is a run id, a :data:`RUN_TAG` value or a window's :func:`window_key`, never this prefix)."""
+    return f"judge:{judge}"
+
+
 @dataclass
 class RunBudget:
-    """One partition's view of its run's budget: the run's key, its limit (None: counted, not limited) and the
-    ledger."""
+    """One partition's view of one ledger row: the run's budget (``key``: the run's key) or the judge's (``key``:
+    :func:`judge_key`); ``limit_usd`` None: counted, not limited."""
 
     ledger: RunLedger
     key: str
     limit_usd: float | None
 
-    def reserve(self, usd: float) -> tuple[bool, float, float]:
-        return self.ledger.reserve(self.key, usd, self.limit_usd)
+    def reserve(self, usd: float, spent_floor: float = 0.0, reserved_floor: float = 0.0) -> tuple[bool, float, float]:
+        return self.ledger.reserve(self.key, usd, self.limit_usd, spent_floor, reserved_floor)
 
     def settle(self, reserved_usd: float, spent_usd: float, key: str | None = None) -> None:
         self.ledger.settle(key or self.key, reserved_usd, spent_usd)
@@ -214,7 +236,9 @@ class RunBudget:
 @dataclass
 class Budget:
     """The limits a judge's spending is checked against before each chunk is sent (see the module docstring).
-    ``spent_usd``: what the store's rows of the judge cost so far; ``run``: the run's budget in the judge store."""
+    ``spent_usd``: what the store's rows of the judge cost so far; ``run``: the run's budget in the judge store;
+    ``judge``: the judge's ``max_cost_usd`` in the same ledger (none: checked in this process alone, from
+    ``spent_usd``)."""
 
     spec: JudgeSpec
     prices: Prices
@@ -222,6 +246,7 @@ class Budget:
     output_tokens: int
     spent_usd: float = 0.0
     run: RunBudget | None = None
+    judge: RunBudget | None = None
 
     def chunk_estimate(self, messages: list[list[dict]]) -> float | None:
         price_in, price_out = self.prices.per_request(self.batch)
@@ -248,23 +273,35 @@ class Budget:
         return tokens_in * price_in + tokens_out * price_out
 
     def reserve(self, estimate: float | None, reserved_usd: float) -> str:
-        """Why a chunk of this estimate must not be sent ("" when it may: then its estimate is held in the run's
-        budget until :meth:`settle`). ``reserved_usd``: the judge's estimates sent and not settled."""
+        """Why a chunk of this estimate must not be sent ("" when it may: then its estimate is held in the judge's
+        and the run's rows of the ledger until :meth:`settle`). ``reserved_usd``: the judge's estimates sent and not
+        settled, as this process knows them (its batches not collected, its requests in flight)."""
         if estimate is None:
             return ""
         limit = self.spec.max_cost_usd
-        if limit is not None and self.spent_usd + reserved_usd + estimate > limit:
+        if limit is not None and self.judge is None and self.spent_usd + reserved_usd + estimate > limit:
             return self._refusal("judge", self.spent_usd, reserved_usd, estimate, limit)
+        if self.judge is not None:
+            granted, spent, reserved = self.judge.reserve(estimate, self.spent_usd, reserved_usd)
+            if not granted and self.judge.limit_usd is not None:
+                return self._refusal("judge", spent, reserved, estimate, self.judge.limit_usd)
         if self.run is None:
             return ""
         granted, spent, reserved = self.run.reserve(estimate)
         if granted or self.run.limit_usd is None:
             return ""
+        if self.judge is not None:  # not sent: the judge's reservation given back
+            self.judge.settle(estimate, 0.0)
         return self._refusal("run", spent, reserved, estimate, self.run.limit_usd)
+
+    def held_by(self) -> str | None:
+        """The judge's ledger key when :meth:`reserve` holds estimates in it (the batch ledger records it with each
+        batch, so the run that collects the batch releases the estimate where it was held)."""
+        return self.judge.key if self.judge is not None else None
 
     def _refusal(self, scope: str, spent: float, reserved: float, estimate: float, limit: float) -> str:
         where = (
-            "max_cost_usd in the judges file"
+            "max_cost_usd in the judges file, summed over every partition of the judge"
             if scope == "judge"
             else f"{RUN_BUDGET_VARIABLE}, summed over every partition of the run"
         )
@@ -274,12 +311,56 @@ class Budget:
             f"USD ({where}); nothing past it was sent, and the next run continues from here"
         )
 
-    def settle(self, reserved_usd: float | None, cost_usd: float | None, run_key: str | None = None) -> None:
+    def settle(
+        self, reserved_usd: float | None, cost_usd: float | None, run_key: str | None = None, judge_key: str = "-"
+    ) -> None:
         """A chunk answered (or given up): its estimate released from the run's budget (that of ``run_key``: the
-        run that sent it), its cost spent."""
-        self.spent_usd += cost_usd or 0.0
+        run that sent it) and from the judge's row that held it (``judge_key``; "-": this budget's own, "": none),
+        its cost spent in both."""
+        reserved, cost = reserved_usd or 0.0, cost_usd or 0.0
+        self.spent_usd += cost
         if self.run is not None:
-            self.run.settle(reserved_usd or 0.0, cost_usd or 0.0, run_key)
+            self.run.settle(reserved, cost, run_key)
+        held = self.held_by() if judge_key == "-" else judge_key
+        ledger = self.judge.ledger if self.judge is not None else self.run.ledger if self.run is not None else None
+        if held and ledger is not None:
+            ledger.settle(held, reserved, cost)
+        elif self.judge is not None:  # held nowhere (sent with no judge budget): its cost still counts in the row
+            self.judge.settle(0.0, cost)
+
+
+def budget_window(environ: Mapping[str, str] | None = None) -> str | None:
+    """``COJUDGE_BUDGET_WINDOW`` (see :func:`budget_key`), None when unset; another value is an error naming it."""
+    from cojudge_assets.settings import BUDGET_WINDOW_VARIABLE, BUDGET_WINDOWS
+
+    value = ((os.environ if environ is None else environ).get(BUDGET_WINDOW_VARIABLE) or "").strip().lower()
+    if value and value not in BUDGET_WINDOWS:
+        raise ValueError(f"{BUDGET_WINDOW_VARIABLE}={value!r}: expected one of {', '.join(BUDGET_WINDOWS)}")
+    return value or None
+
+
+def window_key(window: str, now: datetime) -> str:
+    """The ledger key of the budget window (UTC calendar hour, day, ISO week or month) that holds ``now``."""
+    stamp = {"hour": "%Y-%m-%dT%H", "day": "%Y-%m-%d", "week": "%G-W%V", "month": "%Y-%m"}[window]
+    at = now.astimezone(UTC) if now.tzinfo else now
+    return f"window:{window}:{at.strftime(stamp)}"
+
+
+def budget_key(
+    run_id: str, tag: str | None, environ: Mapping[str, str] | None = None, now: datetime | None = None
+) -> str:
+    """The ledger key a run spends its run budget (``COJUDGE_MAX_RUN_COST_USD``) under.
+
+    ``COJUDGE_BUDGET_WINDOW`` hour, day, week or month: every run that starts in the window (UTC) shares one key,
+    whatever launched it, so retries, backfills and the daemon spend at most the budget per window. ``run``: the
+    runs of one :data:`RUN_TAG` value (one ``cojudge materialize``), else each run alone. Unset: the tag's runs share
+    one key, as with ``run``; a run with no tag (the daemon's, a sensor's, one launched in the UI), which nothing
+    ties to the runs before it and which the daemon requests again after a failure, spends from the day's key, so
+    retrying never multiplies the budget."""
+    window = budget_window(environ)
+    if window == "run" or (window is None and tag):
+        return tag or run_id
+    return window_key(window or UNTAGGED_WINDOW, now or datetime.now(UTC))
 
 
 def run_budget(environ: Mapping[str, str] | None = None) -> float | None:

@@ -305,12 +305,23 @@ def judge_partition(
 def judge_budget(spec: JudgeSpec, store, run_key: str, *, batch: bool):
     """The judge's budget (judges/estimate.py ``Budget``) with what its stored answers cost so far, and the budget
     of the run ``run_key`` in the store's run ledger; raises ``Unpriced`` for a hosted model with no price."""
-    from cojudge_assets.judges.estimate import Budget, RunBudget, expected_output_tokens, judge_prices, run_budget
+    from cojudge_assets.judges.estimate import (
+        Budget,
+        RunBudget,
+        expected_output_tokens,
+        judge_key,
+        judge_prices,
+        run_budget,
+    )
 
     spent, observed = store.spending(spec.name)
     tokens, _ = expected_output_tokens(spec, observed)
-    run = RunBudget(store.run_ledger(), run_key, run_budget())
-    return Budget(spec, judge_prices(spec), batch, tokens, spent_usd=spent, run=run)
+    ledger = store.run_ledger()
+    run = RunBudget(ledger, run_key, run_budget())
+    # the judge's max_cost_usd in the same ledger, one row per judge: partitions of the judge reserving at once
+    # (a deployment's processes, threads on one file) never pass it together
+    judge = RunBudget(ledger, judge_key(spec.name), spec.max_cost_usd) if spec.max_cost_usd is not None else None
+    return Budget(spec, judge_prices(spec), batch, tokens, spent_usd=spent, run=run, judge=judge)
 
 
 class _Spending:

@@ -159,26 +159,35 @@ def test_the_command_says_it_stopped_at_the_budget_and_the_next_run_continues(tm
         assert server.creates == 1 and server.lines == 6
 
 
-def test_the_run_budget_holds_across_the_partitions_one_command_launches(tmp_path, monkeypatch):
+def two_partitions_one_budget(tmp_path, monkeypatch, server, conditions: list[str]):
+    """The synthetic corpus's requests built (nothing sent) and a run budget with room for one partition's batch
+    (each fits alone, two do not): (defs, instance, db, limit)."""
     from cojudge_assets.judges.config import load_judges
-    from cojudge_assets.judges.estimate import RUN_BUDGET_VARIABLE, RUN_TAG, estimate_database
+    from cojudge_assets.judges.estimate import RUN_BUDGET_VARIABLE, estimate_database
+
+    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 6)
+    db = tmp_path / "r.duckdb"
+    # expected output tokens as the loopback server answers (20): each batch's estimate near its actual cost
+    judges = write_judges_file(
+        tmp_path / "r.yaml", server.api_base, price=PRICE, mode="batch", batch=POLLS, expected_output_tokens=20
+    )
+    defs = build_definitions(corpus=corpus, layout="progsnap2", database=db, judges_path=judges)
+    instance = dg.DagsterInstance.ephemeral()
+    assert run_steps(defs, instance, {}, jobs=("ingest", "judge_requests_job"), echo=lambda line: None)
+    estimates = {e.condition: e.batch_usd for e in estimate_database(db, load_judges(judges), conditions)}
+    limit = max(estimates.values()) + 0.5 * min(estimates.values())
+    monkeypatch.setenv(RUN_BUDGET_VARIABLE, str(limit))
+    return defs, instance, db, limit
+
+
+def test_the_run_budget_holds_across_the_partitions_one_command_launches(tmp_path, monkeypatch):
+    from cojudge_assets.judges.estimate import RUN_BUDGET_VARIABLE, RUN_TAG
 
     monkeypatch.setenv("LOOPBACK_KEY", KEY)
-    corpus = write_synthetic_progsnap2(tmp_path / "corpus", 6)
     conditions = ["blind", "nonblind"]
     with BatchLoopbackServer(answer=answer) as server:
-        db = tmp_path / "r.duckdb"
-        # expected output tokens as the loopback server answers (20): each batch's estimate near its actual cost
-        judges = write_judges_file(
-            tmp_path / "r.yaml", server.api_base, price=PRICE, mode="batch", batch=POLLS, expected_output_tokens=20
-        )
-        defs = build_definitions(corpus=corpus, layout="progsnap2", database=db, judges_path=judges)
-        instance = dg.DagsterInstance.ephemeral()
-        assert run_steps(defs, instance, {}, jobs=("ingest", "judge_requests_job"), echo=lambda line: None)
-        estimates = {e.condition: e.batch_usd for e in estimate_database(db, load_judges(judges), conditions)}
         # each partition (one batch) fits the run budget alone; the second of one run does not
-        limit = max(estimates.values()) + 0.5 * min(estimates.values())
-        monkeypatch.setenv(RUN_BUDGET_VARIABLE, str(limit))
+        defs, instance, db, limit = two_partitions_one_budget(tmp_path, monkeypatch, server, conditions)
         judging = {"judges": ["loop"], "conditions": conditions, "jobs": ("judge_outputs_job",)}
         outcome = run_steps(defs, instance, {}, **judging, echo=lambda line: None)
         assert not outcome and outcome.only_stopped and len(outcome.stops) == 1
@@ -197,3 +206,34 @@ def test_the_run_budget_holds_across_the_partitions_one_command_launches(tmp_pat
         budgets = con.sql("select run_key, reserved_usd, spent_usd from main.run_budgets").fetchall()
     assert {key for key, _, _ in budgets} == {outcome.run_key, again.run_key}
     assert all(reserved == 0 and 0 < spent <= limit for _, reserved, spent in budgets)
+
+
+def test_runs_without_the_command_tag_as_the_daemon_launches_share_the_days_run_budget(tmp_path, monkeypatch):
+    """Runs launched as the daemon launches them (no cojudge/run tag, a run id each): the second partition's run,
+    and its retry, spend from the same day's run budget as the first, so retrying never spends it again."""
+    from datetime import UTC, datetime
+
+    from cojudge_assets.defs.partitions import condition_judge_key
+    from cojudge_assets.judges.estimate import RUN_TAG, window_key
+
+    monkeypatch.setenv("LOOPBACK_KEY", KEY)
+    with BatchLoopbackServer(answer=answer) as server:  # a budget for one partition a day, not two
+        defs, instance, db, limit = two_partitions_one_budget(tmp_path, monkeypatch, server, ["blind", "nonblind"])
+        job = defs.resolve_job_def("judge_outputs_job")
+
+        def daemon_run(condition: str):
+            key = condition_judge_key(condition, "loop")
+            return job.execute_in_process(instance=instance, partition_key=key, raise_on_error=False)
+
+        day = window_key("day", datetime.now(UTC))
+        assert daemon_run("blind").success and server.creates == 1
+        for _ in range(2):  # the stopped partition, and the daemon's retry after its backoff
+            stopped = daemon_run("nonblind")
+            assert not stopped.success and server.creates == 1 and server.lines == 6
+        runs = [r for r in instance.get_runs() if r.job_name == "judge_outputs_job" and RUN_TAG not in r.tags]
+        assert len(runs) == 3
+    with duckdb.connect(str(db), read_only=True) as con:
+        budgets = con.sql("select run_key, reserved_usd, spent_usd from main.run_budgets").fetchall()
+    if day == window_key("day", datetime.now(UTC)):  # not across midnight: one row, the day's
+        assert [key for key, _, _ in budgets] == [day]
+        assert budgets[0][1] == 0 and 0 < budgets[0][2] <= limit

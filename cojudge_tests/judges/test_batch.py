@@ -360,3 +360,42 @@ def test_a_result_line_of_a_known_request_in_the_wrong_shape_is_invalid_with_its
     assert "line 2: malformed result line" in ledger(conn)["note"][0] and server.creates == 1
     run(server.api_base, table, conn)  # the next run re-asks it (a batch of one)
     assert set(cache(conn)["status"]) == {"ok"} and server.creates == 2
+
+
+def test_a_batch_answer_without_the_score_its_request_asked_for_is_re_asked_and_the_score_stored(server, tmp_path):
+    """A result line carries no request: the batch layer looks the request up by its key, so an answer without the
+    0-5 score a graded request asked for is invalid (as on the synchronous path) and re-asked, not stored with a
+    null score; a request that did not ask for it is answered without one."""
+    from cojudge_assets.core.judging.models import JudgeRequest
+    from cojudge_assets.core.judging.prompts import SYSTEM_WITH_SCORE, canonical_json, request_hash
+
+    rows = []
+    for i in range(4):
+        request = JudgeRequest(
+            problem_id="p1",
+            problem_statement="Print the number.",
+            language="Python",
+            source_code=f"print({i})\n",
+            ask_score=i < 3,  # a003 does not ask for the score
+        )
+        rows.append(
+            {"attempt_uid": f"a{i:03d}", "request_hash": request_hash(request), "request_json": canonical_json(request)}
+        )
+    seen: set[str] = set()
+
+    def score_only_when_asked_again(body: dict) -> str:
+        code = body["messages"][-1]["content"]
+        text = json.loads(answer(body))
+        if body["messages"][0]["content"] == SYSTEM_WITH_SCORE and code in seen:
+            text["score"] = 4  # the re-ask's answer carries it
+        seen.add(code)
+        return json.dumps(text)
+
+    server.answer = score_only_when_asked_again
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    stats = run(server.api_base, pl.DataFrame(rows), conn)
+    stored = {r["attempt_uid"]: r for r in cache(conn).to_dicts()}
+    assert server.creates == 1 and len(server.chat_requests) == 3 and stats.batch.retried_sync == 3
+    assert [stored[f"a{i:03d}"]["score"] for i in range(4)] == [4, 4, 4, None]
+    assert {stored[f"a{i:03d}"]["status"] for i in range(4)} == {"ok"}
+    assert [stored[f"a{i:03d}"]["validation_failures"] for i in range(4)] == [1, 1, 1, 0]

@@ -253,21 +253,9 @@ def test_the_estimate_without_stored_requests_says_how_to_make_them(tmp_path, ca
 
 def reserve_at_once(ledgers: list, usd: float, limit: float) -> list[bool]:
     """Each ledger (one per thread, as partitions judging at once) reserves ``usd`` for run "r1" at the same moment."""
-    import threading
+    from cojudge_tests.judges.test_shared_budgets import at_once
 
-    barrier = threading.Barrier(len(ledgers))
-    granted: list[bool] = []
-
-    def reserve(ledger) -> None:
-        barrier.wait()
-        granted.append(ledger.reserve("r1", usd, limit)[0])
-
-    threads = [threading.Thread(target=reserve, args=(ledger,)) for ledger in ledgers]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return granted
+    return at_once(lambda ledger: ledger.reserve("r1", usd, limit)[0], ledgers)
 
 
 def test_partitions_reserving_at_once_never_pass_the_run_budget_together_on_duckdb(tmp_path):

@@ -26,7 +26,7 @@ from cojudge_assets.defs.partitions import CONDITION_PARTITIONS, condition_judge
 from cojudge_assets.defs.resources import ContestJudgeResource, judge_store, output_dir
 from cojudge_assets.defs.versions import answers_version, content_version
 from cojudge_assets.judges.config import JudgeSpec, rate_of_one_run
-from cojudge_assets.judges.estimate import RUN_TAG
+from cojudge_assets.judges.estimate import RUN_TAG, budget_key
 from cojudge_assets.judges.imports import import_partition
 from cojudge_assets.judges.runner import judge_partition
 from cojudge_assets.judges.store import ANSWERED_STATUSES
@@ -235,8 +235,8 @@ def judge_one_partition(
             store,
             log=context.log.info,
             contest_judge=contest_judge.judge() if spec.local else None,
-            # the run budget is the command's (its runs share the tag) or, with no tag, this run's
-            run_key=context.run.tags.get(RUN_TAG) or context.run.run_id,
+            # the run budget is the command's (its runs share the tag), else the budget window's (estimate.py)
+            run_key=budget_key(context.run.run_id, context.run.tags.get(RUN_TAG)),
         )
         table = store.partition_rows(requests, spec.name, condition, store.current_epoch(spec.name))
     valid = table.filter(pl.col("status") == "ok")
