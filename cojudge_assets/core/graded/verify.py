@@ -340,19 +340,22 @@ def verify(
     needed: float = float("inf")
     for ceiling in sorted(INTENDED, key=lambda c: (len(by_ceiling[c]), c)):
         queue = _round_robin(by_ceiling[ceiling], ceiling)
+        place = {p["program_uid"]: i for i, p in enumerate(queue)}
         kept: list[dict] = []  # this ceiling's accepted programs, in queue order
-        start = 0
-        while start < len(queue) and (not lazy or _short(kept, queue[start:], needed)):
-            short = needed - len(_capped(kept, needed))
-            batch = len(queue) if not lazy or needed == float("inf") else int(short * 1.2) + 2
-            done = _verify_all(seeds, queue[start : start + batch], packages, judge, tracker.advance)
-            kept += [r for r in done if r["accepted"]]
+        rest = queue  # not run yet, in queue order
+        while rest and (not lazy or _short(kept, rest, needed)):
+            if not lazy or needed == float("inf"):
+                chosen = rest
+            else:
+                chosen = _next_batch(kept, rest, int(needed), int((needed - len(_capped(kept, needed))) * 1.2) + 2)
+            done = _verify_all(seeds, chosen, packages, judge, tracker.advance)
+            kept = sorted(kept + [r for r in done if r["accepted"]], key=lambda r: place[r["program_uid"]])
             rows += done
-            start += batch
+            ran = {p["program_uid"] for p in chosen}
+            rest = [p for p in rest if p["program_uid"] not in ran]
         accepted = len(kept)
         rows += [
-            {**p, "effect": "not_run", "accepted": False, "reason": "not run: the balance needs no more"}
-            for p in queue[start:]
+            {**p, "effect": "not_run", "accepted": False, "reason": "not run: the balance needs no more"} for p in rest
         ]
         needed = min(needed, accepted)
     tracker.finish()
@@ -411,6 +414,31 @@ def _capped(queue: list[dict], n: float, cap: int | None = None) -> list[dict]:
             taken.append(p)
             count[p["rule"]] += 1
     return taken
+
+
+def _next_batch(kept: list[dict], rest: list[dict], n: int, size: int) -> list[dict]:
+    """The next at most ``size`` candidates of ``rest`` (in its order) worth running for a balance of ``n``: only
+    rules under the cap (RULE_CAP of ``n``), each with no more candidates than its room under it (``kept``, the
+    accepted so far, counts against it). A rule at the cap runs again only once every rule under it has run out:
+    the cap is then raised by one (the water-filling of :func:`_lowest_cap`), so the balance's cap is the one a full
+    verification would give, and the accepted programs past the cap that the balance would never keep are never
+    run."""
+    count: dict[str, int] = defaultdict(int)
+    for p in kept:
+        count[p["rule"]] += 1
+    cap = max(1, math.floor(RULE_CAP * n))
+    while True:
+        room = {p["rule"]: cap - count[p["rule"]] for p in rest}
+        chosen: list[dict] = []
+        for p in rest:
+            if len(chosen) >= size:
+                break
+            if room[p["rule"]] > 0:
+                chosen.append(p)
+                room[p["rule"]] -= 1
+        if chosen or not rest:
+            return chosen
+        cap += 1
 
 
 def _short(kept: list[dict], rest: list[dict], n: float) -> bool:
