@@ -39,7 +39,8 @@ round, rarest rule first) with no rule past ``RULE_CAP`` (25%) of its ceiling wh
 ceiling has accepted programs left; where none has, the rule goes past it and ``graded_balance`` says why
 (:func:`ceiling_balance`, ``note``). Since no more than ``n`` per ceiling are kept, the ceilings are verified
 scarcest first and a ceiling with more candidates is run, in that order, only until ``n`` of its programs are
-accepted (:func:`verify`, ``lazy``); the rest are ``not_run`` rows.
+accepted within the cap, and a rule at the cap only once the rules under it have run out (:func:`verify`,
+``lazy``; :func:`_next_batch`); the rest are ``not_run`` rows.
 """
 
 from __future__ import annotations
@@ -327,7 +328,8 @@ def verify(
     ``lazy``: the ceilings are verified scarcest first (fewest candidates); once ``n``, the fewest accepted so
     far, is known, a ceiling with more candidates is verified in round-robin order (:func:`_round_robin`) only
     until ``n`` are accepted within the 25% cap, or ``n`` are accepted and no candidate left is of a rule under
-    the cap (:func:`_short`) - the balance keeps no more. The candidates never run have effect ``not_run``
+    the cap (:func:`_short`) - the balance keeps no more - running only candidates of rules under the cap
+    (:func:`_next_batch`), so that the per-rule counts kept are those of a full verification. The candidates never run have effect ``not_run``
     (never accepted, never graded). ``lazy=False`` runs every candidate. ``progress`` gets a line at most every
     10 s (core/progress.py; the total counts every candidate, of which the lazy balance may run fewer)."""
     from cojudge_assets.core.progress import Progress
