@@ -329,9 +329,10 @@ def verify(
     far, is known, a ceiling with more candidates is verified in round-robin order (:func:`_round_robin`) only
     until ``n`` are accepted within the 25% cap, or ``n`` are accepted and no candidate left is of a rule under
     the cap (:func:`_short`) - the balance keeps no more - running only candidates of rules under the cap
-    (:func:`_next_batch`), so that the per-rule counts kept are those of a full verification. The candidates never run have effect ``not_run``
-    (never accepted, never graded). ``lazy=False`` runs every candidate. ``progress`` gets a line at most every
-    10 s (core/progress.py; the total counts every candidate, of which the lazy balance may run fewer)."""
+    (:func:`_next_batch`), so that the per-rule counts kept are those of a full verification. The candidates
+    never run have effect ``not_run`` (never accepted, never graded). ``lazy=False`` runs every candidate.
+    ``progress`` gets a line at most every 10 s (core/progress.py; the total counts every candidate, of which the
+    lazy balance may run fewer)."""
     from cojudge_assets.core.progress import Progress
 
     tracker = Progress(progress, len(programs), "graded programs (candidates run on their tests)")
