@@ -54,6 +54,14 @@ CORPORA = {
 FIGURES = ROOT / "docs" / "figures"
 
 
+def _cpu() -> float:
+    """User + system seconds of this process and of the processes it waited for (the sandbox's)."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _programs(name: str, cache: Path, rebuild: bool) -> tuple[pl.DataFrame, pl.DataFrame, dict]:
     corpus, layout = CORPORA[name]
     packages = read_problems(corpus / "problems")
@@ -64,10 +72,17 @@ def _programs(name: str, cache: Path, rebuild: bool) -> tuple[pl.DataFrame, pl.D
     names = dict(zip(problems["problem_id"].to_list(), problems["name"].to_list()))
     attempts = read_corpus(corpus, layout, names, contest_settings(corpus)).attempts
     judge = ContestJudge(cache / "judge-cache")
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _cpu()
     seeds = mutation_seeds(attempts, packages, judge)
+    seeded, seeds_cpu = time.perf_counter(), _cpu()
     table = graded_programs(seeds, packages, judge, progress=print)
-    print(f"{name}: seeds and graded programs in {time.perf_counter() - started:.1f} s")
+    run = int((~table["effect"].is_in(["skipped", "not_run"])).sum())
+    print(
+        f"{name}: seeds re-run in {seeded - started:.1f} s wall, {seeds_cpu - cpu:.1f} s CPU; graded programs "
+        f"in {time.perf_counter() - seeded:.1f} s wall, {_cpu() - seeds_cpu:.1f} s CPU (this process and the "
+        f"sandbox's), {run} candidates run of {int((table['effect'] != 'skipped').sum())}, "
+        f"{int(table['graded'].sum())} graded; load average {os.getloadavg()[0]:.1f}"
+    )
     cache.mkdir(parents=True, exist_ok=True)
     seeds.write_parquet(seeds_path)
     table.write_parquet(programs_path)

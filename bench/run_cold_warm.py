@@ -5,6 +5,13 @@ Cold: a fresh DuckDB file, a fresh Dagster home and empty compile/result caches
 run is ``cojudge materialize`` in its own process, as a user runs it; the judge
 calls are the requests the run reports as sent.
 
+Per step (one run of the command: one partition of one asset job, its assets in brackets), from the step lines
+the command prints (driver.py ``StepUse``): wall time, CPU time (user + system of the command's process and of
+the sandbox processes it waited for, which does not move with the machine's load) and the peak resident memory of
+the command's process during that step. The whole run's peak is ``ru_maxrss`` from ``os.wait4``: the largest
+of the command's process and the processes it waited for. The graded study's share is the CPU and wall of
+the steps whose assets are all graded ones (``graded_*``) over those of all the other steps, from the same run.
+
     .venv/bin/python bench/run_cold_warm.py [--keep DIR] [--against REF]
 
 ``--against REF`` times the same runs on an older commit side by side, in the same sitting: a git worktree of
@@ -27,19 +34,25 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run(tree: Path, db: Path, env: dict) -> tuple[float, str]:
+def run(tree: Path, db: Path, env: dict, log: Path) -> tuple[float, float, str]:
+    """Wall seconds, the run's peak RSS (MB) and the command's output (also written to ``log``)."""
     started = time.perf_counter()
-    done = subprocess.run(
-        [str(tree / ".venv" / "bin" / "cojudge"), "materialize", "--duckdb", str(db)],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    with open(log, "w") as out, open(log.with_suffix(".err"), "w") as err:
+        child = subprocess.Popen(
+            [str(tree / ".venv" / "bin" / "cojudge"), "materialize", "--duckdb", str(db)],
+            cwd=tree,
+            env=env,
+            stdout=out,
+            stderr=err,
+        )
+        _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - started
-    if done.returncode != 0:
-        sys.exit(f"cojudge materialize failed in {tree}:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
-    return seconds, done.stdout
+    stdout = log.read_text()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(
+            f"cojudge materialize failed in {tree}:\n{stdout[-4000:]}\n{log.with_suffix('.err').read_text()[-4000:]}"
+        )
+    return seconds, usage.ru_maxrss / 1024, stdout
 
 
 def worktree(ref: str, folder: Path) -> Path:
@@ -73,14 +86,41 @@ def steps(stdout: str) -> list[tuple[str, str]]:
     return out
 
 
-def slowest_steps(stdout: str) -> list[tuple[float, str]]:
-    return sorted(
-        (
-            (float(m.group(2)), m.group(1))
-            for m in re.finditer(r"^(\S+): ok \(run \w+, (\d+\.\d) s\)", stdout, re.MULTILINE)
-        ),
-        reverse=True,
+STEP_LINE = re.compile(
+    r"^(\S+): ok \(run \w+, (\d+\.\d) s, cpu (\d+\.\d) s(?:, peak ([\d,]+) MB)?\)[^\[]*\[([^\]]*)\]", re.MULTILINE
+)
+
+
+def step_uses(stdout: str) -> list[dict]:
+    """Every step that ran: its label, wall and CPU seconds, peak MB (None where not measured), assets."""
+    return [
+        {
+            "step": m.group(1),
+            "wall": float(m.group(2)),
+            "cpu": float(m.group(3)),
+            "peak": None if m.group(4) is None else float(m.group(4).replace(",", "")),
+            "assets": [a.strip() for a in m.group(5).split(",")],
+        }
+        for m in STEP_LINE.finditer(stdout)
+    ]
+
+
+def graded_share(uses: list[dict]) -> str:
+    """The graded steps' CPU and wall over all the other steps' (a step mixing both kinds is named, not split)."""
+    total = {kind: [0.0, 0.0] for kind in ("graded", "other", "mixed")}
+    for use in uses:
+        graded = [asset.startswith("graded_") for asset in use["assets"] if asset != "..."]
+        kind = "graded" if all(graded) else "other" if not any(graded) else "mixed"
+        total[kind][0] += use["cpu"]
+        total[kind][1] += use["wall"]
+    (g_cpu, g_wall), (o_cpu, o_wall) = total["graded"], total["other"]
+    line = (
+        f"    graded steps: cpu {g_cpu:.1f} s, wall {g_wall:.1f} s; all other steps: cpu {o_cpu:.1f} s, "
+        f"wall {o_wall:.1f} s -> graded adds {100 * g_cpu / o_cpu:+.0f}% (cpu), {100 * g_wall / o_wall:+.0f}% (wall)"
     )
+    if total["mixed"][1]:
+        line += f"; steps mixing graded and other assets, not counted: cpu {total['mixed'][0]:.1f} s"
+    return line
 
 
 def main() -> None:
@@ -105,23 +145,36 @@ def main() -> None:
         envs[label] = {**clean, "DAGSTER_HOME": str(home), "XDG_CACHE_HOME": str(cache)}
         dbs[label] = folder / "cojudge.duckdb"
     print(f"cores: {os.cpu_count()}  folder: {root}  load average at start: {os.getloadavg()[0]:.1f}")
-    print(f"{'tree':<10}{'run':<6}{'seconds':>10}{'steps run':>11}{'skipped':>9}{'judge calls':>13}{'load':>7}")
+    print(
+        f"{'tree':<10}{'run':<6}{'seconds':>10}{'peak MB':>9}{'steps run':>11}{'skipped':>9}{'judge calls':>13}"
+        f"{'load':>7}"
+    )
     for run_kind in ("cold",) if args.cold_only else ("cold", "warm"):
         for label, tree in trees.items():
-            seconds, stdout = run(tree, dbs[label], envs[label])
+            log = root / label.replace("/", "_") / f"{run_kind}.log"
+            seconds, peak, stdout = run(tree, dbs[label], envs[label], log)
             done = steps(stdout)
             calls = re.search(r"(\d+) request(?:s|\(s\))? sent to judges", stdout)
             print(
-                f"{label:<10}{run_kind:<6}{seconds:>10.1f}{sum(s == 'ran' for _, s in done):>11}"
+                f"{label:<10}{run_kind:<6}{seconds:>10.1f}{peak:>9.0f}{sum(s == 'ran' for _, s in done):>11}"
                 f"{sum(s == 'skipped' for _, s in done):>9}{calls.group(1) if calls else '?':>13}"
                 f"{os.getloadavg()[0]:>7.1f}",
                 flush=True,
             )
             if run_kind == "cold":
-                slowest = slowest_steps(stdout)
-                for step_seconds, step in slowest[:8]:
-                    print(f"    {step}: {step_seconds:.1f} s")
-                print(f"    (steps {sum(s for s, _ in slowest):.1f} s; the rest is starting the command and each run)")
+                uses = step_uses(stdout)
+                print(f"    {'step':<48}{'wall s':>9}{'cpu s':>9}{'peak MB':>9}  assets")
+                for use in uses:
+                    peak_mb = "?" if use["peak"] is None else f"{use['peak']:.0f}"
+                    print(
+                        f"    {use['step']:<48}{use['wall']:>9.1f}{use['cpu']:>9.1f}{peak_mb:>9}  "
+                        f"{', '.join(use['assets'])}"
+                    )
+                print(
+                    f"    (steps: wall {sum(u['wall'] for u in uses):.1f} s, cpu {sum(u['cpu'] for u in uses):.1f} s;"
+                    " the rest is starting the command and each run)"
+                )
+                print(graded_share(uses), flush=True)
     if args.against:
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(root / "against")], check=False)
     if not args.keep:

@@ -237,7 +237,7 @@ def run_steps(
                 every.setdefault((step_of[key], None if partition is None else str(partition)), set()).add(key)
     observed = observe_sources(defs, instance, run_config)
     if not observed.success:  # a failed observation is a failed step: never "success" after it
-        echo(_summary("observe_sources", observed, 0.0))
+        echo(_summary("observe_sources", observed, None))
         outcome.ok = False
         return outcome
     store = CursorFile(instance)
@@ -330,7 +330,7 @@ def _run_step(defs, instance, run_config: dict, step: tuple, keys: set, outcome:
     from cojudge_assets.judges.estimate import RUN_TAG
 
     tags = run_tags(job, partition, defs.resources["corpus"], defs.resources["judges"]) | {RUN_TAG: outcome.run_key}
-    started = time.perf_counter()
+    use = StepUse.start()
     result = job.execute_in_process(
         instance=instance,
         run_config=_for_job(run_config, job),
@@ -339,14 +339,14 @@ def _run_step(defs, instance, run_config: dict, step: tuple, keys: set, outcome:
         raise_on_error=False,
         tags=tags,
     )
-    seconds = time.perf_counter() - started
+    use.stop()
     outcome.ran += 1
     sent = _requests_sent(result)
     outcome.requests_sent += sent
     if tags.get("cojudge/provider") not in (None, "local", "imported"):
         outcome.provider_calls += sent
     names = sorted(k.to_user_string() for k in keys)
-    echo(_summary(label, result, seconds) + f" [{', '.join(names[:4])}{', ...' if len(names) > 4 else ''}]")
+    echo(_summary(label, result, use) + f" [{', '.join(names[:4])}{', ...' if len(names) > 4 else ''}]")
     outcome.materialized |= {(n, partition) for n in names} if result.success else set()
     if not result.success:
         outcome.ok = False
@@ -421,9 +421,67 @@ def _refusal(result) -> str:
     return ""
 
 
-def _summary(step: str, result, seconds: float) -> str:
+@dataclass
+class StepUse:
+    """One run's wall time, CPU time and peak resident memory, as its step line prints them.
+
+    CPU is user + system time of this process and of the processes it waited for in the run (the sandbox's
+    compilers and programs): the figure that does not move with the machine's load. The peak is this process's
+    own (VmHWM, which the run resets at its start through /proc/self/clear_refs, Linux 4.0+); the sandbox's
+    processes are not in it. Where the peak cannot be reset (no procfs), it is not given."""
+
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    peak_mb: float | None = None
+    _started: tuple[float, float] = (0.0, 0.0)
+
+    @classmethod
+    def start(cls) -> StepUse:
+        use = cls(peak_mb=0.0 if _reset_peak() else None)
+        use._started = (time.perf_counter(), _cpu_seconds())
+        return use
+
+    def stop(self) -> None:
+        self.wall_s = time.perf_counter() - self._started[0]
+        self.cpu_s = _cpu_seconds() - self._started[1]
+        if self.peak_mb is not None:
+            self.peak_mb = _peak_mb()
+
+    def __str__(self) -> str:
+        peak = "" if self.peak_mb is None else f", peak {self.peak_mb:,.0f} MB"
+        return f"{self.wall_s:.1f} s, cpu {self.cpu_s:.1f} s{peak}"
+
+
+def _cpu_seconds() -> float:
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _reset_peak() -> bool:
+    """Reset this process's peak resident set (VmHWM) to its current size; whether it could."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return _peak_mb() is not None
+
+
+def _peak_mb() -> float | None:
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return None
+
+
+def _summary(step: str, result, use: StepUse | None) -> str:
     events = result.get_asset_materialization_events()
-    line = f"{step}: {'ok' if result.success else 'FAILED'} (run {result.run_id[:8]}, {seconds:.1f} s)"
+    line = f"{step}: {'ok' if result.success else 'FAILED'} (run {result.run_id[:8]}, {use or StepUse()})"
     for event in events:
         meta = event.materialization.metadata
         if "imported_now" in meta:  # an imported judge: read from its file, nothing sent

@@ -217,3 +217,55 @@ def test_where_the_cap_cannot_hold_it_is_raised_evenly_so_the_largest_share_is_a
     assert sorted(five["graded"].to_list()) == [2, 2, 18, 18]
     note = ceiling_balance(table).filter(pl.col("ceiling") == 5)["note"][0]
     assert "holds 45%" in note and "fill 24 of 40" in note
+
+
+def _candidates(counts: dict[int, list[int]]) -> list[dict]:
+    """Candidate programs per ceiling: ``counts[c][k]`` programs of ceiling c's k-th rule, over 8 seeds."""
+    return [
+        {"program_uid": f"s{i % 8}~{c}~{k}~{i}", "seed_uid": f"s{i % 8}", "rule": _rules(c)[k], "ceiling": c}
+        for c, per_rule in counts.items()
+        for k, n in enumerate(per_rule)
+        for i in range(n)
+    ]
+
+
+def _fake_runs(monkeypatch, rejected=lambda p: False) -> list[str]:
+    """verify's runs replaced by a stand-in that accepts every program but the ``rejected`` ones; the uids run."""
+    from cojudge_assets.core.graded import verify as module
+
+    ran: list[str] = []
+
+    def run_all(seeds, programs, packages, judge, on_done=None):
+        ran.extend(p["program_uid"] for p in programs)
+        return [{**p, "effect": "x", "accepted": not rejected(p), "reason": None} for p in programs]
+
+    monkeypatch.setattr(module, "_verify_all", run_all)
+    return ran
+
+
+@pytest.mark.parametrize(
+    ("five", "rejected"),
+    [
+        ([40, 4, 4, 4], lambda p: False),  # one dominant rule: held at the cap, its other candidates never run
+        ([30, 30, 2, 2], lambda p: False),  # two plentiful rules: the cap is raised evenly, to 18
+        ([40, 9, 9, 9], lambda p: p["program_uid"].endswith(("~3", "~7"))),  # rejections: more batches
+    ],
+)
+def test_lazy_verification_never_runs_a_rule_past_the_cap_the_balance_keeps(monkeypatch, five, rejected):
+    counts = {1: [10, 10, 10, 10], 5: five, 4: [20, 20], 3: [30, 30, 30], 2: [12, 12, 12, 12], 0: [20, 20]}
+    ran = _fake_runs(monkeypatch, rejected)
+    programs = _candidates(counts)
+    lazy = verify(pl.DataFrame(), programs, {}, None)
+    lazy_ran = list(ran)
+    ran.clear()
+    full = verify(pl.DataFrame(), programs, {}, None, lazy=False)
+    assert len(ran) == len(programs) and len(lazy_ran) < len(programs)
+    graded = ["ceiling", "rule", "graded"]
+    by_rule = [rule_yield(t).select(graded).sort("ceiling", "rule") for t in (lazy, full)]
+    assert by_rule[0].equals(by_rule[1])  # the same count per ceiling and per rule as a full verification
+    n = int(lazy.filter(pl.col("graded") & (pl.col("ceiling") == 1)).height)
+    assert n == 40 - sum(rejected(p) for p in programs if p["ceiling"] == 1)
+    fives = [uid for uid in lazy_ran if "~5~" in uid]
+    kept = by_rule[0].filter(pl.col("ceiling") == 5)["graded"].sum()
+    rejected_fives = sum(rejected(p) for p in programs if p["program_uid"] in fives)
+    assert len(fives) == kept + rejected_fives  # ceiling 5: nothing run that the balance did not keep or reject

@@ -351,11 +351,12 @@ class _Layout:
             codes = self.x_code[members]
             starts = np.flatnonzero(np.r_[True, np.diff(codes) != 0])
             self.level_blocks.append((members, starts, codes[starts]))
-        # the pooled values (scores and ceilings) in sorted order, for the Wasserstein distance's two CDFs
-        pooled = np.concatenate([score, ceiling.astype(np.float64)])
-        self.pooled_order = np.argsort(pooled, kind="stable")
-        self.pooled_is_score = self.pooled_order < len(score)
-        self.pooled_deltas = np.diff(pooled[self.pooled_order])
+        # the distinct pooled values (scores and ceilings), for the Wasserstein distance's two CDFs: where each
+        # falls among the distinct scores and among the ceiling levels (how many are <= it)
+        grid = np.union1d(self.values, self.levels.astype(np.float64))
+        self.grid_deltas = np.diff(grid)
+        self.grid_x = np.searchsorted(self.values, grid, side="right")
+        self.grid_y = np.searchsorted(self.levels.astype(np.float64), grid, side="right")
 
     def per_value(self, weights: np.ndarray) -> np.ndarray:
         """(B, distinct scores): the weight of each distinct score."""
@@ -409,14 +410,15 @@ def _weighted_kendall(layout: _Layout, weights, total, x_counts, y_counts) -> np
     return difference / np.sqrt((pairs - x_ties) * (pairs - y_ties))
 
 
-def _weighted_emd(layout: _Layout, weights, total) -> np.ndarray:
+def _weighted_emd(layout: _Layout, total, x_counts, y_counts) -> np.ndarray:
     """scipy.stats.wasserstein_distance of the resample's scores and ceilings: the integral of the absolute
-    difference of their CDFs over the pooled sorted values."""
-    n = len(layout.score)
-    pooled = np.concatenate([weights, weights], axis=1)[:, layout.pooled_order] / total[:, None]
-    u = np.cumsum(np.where(layout.pooled_is_score, pooled, 0.0), axis=1)[:, :-1]
-    v = np.cumsum(np.where(layout.pooled_is_score, 0.0, pooled), axis=1)[:, :-1]
-    return np.abs(u - v) @ layout.pooled_deltas if n else np.full(len(weights), np.nan)
+    difference of their CDFs, which are constant between consecutive distinct pooled values."""
+    if not len(layout.score):
+        return np.full(len(total), np.nan)
+    zero = np.zeros((len(total), 1))
+    below_x = np.concatenate([zero, np.cumsum(x_counts, axis=1)], axis=1)[:, layout.grid_x[:-1]]
+    below_y = np.concatenate([zero, np.cumsum(y_counts, axis=1)], axis=1)[:, layout.grid_y[:-1]]
+    return np.abs(below_x - below_y) @ layout.grid_deltas / total
 
 
 def _weighted_alpha(layout: _Layout, weights, total, x_counts, y_counts) -> np.ndarray:
@@ -475,7 +477,7 @@ def weighted_statistics(
                 constant, np.nan, _weighted_kendall(layout, weights, total, x_counts, y_counts)
             ),
             ("krippendorff_alpha", "all"): _weighted_alpha(layout, weights, total, x_counts, y_counts),
-            ("emd", "all"): _weighted_emd(layout, weights, total),
+            ("emd", "all"): _weighted_emd(layout, total, x_counts, y_counts),
         }
         for c in levels:
             at = layout.ceiling == c

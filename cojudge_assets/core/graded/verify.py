@@ -39,7 +39,8 @@ round, rarest rule first) with no rule past ``RULE_CAP`` (25%) of its ceiling wh
 ceiling has accepted programs left; where none has, the rule goes past it and ``graded_balance`` says why
 (:func:`ceiling_balance`, ``note``). Since no more than ``n`` per ceiling are kept, the ceilings are verified
 scarcest first and a ceiling with more candidates is run, in that order, only until ``n`` of its programs are
-accepted (:func:`verify`, ``lazy``); the rest are ``not_run`` rows.
+accepted within the cap, and a rule at the cap only once the rules under it have run out (:func:`verify`,
+``lazy``; :func:`_next_batch`); the rest are ``not_run`` rows.
 """
 
 from __future__ import annotations
@@ -327,9 +328,11 @@ def verify(
     ``lazy``: the ceilings are verified scarcest first (fewest candidates); once ``n``, the fewest accepted so
     far, is known, a ceiling with more candidates is verified in round-robin order (:func:`_round_robin`) only
     until ``n`` are accepted within the 25% cap, or ``n`` are accepted and no candidate left is of a rule under
-    the cap (:func:`_short`) - the balance keeps no more. The candidates never run have effect ``not_run``
-    (never accepted, never graded). ``lazy=False`` runs every candidate. ``progress`` gets a line at most every
-    10 s (core/progress.py; the total counts every candidate, of which the lazy balance may run fewer)."""
+    the cap (:func:`_short`) - the balance keeps no more - running only candidates of rules under the cap
+    (:func:`_next_batch`), so that the per-rule counts kept are those of a full verification. The candidates
+    never run have effect ``not_run`` (never accepted, never graded). ``lazy=False`` runs every candidate.
+    ``progress`` gets a line at most every 10 s (core/progress.py; the total counts every candidate, of which the
+    lazy balance may run fewer)."""
     from cojudge_assets.core.progress import Progress
 
     tracker = Progress(progress, len(programs), "graded programs (candidates run on their tests)")
@@ -340,19 +343,22 @@ def verify(
     needed: float = float("inf")
     for ceiling in sorted(INTENDED, key=lambda c: (len(by_ceiling[c]), c)):
         queue = _round_robin(by_ceiling[ceiling], ceiling)
+        place = {p["program_uid"]: i for i, p in enumerate(queue)}
         kept: list[dict] = []  # this ceiling's accepted programs, in queue order
-        start = 0
-        while start < len(queue) and (not lazy or _short(kept, queue[start:], needed)):
-            short = needed - len(_capped(kept, needed))
-            batch = len(queue) if not lazy or needed == float("inf") else int(short * 1.2) + 2
-            done = _verify_all(seeds, queue[start : start + batch], packages, judge, tracker.advance)
-            kept += [r for r in done if r["accepted"]]
+        rest = queue  # not run yet, in queue order
+        while rest and (not lazy or _short(kept, rest, needed)):
+            if not lazy or needed == float("inf"):
+                chosen = rest
+            else:
+                chosen = _next_batch(kept, rest, int(needed), int((needed - len(_capped(kept, needed))) * 1.2) + 2)
+            done = _verify_all(seeds, chosen, packages, judge, tracker.advance)
+            kept = sorted(kept + [r for r in done if r["accepted"]], key=lambda r: place[r["program_uid"]])
             rows += done
-            start += batch
+            ran = {p["program_uid"] for p in chosen}
+            rest = [p for p in rest if p["program_uid"] not in ran]
         accepted = len(kept)
         rows += [
-            {**p, "effect": "not_run", "accepted": False, "reason": "not run: the balance needs no more"}
-            for p in queue[start:]
+            {**p, "effect": "not_run", "accepted": False, "reason": "not run: the balance needs no more"} for p in rest
         ]
         needed = min(needed, accepted)
     tracker.finish()
@@ -411,6 +417,31 @@ def _capped(queue: list[dict], n: float, cap: int | None = None) -> list[dict]:
             taken.append(p)
             count[p["rule"]] += 1
     return taken
+
+
+def _next_batch(kept: list[dict], rest: list[dict], n: int, size: int) -> list[dict]:
+    """The next at most ``size`` candidates of ``rest`` (in its order) worth running for a balance of ``n``: only
+    rules under the cap (RULE_CAP of ``n``), each with no more candidates than its room under it (``kept``, the
+    accepted so far, counts against it). A rule at the cap runs again only once every rule under it has run out:
+    the cap is then raised by one (the water-filling of :func:`_lowest_cap`), so the balance's cap is the one a full
+    verification would give, and the accepted programs past the cap that the balance would never keep are never
+    run."""
+    count: dict[str, int] = defaultdict(int)
+    for p in kept:
+        count[p["rule"]] += 1
+    cap = max(1, math.floor(RULE_CAP * n))
+    while True:
+        room = {p["rule"]: cap - count[p["rule"]] for p in rest}
+        chosen: list[dict] = []
+        for p in rest:
+            if len(chosen) >= size:
+                break
+            if room[p["rule"]] > 0:
+                chosen.append(p)
+                room[p["rule"]] -= 1
+        if chosen or not rest:
+            return chosen
+        cap += 1
 
 
 def _short(kept: list[dict], rest: list[dict], n: float) -> bool:
