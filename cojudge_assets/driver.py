@@ -107,14 +107,20 @@ class SelectionError(ValueError):
 
 
 def _materializable(defs) -> list:
-    """The materializable asset keys of the Definitions (not the observable sources), upstream first."""
+    """The materializable asset keys of the Definitions (not the observable sources), upstream first; among keys
+    neither of which is upstream of the other, in name order, so that every process lists them alike (a set's order
+    follows the process's string hash seed: the steps the driver and bench/step_memory.py group would differ from
+    run to run)."""
     import graphlib
 
     from cojudge_assets.defs.automation import materializable_keys
 
-    keys = materializable_keys(defs)
-    deps = {spec.key: {d.asset_key for d in spec.deps} & keys for spec in defs.resolve_all_asset_specs()}
-    return list(graphlib.TopologicalSorter({key: deps.get(key, set()) for key in keys}).static_order())
+    keys = sorted(materializable_keys(defs), key=lambda key: key.to_user_string())
+    deps = {spec.key: {d.asset_key for d in spec.deps} for spec in defs.resolve_all_asset_specs()}
+    # graphlib emits the ready nodes in the order they were added: the keys in name order, each node's
+    # predecessors too
+    graph = {key: sorted(deps.get(key, set()) & set(keys), key=lambda dep: dep.to_user_string()) for key in keys}
+    return list(graphlib.TopologicalSorter(graph).static_order())
 
 
 def step_jobs(defs) -> dict:

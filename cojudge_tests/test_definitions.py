@@ -116,3 +116,37 @@ def test_the_package_imports_nothing_private_from_dagster():
     ]
     assert len(list(root.rglob("*.py"))) > 20  # the walk found the package
     assert hits == []
+
+
+_ORDER_SCRIPT = """
+import json
+from cojudge_assets.definitions import build_definitions
+from cojudge_assets.driver import _materializable
+print(json.dumps([key.to_user_string() for key in _materializable(build_definitions())]))
+"""
+
+
+def _order_under_hash_seed(seed: int, tmp_path) -> list[str]:
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONHASHSEED": str(seed), "COJUDGE_DUCKDB": str(tmp_path / "x.duckdb")}
+    done = subprocess.run(
+        [sys.executable, "-c", _ORDER_SCRIPT], env=env, cwd=root, capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_the_steps_are_listed_in_one_order_whatever_the_hash_seed(tmp_path):
+    # the driver and bench/step_memory.py group consecutive assets of a job into one step: with the order of a set
+    # of asset keys, the rehearsals of 2026-12-05 grouped participant_context with attempts in one run, not the next
+    one, two = _order_under_hash_seed(1, tmp_path), _order_under_hash_seed(2, tmp_path)
+    assert one == two
+    assert len(one) == len(set(one)) > 10
+    # upstream first
+    assert one.index("attempts") < one.index("participant_context") < one.index("judge_requests")
+    assert one.index("judge_outputs") < one.index("predictions") < one.index("agreement")
