@@ -40,6 +40,11 @@ if TYPE_CHECKING:
 RUN_BUDGET_VARIABLE = "COJUDGE_MAX_RUN_COST_USD"
 RUN_TAG = "cojudge/run"  # the runs of one budget: cojudge materialize gives all its runs one value (driver.py)
 RUN_BUDGETS_TABLE = "run_budgets"
+# a key's reservations lapse when nothing reserved or settled under it for this long: what a process killed with
+# requests in flight (kill -9, an OOM kill) held is never released, and would stop the judge early for ever. Longer
+# than any chunk's requests take (each holder settles as its answers are stored, which updates the row); a live
+# holder whose one chunk outlasts it lets at most that chunk's estimate be reserved twice
+RESERVATION_LEASE_S = 900
 UNTAGGED_WINDOW = "day"  # the budget window of a run with no RUN_TAG when COJUDGE_BUDGET_WINDOW is unset
 
 
@@ -178,16 +183,22 @@ class RunLedger:
             f"insert into {table} values (?, ?, 0, 0, ?, ?) on conflict (run_key) do nothing",
             [run_key, limit_usd, now, now],
         )
-        within = "" if limit_usd is None else " and greatest(spent_usd, ?) + greatest(reserved_usd, ?) + ? <= ?"
+        # what the row holds reserved, unless its lease lapsed (RESERVATION_LEASE_S: its holders were killed)
+        held = "(case when updated_at < ? then 0 else reserved_usd end)"
+        lapsed = datetime.fromtimestamp(now.replace(tzinfo=UTC).timestamp() - RESERVATION_LEASE_S, UTC).replace(
+            tzinfo=None
+        )
+        within = "" if limit_usd is None else f" and greatest(spent_usd, ?) + greatest({held}, ?) + ? <= ?"
         rows = self._sql(
-            f"update {table} set spent_usd = greatest(spent_usd, ?), reserved_usd = reserved_usd + ?, updated_at = ? "
+            f"update {table} set spent_usd = greatest(spent_usd, ?), reserved_usd = {held} + ?, updated_at = ? "
             f"where run_key = ?{within} returning spent_usd, reserved_usd",
             [
                 spent_floor,
+                lapsed,
                 usd,
                 now,
                 run_key,
-                *([] if limit_usd is None else [spent_floor, reserved_floor, usd, limit_usd]),
+                *([] if limit_usd is None else [spent_floor, lapsed, reserved_floor, usd, limit_usd]),
             ],
         )
         if rows:

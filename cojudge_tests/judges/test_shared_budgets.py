@@ -321,3 +321,31 @@ def test_runs_the_daemon_retries_in_one_window_spend_one_run_budget(tmp_path, mo
     assert budgets == pytest.approx(days)
     rows = cache(conn)
     assert len(rows) == 6 and rows.select(KEY).n_unique() == 6
+
+
+def test_what_a_killed_holder_reserved_lapses_after_the_lease_and_a_live_row_s_does_not(tmp_path):
+    """A process killed with requests in flight never settles: its reservation would stop the judge early for ever.
+    A row with no reserve or settle for RESERVATION_LEASE_S counts nothing reserved; a live row keeps counting."""
+    from cojudge_assets.judges.estimate import RESERVATION_LEASE_S, RUN_BUDGETS_TABLE
+    from cojudge_assets.judges.store import DuckDBStore
+
+    conn = duckdb.connect(str(tmp_path / "c.duckdb"))
+    ledger = DuckDBStore(conn).run_ledger()
+    key = judge_key("loop")
+    assert ledger.reserve(key, 0.75, 1.0)[0]  # the holder is killed here: never settled
+    assert not ledger.reserve(key, 0.5, 1.0)[0]  # within the lease the 0.75 still holds
+    assert ledger.state(key) == (0.0, 0.75)
+
+    def age(seconds: float) -> None:
+        then = datetime.now(UTC).replace(tzinfo=None) - timedelta(seconds=seconds)
+        conn.execute(f"update main.{RUN_BUDGETS_TABLE} set updated_at = ? where run_key = ?", [then, key])
+
+    age(RESERVATION_LEASE_S - 60)
+    assert not ledger.reserve(key, 0.5, 1.0)[0]  # not yet lapsed
+    age(RESERVATION_LEASE_S + 60)
+    granted, spent, reserved = ledger.reserve(key, 0.5, 1.0)
+    assert granted and ledger.state(key) == (0.0, 0.5), (granted, spent, reserved)  # the lapsed 0.75 is gone
+    ledger.settle(key, 0.5, 0.25)
+    assert ledger.state(key) == (0.25, 0.0)
+    age(RESERVATION_LEASE_S + 60)  # spending never lapses: 0.25 spent + 0.8 > 1.0
+    assert not ledger.reserve(key, 0.8, 1.0)[0]
