@@ -345,12 +345,22 @@ class _Spending:
         return estimate
 
     def settle(self, call: JudgeCall, estimate: float) -> None:
+        if call.cost is None and self.spec.price is not None:  # litellm cannot price it: the judges file's price,
+            call.cost = _file_price_cost(self.spec, call)  # stored with or without a budget (a later one counts it)
         if self.budget is None:
             return
         self.in_flight_usd -= estimate
-        if call.cost is None and self.spec.price is not None:  # litellm cannot price it: the judges file's price
-            call.cost = self.budget.line_cost(call.input_tokens, call.output_tokens)
         self.budget.settle(estimate, call.cost)
+
+
+def _file_price_cost(spec: JudgeSpec, call: JudgeCall) -> float | None:
+    """A synchronous answer's cost at the judges file's ``price:`` (None without both token counts)."""
+    from cojudge_assets.judges.estimate import judge_prices
+
+    price_in, price_out = judge_prices(spec).per_request(batch=False)
+    if price_in is None or price_out is None or call.input_tokens is None or call.output_tokens is None:
+        return None
+    return call.input_tokens * price_in + call.output_tokens * price_out
 
 
 def _sync_budget(spec: JudgeSpec, store, run_key: str):

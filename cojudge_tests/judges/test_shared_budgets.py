@@ -220,10 +220,10 @@ def test_two_partitions_of_one_judge_judging_at_once_spend_no_token_past_its_bud
             "expected_output_tokens": 7,
             "price": {"input_usd_per_mtok": 0.0, "output_usd_per_mtok": 8.0},
         }
-        # 2 answers spent before the judge has a budget (a loose run budget: their cost priced and stored)
-        with monkeypatch.context() as loose:
-            loose.setenv(RUN_BUDGET_VARIABLE, "1")
-            first = judge_partition(JudgeSpec.model_validate(base), "blind", requests_table(2), conn)
+        # 2 answers spent before the judge has a budget and with no run budget: priced at the judges file's price
+        # and stored all the same, so the budget set later counts them
+        monkeypatch.delenv(RUN_BUDGET_VARIABLE, raising=False)
+        first = judge_partition(JudgeSpec.model_validate(base), "blind", requests_table(2), conn)
         assert first.sent == 2 and not first.budget_stop
         assert float(cache(conn)["cost"].sum()) == pytest.approx(2 * answer_cost)  # counted from the stored rows
         # room for 5.5 answers: the 2 stored, and 3 more between the two partitions (alone, each would send 3)
