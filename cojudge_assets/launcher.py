@@ -29,10 +29,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from dagster import serialize_value
+
 # Dagster has no public base class of a run launcher: a custom one subclasses these (the one module of the package
-# that imports dagster's private API: cojudge_tests/test_definitions.py allows it here alone; the version is locked)
+# that imports dagster's private API: cojudge_tests/test_definitions.py allows it here alone; the version is locked;
+# serialize_value is public)
 from dagster._core.launcher.base import CheckRunHealthResult, LaunchRunContext, RunLauncher, WorkerStatus
-from dagster._serdes import ConfigurableClass, serialize_value
+from dagster._serdes import ConfigurableClass
 from dagster._serdes.config_class import ConfigurableClassData
 
 PID_TAG = "cojudge/worker_pid"

@@ -31,7 +31,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -185,9 +185,7 @@ class RunLedger:
         )
         # what the row holds reserved, unless its lease lapsed (RESERVATION_LEASE_S: its holders were killed)
         held = "(case when updated_at < ? then 0 else reserved_usd end)"
-        lapsed = datetime.fromtimestamp(now.replace(tzinfo=UTC).timestamp() - RESERVATION_LEASE_S, UTC).replace(
-            tzinfo=None
-        )
+        lapsed = now - timedelta(seconds=RESERVATION_LEASE_S)
         within = "" if limit_usd is None else f" and greatest(spent_usd, ?) + greatest({held}, ?) + ? <= ?"
         rows = self._sql(
             f"update {table} set spent_usd = greatest(spent_usd, ?), reserved_usd = {held} + ?, updated_at = ? "
@@ -244,6 +242,26 @@ class RunBudget:
         self.ledger.settle(key or self.key, reserved_usd, spent_usd)
 
 
+def line_cost(
+    spec: JudgeSpec, prices: Prices, batch: bool, tokens_in: int | None, tokens_out: int | None
+) -> float | None:
+    """An answer's actual cost: litellm's batch cost calculation when the price is the map's, else the judges file's
+    price (None without a price or both token counts)."""
+    price_in, price_out = prices.per_request(batch)
+    if price_in is None or price_out is None or tokens_in is None or tokens_out is None:
+        return None
+    if batch and prices.source.startswith("litellm"):
+        from litellm.cost_calculator import batch_cost_calculator
+        from litellm.types.utils import Usage
+
+        usage = Usage(prompt_tokens=tokens_in, completion_tokens=tokens_out, total_tokens=tokens_in + tokens_out)
+        prompt_cost, completion_cost = batch_cost_calculator(
+            usage, spec.model.split("/", 1)[-1], spec.model.split("/", 1)[0]
+        )
+        return float(prompt_cost + completion_cost)
+    return tokens_in * price_in + tokens_out * price_out
+
+
 @dataclass
 class Budget:
     """The limits a judge's spending is checked against before each chunk is sent (see the module docstring).
@@ -267,21 +285,7 @@ class Budget:
         return tokens * price_in + len(messages) * self.output_tokens * price_out
 
     def line_cost(self, tokens_in: int | None, tokens_out: int | None) -> float | None:
-        """An answer's actual cost: litellm's batch cost calculation when the price is the map's, else the judges
-        file's price."""
-        price_in, price_out = self.prices.per_request(self.batch)
-        if price_in is None or price_out is None or tokens_in is None or tokens_out is None:
-            return None
-        if self.batch and self.prices.source.startswith("litellm"):
-            from litellm.cost_calculator import batch_cost_calculator
-            from litellm.types.utils import Usage
-
-            usage = Usage(prompt_tokens=tokens_in, completion_tokens=tokens_out, total_tokens=tokens_in + tokens_out)
-            prompt_cost, completion_cost = batch_cost_calculator(
-                usage, self.spec.model.split("/", 1)[-1], self.spec.model.split("/", 1)[0]
-            )
-            return float(prompt_cost + completion_cost)
-        return tokens_in * price_in + tokens_out * price_out
+        return line_cost(self.spec, self.prices, self.batch, tokens_in, tokens_out)
 
     def reserve(self, estimate: float | None, reserved_usd: float) -> str:
         """Why a chunk of this estimate must not be sent ("" when it may: then its estimate is held in the judge's

@@ -355,12 +355,9 @@ class _Spending:
 
 def _file_price_cost(spec: JudgeSpec, call: JudgeCall) -> float | None:
     """A synchronous answer's cost at the judges file's ``price:`` (None without both token counts)."""
-    from cojudge_assets.judges.estimate import judge_prices
+    from cojudge_assets.judges.estimate import judge_prices, line_cost
 
-    price_in, price_out = judge_prices(spec).per_request(batch=False)
-    if price_in is None or price_out is None or call.input_tokens is None or call.output_tokens is None:
-        return None
-    return call.input_tokens * price_in + call.output_tokens * price_out
+    return line_cost(spec, judge_prices(spec), False, call.input_tokens, call.output_tokens)
 
 
 def _sync_budget(spec: JudgeSpec, store, run_key: str):
