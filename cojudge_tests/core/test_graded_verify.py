@@ -269,3 +269,54 @@ def test_lazy_verification_never_runs_a_rule_past_the_cap_the_balance_keeps(monk
     kept = by_rule[0].filter(pl.col("ceiling") == 5)["graded"].sum()
     rejected_fives = sum(rejected(p) for p in programs if p["program_uid"] in fives)
     assert len(fives) == kept + rejected_fives  # ceiling 5: nothing run that the balance did not keep or reject
+
+
+@pytest.mark.parametrize("per_ceiling", [12, 25])
+def test_a_cap_per_ceiling_keeps_that_many_and_runs_only_what_they_need(monkeypatch, per_ceiling):
+    counts = {1: [10, 10, 10, 10], 5: [30, 30, 2, 2], 4: [20, 20], 3: [30, 30, 30], 2: [12, 12, 12, 12], 0: [20, 20]}
+    ran = _fake_runs(monkeypatch, lambda p: p["program_uid"].endswith("~3"))
+    programs = _candidates(counts)
+    uncapped = verify(pl.DataFrame(), programs, {}, None, per_ceiling=None)
+    uncapped_ran = len(ran)
+    ran.clear()
+    capped = verify(pl.DataFrame(), programs, {}, None, per_ceiling=per_ceiling)
+    capped_ran = list(ran)
+    ran.clear()
+    full = verify(pl.DataFrame(), programs, {}, None, lazy=False, per_ceiling=per_ceiling)
+    assert ceiling_balance(capped)["graded"].to_list() == [per_ceiling] * 6  # every ceiling has more accepted
+    assert ceiling_balance(uncapped)["graded"].to_list() != [per_ceiling] * 6
+    graded = ["ceiling", "rule", "graded"]
+    by_rule = [rule_yield(t).select(graded).sort("ceiling", "rule") for t in (capped, full)]
+    assert by_rule[0].equals(by_rule[1])  # the lazy run keeps what a full verification capped so keeps
+    assert len(capped_ran) < uncapped_ran < len(programs)  # the cap runs fewer candidates than no cap
+    # no ceiling ran more than it needed: its kept programs, its rejections, and at most one batch's slack
+    for ceiling in counts:
+        ran_here = [uid for uid in capped_ran if uid.split("~")[1] == str(ceiling)]
+        assert len(ran_here) <= int(per_ceiling * 1.2) + 2 + sum(uid.endswith("~3") for uid in ran_here) + 2
+
+
+def test_balance_keeps_no_more_than_the_cap_per_ceiling():
+    table = balance(_table({5: 30, 4: 12, 3: 18, 2: 19, 1: 20, 0: 16}), per_ceiling=10)
+    assert ceiling_balance(table)["graded"].to_list() == [10] * 6
+    assert (
+        ceiling_balance(balance(_table({5: 30, 4: 12, 3: 18, 2: 19, 1: 20, 0: 16}), per_ceiling=0))["graded"].to_list()
+        == [12] * 6
+    )  # 0: no cap, the scarcest ceiling's count
+
+
+def test_lazy_and_full_verification_keep_the_same_programs_on_random_corpora(monkeypatch):
+    import random
+
+    draw = random.Random(20261205)
+    for _ in range(40):
+        counts = {c: [draw.randint(0, 25) for _ in _rules(c)[: draw.randint(1, len(_rules(c)))]] for c in range(6)}
+        share = draw.choice([0, 0.1, 0.3])
+        rejected = {p["program_uid"] for p in _candidates(counts) if draw.random() < share}
+        ran = _fake_runs(monkeypatch, lambda p, rejected=rejected: p["program_uid"] in rejected)
+        programs = _candidates(counts)
+        for per_ceiling in (None, 5, 12, 30):
+            lazy = verify(pl.DataFrame(), programs, {}, None, per_ceiling=per_ceiling)
+            full = verify(pl.DataFrame(), programs, {}, None, lazy=False, per_ceiling=per_ceiling)
+            graded = [set(t.filter(pl.col("graded"))["program_uid"]) for t in (lazy, full)]
+            assert graded[0] == graded[1], (counts, per_ceiling)
+        assert ran

@@ -32,3 +32,23 @@ def test_graded_assets_are_in_the_perturbation_group_jobs_and_lineage(tmp_path, 
     judges.write_text("judges:\n  - name: idle\n    model: openai/m\n    enabled: false\n")
     without = build_definitions()  # no judge asked: the reference-based judges alone
     assert _parents(without, "graded_scores") == {"graded_programs", "mutation_seeds"}
+
+
+def test_the_graded_set_is_capped_per_ceiling_by_default_and_a_negative_cap_is_refused():
+    import polars as pl
+    import pytest
+
+    from cojudge_assets.core.graded.verify import PER_CEILING
+    from cojudge_assets.defs.perturbation.graded import GradedSettings, graded_programs
+
+    assert GradedSettings().per_ceiling == PER_CEILING > 0
+    with pytest.raises(ValueError, match="per_ceiling=-1: expected 0 \\(no cap\\) or more"):
+        list(
+            graded_programs(
+                dg.build_asset_context(),
+                config=GradedSettings(per_ceiling=-1),
+                mutation_seeds=pl.DataFrame(),
+                corpus=None,
+                contest_judge=None,
+            )
+        )

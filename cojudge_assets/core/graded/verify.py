@@ -33,14 +33,20 @@ A program is *accepted* when its effect is the one its ceiling intends: ``preser
 (checked before anything runs: a mismatch is never run); ``broken`` or ``all_fail`` for 0. Anything else is
 rejected with its reason, counted, and never scored.
 
-**Balance.** Among the accepted programs, ``n`` = the count of the scarcest ceiling are kept for every ceiling
-(``graded``), so the six ceilings hold 1/6 each, chosen round-robin over the seeds (a seed's programs one per
-round, rarest rule first) with no rule past ``RULE_CAP`` (25%) of its ceiling while another rule of the
-ceiling has accepted programs left; where none has, the rule goes past it and ``graded_balance`` says why
-(:func:`ceiling_balance`, ``note``). Since no more than ``n`` per ceiling are kept, the ceilings are verified
-scarcest first and a ceiling with more candidates is run, in that order, only until ``n`` of its programs are
-accepted within the cap, and a rule at the cap only once the rules under it have run out (:func:`verify`,
-``lazy``; :func:`_next_batch`); the rest are ``not_run`` rows.
+**Balance.** Among the accepted programs, ``n`` = the count of the scarcest ceiling, at most ``per_ceiling``
+(:data:`PER_CEILING`, below), are kept for every ceiling (``graded``), so the six ceilings hold 1/6 each, chosen
+round-robin over the seeds (a seed's programs one per round, rarest rule first) with no rule past ``RULE_CAP``
+(25%) of its ceiling while another rule of the ceiling has accepted programs left; where none has, the cap is
+raised evenly and ``graded_balance`` says why (:func:`ceiling_balance`, ``note``). Since no more than ``n`` per
+ceiling are kept, the ceilings are verified scarcest first, and a ceiling runs only the candidates the balance
+would keep if every candidate not run yet were accepted, again after each rejection (:func:`verify`, ``lazy``):
+the programs kept are those of a full verification; the rest are ``not_run`` rows.
+
+**Size.** A graded program costs a compile and a run on the secret tests (about 0.35 s of CPU on the demo), and
+the programs a corpus yields grow with its seeds. ``PER_CEILING`` (60; ``graded_programs``' run config
+``per_ceiling``, 0 for no cap) bounds the study, so the graded programs add a bounded share to a study's run:
+on the demo, 60 a ceiling instead of the 204 the scarcest ceiling holds (docs/methodology.md, "Graded
+perturbations", gives the figures and the decision).
 """
 
 from __future__ import annotations
@@ -75,6 +81,8 @@ if TYPE_CHECKING:
 INTENDED = {5: "preserved", 4: "preserved", 3: "preserved", 2: "some_fail", 1: "some_fail", 0: "not rectifiable"}
 LENGTHS = (1, 2, 3, 4)  # rule applications in one program, by a hash of seed and rule: the same at every ceiling
 RULE_CAP = 0.25  # no rule holds more than this share of its ceiling's graded programs, where the corpus allows
+# graded programs kept per ceiling by default (module docstring, "Size"); None or 0: as many as the scarcest has
+PER_CEILING = 60
 
 PROGRAM_SCHEMA: dict[str, PolarsDataType] = {
     "program_uid": pl.String,
@@ -320,19 +328,20 @@ def verify(
     judge: ContestJudge,
     *,
     lazy: bool = True,
+    per_ceiling: int | None = None,
     progress: Callable[[str], object] | None = None,
 ) -> pl.DataFrame:
     """Candidate programs run on their problem's tests (module docstring), one row per program, ``graded`` set
-    by :func:`balance`.
+    by :func:`balance` (at most ``per_ceiling`` a ceiling: :data:`PER_CEILING`).
 
     ``lazy``: the ceilings are verified scarcest first (fewest candidates); once ``n``, the fewest accepted so
-    far, is known, a ceiling with more candidates is verified in round-robin order (:func:`_round_robin`) only
-    until ``n`` are accepted within the 25% cap, or ``n`` are accepted and no candidate left is of a rule under
-    the cap (:func:`_short`) - the balance keeps no more - running only candidates of rules under the cap
-    (:func:`_next_batch`), so that the per-rule counts kept are those of a full verification. The candidates
-    never run have effect ``not_run`` (never accepted, never graded). ``lazy=False`` runs every candidate.
-    ``progress`` gets a line at most every 10 s (core/progress.py; the total counts every candidate, of which the
-    lazy balance may run fewer)."""
+    far, is known, a ceiling with more candidates runs only the candidates the balance would keep if every one not
+    run yet were accepted (:func:`_filled` over the accepted and the not-run, in :func:`_round_robin` order), and
+    again after each rejection, until the balance's choice holds none not run. A candidate the balance skips in
+    that optimistic choice (past the 25% cap, or after ``n``) it skips whatever the others' verdicts, so the
+    programs kept are exactly those of a full verification. The candidates never run have effect ``not_run``
+    (never accepted, never graded). ``lazy=False`` runs every candidate. ``progress`` gets a line at most every
+    10 s (core/progress.py; the total counts every candidate, of which the lazy balance may run fewer)."""
     from cojudge_assets.core.progress import Progress
 
     tracker = Progress(progress, len(programs), "graded programs (candidates run on their tests)")
@@ -340,30 +349,29 @@ def verify(
     for p in programs:
         by_ceiling[p["ceiling"]].append(p)
     rows: list[dict] = []
-    needed: float = float("inf")
+    needed: float = per_ceiling if per_ceiling else float("inf")
     for ceiling in sorted(INTENDED, key=lambda c: (len(by_ceiling[c]), c)):
         queue = _round_robin(by_ceiling[ceiling], ceiling)
-        place = {p["program_uid"]: i for i, p in enumerate(queue)}
-        kept: list[dict] = []  # this ceiling's accepted programs, in queue order
-        rest = queue  # not run yet, in queue order
-        while rest and (not lazy or _short(kept, rest, needed)):
+        done: dict[str, dict] = {}
+        while True:
             if not lazy or needed == float("inf"):
-                chosen = rest
+                chosen = [p for p in queue if p["program_uid"] not in done]
             else:
-                chosen = _next_batch(kept, rest, int(needed), int((needed - len(_capped(kept, needed))) * 1.2) + 2)
-            done = _verify_all(seeds, chosen, packages, judge, tracker.advance)
-            kept = sorted(kept + [r for r in done if r["accepted"]], key=lambda r: place[r["program_uid"]])
-            rows += done
-            ran = {p["program_uid"] for p in chosen}
-            rest = [p for p in rest if p["program_uid"] not in ran]
-        accepted = len(kept)
+                hopeful = [p for p in queue if done.get(p["program_uid"], {"accepted": True})["accepted"]]
+                chosen = [p for p in _filled(hopeful, int(needed)) if p["program_uid"] not in done]
+            if not chosen:
+                break
+            done.update((r["program_uid"], r) for r in _verify_all(seeds, chosen, packages, judge, tracker.advance))
+        rows += done.values()
         rows += [
-            {**p, "effect": "not_run", "accepted": False, "reason": "not run: the balance needs no more"} for p in rest
+            {**p, "effect": "not_run", "accepted": False, "reason": "not run: the balance needs no more"}
+            for p in queue
+            if p["program_uid"] not in done
         ]
-        needed = min(needed, accepted)
+        needed = min(needed, sum(r["accepted"] for r in done.values()))
     tracker.finish()
     table = pl.DataFrame([{**r, "graded": False} for r in rows], schema=PROGRAM_SCHEMA)
-    return balance(table)
+    return balance(table, per_ceiling)
 
 
 def graded_programs(
@@ -372,12 +380,14 @@ def graded_programs(
     judge: ContestJudge,
     rules: tuple[Rule, ...] = RULES,
     *,
+    per_ceiling: int | None = PER_CEILING,
     progress: Callable[[str], object] | None = None,
 ) -> pl.DataFrame:
-    """Candidates made, verified and balanced (module docstring), with one ``skipped`` row per (seed, rule) the
-    rule found no site in (no code, never accepted): the table the yield is counted from."""
+    """Candidates made, verified and balanced (module docstring), at most ``per_ceiling`` graded a ceiling (None
+    or 0: as many as the scarcest ceiling has), with one ``skipped`` row per (seed, rule) the rule found no site in
+    (no code, never accepted): the table the yield is counted from."""
     programs, skips = candidates(seeds, rules, packages=packages)
-    table = verify(seeds, programs, packages, judge, progress=progress)
+    table = verify(seeds, programs, packages, judge, per_ceiling=per_ceiling, progress=progress)
     by_seed = {r["seed_uid"]: r for r in seeds.iter_rows(named=True)}
     skipped = pl.DataFrame(
         [
@@ -403,85 +413,42 @@ def graded_programs(
     return pl.concat([table, skipped]).sort("program_uid")
 
 
-def _capped(queue: list[dict], n: float, cap: int | None = None) -> list[dict]:
-    """Up to ``n`` of ``queue`` in its order, no rule more than ``cap`` times (default: RULE_CAP of ``n``, at least
-    one)."""
-    if cap is None:
-        cap = max(1, math.floor(RULE_CAP * n)) if n != float("inf") else len(queue)
-    taken: list[dict] = []
-    count: dict[str, int] = defaultdict(int)
-    for p in queue:
-        if len(taken) >= n:
-            break
-        if count[p["rule"]] < cap:
-            taken.append(p)
-            count[p["rule"]] += 1
-    return taken
-
-
-def _next_batch(kept: list[dict], rest: list[dict], n: int, size: int) -> list[dict]:
-    """The next at most ``size`` candidates of ``rest`` (in its order) worth running for a balance of ``n``: only
-    rules under the cap (RULE_CAP of ``n``), each with no more candidates than its room under it (``kept``, the
-    accepted so far, counts against it). A rule at the cap runs again only once every rule under it has run out:
-    the cap is then raised by one (the water-filling of :func:`_lowest_cap`), so the balance's cap is the one a full
-    verification would give, and the accepted programs past the cap that the balance would never keep are never
-    run."""
-    count: dict[str, int] = defaultdict(int)
-    for p in kept:
-        count[p["rule"]] += 1
+def _filled(queue: list[dict], n: int) -> list[dict]:
+    """Up to ``n`` of ``queue``, no rule past RULE_CAP of ``n`` while the others can fill it: every rule up to the
+    cap in queue order, then, while fewer than ``n`` are taken, the cap raised by one and the queue passed again
+    (water-filling), so the largest rule share is as small as the corpus allows. :func:`verify`'s lazy order runs
+    the candidates in the same order, so it keeps what a full verification keeps."""
     cap = max(1, math.floor(RULE_CAP * n))
-    while True:
-        room = {p["rule"]: cap - count[p["rule"]] for p in rest}
-        chosen: list[dict] = []
-        for p in rest:
-            if len(chosen) >= size:
+    taken: dict[str, dict] = {}
+    count: dict[str, int] = defaultdict(int)
+    while len(taken) < n:
+        before = len(taken)
+        for p in queue:
+            if len(taken) >= n:
                 break
-            if room[p["rule"]] > 0:
-                chosen.append(p)
-                room[p["rule"]] -= 1
-        if chosen or not rest:
-            return chosen
+            if p["program_uid"] not in taken and count[p["rule"]] < cap:
+                taken[p["program_uid"]] = p
+                count[p["rule"]] += 1
+        if len(taken) == before:
+            break
         cap += 1
+    return list(taken.values())
 
 
-def _short(kept: list[dict], rest: list[dict], n: float) -> bool:
-    """Whether running more of a ceiling's queue (``rest``) may still help the balance: fewer than ``n`` accepted
-    (``kept``), or fewer than ``n`` within the 25% cap while a program of a rule still under the cap is left."""
-    if len(kept) < n:
-        return True
-    if len(_capped(kept, n)) >= n:
-        return False
-    cap = max(1, math.floor(RULE_CAP * n))
-    count: dict[str, int] = defaultdict(int)
-    for p in kept:
-        count[p["rule"]] += 1
-    return any(count[p["rule"]] < cap for p in rest)
-
-
-def _lowest_cap(queue: list[dict], n: int) -> int:
-    """The smallest per-rule cap, at least RULE_CAP of ``n``, under which ``queue`` still yields ``n`` programs:
-    where the ceiling's other rules have too few accepted programs, the cap is raised evenly (water-filling), so
-    the largest rule share is as small as the corpus allows."""
-    counts: dict[str, int] = defaultdict(int)
-    for p in queue:
-        counts[p["rule"]] += 1
-    cap = max(1, math.floor(RULE_CAP * n))
-    while cap < n and sum(min(c, cap) for c in counts.values()) < n:
-        cap += 1
-    return cap
-
-
-def balance(table: pl.DataFrame) -> pl.DataFrame:
-    """``graded`` set on ``n`` accepted programs per ceiling, n the count of the scarcest ceiling, taken in
-    :func:`_round_robin` order over the seeds with no rule past RULE_CAP of ``n``; where the ceiling's rules
-    cannot fill ``n`` so, the cap is raised evenly just enough (:func:`_lowest_cap`), and :func:`ceiling_balance`
-    says so."""
-    accepted = table.filter(pl.col("accepted"))
+def balance(table: pl.DataFrame, per_ceiling: int | None = None) -> pl.DataFrame:
+    """``graded`` set on ``n`` accepted programs per ceiling, n the count of the scarcest ceiling (at most
+    ``per_ceiling`` when set), taken in the :func:`_round_robin` order of the ceiling's candidates (accepted or
+    not, as :func:`verify` runs them) with no rule past RULE_CAP of ``n``; where the ceiling's rules cannot fill
+    ``n`` so, the cap is raised evenly just enough (:func:`_filled`), and :func:`ceiling_balance` says so."""
+    candidates = table.filter(pl.col("effect").fill_null("") != "skipped")
+    accepted = candidates.filter(pl.col("accepted"))
     n = min(accepted.filter(pl.col("ceiling") == c).height for c in INTENDED)
+    if per_ceiling:
+        n = min(n, per_ceiling)
     chosen: set[str] = set()
     for ceiling in INTENDED:
-        queue = _round_robin(accepted.filter(pl.col("ceiling") == ceiling).to_dicts(), ceiling)
-        chosen.update(p["program_uid"] for p in _capped(queue, n, _lowest_cap(queue, n)))
+        queue = _round_robin(candidates.filter(pl.col("ceiling") == ceiling).to_dicts(), ceiling)
+        chosen.update(p["program_uid"] for p in _filled([p for p in queue if p["accepted"]], n))
     return table.with_columns(graded=pl.col("program_uid").is_in(sorted(chosen))).sort("program_uid")
 
 

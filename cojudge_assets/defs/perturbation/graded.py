@@ -27,6 +27,7 @@ from cojudge_assets.core.graded.metrics import METRIC_SCHEMA, edit_size_by_ceili
 from cojudge_assets.core.graded.metrics import graded_metrics as score_graded
 from cojudge_assets.core.graded.rules import BY_NAME, RULES
 from cojudge_assets.core.graded.verify import (
+    PER_CEILING,
     PROGRAM_SCHEMA,
     ceiling_balance,
     fail_share_distribution,
@@ -47,12 +48,15 @@ SCORE_VS_CEILING_TITLE = "Score vs ceiling per judge (graded programs, blind)"
 
 class GradedSettings(dg.Config):
     rules: list[str] = []  # rule names (core/graded/rules.py); empty: every rule
+    # graded programs kept per ceiling (core/graded/verify.py PER_CEILING, "Size"); 0: as many as the scarcest
+    # ceiling has, whatever the verification costs
+    per_ceiling: int = PER_CEILING
 
 
 @dg.asset(
     group_name="perturbation",
     kinds=KINDS,
-    code_version="3",
+    code_version="4",
     check_specs=[
         dg.AssetCheckSpec(
             "every_graded_program_verified",
@@ -81,11 +85,20 @@ def graded_programs(
     unknown = sorted(set(config.rules) - set(BY_NAME))
     if unknown:
         raise ValueError(f"graded_programs config rules: unknown {unknown}; expected names of {sorted(BY_NAME)}")
+    if config.per_ceiling < 0:
+        raise ValueError(f"graded_programs config per_ceiling={config.per_ceiling}: expected 0 (no cap) or more")
     rules = tuple(r for r in RULES if not config.rules or r.name in config.rules)
     if mutation_seeds.is_empty():  # no C/C++/Java program accepted (or the seeds never materialized)
         table = pl.DataFrame(schema=PROGRAM_SCHEMA)
     else:
-        table = build(mutation_seeds, corpus.packages(), contest_judge.judge(), rules, progress=context.log.info)
+        table = build(
+            mutation_seeds,
+            corpus.packages(),
+            contest_judge.judge(),
+            rules,
+            per_ceiling=config.per_ceiling or None,
+            progress=context.log.info,
+        )
     graded = table.filter(pl.col("graded"))
     balance = ceiling_balance(table)
     figures = shape(table) if len(graded) else {}
