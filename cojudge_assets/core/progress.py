@@ -92,6 +92,12 @@ class Progress:
             text = self.line()
         self._say(text)
 
+    def expect(self, remaining: int) -> None:
+        """``remaining`` items are left: the total becomes those done plus these (a lazy loop learns as it goes how
+        many it will run, and a line's time left is only as good as its total)."""
+        with self._lock:
+            self.total = self.done + max(0, remaining)
+
     def finish(self) -> None:
         """The closing line: how many, in how long."""
         elapsed = self.clock() - self.started

@@ -237,6 +237,8 @@ def _fake_runs(monkeypatch, rejected=lambda p: False) -> list[str]:
 
     def run_all(seeds, programs, packages, judge, on_done=None):
         ran.extend(p["program_uid"] for p in programs)
+        for _ in programs if on_done else ():
+            on_done()
         return [{**p, "effect": "x", "accepted": not rejected(p), "reason": None} for p in programs]
 
     monkeypatch.setattr(module, "_verify_all", run_all)
@@ -320,3 +322,13 @@ def test_lazy_and_full_verification_keep_the_same_programs_on_random_corpora(mon
             graded = [set(t.filter(pl.col("graded"))["program_uid"]) for t in (lazy, full)]
             assert graded[0] == graded[1], (counts, per_ceiling)
         assert ran
+
+
+def test_the_progress_total_is_what_the_lazy_verification_will_run_not_every_candidate(monkeypatch):
+    counts = {1: [10, 10, 10, 10], 5: [30, 30, 2, 2], 4: [20, 20], 3: [30, 30, 30], 2: [12, 12, 12, 12], 0: [20, 20]}
+    ran = _fake_runs(monkeypatch, lambda p: p["program_uid"].endswith("~3"))
+    lines: list[str] = []
+    verify(pl.DataFrame(), _candidates(counts), {}, None, per_ceiling=12, progress=lines.append)
+    assert lines[0].endswith(f"0/{6 * 12} started")  # 12 a ceiling, every ceiling has more candidates
+    assert f"{len(ran)}/{len(ran)} done in" in lines[-1]  # the total grew by the reruns after rejections
+    assert len(ran) < len(_candidates(counts))

@@ -74,3 +74,19 @@ def test_threads_advance_it_together():
 def test_a_negative_total_is_refused():
     with pytest.raises(ValueError, match="total"):
         Progress(None, -1, "work")
+
+
+def test_expect_sets_the_total_to_the_done_plus_what_is_left():
+    from cojudge_assets.core.progress import Progress
+
+    now = [0.0]
+    lines: list[str] = []
+    progress = Progress(lines.append, 100, "work", every_s=10, clock=lambda: now[0])
+    for _ in range(10):
+        now[0] += 1.0
+        progress.advance()
+    progress.expect(5)  # most of the 100 will never run
+    assert progress.total == 15
+    progress.expect(-3)
+    assert progress.total == 10  # never below what is done
+    assert lines[-1].endswith("10/100 (10%), 1.0/s, about 1 min 30 s left")  # the line before the change

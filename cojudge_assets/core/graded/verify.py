@@ -341,19 +341,32 @@ def verify(
     that optimistic choice (past the 25% cap, or after ``n``) it skips whatever the others' verdicts, so the
     programs kept are exactly those of a full verification. The candidates never run have effect ``not_run``
     (never accepted, never graded). ``lazy=False`` runs every candidate. ``progress`` gets a line at most every
-    10 s (core/progress.py; the total counts every candidate, of which the lazy balance may run fewer)."""
+    10 s (core/progress.py; its total is what is left to run as far as it is known: every candidate of a
+    ceiling verified in full, at most ``n`` of a lazy one, one more after each rejection)."""
     from cojudge_assets.core.progress import Progress
 
-    tracker = Progress(progress, len(programs), "graded programs (candidates run on their tests)")
     by_ceiling: dict[int, list[dict]] = defaultdict(list)
     for p in programs:
         by_ceiling[p["ceiling"]].append(p)
     rows: list[dict] = []
     needed: float = per_ceiling if per_ceiling else float("inf")
-    for ceiling in sorted(INTENDED, key=lambda c: (len(by_ceiling[c]), c)):
+    order = sorted(INTENDED, key=lambda c: (len(by_ceiling[c]), c))
+
+    def left(ceilings: list[int], done: dict[str, dict]) -> int:
+        """Candidates still to run as far as known; the first of ``ceilings`` is the one being verified."""
+        full = not lazy or needed == float("inf")
+        counts = [len(by_ceiling[c]) if full else min(int(needed), len(by_ceiling[c])) for c in ceilings]
+        if ceilings:
+            accepted = sum(r["accepted"] for r in done.values())
+            counts[0] = len(by_ceiling[ceilings[0]]) - len(done) if full else max(0, counts[0] - accepted)
+        return sum(counts)
+
+    tracker = Progress(progress, left(order, {}), "graded programs (candidates run on their tests)")
+    for i, ceiling in enumerate(order):
         queue = _round_robin(by_ceiling[ceiling], ceiling)
         done: dict[str, dict] = {}
         while True:
+            tracker.expect(left(order[i:], done))
             if not lazy or needed == float("inf"):
                 chosen = [p for p in queue if p["program_uid"] not in done]
             else:
@@ -369,6 +382,7 @@ def verify(
             if p["program_uid"] not in done
         ]
         needed = min(needed, sum(r["accepted"] for r in done.values()))
+    tracker.expect(0)
     tracker.finish()
     table = pl.DataFrame([{**r, "graded": False} for r in rows], schema=PROGRAM_SCHEMA)
     return balance(table, per_ceiling)
