@@ -44,6 +44,9 @@ from cojudge_assets.core.ingest.pages import DEFAULT_RESULT_VOCABULARY, map_verd
 
 REQUIRED_COLUMNS = ("EventType", "EventID", "SubjectID", "ProblemID", "CodeStateID")
 MAIN_TABLE = "progsnap2/MainTable.csv"
+CODE_STATE_SCHEMA = {"CodeStateID": pl.String, "Code": pl.String}
+CODE = "__code"  # the code joined to the main table's rows, under a name no ProgSnap2 column has
+BATCH_ROWS = 50_000  # rows held as Python values at once while a table is read
 
 
 class ProgSnap2Error(ValueError):
@@ -107,13 +110,21 @@ def read_rows(path: Path) -> tuple[pl.DataFrame, list[BrokenRow]]:
     """
     lines, header = _lines_and_header(path)
     width = len(header)
+    schema = dict.fromkeys(header, pl.String)
     rows: list[list[str]] = []
+    frames: list[pl.DataFrame] = []  # the rows parsed so far, a frame per BATCH_ROWS: a list per row costs ~0.6 KB
     broken: list[BrokenRow] = []
+
+    def keep(record: list[str]) -> None:
+        rows.append(record)
+        if len(rows) >= BATCH_ROWS:
+            frames.append(pl.DataFrame(rows, schema=schema, orient="row"))
+            rows.clear()
 
     def alone(i: int) -> None:  # the second pass: one physical line by itself
         record = _line_alone(lines[i], i + 1, width, broken)
         if record is not None:
-            rows.append(record)
+            keep(record)
 
     i = 1  # one reader runs until a record fails; the bad region is read line by line, then a new reader starts
     while i < len(lines):
@@ -132,7 +143,7 @@ def read_rows(path: Path) -> tuple[pl.DataFrame, list[BrokenRow]]:
                     region = (record_start, i + consumed)
                     break
                 if record:
-                    rows.append(record)
+                    keep(record)
                 record_start = i + consumed
         except csv.Error:
             region = (record_start, i + consumed)
@@ -141,7 +152,8 @@ def read_rows(path: Path) -> tuple[pl.DataFrame, list[BrokenRow]]:
         for j in range(region[0], max(region[1], region[0] + 1)):
             alone(j)
         i = max(region[1], region[0] + 1)
-    frame = pl.DataFrame(rows, schema=dict.fromkeys(header, pl.String), orient="row")
+    frames.append(pl.DataFrame(rows, schema=schema, orient="row"))
+    frame = pl.concat(frames, rechunk=True)
     return frame.with_columns(pl.all().replace("", None)), broken  # an empty field is null, as polars reads it
 
 
@@ -164,15 +176,16 @@ def main_table_problem(corpus: Path) -> str | None:
     return None
 
 
-def read_code_states(folder: Path) -> dict[str, str]:
-    """CodeStateID -> code, from CodeStates.csv or from one folder per code state."""
+def read_code_states(folder: Path) -> pl.DataFrame:
+    """One row per code state (CodeStateID, Code; a CodeStateID given twice: its last code), from CodeStates.csv
+    or from one folder per code state. A frame, not a dict: a million codes as Python strings held ~0.2 GB more."""
     table = folder / "CodeStates.csv"
     if table.is_file():
         states = _read_csv(table)
         for column in ("CodeStateID", "Code"):
             if column not in states.columns:
                 raise ProgSnap2Error(f"{table}: no column {column!r}")
-        return dict(zip(states["CodeStateID"].to_list(), states["Code"].to_list()))
+        return states.select("CodeStateID", "Code").unique("CodeStateID", keep="last", maintain_order=True)
     if not folder.is_dir():
         raise ProgSnap2Error(f"{folder}: missing (expected CodeStates.csv or one folder per CodeStateID)")
     codes = {}
@@ -180,7 +193,7 @@ def read_code_states(folder: Path) -> dict[str, str]:
         files = sorted(p for p in state.rglob("*") if p.is_file())
         if files:
             codes[state.name] = "\n".join(f.read_text(encoding="utf-8", errors="replace") for f in files)
-    return codes
+    return pl.DataFrame({"CodeStateID": list(codes), "Code": list(codes.values())}, schema=CODE_STATE_SCHEMA)
 
 
 def _label(row: dict, vocabulary: dict[str, str]) -> tuple[str | None, str]:
@@ -235,11 +248,16 @@ def read_progsnap2(
     for column in REQUIRED_COLUMNS:
         if column not in main.columns:
             raise ProgSnap2Error(f"{main_path}: no column {column!r} (required by ProgSnap2)")
-    codes = read_code_states(root / "CodeStates")
+    codes = read_code_states(root / "CodeStates").rename({"Code": CODE})
     submits = main.filter(pl.col("EventType") == "Submit")
+    raw = submits.height + len(broken)  # a broken line is a raw row too: it is in the quarantine
+    submits = submits.join(codes, on="CodeStateID", how="left", maintain_order="left")
+    del main, codes
     schema = {k: v for k, v in ATTEMPT_SCHEMA.items() if k != "turn"}
-    # the attempts gathered column by column: a dict per row would hold about 1 KB more per attempt (1 GB at 10^6)
+    # the attempts gathered column by column and BATCH_ROWS at a time into frames: Python values for every
+    # attempt at once held ~1.6 GB at 10^6 (a dict per row ~1 KB more again)
     columns: dict[str, list] = {name: [] for name in schema}
+    frames: list[pl.DataFrame] = []
     rejected: list[dict] = []
     for bad in broken:  # a row the CSV reader cannot parse: its line, and the rest of the file is read
         source = f"{MAIN_TABLE}:{bad.line}"
@@ -252,6 +270,9 @@ def read_progsnap2(
             }
         )
     for row in submits.iter_rows(named=True):
+        if len(columns["attempt_uid"]) >= BATCH_ROWS:
+            frames.append(pl.DataFrame(columns, schema=schema))
+            columns = {name: [] for name in schema}
         source = f"progsnap2/MainTable.csv#{row['EventID']}"
         verdict, result = _label(row, vocabulary)
         if verdict is None:
@@ -265,7 +286,7 @@ def read_progsnap2(
                 }
             )
             continue
-        code = codes.get(row["CodeStateID"])
+        code = row[CODE]
         if code is None or not code.strip():
             rejected.append(
                 {
@@ -313,7 +334,10 @@ def read_progsnap2(
         }
         for name, value in attempt.items():
             columns[name].append(value)
-    frame = pl.DataFrame(columns, schema=schema)
+    frames.append(pl.DataFrame(columns, schema=schema))
+    del submits, columns
+    frame = pl.concat(frames, rechunk=True)
+    del frames
     # a trajectory is ordered by its clock only when every row has one; else by Order
     complete = frame.group_by("participant", "problem_id").agg(
         pl.col("submitted_at").null_count().eq(0).alias("clocked")
@@ -322,7 +346,6 @@ def read_progsnap2(
         pl.when(pl.col("clocked")).then(pl.col("submitted_at")).otherwise(None).alias("_clock")
     )
     ordered = assign_turns(frame, order=("_clock", "file_order", "submission_id"))
-    raw = submits.height + len(broken)  # a broken line is a raw row too: it is in the quarantine
     return ordered.select(list(ATTEMPT_SCHEMA)), pl.DataFrame(rejected, schema=QUARANTINE_SCHEMA), raw
 
 
