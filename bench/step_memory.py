@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -40,9 +41,19 @@ class StepUse:
     last_line: str
 
 
+def own_peak_mb() -> float:
+    """This process's peak RSS so far (MB): the floor under every figure :func:`run_child` gives from now on."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def run_child(command: list[str], env: dict, log: Path) -> tuple[int, float, float, float]:
     """Run ``command`` with its output to ``log``; (exit code, wall s, CPU s, peak RSS MB) of that child alone
-    (os.wait4: its own rusage, not the sum of every child this process had)."""
+    (os.wait4: its own rusage, not the sum of every child this process had).
+
+    The peak is never below this process's own peak at the start (:func:`own_peak_mb`): Linux keeps the
+    high-water RSS of the memory the child had before its exec (this process's, shared by vfork) in the child's
+    ru_maxrss. ``/bin/true`` started by a process that once held 800 MB reports 814 MB. So the caller keeps its
+    own memory small (bench/scale_rehearsal.py writes its corpus in a process of its own)."""
     started = time.perf_counter()
     with log.open("w") as out:
         child = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=REPO)
