@@ -131,3 +131,18 @@ def test_a_code_state_given_twice_is_read_as_its_last_code(tmp_path):
     attempts, quarantine, _ = read_progsnap2(root)
     assert quarantine.is_empty() and attempts.height == ROWS
     assert set(attempts.filter(pl.col("submission_id") == "e2")["code"]) == {"print(0)\n"}
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 5, 1 << 22])
+def test_lines_are_the_physical_lines_of_the_whole_text(monkeypatch, block):
+    """The main table's lines are held as one text and their starts (a list of 10^6 line strings held ~0.2 GB),
+    split in blocks: every block size gives str.splitlines(keepends=True) of the whole text, \\r\\n, a lone \\r,
+    Unicode line breaks, blank lines and a last line without its end included."""
+    from cojudge_assets.core.ingest.progsnap2 import Lines
+
+    monkeypatch.setattr(Lines, "BLOCK", block)
+    for text in ["", "a", "a\n", "a\r\nb\rc\n\nd\u2028e\x85f\x0cg", "\r\n\r\n", "x\ry\r\n\n\r", "é,ü\r\nß\n" * 4]:
+        lines = Lines(text)
+        assert [lines[i] for i in range(len(lines))] == text.splitlines(keepends=True), (text, block)
+        with pytest.raises(IndexError):
+            lines[len(lines)]
