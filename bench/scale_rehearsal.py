@@ -25,6 +25,7 @@ os.wait4, that child's own rusage).
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import shutil
 import sys
@@ -35,7 +36,7 @@ from pathlib import Path
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from step_memory import StepUse, print_table, run_child, step_ok, steps_in_order  # noqa: E402  (a sibling script, run as a file)
+from step_memory import StepUse, own_peak_mb, print_table, run_child, step_ok, steps_in_order  # noqa: E402  (a sibling script, run as a file)
 
 from cojudge_assets.core.ingest.synthetic import (
     CONDITIONS,
@@ -60,6 +61,12 @@ def recovered(db: Path) -> pl.DataFrame:
         ).pl()
 
 
+def write_study(folder: Path, attempts: int, seed: int) -> tuple[float, Path]:
+    """The corpus and the judgments (run in a process of its own: see main); the accepted share, the judges file."""
+    labels = write_corpus(folder / "corpus", attempts, seed)
+    return float(labels["accepted"].mean()), write_judgments(folder, labels, seed)  # type: ignore[arg-type]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--attempts", type=int, default=100_000)
@@ -74,12 +81,16 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         started = time.perf_counter()
-        labels = write_corpus(folder / "corpus", args.attempts, args.seed)
-        judges = write_judgments(folder, labels, args.seed)
+        # Written in a process of its own: a child's peak RSS (os.wait4) is never below this process's peak at the
+        # moment it starts (Linux carries the parent's high-water mark through the exec), and writing 10^6 attempts
+        # here took this process to 1.07 GB: every step's figure was at least that
+        with multiprocessing.get_context("spawn").Pool(1) as pool:
+            accepted, judges = pool.apply(write_study, (folder, args.attempts, args.seed))
         print(
             f"corpus: {args.attempts} attempts ({'x'.join(map(str, shape(args.attempts)))} participants x problems x "
-            f"turns), accepted {labels['accepted'].mean():.3f}; {2 * len(CONDITIONS) * args.attempts} judgments; "
-            f"written in {time.perf_counter() - started:.1f} s",
+            f"turns), accepted {accepted:.3f}; {2 * len(CONDITIONS) * args.attempts} judgments; "
+            f"written in {time.perf_counter() - started:.1f} s; this process's peak RSS {own_peak_mb():.0f} MB "
+            "(no step's figure can be below it)",
             flush=True,
         )
         env = dict(

@@ -21,6 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import resource
 import subprocess
 import sys
 import time
@@ -40,16 +42,35 @@ class StepUse:
     last_line: str
 
 
+def own_peak_mb() -> float:
+    """This process's peak RSS so far (MB): the floor under every figure :func:`run_child` gives from now on."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+RUN_PEAK = re.compile(r"\(run [0-9a-f]+, [^)]*peak ([\d,]+) MB\)")  # the driver's line for each run it made
+
+
 def run_child(command: list[str], env: dict, log: Path) -> tuple[int, float, float, float]:
     """Run ``command`` with its output to ``log``; (exit code, wall s, CPU s, peak RSS MB) of that child alone
-    (os.wait4: its own rusage, not the sum of every child this process had)."""
+    (os.wait4: its own rusage, not the sum of every child this process had).
+
+    The peak is never below this process's own peak at the start (:func:`own_peak_mb`): Linux keeps the
+    high-water RSS of the memory the child had before its exec (this process's, shared by vfork) in the child's
+    ru_maxrss. ``/bin/true`` started by a process that once held 800 MB reports 814 MB. So the caller keeps its
+    own memory small (bench/scale_rehearsal.py writes its corpus in a process of its own).
+
+    Nor is ru_maxrss above the last run's: ``cojudge materialize`` resets its high-water mark at each run it makes
+    (driver.py ``StepUse``, /proc/self/clear_refs), and the kernel takes the mark at exit. So the peak is the
+    highest of ru_maxrss and every run's own peak the command printed (a step of several runs: the ingest job's
+    problems, then attempts, then the label audit's buckets)."""
     started = time.perf_counter()
     with log.open("w") as out:
         child = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=REPO)
         _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)  # Popen must not wait again
     wall = time.perf_counter() - started
-    return child.returncode, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    runs = [float(m.group(1).replace(",", "")) for m in RUN_PEAK.finditer(log.read_text(errors="replace"))]
+    return child.returncode, wall, usage.ru_utime + usage.ru_stime, max([usage.ru_maxrss / 1024, *runs])
 
 
 def step_ok(code: int, output: str) -> bool:

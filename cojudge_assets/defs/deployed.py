@@ -55,6 +55,7 @@ from dagster_deltalake_polars import DeltaLakePolarsIOManager, DeltaLakePolarsTy
 from dagster_duckdb import DuckDBResource
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random
 
+from cojudge_assets.defs.io import ROWS
 from cojudge_assets.judges.postgres_store import (
     CACHE_TABLE,
     STORE_DDL_LOCK,
@@ -189,6 +190,9 @@ class DeltaTableHandler(DeltaLakePolarsTypeHandler):
         wanted = None
         for dimension in table_slice.partition_dimensions or []:
             test = pc.field(dimension.partition_expr).isin([str(v) for v in _values(dimension.partitions)])
+            wanted = test if wanted is None else wanted & test
+        for column, value in ((context.definition_metadata or {}).get(ROWS) or {}).items():  # io.py read_only
+            test = pc.field(column) == value
             wanted = test if wanted is None else wanted & test
         table = dataset.to_table(columns=table_slice.columns, filter=wanted)
         frame = pl.from_arrow(table)

@@ -34,6 +34,7 @@ import dagster as dg
 import duckdb
 import polars as pl
 from dagster_duckdb import DuckDBResource
+from dagster_duckdb.io_manager import DuckDbClient
 from dagster_duckdb_polars import DuckDBPolarsIOManager, DuckDBPolarsTypeHandler
 
 from cojudge_assets.core.locks import hold_duckdb, wait_for_duckdb
@@ -48,6 +49,21 @@ SENSOR_WAIT_S = 600.0
 # Tables an older release wrote unpartitioned, now partitioned by a column of their own (table -> column): the
 # sandboxed steps split into attempt-hash buckets (core/shards.py). Their rows from before belong to no partition.
 PARTITIONED_LATER = {"label_audit": "bucket", "mutants": "bucket"}
+
+
+ROWS = "rows"  # an input's metadata key: {column: value}, the only rows it loads (io.py ``read_only``)
+
+
+def read_only(*, columns: Sequence[str] | None = None, rows: Mapping[str, str] | None = None) -> dict:
+    """An input's metadata that loads only these ``columns`` (all when None) of only the rows whose columns hold
+    these values (``rows={"condition": "nonblind"}``; all when None): DuckDB prunes them before anything reaches
+    the process, so a reader of one condition's rows of a 3-condition table holds a third of it."""
+    metadata: dict = {}
+    if columns is not None:
+        metadata["columns"] = list(columns)
+    if rows:
+        metadata[ROWS] = dict(rows)
+    return metadata
 
 
 def present_inputs(
@@ -78,7 +94,15 @@ class PolarsTableHandler(DuckDBPolarsTypeHandler):
                 f"{upstream} was never materialized in this DuckDB file; materialize {upstream} first "
                 f"(cojudge materialize --select {upstream})"
             )
-        return super().load_input(context, table_slice, connection)
+        rows = (context.definition_metadata or {}).get(ROWS)
+        if not rows:
+            return super().load_input(context, table_slice, connection)
+        if table_slice.partition_dimensions and len(context.asset_partition_keys) == 0:
+            return pl.DataFrame()  # as the library: a partitioned input with no partition asked
+        select = DuckDbClient.get_select_statement(table_slice=table_slice)
+        where = " AND ".join(f'"{column}" = ?' for column in rows)
+        joined = f"{select} AND ({where})" if table_slice.partition_dimensions else f"{select} WHERE {where}"
+        return pl.DataFrame(connection.execute(joined, list(rows.values())).arrow())
 
     # table_slice: the library's TableSlice (schema, table, partition_dimensions); its class is not exported
     def handle_output(self, context: dg.OutputContext, table_slice, obj: pl.DataFrame, connection):

@@ -245,3 +245,20 @@ def test_a_record_is_tagged_with_the_problem_it_names_most_strongly_and_first(tm
     logs, _ = read_logs(tmp_path, problems)
     assert logs["problem_id"].to_list() == [expected]
     assert logs["problem_named"].to_list() == [expected is not None]
+
+
+def test_contexts_from_the_columns_they_read_in_batches_of_one_participant(monkeypatch):
+    """participant_context reads only CONTEXT_ATTEMPT_COLUMNS of the attempts and turns its rows into frames
+    CONTEXT_BATCH rows at a time: on the demo corpus (its chat logs: anchored, segmented and prefix contexts), the
+    pruned attempts in batches of one participant give the same table as every column at once."""
+    from cojudge_assets.core.ingest import context as context_module
+    from cojudge_assets.core.ingest.corpus import contest_settings, read_corpus, read_problem_table
+
+    root = Path(__file__).resolve().parents[2] / "data" / "demo"
+    problems = read_problem_table(root, "pages")
+    tables = read_corpus(root, "pages", dict(zip(problems["problem_id"], problems["name"])), contest_settings(root))
+    whole = build_contexts(tables.attempts, tables.prompt_logs)
+    assert set(whole.filter(pl.col("condition") == "nonblind")["provenance"]) >= {"anchored", "segmented"}
+    monkeypatch.setattr(context_module, "CONTEXT_BATCH", 1)
+    pruned = tables.attempts.select(context_module.CONTEXT_ATTEMPT_COLUMNS)
+    assert build_contexts(pruned, tables.prompt_logs).equals(whole)

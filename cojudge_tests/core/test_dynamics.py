@@ -481,6 +481,21 @@ def test_churn_pairs_prompt_distance_from_contexts():
         churn_pairs(attempts_table(CHURN_ATTEMPTS), pl.concat([contexts, contexts]))
 
 
+def test_churn_pairs_measured_one_pair_at_a_time_are_the_same(monkeypatch):
+    """The pairs' codes and contexts become Python strings CHURN_BATCH pairs at a time (a million at once held
+    over 1 GB): batches of one pair give the same table, NEDs, CodeBLEU and prompt distances included, and an
+    empty corpus still gives the table's schema."""
+    contexts = pl.DataFrame(
+        {"attempt_uid": ["a1", "a2", "b1", "b2", "c1"], "context": ["hello", "hallo", "", None, "unused"]}
+    )
+    whole = churn_pairs(attempts_table(CHURN_ATTEMPTS), contexts)
+    monkeypatch.setattr(dynamics, "CHURN_BATCH", 1)
+    assert churn_pairs(attempts_table(CHURN_ATTEMPTS), contexts).equals(whole)
+    assert churn_pairs(attempts_table(CHURN_ATTEMPTS)).drop("ned_prompt").equals(whole.drop("ned_prompt"))
+    empty = churn_pairs(attempts_table(CHURN_ATTEMPTS[-1:]), contexts.head(0))
+    assert empty.is_empty() and empty.schema == pl.Schema(CHURN_SCHEMA)
+
+
 def test_churn_difference_by_hand():
     pairs = pl.DataFrame(
         {

@@ -99,3 +99,50 @@ def test_the_ingest_step_refuses_it_too(tmp_path):
     with pytest.raises(dg.Failure) as caught:
         list(read_contest(CorpusResource(path=str(root), layout="progsnap2"), problems, pl.DataFrame()))
     assert caught.value.metadata[REFUSED].value is True and "'SubjectID'" in caught.value.description
+
+
+def test_reading_in_batches_of_two_gives_the_tables_of_one_batch(tmp_path, monkeypatch):
+    """The reader holds BATCH_ROWS rows as Python values at a time (a million at once held 1.8 GB): batches that
+    split the table, a broken line, a row without a label and one without code give the very same attempts,
+    turns and quarantine as one batch."""
+    from cojudge_assets.core.ingest import progsnap2
+
+    lines = good_lines()
+    lines[9] = lines[9].replace(",s", ',"s', 1)  # a quote closed rows later (row e16)
+    lines[15] = lines[15].replace(",,Python", ',"Wrong Answer",Python')
+    lines[4] = lines[4].replace(",true,", ",,").replace(",false,", ",,")  # e5: no label
+    lines[6] = lines[6].replace(",c1,", ",c9,").replace(",c0,", ",c9,")  # e7: a code state with no code
+    lines.append("Submit,e99,99,s0,p1,c1,2024-01-01T11:00:00,maybe,,Python\n")  # no usable label
+    root = corpus(tmp_path, lines)
+    whole = read_progsnap2(root)
+    monkeypatch.setattr(progsnap2, "BATCH_ROWS", 2)
+    batched = read_progsnap2(root)
+    assert whole[0].height == ROWS - 3 and whole[1].height == 4  # e10 broken; e5, e7, e99 quarantined
+    assert sorted(whole[1]["stage"]) == ["code", "csv", "label", "label"]
+    assert batched[0].equals(whole[0]) and batched[1].equals(whole[1]) and batched[2] == whole[2]
+
+
+def test_a_code_state_given_twice_is_read_as_its_last_code(tmp_path):
+    """CodeStates.csv naming one CodeStateID twice: its last code (as a dict built from the rows would keep)."""
+    root = corpus(tmp_path, good_lines())
+    pl.DataFrame({"CodeStateID": ["c0", "c1", "c0"], "Code": ["old\n", "print(1)\n", "print(0)\n"]}).write_csv(
+        root / "progsnap2" / "CodeStates" / "CodeStates.csv"
+    )
+    attempts, quarantine, _ = read_progsnap2(root)
+    assert quarantine.is_empty() and attempts.height == ROWS
+    assert set(attempts.filter(pl.col("submission_id") == "e2")["code"]) == {"print(0)\n"}
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 5, 1 << 22])
+def test_lines_are_the_physical_lines_of_the_whole_text(monkeypatch, block):
+    """The main table's lines are held as one text and their starts (a list of 10^6 line strings held ~0.2 GB),
+    split in blocks: every block size gives str.splitlines(keepends=True) of the whole text, \\r\\n, a lone \\r,
+    Unicode line breaks, blank lines and a last line without its end included."""
+    from cojudge_assets.core.ingest.progsnap2 import Lines
+
+    monkeypatch.setattr(Lines, "BLOCK", block)
+    for text in ["", "a", "a\n", "a\r\nb\rc\n\nd\u2028e\x85f\x0cg", "\r\n\r\n", "x\ry\r\n\n\r", "é,ü\r\nß\n" * 4]:
+        lines = Lines(text)
+        assert [lines[i] for i in range(len(lines))] == text.splitlines(keepends=True), (text, block)
+        with pytest.raises(IndexError):
+            lines[len(lines)]

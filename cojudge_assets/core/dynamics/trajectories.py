@@ -84,6 +84,7 @@ TRAJECTORY_KEYS = ["participant", "problem_id"]
 ATTEMPT_COLUMNS = ("attempt_uid", "participant", "problem_id", "turn", "submitted_at", "language", "code", "accepted")
 CLOCKS = ("turn", "minutes")
 DEFAULT_RESAMPLES = 2000
+CHURN_BATCH = 10_000  # pairs whose codes and contexts are Python strings at once
 
 # The grammar codebleu 0.7 parses each language with (tree-sitter-c, -cpp, -java, -python).
 CODEBLEU_LANGUAGES = {"c": "c", "cpp": "cpp", "java": "java", "python": "python"}
@@ -611,29 +612,58 @@ def churn_pairs(attempts: pl.DataFrame, contexts: pl.DataFrame | None = None) ->
         .rename({"attempt_uid": "attempt_uid_to", "turn": "turn_to", "code": "code_to"})
     )
 
-    ned_prompt: list[float | None] = [None] * pairs.height
     if contexts is not None:
         _require(contexts, ("attempt_uid", "context"), "contexts")
         if contexts["attempt_uid"].n_unique() != contexts.height:
             raise ValueError("contexts.attempt_uid must be unique")
-        context_of = dict(zip(contexts["attempt_uid"].to_list(), contexts["context"].to_list()))
-        ned_prompt = []
-        for uid_from, uid_to in zip(pairs["attempt_uid_from"].to_list(), pairs["attempt_uid_to"].to_list()):
-            before, after = context_of.get(uid_from) or "", context_of.get(uid_to) or ""
-            ned_prompt.append(normalized_edit_distance(before, after) if before or after else None)
-
-    codes = list(zip(pairs["code_from"].to_list(), pairs["code_to"].to_list(), pairs["language"].to_list()))
-    ned_code = [normalized_edit_distance(before, after) for before, after, _ in codes]
-    similarity = [codebleu_similarity(before, after, language) for before, after, language in codes]
+        context = contexts.select(pl.col("attempt_uid").cast(pl.String), pl.col("context").cast(pl.String))
+        for side in ("from", "to"):  # a missing or null context counts as empty
+            pairs = pairs.join(
+                context.rename({"attempt_uid": f"attempt_uid_{side}", "context": f"context_{side}"}),
+                on=f"attempt_uid_{side}",
+                how="left",
+                maintain_order="left",
+            ).with_columns(pl.col(f"context_{side}").fill_null(""))
+    else:
+        pairs = pairs.with_columns(pl.lit(None, dtype=pl.String).alias(c) for c in ("context_from", "context_to"))
+    # the pairs' Python values CHURN_BATCH at a time: a million pairs' codes and contexts as Python strings at once
+    # held over 1 GB (the scale rehearsal's churn at 10^6 attempts)
+    measured = [_churn_values(batch) for batch in pairs.iter_slices(CHURN_BATCH)]
+    ned_code, codebleu_churn, ned_prompt = (
+        pl.concat([m[i] for m in measured]) if measured else pl.Series([], dtype=pl.Float64) for i in range(3)
+    )
     return (
         pairs.with_columns(
-            pl.Series("ned_code", ned_code, dtype=pl.Float64),
-            pl.Series("codebleu_churn", [None if s is None else 1.0 - s for s in similarity], dtype=pl.Float64),
-            pl.Series("ned_prompt", ned_prompt, dtype=pl.Float64),
+            ned_code.alias("ned_code"),
+            codebleu_churn.alias("codebleu_churn"),
+            ned_prompt.alias("ned_prompt"),
             (pl.col("accepted") & ~pl.col("accepted_from")).alias("reached_acceptance"),
         )
         .select([pl.col(c).cast(t) for c, t in CHURN_SCHEMA.items()])
         .sort(TRAJECTORY_KEYS + ["turn_from"])
+    )
+
+
+def _churn_values(pairs: pl.DataFrame) -> tuple[pl.Series, pl.Series, pl.Series]:
+    """ned_code, codebleu_churn and ned_prompt of these pairs (columns code_from, code_to, language, context_from
+    and context_to; a null context: no contexts given, so ned_prompt is null)."""
+    ned_code, codebleu_churn, ned_prompt = [], [], []
+    for before, after, language, context_from, context_to in zip(
+        pairs["code_from"].to_list(),
+        pairs["code_to"].to_list(),
+        pairs["language"].to_list(),
+        pairs["context_from"].to_list(),
+        pairs["context_to"].to_list(),
+    ):
+        ned_code.append(normalized_edit_distance(before, after))
+        similarity = codebleu_similarity(before, after, language)
+        codebleu_churn.append(None if similarity is None else 1.0 - similarity)
+        given = context_from is not None and (context_from or context_to)
+        ned_prompt.append(normalized_edit_distance(context_from, context_to) if given else None)
+    return (
+        pl.Series(ned_code, dtype=pl.Float64),
+        pl.Series(codebleu_churn, dtype=pl.Float64),
+        pl.Series(ned_prompt, dtype=pl.Float64),
     )
 
 

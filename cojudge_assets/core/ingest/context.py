@@ -66,6 +66,9 @@ LOG_SCHEMA = {
     "problem_named": pl.Boolean,
     "log_sha256": pl.String,
 }
+CONTEXT_BATCH = 150_000  # context rows held as Python values before they become a frame
+# the attempts' columns build_contexts reads
+CONTEXT_ATTEMPT_COLUMNS = ("attempt_uid", "participant", "problem_id", "turn", "code")
 CONTEXT_SCHEMA = {
     "attempt_uid": pl.String,
     "condition": pl.String,
@@ -356,8 +359,10 @@ def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
     ``logs`` is the ``prompt_logs`` table of :func:`read_logs`, already scrubbed; the context is cut from it
     and is not scrubbed again (scrubbing is idempotent, so doing it twice would only cost time).
     """
-    # gathered column by column: three dicts per attempt would hold about 1 KB more per attempt (3 GB at 10^6)
+    # gathered column by column, and into a frame every CONTEXT_BATCH rows: three dicts per attempt would hold
+    # about 1 KB more per attempt (3 GB at 10^6), and Python lists of every row ~0.2 GB more
     columns: dict[str, list] = {name: [] for name in CONTEXT_SCHEMA}
+    frames: list[pl.DataFrame] = []
 
     def emit(row: dict) -> None:
         for name, value in row.items():
@@ -366,6 +371,9 @@ def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
     for participant, group in attempts.sort("participant", "problem_id", "turn").group_by(
         "participant", maintain_order=True
     ):
+        if len(columns["attempt_uid"]) >= CONTEXT_BATCH:
+            frames.append(pl.DataFrame(columns, schema=CONTEXT_SCHEMA))
+            columns = {name: [] for name in CONTEXT_SCHEMA}
         participant = participant[0]
         records = logs.filter(pl.col("participant").eq_missing(participant)).sort("seq")
         log = _render(records)
@@ -420,4 +428,5 @@ def build_contexts(attempts: pl.DataFrame, logs: pl.DataFrame) -> pl.DataFrame:
                     "anchor_offset": anchor,
                 }
             )
-    return pl.DataFrame(columns, schema=CONTEXT_SCHEMA)
+    frames.append(pl.DataFrame(columns, schema=CONTEXT_SCHEMA))
+    return pl.concat(frames, rechunk=True)

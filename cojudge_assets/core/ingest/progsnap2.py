@@ -32,6 +32,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import re
+from array import array
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -44,6 +45,9 @@ from cojudge_assets.core.ingest.pages import DEFAULT_RESULT_VOCABULARY, map_verd
 
 REQUIRED_COLUMNS = ("EventType", "EventID", "SubjectID", "ProblemID", "CodeStateID")
 MAIN_TABLE = "progsnap2/MainTable.csv"
+CODE_STATE_SCHEMA = {"CodeStateID": pl.String, "Code": pl.String}
+CODE = "__code"  # the code joined to the main table's rows, under a name no ProgSnap2 column has
+BATCH_ROWS = 50_000  # rows held as Python values at once while a table is read
 
 
 class ProgSnap2Error(ValueError):
@@ -64,18 +68,49 @@ class BrokenRow:
     reason: str
 
 
-def _lines_and_header(path: Path) -> tuple[list[str], list[str]]:
+class Lines:
+    """A text's physical lines as ``str.splitlines(keepends=True)`` cuts them, held as the one text and each line's
+    start: a list of a million line strings held ~0.2 GB (a table of 10^6 attempts); this holds the text and 8
+    bytes a line. The text is split in blocks that end just after a ``\n`` (no ``\r\n`` is cut in two, and
+    every other line break is one character), so the lines are those of the whole text."""
+
+    BLOCK = 1 << 22  # characters split at once
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = array("q")
+        start = 0
+        while start < len(text):
+            cut = text.find("\n", start + self.BLOCK)
+            end = len(text) if cut < 0 else cut + 1
+            for line in text[start:end].splitlines(keepends=True):
+                starts.append(start)
+                start += len(line)
+            start = end
+        starts.append(len(text))
+        self.starts = starts
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    def __getitem__(self, i: int) -> str:
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self.text[self.starts[i] : self.starts[i + 1]]
+
+
+def _lines_and_header(path: Path) -> tuple[Lines, list[str]]:
     """The table's physical lines (line ends kept) and its header; ProgSnap2Error naming the file otherwise."""
     if not path.is_file():
         raise ProgSnap2Error(f"{path}: missing (expected a ProgSnap2 table)")
     try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines(keepends=True)
+        lines = Lines(path.read_text(encoding="utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise ProgSnap2Error(f"{path}: not valid UTF-8 (byte {exc.start}): expected a UTF-8 CSV table") from None
-    if not lines:
+    if not len(lines):
         raise ProgSnap2Error(f"{path}: empty (expected a header line)")
     try:
-        header = next(csv.reader(lines[:1], strict=True))
+        header = next(csv.reader([lines[0]], strict=True))
     except csv.Error as exc:
         raise ProgSnap2Error(f"{path}: line 1 (the header) cannot be parsed as CSV ({exc})") from None
     return lines, header
@@ -107,13 +142,21 @@ def read_rows(path: Path) -> tuple[pl.DataFrame, list[BrokenRow]]:
     """
     lines, header = _lines_and_header(path)
     width = len(header)
+    schema = dict.fromkeys(header, pl.String)
     rows: list[list[str]] = []
+    frames: list[pl.DataFrame] = []  # the rows parsed so far, a frame per BATCH_ROWS: a list per row costs ~0.6 KB
     broken: list[BrokenRow] = []
+
+    def keep(record: list[str]) -> None:
+        rows.append(record)
+        if len(rows) >= BATCH_ROWS:
+            frames.append(pl.DataFrame(rows, schema=schema, orient="row"))
+            rows.clear()
 
     def alone(i: int) -> None:  # the second pass: one physical line by itself
         record = _line_alone(lines[i], i + 1, width, broken)
         if record is not None:
-            rows.append(record)
+            keep(record)
 
     i = 1  # one reader runs until a record fails; the bad region is read line by line, then a new reader starts
     while i < len(lines):
@@ -121,9 +164,9 @@ def read_rows(path: Path) -> tuple[pl.DataFrame, list[BrokenRow]]:
 
         def feed(start: int = i):
             nonlocal consumed
-            for line in lines[start:]:
+            for k in range(start, len(lines)):
                 consumed += 1
-                yield line
+                yield lines[k]
 
         record_start, region = i, None
         try:
@@ -132,7 +175,7 @@ def read_rows(path: Path) -> tuple[pl.DataFrame, list[BrokenRow]]:
                     region = (record_start, i + consumed)
                     break
                 if record:
-                    rows.append(record)
+                    keep(record)
                 record_start = i + consumed
         except csv.Error:
             region = (record_start, i + consumed)
@@ -141,7 +184,8 @@ def read_rows(path: Path) -> tuple[pl.DataFrame, list[BrokenRow]]:
         for j in range(region[0], max(region[1], region[0] + 1)):
             alone(j)
         i = max(region[1], region[0] + 1)
-    frame = pl.DataFrame(rows, schema=dict.fromkeys(header, pl.String), orient="row")
+    frames.append(pl.DataFrame(rows, schema=schema, orient="row"))
+    frame = pl.concat(frames, rechunk=True)
     return frame.with_columns(pl.all().replace("", None)), broken  # an empty field is null, as polars reads it
 
 
@@ -164,15 +208,16 @@ def main_table_problem(corpus: Path) -> str | None:
     return None
 
 
-def read_code_states(folder: Path) -> dict[str, str]:
-    """CodeStateID -> code, from CodeStates.csv or from one folder per code state."""
+def read_code_states(folder: Path) -> pl.DataFrame:
+    """One row per code state (CodeStateID, Code; a CodeStateID given twice: its last code), from CodeStates.csv
+    or from one folder per code state. A frame, not a dict: a million codes as Python strings held ~0.2 GB more."""
     table = folder / "CodeStates.csv"
     if table.is_file():
         states = _read_csv(table)
         for column in ("CodeStateID", "Code"):
             if column not in states.columns:
                 raise ProgSnap2Error(f"{table}: no column {column!r}")
-        return dict(zip(states["CodeStateID"].to_list(), states["Code"].to_list()))
+        return states.select("CodeStateID", "Code").unique("CodeStateID", keep="last", maintain_order=True)
     if not folder.is_dir():
         raise ProgSnap2Error(f"{folder}: missing (expected CodeStates.csv or one folder per CodeStateID)")
     codes = {}
@@ -180,7 +225,7 @@ def read_code_states(folder: Path) -> dict[str, str]:
         files = sorted(p for p in state.rglob("*") if p.is_file())
         if files:
             codes[state.name] = "\n".join(f.read_text(encoding="utf-8", errors="replace") for f in files)
-    return codes
+    return pl.DataFrame({"CodeStateID": list(codes), "Code": list(codes.values())}, schema=CODE_STATE_SCHEMA)
 
 
 def _label(row: dict, vocabulary: dict[str, str]) -> tuple[str | None, str]:
@@ -235,11 +280,16 @@ def read_progsnap2(
     for column in REQUIRED_COLUMNS:
         if column not in main.columns:
             raise ProgSnap2Error(f"{main_path}: no column {column!r} (required by ProgSnap2)")
-    codes = read_code_states(root / "CodeStates")
+    codes = read_code_states(root / "CodeStates").rename({"Code": CODE})
     submits = main.filter(pl.col("EventType") == "Submit")
+    raw = submits.height + len(broken)  # a broken line is a raw row too: it is in the quarantine
+    submits = submits.join(codes, on="CodeStateID", how="left", maintain_order="left")
+    del main, codes
     schema = {k: v for k, v in ATTEMPT_SCHEMA.items() if k != "turn"}
-    # the attempts gathered column by column: a dict per row would hold about 1 KB more per attempt (1 GB at 10^6)
+    # the attempts gathered column by column and BATCH_ROWS at a time into frames: Python values for every
+    # attempt at once held ~1.6 GB at 10^6 (a dict per row ~1 KB more again)
     columns: dict[str, list] = {name: [] for name in schema}
+    frames: list[pl.DataFrame] = []
     rejected: list[dict] = []
     for bad in broken:  # a row the CSV reader cannot parse: its line, and the rest of the file is read
         source = f"{MAIN_TABLE}:{bad.line}"
@@ -252,6 +302,9 @@ def read_progsnap2(
             }
         )
     for row in submits.iter_rows(named=True):
+        if len(columns["attempt_uid"]) >= BATCH_ROWS:
+            frames.append(pl.DataFrame(columns, schema=schema))
+            columns = {name: [] for name in schema}
         source = f"progsnap2/MainTable.csv#{row['EventID']}"
         verdict, result = _label(row, vocabulary)
         if verdict is None:
@@ -265,7 +318,7 @@ def read_progsnap2(
                 }
             )
             continue
-        code = codes.get(row["CodeStateID"])
+        code = row[CODE]
         if code is None or not code.strip():
             rejected.append(
                 {
@@ -313,7 +366,10 @@ def read_progsnap2(
         }
         for name, value in attempt.items():
             columns[name].append(value)
-    frame = pl.DataFrame(columns, schema=schema)
+    frames.append(pl.DataFrame(columns, schema=schema))
+    del submits, columns
+    frame = pl.concat(frames, rechunk=True)
+    del frames
     # a trajectory is ordered by its clock only when every row has one; else by Order
     complete = frame.group_by("participant", "problem_id").agg(
         pl.col("submitted_at").null_count().eq(0).alias("clocked")
@@ -322,7 +378,6 @@ def read_progsnap2(
         pl.when(pl.col("clocked")).then(pl.col("submitted_at")).otherwise(None).alias("_clock")
     )
     ordered = assign_turns(frame, order=("_clock", "file_order", "submission_id"))
-    raw = submits.height + len(broken)  # a broken line is a raw row too: it is in the quarantine
     return ordered.select(list(ATTEMPT_SCHEMA)), pl.DataFrame(rejected, schema=QUARANTINE_SCHEMA), raw
 
 

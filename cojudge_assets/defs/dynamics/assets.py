@@ -24,10 +24,16 @@ from cojudge_assets.core.dynamics.consensus import (
 from cojudge_assets.core.measurement.predictions import scored
 from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
-from cojudge_assets.defs.io import KINDS
+from cojudge_assets.defs.io import KINDS, read_only
 from cojudge_assets.defs.resources import output_dir
 
 CHURN_COLUMNS = ("ned_code", "codebleu_churn", "ned_prompt")
+# the attempts' columns the trajectory tables read (8 of 17: the rest stay in the store), and churn's contexts: the
+# nonblind condition's text only, a third of participant_context's rows
+ATTEMPTS = dg.AssetIn("attempts", metadata=read_only(columns=dynamics.ATTEMPT_COLUMNS))
+NONBLIND_CONTEXTS = dg.AssetIn(
+    "participant_context", metadata=read_only(columns=["attempt_uid", "context"], rows={"condition": "nonblind"})
+)
 
 
 class DynamicsSettings(dg.Config):
@@ -54,6 +60,7 @@ def _folder(duckdb: DuckDBResource) -> Path:
 @dg.asset(
     group_name="dynamics",
     kinds=KINDS,
+    ins={"attempts": ATTEMPTS},
     code_version="2",
     description="Share of trajectories first accepted by turn k (all, multi-attempt, and those unsolved at "
     "the first attempt), with trajectory-bootstrap intervals.",
@@ -94,6 +101,7 @@ def success_at_turn(
 @dg.asset(
     group_name="dynamics",
     kinds=KINDS,
+    ins={"attempts": ATTEMPTS},
     code_version="2",
     description="Kaplan-Meier estimate (lifelines) of the share still unsolved, by turn and by minutes from "
     "the first attempt (Submit clock); never-solved trajectories right-censored at their last attempt.",
@@ -127,6 +135,7 @@ def survival(context: dg.AssetExecutionContext, attempts: pl.DataFrame, duckdb: 
 @dg.asset(
     group_name="dynamics",
     kinds=KINDS,
+    ins={"attempts": ATTEMPTS, "participant_context": NONBLIND_CONTEXTS},
     code_version="2",
     description="One row per consecutive pair of attempts in a trajectory: normalized edit distance of the "
     "code and of the prompt-side (nonblind) context, CodeBLEU churn, whether the transition reached "
@@ -138,8 +147,7 @@ def churn(
     attempts: pl.DataFrame,
     participant_context: pl.DataFrame,
 ) -> pl.DataFrame:
-    contexts = participant_context.filter(pl.col("condition") == "nonblind").select("attempt_uid", "context")
-    pairs = dynamics.churn_pairs(co_creation(attempts), contexts)
+    pairs = dynamics.churn_pairs(co_creation(attempts), participant_context)  # nonblind rows only (NONBLIND_CONTEXTS)
     differences = []
     for column in CHURN_COLUMNS:
         d = dynamics.churn_difference(pairs, column, resamples=config.resamples, seed=config.seed)
@@ -157,6 +165,7 @@ def churn(
 @dg.asset(
     group_name="dynamics",
     kinds=KINDS,
+    ins={"attempts": ATTEMPTS},
     code_version="2",
     description="Within solved trajectories, the CodeBLEU similarity of each attempt to the first accepted "
     "submission (which is left out of its own comparison).",

@@ -6,7 +6,7 @@ import dagster as dg
 import polars as pl
 
 from cojudge_assets.core.ingest.attempts import PAGE_SCHEMA, list_pages
-from cojudge_assets.core.ingest.context import build_contexts
+from cojudge_assets.core.ingest.context import CONTEXT_ATTEMPT_COLUMNS, build_contexts
 from cojudge_assets.core.ingest.corpus import (
     contest_settings,
     fingerprint,
@@ -18,7 +18,7 @@ from cojudge_assets.core.ingest.label_audit import audit_labels, audit_summary
 from cojudge_assets.core.ingest.progsnap2 import ProgSnap2Error
 from cojudge_assets.core.shards import BUCKET_COLUMN, in_bucket, with_bucket
 from cojudge_assets.core.tables import markdown_table
-from cojudge_assets.defs.io import KINDS
+from cojudge_assets.defs.io import KINDS, read_only
 from cojudge_assets.defs.partitions import bucket_of
 from cojudge_assets.defs.resources import REFUSED, ContestJudgeResource, CorpusResource
 
@@ -173,6 +173,7 @@ def read_contest(corpus: CorpusResource, problems: pl.DataFrame, submission_page
     group_name="ingest",
     kinds=KINDS,
     code_version="2",
+    ins={"attempts": dg.AssetIn("attempts", metadata=read_only(columns=CONTEXT_ATTEMPT_COLUMNS))},
     description="One row per (attempt, condition): condition in blind/prefix12k/nonblind, the PII-scrubbed "
     "context text, provenance (anchored/segmented/none; prefix for prefix12k), chars.",
 )
