@@ -46,10 +46,10 @@ Conventions:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import polars as pl
@@ -203,33 +203,65 @@ class Universe:
     same attempts gets the rows the whole measurement gives that cell (:func:`measure`)."""
 
     def __init__(self, predictions: pl.DataFrame, config: MeasurementConfig, attempts: pl.DataFrame | None = None):
-        source = predictions if attempts is None else attempts
+        self._set_attempts(predictions if attempts is None else attempts, config)
+        self._check_inside(predictions)
+        self.cells: dict[tuple[str, str], Cell] = {}
+        for (judge, condition), part in predictions.group_by("judge", "condition", maintain_order=True):
+            self._add_cell(str(judge), str(condition), part)
+        self._name_cells()
+
+    @classmethod
+    def from_slices(
+        cls, slices: Iterable[tuple[str, str, pl.DataFrame]], config: MeasurementConfig, attempts: pl.DataFrame
+    ) -> Universe:
+        """The universe of ``attempts`` with one cell per ``(judge, condition, part)`` of ``slices`` (``part``:
+        that cell's predictions, columns attempt_uid and p_accept), read one at a time: only the cells' arrays
+        (an attempt's position and its p, 16 bytes a prediction) are kept, never the predictions' strings. The
+        cells are those of ``Universe(predictions, config, attempts)`` on the slices' rows together."""
+        u = cls.__new__(cls)
+        u._set_attempts(attempts, config)
+        u.cells = {}
+        for judge, condition, part in slices:
+            u._check_inside(part)
+            u._add_cell(judge, condition, part)
+        u._name_cells()
+        return u
+
+    def _set_attempts(self, source: pl.DataFrame, config: MeasurementConfig) -> None:
         missing = set(UNIVERSE_COLUMNS) - set(source.columns)
         if missing:
             raise ValueError(f"measurement attempts: missing columns {sorted(missing)} (expected {UNIVERSE_COLUMNS})")
         attempts = source.select(UNIVERSE_COLUMNS).unique("attempt_uid").sort("attempt_uid")
         # positions by a join, not a dict of Python strings: a million attempts stay columnar
-        positions = attempts.select("attempt_uid").with_row_index("position")
-        outside = predictions.select("attempt_uid").unique().join(positions, on="attempt_uid", how="anti")
+        self._positions = attempts.select("attempt_uid").with_row_index("position")
+        self.attempts = attempts
+        self.y = attempts["y"].to_numpy().astype(np.int64)
+        self.trajectory = cluster_codes(attempts["participant"].to_numpy(), attempts["problem_id"].to_numpy())
+        self.problem = cluster_codes(attempts["problem_id"].to_numpy())
+        self.evidence = attempts["evidence"].fill_null(False).to_numpy().astype(bool)
+        self.folds = folds_of(self.trajectory, config)  # one fold when one trajectory (NO_FOLDS)
+
+    @property
+    def uids(self) -> np.ndarray:
+        """The attempts' uids in position order (made on demand: a million Python strings are ~80 MB)."""
+        return self.attempts["attempt_uid"].to_numpy()
+
+    def _check_inside(self, predictions: pl.DataFrame) -> None:
+        outside = predictions.select("attempt_uid").unique().join(self._positions, on="attempt_uid", how="anti")
         if len(outside):
             raise ValueError(
                 f"predictions: {len(outside)} attempts are not among the measured attempts "
                 f"(e.g. {sorted(outside['attempt_uid'].to_list())[:3]}): the attempts must hold every predicted "
                 "attempt_uid"
             )
-        self.attempts = attempts
-        self.uids = attempts["attempt_uid"].to_numpy()
-        self.y = attempts["y"].to_numpy().astype(np.int64)
-        self.trajectory = cluster_codes(attempts["participant"].to_numpy(), attempts["problem_id"].to_numpy())
-        self.problem = cluster_codes(attempts["problem_id"].to_numpy())
-        self.evidence = attempts["evidence"].fill_null(False).to_numpy().astype(bool)
-        self.folds = folds_of(self.trajectory, config)  # one fold when one trajectory (NO_FOLDS)
-        self.cells: dict[tuple[str, str], Cell] = {}
-        for (judge, condition), part in predictions.group_by("judge", "condition", maintain_order=True):
-            part = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()).sort("attempt_uid")
-            found = part.select("attempt_uid").join(positions, on="attempt_uid", how="left", maintain_order="left")
-            index = found["position"].to_numpy().astype(np.int64)
-            self.cells[(judge, condition)] = Cell(judge, condition, index, part["p_accept"].to_numpy(), self.y[index])
+
+    def _add_cell(self, judge: str, condition: str, part: pl.DataFrame) -> None:
+        part = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()).sort("attempt_uid")
+        found = part.select("attempt_uid").join(self._positions, on="attempt_uid", how="left", maintain_order="left")
+        index = found["position"].to_numpy().astype(np.int64)
+        self.cells[(judge, condition)] = Cell(judge, condition, index, part["p_accept"].to_numpy(), self.y[index])
+
+    def _name_cells(self) -> None:
         self.judges = sorted({j for j, _ in self.cells})
         self.conditions = sorted({c for _, c in self.cells}, key=_condition_order)
 
@@ -478,15 +510,19 @@ def _across_conditions(u: Universe, judge: str, a: str, b: str) -> tuple[np.ndar
 
 
 def measure(
-    predictions: pl.DataFrame,
+    predictions: pl.DataFrame | None,
     config: MeasurementConfig = MeasurementConfig(),
     outcomes: pl.DataFrame | None = None,
     *,
     attempts: pl.DataFrame | None = None,
     tables: tuple[str, ...] | None = None,
     progress: Callable[[str], object] | None = None,
+    universe: Universe | None = None,
 ) -> dict[str, pl.DataFrame]:
     """Every table of the measurement group, in long form (only ``tables`` when given).
+
+    ``universe`` (optional): the attempts and cells already built (:meth:`Universe.from_slices`, the cross-judge
+    step's compact reader); ``predictions`` and ``attempts`` then serve only the consistency table.
 
     ``attempts`` (optional, columns :data:`UNIVERSE_COLUMNS`): the attempts the resamples and folds are drawn
     over (default: the predictions'). Measuring one judge x condition's predictions over the same attempts, with
@@ -504,7 +540,11 @@ def measure(
     unknown = wanted - set(PER_CELL_TABLES + CROSS_TABLES)
     if unknown:
         raise ValueError(f"measure: unknown tables {sorted(unknown)} (known: {PER_CELL_TABLES + CROSS_TABLES})")
-    u = Universe(predictions, config, attempts)
+    if universe is None and predictions is None:
+        raise ValueError("measure: give the predictions, or a universe built from them")
+    if predictions is None and "consistency" in wanted:
+        raise ValueError("measure: the consistency table reads the predictions (their code), got none")
+    u = universe if universe is not None else Universe(cast(pl.DataFrame, predictions), config, attempts)
     decisions, thresholds = {}, {}
     for key, cell in u.cells.items():
         decisions[key], thresholds[key] = oof_decisions(cell.y, cell.p, u.folds[cell.index])
@@ -534,7 +574,7 @@ def measure(
         "condition_effects": lambda: _condition_effects(u, panels, boot, exact),
         "panel": lambda: _panel(u, panels, boot, exact),
         "per_problem": lambda: _per_problem(u),
-        "consistency": lambda: _consistency(predictions),
+        "consistency": lambda: _consistency(cast(pl.DataFrame, predictions)),
         "error_profile": lambda: _error_profile(u, decisions, config),
         "recalibration": lambda: _recalibration(u),
     }
@@ -1086,35 +1126,19 @@ def _recalibration(u) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 
 
-def kappa_matrix(part: pl.DataFrame) -> tuple[list[str], np.ndarray, list[pooling.LeftOut]]:
-    """The kappa heatmap's data for one condition's predictions (columns attempt_uid, judge, p_accept).
-
-    ``(judges, kappa, left_out)``: the judges core/dynamics/pooling.py keeps under the
-    condition, in name order; Cohen's kappa of their median cuts, pair by pair on
-    the attempts both answered, as in the agreement table (1 on the diagonal, nan
-    for a pair left out: one of the two is constant on the attempts both
-    answered); and the judges left out of the figure.
-    """
-    answers = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan())
-    judges, out = pooling.split(
-        {
-            judge: part.filter(pl.col("judge") == judge)["p_accept"].to_numpy()
-            for judge in part["judge"].unique().to_list()
-        }
-    )
-    by_judge = {
-        judge: answers.filter(pl.col("judge") == judge).select("attempt_uid", "p_accept").sort("attempt_uid")
-        for judge in judges
-    }
-    kappa = np.eye(len(judges))
-    for (i, a), (j, b) in combinations(enumerate(judges), 2):
-        both = by_judge[a].join(by_judge[b], on="attempt_uid", suffix="_b")
-        pa, pb = both["p_accept"].to_numpy(), both["p_accept_b"].to_numpy()
-        if not pooling.split({a: pa, b: pb})[1]:
-            kappa[i, j] = kappa[j, i] = agreement.pairwise_agreement({a: pa, b: pb})[0]["kappa"]
-        else:
-            kappa[i, j] = kappa[j, i] = np.nan
-    return judges, kappa, out
+def panel_kappa_matrix(panel: ConditionPanel) -> tuple[list[str], np.ndarray, list[pooling.LeftOut]]:
+    """The kappa heatmap's data for one condition, from its panel (:func:`condition_panel`): ``(judges, kappa,
+    left_out)``, the judges core/dynamics/pooling.py keeps under the condition, in name order; Cohen's kappa of
+    their median cuts, pair by pair on the attempts both answered, as in the agreement table (1 on the diagonal,
+    nan for a pair left out: one of the two is constant on the attempts both answered); and the judges left out
+    of the figure."""
+    judges = list(panel.members)
+    kappa = np.full((len(judges), len(judges)), np.nan)
+    np.fill_diagonal(kappa, 1.0)
+    for (a, b), (_, pa, pb) in panel.pairs.items():
+        i, j = judges.index(a), judges.index(b)
+        kappa[i, j] = kappa[j, i] = agreement.pairwise_agreement({a: pa, b: pb})[0]["kappa"]
+    return judges, kappa, [x.left_out for x in panel.excluded]
 
 
 def headline_table(judge_metrics: pl.DataFrame, condition: str) -> pl.DataFrame:
