@@ -21,6 +21,7 @@ import argparse
 import resource
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,17 +67,12 @@ def by_slices(database: Path) -> dict[str, pl.DataFrame]:
     del attempts
     u = Universe.from_slices(cell_slices(reader("predictions", CROSS_PREDICTIONS)), MeasurementConfig(), universe)
     del universe
-    loaded = time.process_time()
     predictions = sum(len(cell.p) for cell in u.cells.values())
-    print(
-        f"slices: {predictions} predictions in {len(u.cells)} cells, {len(u.y)} attempts: "
-        f"{loaded - started:.1f} CPU-s, held {held_mb():.0f} MB, peak {peak_mb():.0f} MB",
-        flush=True,
+    return computed(
+        f"slices: {predictions} predictions in {len(u.cells)} cells, {len(u.y)} attempts",
+        started,
+        lambda: measure(None, MeasurementConfig(), tables=CROSS_TABLES, universe=u),
     )
-    tables = measure(None, MeasurementConfig(), tables=CROSS_TABLES, universe=u)
-    rows = ", ".join(f"{name} {len(table)}" for name, table in tables.items())
-    print(f"cross-judge tables ({rows}): {time.process_time() - loaded:.1f} CPU-s, peak {peak_mb():.0f} MB", flush=True)
-    return tables
 
 
 def by_frame(database: Path) -> dict[str, pl.DataFrame]:
@@ -85,16 +81,22 @@ def by_frame(database: Path) -> dict[str, pl.DataFrame]:
         conn.execute("set enable_progress_bar = false")
         predictions = pl.DataFrame(conn.execute(f"select {', '.join(SCORED_COLUMNS)} from main.predictions").arrow())
         universe = read_universe(conn)
-    loaded = time.process_time()
-    print(
-        f"frame: {len(predictions)} predictions, {len(universe)} attempts: {loaded - started:.1f} CPU-s, "
-        f"held {held_mb():.0f} MB, peak {peak_mb():.0f} MB",
-        flush=True,
+    return computed(
+        f"frame: {len(predictions)} predictions, {len(universe)} attempts",
+        started,
+        lambda: measure(predictions, MeasurementConfig(), attempts=universe, tables=CROSS_TABLES),
     )
-    tables = measure(predictions, MeasurementConfig(), attempts=universe, tables=CROSS_TABLES)
-    rows = ", ".join(f"{name} {len(table)}" for name, table in tables.items())
+
+
+def computed(read: str, started: float, tables: Callable[[], dict[str, pl.DataFrame]]) -> dict[str, pl.DataFrame]:
+    """Prints what was read (its CPU since ``started``, the RSS held and the peak), computes the tables and prints
+    their rows, CPU and the peak."""
+    loaded = time.process_time()
+    print(f"{read}: {loaded - started:.1f} CPU-s, held {held_mb():.0f} MB, peak {peak_mb():.0f} MB", flush=True)
+    made = tables()
+    rows = ", ".join(f"{name} {len(table)}" for name, table in made.items())
     print(f"cross-judge tables ({rows}): {time.process_time() - loaded:.1f} CPU-s, peak {peak_mb():.0f} MB", flush=True)
-    return tables
+    return made
 
 
 def main() -> None:
