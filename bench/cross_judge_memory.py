@@ -31,15 +31,16 @@ import duckdb  # noqa: E402
 import polars as pl  # noqa: E402
 from polars.testing import assert_frame_equal  # noqa: E402
 
+from cojudge_assets.core.frames import duckdb_table_reader  # noqa: E402
 from cojudge_assets.core.measurement.measure import CROSS_TABLES, MeasurementConfig, Universe, measure  # noqa: E402
 from cojudge_assets.core.measurement.predictions import (  # noqa: E402
+    CROSS_PREDICTIONS,
+    CROSS_READ,
     SCORED_COLUMNS,
     cell_slices,
     read_universe,
     universe_of_slices,
 )
-from cojudge_assets.defs.io import duckdb_table_reader  # noqa: E402
-from cojudge_assets.defs.measurement.assets import CROSS_PREDICTIONS, CROSS_READ  # noqa: E402
 
 
 def peak_mb() -> float:

@@ -55,7 +55,7 @@ from dagster_deltalake_polars import DeltaLakePolarsIOManager, DeltaLakePolarsTy
 from dagster_duckdb import DuckDBResource
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random
 
-from cojudge_assets.defs.io import TableReader
+from cojudge_assets.core.frames import TableReader
 from cojudge_assets.judges.postgres_store import (
     CACHE_TABLE,
     STORE_DDL_LOCK,
@@ -202,7 +202,7 @@ class DeltaTableHandler(DeltaLakePolarsTypeHandler):
 
 
 class DeltaTableReaderHandler(DeltaTableHandler):
-    """An input annotated :class:`~cojudge_assets.defs.io.TableReader` (defs/io.py): the Delta table read slice by
+    """An input annotated :class:`~cojudge_assets.core.frames.TableReader` (defs/io.py): the Delta table read slice by
     slice, each a filtered scan of its pyarrow dataset."""
 
     def load_input(self, context: dg.InputContext, table_slice, connection) -> TableReader:  # type: ignore[override]

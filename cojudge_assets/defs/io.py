@@ -15,10 +15,10 @@ design is declared in one place, :func:`present_inputs`: an asset the Definition
 do not hold (no judge configured, no judge asked) is no input at all, and the
 reader's factory gives it an empty frame itself.
 
-An input annotated :class:`TableReader` is not loaded at all: the reader gets an object that reads the table's
-slices on demand (``read(condition="nonblind")``: the rows of those column values, with the input's columns), so a
-step over every partition of a large table holds one slice's strings at a time, never the whole frame (the
-cross-judge measurement, issue 33). Both profiles give it (defs/deployed.py for Delta tables).
+An input annotated ``TableReader`` (core/frames.py) is not loaded at all: the reader gets an object that reads
+the table's slices on demand (``read(condition="nonblind")``: the rows of those column values, with the input's
+columns), so a step over every partition of a large table holds one slice's strings at a time, never the whole
+frame (the cross-judge measurement, issue 33). Both profiles give it (defs/deployed.py for Delta tables).
 
 Both the IO manager and the DuckDB resource hold the DuckDB file's lock
 (core/locks.py) while a run uses them, so a run launched from the Dagster UI, a sensor and
@@ -32,7 +32,7 @@ pid: the library would retry its connect for about two minutes (core/locks.py ``
 """
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from pathlib import Path
 
 import dagster as dg
@@ -41,6 +41,7 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 from dagster_duckdb_polars import DuckDBPolarsIOManager, DuckDBPolarsTypeHandler
 
+from cojudge_assets.core.frames import TableReader, duckdb_table_reader
 from cojudge_assets.core.locks import hold_duckdb, wait_for_duckdb
 from cojudge_assets.core.shards import bucket_keys
 from cojudge_assets.settings import shard_count
@@ -68,45 +69,6 @@ def present_inputs(
         for name in names
         if name in present
     }
-
-
-class TableReader:
-    """An asset table read slice by slice (see module docstring; core/measurement/predictions.py ``SliceReader``).
-
-    ``scope``: column -> the values the input's partitions allow (an unpartitioned table: none), ``columns``: the
-    input's columns (None: all); ``fetch(columns, equal)`` returns the rows whose columns equal ``equal``'s values
-    and ``scope``'s, as a polars frame."""
-
-    def __init__(
-        self,
-        name: str,
-        columns: Sequence[str] | None,
-        scope: Mapping[str, list[str]],
-        fetch: Callable[[Sequence[str] | None, Mapping[str, str]], pl.DataFrame],
-    ):
-        self.name, self.columns, self.scope, self._fetch = name, columns, dict(scope), fetch
-
-    def read(self, **equal: str) -> pl.DataFrame:
-        """The rows whose columns equal ``equal``'s values (each a partition column or any other), the input's
-        columns."""
-        return self._fetch(self.columns, equal)
-
-    def keys(self, *columns: str) -> list[tuple]:
-        """The distinct values of ``columns`` in the table (within the input's partitions), sorted: which slices
-        there are to read."""
-        found = self._fetch(list(columns), {}).unique().sort(list(columns))
-        return list(found.iter_rows())
-
-
-def _equal_clause(conditions: Mapping[str, str | list[str]]) -> tuple[str, list[str]]:
-    """A SQL where clause (empty when nothing is asked) and its parameters: each column equal to a value or in a
-    list of values."""
-    tests, parameters = [], []
-    for column, value in conditions.items():
-        values = value if isinstance(value, list) else [value]
-        tests.append(f'"{column}" in ({", ".join("?" for _ in values)})')
-        parameters += [str(v) for v in values]
-    return (" where " + " and ".join(tests)) if tests else "", parameters
 
 
 def _run_id(context: dg.InitResourceContext) -> str | None:
@@ -149,8 +111,9 @@ class PolarsTableHandler(DuckDBPolarsTypeHandler):
 
 
 class TableReaderHandler(PolarsTableHandler):
-    """An input annotated :class:`TableReader`: a reader of the table's slices, each read by a connection of its
-    own to the same DuckDB file (the IO manager's connection closes when the input is handed over)."""
+    """An input annotated :class:`~cojudge_assets.core.frames.TableReader`: a reader of the table's slices, each
+    read by a connection of its own to the same DuckDB file (the IO manager's connection closes when the input is
+    handed over)."""
 
     def load_input(self, context: dg.InputContext, table_slice, connection) -> TableReader:  # type: ignore[override]
         if not _table_exists(connection, table_slice.schema, table_slice.table):
@@ -168,28 +131,6 @@ class TableReaderHandler(PolarsTableHandler):
     @property
     def supported_types(self) -> Sequence[type[object]]:
         return [TableReader]
-
-
-def duckdb_table_reader(
-    database: str,
-    target: str,
-    name: str,
-    columns: Sequence[str] | None = None,
-    scope: Mapping[str, list[str]] | None = None,
-    *,
-    read_only: bool = False,
-) -> TableReader:
-    """A :class:`TableReader` of table ``target`` (schema.table) in the DuckDB file ``database``: each read a
-    query of its own on a connection of its own (``read_only``: a bench's, on a file no run writes)."""
-    scope = dict(scope or {})
-
-    def fetch(wanted: Sequence[str] | None, equal: Mapping[str, str]) -> pl.DataFrame:
-        selected = ", ".join(f'"{c}"' for c in wanted) if wanted else "*"
-        clause, parameters = _equal_clause({**scope, **equal})
-        with duckdb.connect(database, read_only=read_only) as conn:
-            return pl.DataFrame(conn.execute(f"select {selected} from {target}{clause}", parameters).arrow())
-
-    return TableReader(name, columns, scope, fetch)
 
 
 def _listed(partitions) -> list:

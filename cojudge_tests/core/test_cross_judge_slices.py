@@ -3,7 +3,8 @@ into each cell's arrays (core/measurement/measure.py ``Universe.from_slices``) a
 and contexts read one condition at a time (core/measurement/predictions.py ``universe_of_slices``) give the same
 agreement, condition_effects and panel tables, row for row, as the whole predictions frame did, on a generated
 study with thousands of distinct continuous scores, abstentions, a judge constant under one condition, and
-evidence-backed contexts; under analytic intervals and under the bootstrap."""
+evidence-backed contexts; under analytic intervals and under the bootstrap. The tables are computed alone there
+(no out-of-fold decision, no other metric of a cell): they equal those of the whole measurement."""
 
 import numpy as np
 import polars as pl
@@ -121,7 +122,8 @@ def test_the_compact_reader_gives_the_frame_readers_cross_judge_tables(config):
         predictions = read_predictions(conn)
         universe = read_universe(conn)
     assert predictions["p_accept"].n_unique() > 10_000  # thousands of distinct continuous scores
-    before = measure(predictions, config, attempts=universe, tables=CROSS_TABLES)
+    # with judge_metrics: every metric, decision and problem resample of the cells, as the whole measurement
+    before = measure(predictions, config, attempts=universe, tables=CROSS_TABLES + ("judge_metrics",))
 
     requests = FrameSlices(frames["judge_requests"], ["attempt_uid", "condition"])
     contexts = FrameSlices(frames["participant_context"], ["attempt_uid", "condition", "provenance"])

@@ -6,8 +6,9 @@ import dagster as dg
 import polars as pl
 import pytest
 
+from cojudge_assets.core.frames import TableReader
 from cojudge_assets.defs.deployed import tables_io_manager
-from cojudge_assets.defs.io import CojudgeDuckDBIOManager, TableReader
+from cojudge_assets.defs.io import CojudgeDuckDBIOManager
 
 PARTITIONS = dg.MultiPartitionsDefinition(
     {

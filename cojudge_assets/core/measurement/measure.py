@@ -193,6 +193,7 @@ def cell_metric(name: str, cell: Cell, w, decisions: np.ndarray | None):
 UNIVERSE_COLUMNS = ("attempt_uid", "y", "participant", "problem_id", "turn", "evidence")
 PER_CELL_TABLES = ("judge_metrics", "scale_validity", "per_problem", "consistency", "error_profile", "recalibration")
 CROSS_TABLES = ("agreement", "condition_effects", "panel")  # need several judges, or one judge under several conditions
+CELL_FIGURES_CROSS = ("roc_auc",)  # what the cross-judge tables read of a cell's metrics (with roc_auc_evidence)
 
 
 class Universe:
@@ -441,14 +442,15 @@ def _note(judge, condition, metric, value, n, **extra) -> dict:
     }
 
 
-def _influences(u: Universe, decisions, analytic_from: int) -> Analytic:
-    """The analytic figures: every scalar metric and roc_auc_evidence of each cell with at least ``analytic_from``
-    predictions, and the panel's ROC-AUC figures under a condition whose members all have them."""
+def _influences(u: Universe, decisions, analytic_from: int, metrics: tuple[str, ...] = tuple(INFLUENCES)) -> Analytic:
+    """The analytic figures: every scalar metric of ``metrics`` and roc_auc_evidence of each cell with at least
+    ``analytic_from`` predictions."""
     exact = Analytic(u)
     for key, cell in u.cells.items():
         if len(cell.p) < analytic_from:
             continue
-        for name, influence in INFLUENCES.items():
+        for name in metrics:
+            influence = INFLUENCES[name]
             exact.add((*key, name), cell.index, influence(cell.y, cell.p, decisions[key]))
         subset = u.evidence[cell.index]
         exact.add((*key, "roc_auc_evidence"), cell.index[subset], an.roc_auc_influence(cell.y[subset], cell.p[subset]))
@@ -545,12 +547,16 @@ def measure(
     if predictions is None and "consistency" in wanted:
         raise ValueError("measure: the consistency table reads the predictions (their code), got none")
     u = universe if universe is not None else Universe(cast(pl.DataFrame, predictions), config, attempts)
-    decisions, thresholds = {}, {}
+    # the cross-judge tables read of a cell only its ROC-AUC figures: for them alone no out-of-fold decision, no
+    # other metric's influence or replicates, no problem bootstrap (at 10^6 attempts most of the step's CPU)
+    per_cell = bool(wanted & set(PER_CELL_TABLES))
+    decisions: dict[tuple[str, str], np.ndarray | None] = {}
+    thresholds: dict[tuple[str, str], dict[int, float]] = {}
     for key, cell in u.cells.items():
-        decisions[key], thresholds[key] = oof_decisions(cell.y, cell.p, u.folds[cell.index])
+        decisions[key], thresholds[key] = oof_decisions(cell.y, cell.p, u.folds[cell.index]) if per_cell else (None, {})
     cross = bool(wanted & set(CROSS_TABLES))
     panels = {c: condition_panel(u, c) for c in u.conditions} if cross else {}
-    exact = _influences(u, decisions, config.analytic_from)
+    exact = _influences(u, decisions, config.analytic_from, tuple(INFLUENCES) if per_cell else CELL_FIGURES_CROSS)
     for panel in panels.values():
         _panel_influences(u, panel, exact)
         _agreement_influences(panel, exact, config.analytic_from)
@@ -559,7 +565,7 @@ def measure(
 
     # nothing to resample when no judge answered (a partition of a judge that abstained on everything: coverage only)
     boot, problem_boot = (
-        _bootstrap(u, config, decisions, panels, exact, pairs_of_conditions=cross, progress=progress)
+        _bootstrap(u, config, decisions, panels, exact, pairs_of_conditions=cross, per_cell=per_cell, progress=progress)
         if u.cells
         else (Replicates(), Replicates())
     )
@@ -589,6 +595,7 @@ def _bootstrap(
     exact: Analytic,
     *,
     pairs_of_conditions: bool = True,
+    per_cell: bool = True,
     progress: Callable[[str], object] | None = None,
 ) -> tuple[Replicates, Replicates]:
     """The trajectory and problem bootstrap replicates of every figure without an analytic interval.
@@ -627,7 +634,10 @@ def _bootstrap(
 
     # no resample is drawn when every figure is analytic (drawing them costs n x B numbers, in blocks)
     resamples = config.resamples if resampled or rank_pairs or any(map(panel_resampled, panels.values())) else 0
-    problem_resamples = config.problem_resamples if any((*k, "roc_auc") not in exact for k in u.cells) else 0
+    problem_resamples = (
+        config.problem_resamples if per_cell and any((*k, "roc_auc") not in exact for k in u.cells) else 0
+    )
+    metrics = tuple(SCALAR_METRICS) if per_cell else CELL_FIGURES_CROSS
     from cojudge_assets.core.progress import Progress
 
     tracker = Progress(progress, resamples + problem_resamples, "measurement (bootstrap resamples)")
@@ -638,7 +648,7 @@ def _bootstrap(
             if key not in resampled:
                 continue
             wc = w[:, cell.index]
-            for name in SCALAR_METRICS:
+            for name in metrics:
                 boot.add((*key, name), cell_metric(name, cell, wc, decisions[key]))
             subset = u.evidence[cell.index]
             boot.add((*key, "roc_auc_evidence"), m.roc_auc(cell.y[subset], cell.p[subset], sample_weight=wc[:, subset]))

@@ -177,6 +177,20 @@ def read_universe(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     )
 
 
+# what the requests tell measurement: which attempts were asked under which condition (no request text)
+REQUESTS_ASKED = ["attempt_uid", "condition"]
+# the columns the cross-judge tables read: keys, label, trajectory and p, none of the text
+CROSS_READ = {
+    "judge_outputs": ["judge", "condition", "attempt_uid", "status"],
+    "judge_requests": REQUESTS_ASKED,
+    "attempts": ["attempt_uid", "participant", "problem_id", "turn", "accepted"],
+    "participant_context": ["attempt_uid", "condition", "provenance"],
+}
+# the predictions' columns the cross-judge tables read, slice by slice: the cell and the score (the label, the
+# trajectory and the evidence are the universe's)
+CROSS_PREDICTIONS = ["attempt_uid", "judge", "condition", "p_accept"]
+
+
 class SliceReader(Protocol):
     """A table read slice by slice (defs/io.py ``TableReader``): ``read(condition="blind")`` the rows of those
     column values, ``keys("judge", "condition")`` the distinct values there are, sorted."""

@@ -19,6 +19,7 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import SEED
+from cojudge_assets.core.frames import TableReader
 from cojudge_assets.core.measurement.correlation import correlations
 from cojudge_assets.core.measurement.measure import (
     CROSS_TABLES,
@@ -33,9 +34,12 @@ from cojudge_assets.core.measurement.measure import (
 )
 from cojudge_assets.core.measurement.predictions import (
     CACHE_READ,
+    CROSS_PREDICTIONS,
+    CROSS_READ,
     OUTCOMES_INPUTS,
     PREDICTIONS_INPUTS,
     PREDICTIONS_READ,
+    REQUESTS_ASKED,
     UNIVERSE_INPUTS,
     cell_slices,
     outcomes_table,
@@ -47,7 +51,7 @@ from cojudge_assets.core.measurement.predictions import (
 )
 from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
-from cojudge_assets.defs.io import KINDS, TableReader, present_inputs
+from cojudge_assets.defs.io import KINDS, present_inputs
 from cojudge_assets.defs.partitions import condition_of, judge_of
 from cojudge_assets.defs.resources import output_dir
 
@@ -276,22 +280,6 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
             yield dg.Output(tables[name], output_name=name, metadata=metadata)
 
     return judge_measurement
-
-
-# what the requests tell measurement: which attempts were asked under which condition (no request text)
-REQUESTS_ASKED = ["attempt_uid", "condition"]
-# the columns the cross-judge tables read: keys, label, trajectory and p, none of the text
-CROSS_READ = {
-    "judge_outputs": ["judge", "condition", "attempt_uid", "status"],
-    "judge_requests": REQUESTS_ASKED,
-    "attempts": ["attempt_uid", "participant", "problem_id", "turn", "accepted"],
-    "participant_context": ["attempt_uid", "condition", "provenance"],
-}
-
-
-# the predictions' columns the cross-judge tables read, slice by slice: the cell and the score (the label, the
-# trajectory and the evidence are the universe's)
-CROSS_PREDICTIONS = ["attempt_uid", "judge", "condition", "p_accept"]
 
 
 def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
