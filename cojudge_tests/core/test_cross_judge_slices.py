@@ -154,3 +154,20 @@ def test_a_prediction_outside_the_attempts_is_named_by_the_compact_reader_too():
 def test_no_request_no_universe():
     frames = _study(50)
     assert universe_of_slices(None, frames["attempts"], None).is_empty()
+
+
+def test_the_cluster_codes_polars_makes_are_those_of_the_joined_python_strings():
+    """core/stats/bootstrap.py ``column_cluster_codes`` (the universe's trajectories and problems, issue 33) gives
+    ``cluster_codes``'s ids: the resamples and folds drawn over them are the same."""
+    from cojudge_assets.core.stats.bootstrap import cluster_codes, column_cluster_codes
+
+    rng = np.random.default_rng(0)
+    alphabet = list("ab1Z_/\x01é中 ")  # a control character below the separator, non-ASCII, a space
+    for _ in range(50):
+        a = ["".join(rng.choice(alphabet, size=rng.integers(0, 4))) for _ in range(300)]
+        b = ["".join(rng.choice(alphabet, size=rng.integers(0, 3))) for _ in range(300)]
+        expected = cluster_codes(np.array(a, dtype=object), np.array(b, dtype=object))
+        assert column_cluster_codes([pl.Series(a), pl.Series(b)]).tolist() == expected.tolist()
+        assert column_cluster_codes([pl.Series(a)]).tolist() == cluster_codes(np.array(a, dtype=object)).tolist()
+    with_null = [pl.Series(["p", None, "p"]), pl.Series(["A", "A", "A"])]
+    assert column_cluster_codes(with_null).tolist() == cluster_codes(*(s.to_numpy() for s in with_null)).tolist()

@@ -60,7 +60,7 @@ from cojudge_assets.core.dynamics import pooling
 from cojudge_assets.core.measurement import agreement, calibration
 from cojudge_assets.core.stats import analytic as an
 from cojudge_assets.core.stats import metrics as m
-from cojudge_assets.core.stats.bootstrap import cluster_codes, cluster_weights, interval
+from cojudge_assets.core.stats.bootstrap import cluster_weights, column_cluster_codes, interval
 
 LONG_SCHEMA = {
     "judge": pl.String,
@@ -237,8 +237,8 @@ class Universe:
         self._positions = attempts.select("attempt_uid").with_row_index("position")
         self.attempts = attempts
         self.y = attempts["y"].to_numpy().astype(np.int64)
-        self.trajectory = cluster_codes(attempts["participant"].to_numpy(), attempts["problem_id"].to_numpy())
-        self.problem = cluster_codes(attempts["problem_id"].to_numpy())
+        self.trajectory = column_cluster_codes([attempts["participant"], attempts["problem_id"]])
+        self.problem = column_cluster_codes([attempts["problem_id"]])
         self.evidence = attempts["evidence"].fill_null(False).to_numpy().astype(bool)
         self.folds = folds_of(self.trajectory, config)  # one fold when one trajectory (NO_FOLDS)
 
