@@ -34,8 +34,8 @@ from polars.testing import assert_frame_equal  # noqa: E402
 from cojudge_assets.core.frames import duckdb_table_reader  # noqa: E402
 from cojudge_assets.core.measurement.measure import CROSS_TABLES, MeasurementConfig, Universe, measure  # noqa: E402
 from cojudge_assets.core.measurement.predictions import (  # noqa: E402
-    CROSS_PREDICTIONS,
     CROSS_READ,
+    CROSS_SLICES,
     SCORED_COLUMNS,
     cell_slices,
     read_universe,
@@ -61,12 +61,14 @@ def by_slices(database: Path) -> dict[str, pl.DataFrame]:
     with duckdb.connect(str(database), read_only=True) as conn:
         attempts = conn.execute(f"select {', '.join(CROSS_READ['attempts'])} from main.attempts").pl()
     universe = universe_of_slices(
-        reader("judge_requests", CROSS_READ["judge_requests"]),
+        reader("judge_requests", CROSS_SLICES["judge_requests"]),
         attempts,
-        reader("participant_context", CROSS_READ["participant_context"]),
+        reader("participant_context", CROSS_SLICES["participant_context"]),
     )
     del attempts
-    u = Universe.from_slices(cell_slices(reader("predictions", CROSS_PREDICTIONS)), MeasurementConfig(), universe)
+    u = Universe.from_slices(
+        cell_slices(reader("predictions", CROSS_SLICES["predictions"])), MeasurementConfig(), universe
+    )
     del universe
     predictions = sum(len(cell.p) for cell in u.cells.values())
     return computed(

@@ -39,7 +39,8 @@ class TableReader:
     """An asset table read slice by slice (see module docstring; core/measurement/predictions.py ``SliceReader``).
 
     ``scope``: column -> the values the input's partitions allow (an unpartitioned table: none), ``columns``: the
-    input's columns (None: all); ``fetch(columns, equal)`` returns the rows whose columns equal ``equal``'s values
+    input's columns (None: all); ``fetch(columns, equal, distinct)`` returns the rows (``distinct``: the distinct
+    rows, found by the store, not in memory) whose columns equal ``equal``'s values
     and ``scope``'s, as a polars frame."""
 
     def __init__(
@@ -47,19 +48,19 @@ class TableReader:
         name: str,
         columns: Sequence[str] | None,
         scope: Mapping[str, list[str]],
-        fetch: Callable[[Sequence[str] | None, Mapping[str, str]], pl.DataFrame],
+        fetch: Callable[[Sequence[str] | None, Mapping[str, str], bool], pl.DataFrame],
     ):
         self.name, self.columns, self.scope, self._fetch = name, columns, dict(scope), fetch
 
     def read(self, **equal: str) -> pl.DataFrame:
         """The rows whose columns equal ``equal``'s values (each a partition column or any other), the input's
         columns."""
-        return self._fetch(self.columns, equal)
+        return self._fetch(self.columns, equal, False)
 
     def keys(self, *columns: str) -> list[tuple]:
         """The distinct values of ``columns`` in the table (within the input's partitions), sorted: which slices
         there are to read."""
-        found = self._fetch(list(columns), {}).unique().sort(list(columns))
+        found = self._fetch(list(columns), {}, True).unique().sort(list(columns))
         return list(found.iter_rows())
 
 
@@ -87,10 +88,11 @@ def duckdb_table_reader(
     query of its own on a connection of its own (``read_only``: a bench's, on a file no run writes)."""
     scope = dict(scope or {})
 
-    def fetch(wanted: Sequence[str] | None, equal: Mapping[str, str]) -> pl.DataFrame:
+    def fetch(wanted: Sequence[str] | None, equal: Mapping[str, str], distinct: bool) -> pl.DataFrame:
         selected = ", ".join(f'"{c}"' for c in wanted) if wanted else "*"
         clause, parameters = _equal_clause({**scope, **equal})
+        query = f"select {'distinct ' if distinct else ''}{selected} from {target}{clause}"
         with duckdb.connect(database, read_only=read_only) as conn:
-            return pl.DataFrame(conn.execute(f"select {selected} from {target}{clause}", parameters).arrow())
+            return pl.DataFrame(conn.execute(query, parameters).arrow())
 
     return TableReader(name, columns, scope, fetch)

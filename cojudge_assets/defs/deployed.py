@@ -215,13 +215,24 @@ class DeltaTableReaderHandler(DeltaTableHandler):
             d.partition_expr: [str(v) for v in _values(d.partitions)] for d in table_slice.partition_dimensions or []
         }
 
-        def fetch(columns: Sequence[str] | None, equal: Mapping[str, str]) -> pl.DataFrame:
+        def fetch(columns: Sequence[str] | None, equal: Mapping[str, str], distinct: bool) -> pl.DataFrame:
             wanted = None
             for column, value in {**scope, **equal}.items():
                 test = pc.field(column).isin(value if isinstance(value, list) else [str(value)])
                 wanted = test if wanted is None else wanted & test
             dataset = DeltaTable(uri, storage_options=options).to_pyarrow_dataset()
-            frame = pl.from_arrow(dataset.to_table(columns=list(columns) if columns else None, filter=wanted))
+            selected = list(columns) if columns else None
+            if distinct:  # batch by batch: the distinct values, never every row at once
+                found = [
+                    pl.DataFrame(pl.from_arrow(batch)).unique()
+                    for batch in dataset.to_batches(columns=selected, filter=wanted)
+                ]
+                return (
+                    pl.concat(found).unique()
+                    if found
+                    else pl.DataFrame(schema=dict.fromkeys(selected or [], pl.String))
+                )
+            frame = pl.from_arrow(dataset.to_table(columns=selected, filter=wanted))
             assert isinstance(frame, pl.DataFrame)
             return frame
 

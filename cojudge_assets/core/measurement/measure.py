@@ -223,7 +223,6 @@ class Universe:
         u._set_attempts(attempts, config)
         u.cells = {}
         for judge, condition, part in slices:
-            u._check_inside(part)
             u._add_cell(judge, condition, part)
         u._name_cells()
         return u
@@ -233,8 +232,6 @@ class Universe:
         if missing:
             raise ValueError(f"measurement attempts: missing columns {sorted(missing)} (expected {UNIVERSE_COLUMNS})")
         attempts = source.select(UNIVERSE_COLUMNS).unique("attempt_uid").sort("attempt_uid")
-        # positions by a join, not a dict of Python strings: a million attempts stay columnar
-        self._positions = attempts.select("attempt_uid").with_row_index("position")
         self.attempts = attempts
         self.y = attempts["y"].to_numpy().astype(np.int64)
         self.trajectory = column_cluster_codes([attempts["participant"], attempts["problem_id"]])
@@ -248,7 +245,8 @@ class Universe:
         return self.attempts["attempt_uid"].to_numpy()
 
     def _check_inside(self, predictions: pl.DataFrame) -> None:
-        outside = predictions.select("attempt_uid").unique().join(self._positions, on="attempt_uid", how="anti")
+        known = self.attempts.select("attempt_uid")
+        outside = predictions.select("attempt_uid").unique().join(known, on="attempt_uid", how="anti")
         if len(outside):
             raise ValueError(
                 f"predictions: {len(outside)} attempts are not among the measured attempts "
@@ -257,10 +255,23 @@ class Universe:
             )
 
     def _add_cell(self, judge: str, condition: str, part: pl.DataFrame) -> None:
-        part = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()).sort("attempt_uid")
-        found = part.select("attempt_uid").join(self._positions, on="attempt_uid", how="left", maintain_order="left")
-        index = found["position"].to_numpy().astype(np.int64)
-        self.cells[(judge, condition)] = Cell(judge, condition, index, part["p_accept"].to_numpy(), self.y[index])
+        """The cell of ``part`` (its rows with a p): each attempt's position found by a binary search of the sorted
+        universe (no hash join, no string sort), the rows in position order (that is, attempt_uid order)."""
+        uids = self.attempts["attempt_uid"]
+        found = uids.search_sorted(part["attempt_uid"], side="left").to_numpy().astype(np.int64)
+        inside = found < len(uids)
+        inside[inside] = (uids.gather(found[inside]) == part["attempt_uid"].filter(pl.Series(inside))).to_numpy()
+        if not inside.all():
+            outside = part["attempt_uid"].filter(pl.Series(~inside)).unique().sort()
+            raise ValueError(
+                f"predictions: {len(outside)} attempts are not among the measured attempts "
+                f"(e.g. {outside.to_list()[:3]}): the attempts must hold every predicted attempt_uid"
+            )
+        p = part["p_accept"].to_numpy()
+        answered = ~np.isnan(p)  # null (a float column's None) is nan in numpy: no answer
+        order = np.argsort(found[answered], kind="stable")
+        index, p = found[answered][order], p[answered][order]
+        self.cells[(judge, condition)] = Cell(judge, condition, index, p, self.y[index])
 
     def _name_cells(self) -> None:
         self.judges = sorted({j for j, _ in self.cells})

@@ -186,9 +186,14 @@ CROSS_READ = {
     "attempts": ["attempt_uid", "participant", "problem_id", "turn", "accepted"],
     "participant_context": ["attempt_uid", "condition", "provenance"],
 }
-# the predictions' columns the cross-judge tables read, slice by slice: the cell and the score (the label, the
+# what the cross-judge tables read slice by slice (a slice is filtered on its partition columns, which it need
+# not carry): which attempts were asked, which contexts are evidence-backed, and each cell's scores (the label, the
 # trajectory and the evidence are the universe's)
-CROSS_PREDICTIONS = ["attempt_uid", "judge", "condition", "p_accept"]
+CROSS_SLICES = {
+    "judge_requests": ["attempt_uid"],
+    "participant_context": ["attempt_uid", "provenance"],
+    "predictions": ["attempt_uid", "p_accept"],
+}
 
 
 class SliceReader(Protocol):

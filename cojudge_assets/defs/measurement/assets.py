@@ -34,8 +34,8 @@ from cojudge_assets.core.measurement.measure import (
 )
 from cojudge_assets.core.measurement.predictions import (
     CACHE_READ,
-    CROSS_PREDICTIONS,
     CROSS_READ,
+    CROSS_SLICES,
     OUTCOMES_INPUTS,
     PREDICTIONS_INPUTS,
     PREDICTIONS_READ,
@@ -298,8 +298,8 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
     ins = present_inputs(inputs, present, columns=CROSS_READ)
     for name in ("judge_requests", "participant_context"):
         if name in ins and not per_judge:
-            ins[name] = dg.AssetIn(name, metadata={"columns": CROSS_READ[name]}, dagster_type=TableReader)
-    read = scored() if per_judge else {"columns": CROSS_PREDICTIONS}
+            ins[name] = dg.AssetIn(name, metadata={"columns": CROSS_SLICES[name]}, dagster_type=TableReader)
+    read = scored() if per_judge else {"columns": CROSS_SLICES["predictions"]}
 
     @dg.multi_asset(
         name="measurement",
