@@ -20,6 +20,7 @@ step (one of the Definitions' asset jobs, as the run command names them; ``--by 
 os.wait4, that child's own rusage).
 
     .venv/bin/python bench/scale_rehearsal.py --attempts 100000 [--folder DIR] [--keep] [--limit-gb 2]
+        [--select ASSETS --force]   (one step again on a finished study: a copy of its folder)
 """
 
 from __future__ import annotations
@@ -76,6 +77,9 @@ def main() -> None:
     parser.add_argument("--limit-gb", type=float, default=2.0)
     parser.add_argument("--select", help="comma-separated assets, one step each (default: every step that applies)")
     parser.add_argument("--by", choices=("job", "asset"), default="job", help="a step is a job (default) or an asset")
+    parser.add_argument(
+        "--force", action="store_true", help="run every step even when Dagster finds it up to date (a finished study)"
+    )
     args = parser.parse_args()
     folder = args.folder or Path(tempfile.mkdtemp(prefix="cojudge-rehearsal-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -113,6 +117,7 @@ def main() -> None:
             steps = steps_in_order(env, by=args.by, leave_out=SANDBOX_STEPS)
         for step, assets in steps.items():
             command = [str(REPO / ".venv" / "bin" / "cojudge"), "materialize", "--select", ",".join(assets)]
+            command += ["--force"] if args.force else []
             code, wall, cpu, peak = run_child(command, env, logs / f"{step}.log")
             output = (logs / f"{step}.log").read_text(errors="replace")
             lines = [line for line in output.splitlines() if line.strip()]

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -55,6 +55,7 @@ from dagster_deltalake_polars import DeltaLakePolarsIOManager, DeltaLakePolarsTy
 from dagster_duckdb import DuckDBResource
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random
 
+from cojudge_assets.core.frames import TableReader
 from cojudge_assets.defs.io import ROWS
 from cojudge_assets.judges.postgres_store import (
     CACHE_TABLE,
@@ -204,6 +205,48 @@ class DeltaTableHandler(DeltaLakePolarsTypeHandler):
         return [pl.DataFrame]
 
 
+class DeltaTableReaderHandler(DeltaTableHandler):
+    """An input annotated :class:`~cojudge_assets.core.frames.TableReader` (defs/io.py): the Delta table read slice by
+    slice, each a filtered scan of its pyarrow dataset."""
+
+    def load_input(self, context: dg.InputContext, table_slice, connection) -> TableReader:  # type: ignore[override]
+        from deltalake import DeltaTable
+
+        if not _exists(connection.table_uri, connection.storage_options):
+            DeltaTableHandler.load_input(self, context, table_slice, connection)  # fails, naming the input
+        uri, options = connection.table_uri, connection.storage_options
+        scope = {
+            d.partition_expr: [str(v) for v in _values(d.partitions)] for d in table_slice.partition_dimensions or []
+        }
+
+        def fetch(columns: Sequence[str] | None, equal: Mapping[str, str], distinct: bool) -> pl.DataFrame:
+            wanted = None
+            for column, value in {**scope, **equal}.items():
+                test = pc.field(column).isin(value if isinstance(value, list) else [str(value)])
+                wanted = test if wanted is None else wanted & test
+            dataset = DeltaTable(uri, storage_options=options).to_pyarrow_dataset()
+            selected = list(columns) if columns else None
+            if distinct:  # batch by batch: the distinct values, never every row at once
+                found = [
+                    pl.DataFrame(pl.from_arrow(batch)).unique()
+                    for batch in dataset.to_batches(columns=selected, filter=wanted)
+                ]
+                return (
+                    pl.concat(found).unique()
+                    if found
+                    else pl.DataFrame(schema=dict.fromkeys(selected or [], pl.String))
+                )
+            frame = pl.from_arrow(dataset.to_table(columns=selected, filter=wanted))
+            assert isinstance(frame, pl.DataFrame)
+            return frame
+
+        return TableReader(context.name, table_slice.columns, scope, fetch)
+
+    @property
+    def supported_types(self) -> Sequence[type[object]]:
+        return [TableReader]
+
+
 def _values(partitions) -> list:
     return list(partitions) if isinstance(partitions, list | tuple | set) else [partitions]
 
@@ -220,7 +263,7 @@ class DeltaTablesIOManager(DeltaLakePolarsIOManager):
 
     @staticmethod
     def type_handlers() -> Sequence:
-        return [DeltaTableHandler()]
+        return [DeltaTableHandler(), DeltaTableReaderHandler()]
 
     @staticmethod
     def default_load_type() -> type | None:

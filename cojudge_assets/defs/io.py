@@ -15,6 +15,11 @@ design is declared in one place, :func:`present_inputs`: an asset the Definition
 do not hold (no judge configured, no judge asked) is no input at all, and the
 reader's factory gives it an empty frame itself.
 
+An input annotated ``TableReader`` (core/frames.py) is not loaded at all: the reader gets an object that reads
+the table's slices on demand (``read(condition="nonblind")``: the rows of those column values, with the input's
+columns), so a step over every partition of a large table holds one slice's strings at a time, never the whole
+frame (the cross-judge measurement, issue 33). Both profiles give it (defs/deployed.py for Delta tables).
+
 Both the IO manager and the DuckDB resource hold the DuckDB file's lock
 (core/locks.py) while a run uses them, so a run launched from the Dagster UI, a sensor and
 ``cojudge materialize`` never write one file at once: a run that finds another run or the command
@@ -37,6 +42,7 @@ from dagster_duckdb import DuckDBResource
 from dagster_duckdb.io_manager import DuckDbClient
 from dagster_duckdb_polars import DuckDBPolarsIOManager, DuckDBPolarsTypeHandler
 
+from cojudge_assets.core.frames import TableReader, duckdb_table_reader
 from cojudge_assets.core.locks import hold_duckdb, wait_for_duckdb
 from cojudge_assets.core.shards import bucket_keys
 from cojudge_assets.settings import shard_count
@@ -128,6 +134,33 @@ class PolarsTableHandler(DuckDBPolarsTypeHandler):
         )
 
 
+class TableReaderHandler(PolarsTableHandler):
+    """An input annotated :class:`~cojudge_assets.core.frames.TableReader`: a reader of the table's slices, each
+    read by a connection of its own to the same DuckDB file (the IO manager's connection closes when the input is
+    handed over)."""
+
+    def load_input(self, context: dg.InputContext, table_slice, connection) -> TableReader:  # type: ignore[override]
+        if not _table_exists(connection, table_slice.schema, table_slice.table):
+            PolarsTableHandler.load_input(self, context, table_slice, connection)  # fails, naming the input
+        database = connection.execute(
+            "select path from duckdb_databases() where database_name = current_database()"
+        ).fetchone()[0]
+        scope = {
+            d.partition_expr: [str(v) for v in _listed(d.partitions)] for d in table_slice.partition_dimensions or []
+        }
+        return duckdb_table_reader(
+            database, f"{table_slice.schema}.{table_slice.table}", context.name, table_slice.columns, scope
+        )
+
+    @property
+    def supported_types(self) -> Sequence[type[object]]:
+        return [TableReader]
+
+
+def _listed(partitions) -> list:
+    return list(partitions) if isinstance(partitions, list | tuple | set) else [partitions]
+
+
 def _table_exists(connection, schema: str, table: str) -> bool:
     found = connection.execute(
         "select count(*) from information_schema.tables where table_schema = ? and table_name = ?", [schema, table]
@@ -164,7 +197,7 @@ class CojudgeDuckDBIOManager(DuckDBPolarsIOManager):
 
     @staticmethod
     def type_handlers() -> Sequence[DuckDBPolarsTypeHandler]:
-        return [PolarsTableHandler()]
+        return [PolarsTableHandler(), TableReaderHandler()]
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator:

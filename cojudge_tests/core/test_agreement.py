@@ -25,7 +25,13 @@ from cojudge_assets.core.measurement.agreement import (
     percentile_ranks,
     spearman,
 )
-from cojudge_assets.core.measurement.measure import MeasurementConfig, kappa_matrix, measure
+from cojudge_assets.core.measurement.measure import (
+    MeasurementConfig,
+    Universe,
+    condition_panel,
+    measure,
+    panel_kappa_matrix,
+)
 from cojudge_tests.core.test_metrics import synthetic_predictions
 
 JUDGES = ("judge-c", "judge-a", "judge-b", "judge-d")  # not in name order on purpose
@@ -416,6 +422,13 @@ def test_a_judge_constant_only_where_the_others_answered_is_left_out_only_there(
     assert np.isnan(kappa[1, 3]) and np.isnan(kappa[3, 1])
     assert kappa[0, 3] == pytest.approx(rows(agreement_table, "a~e", "blind", "pairwise_kappa")["value"].item())
     assert kappa[0, 1] == pytest.approx(rows(agreement_table, "a~b", "blind", "pairwise_kappa")["value"].item())
+
+
+def kappa_matrix(part: pl.DataFrame):
+    """The kappa heatmap's data of one condition's predictions, as the measurement asset makes them: from that
+    condition's panel over the cells (core/report/plots.py ``measurement_figures``)."""
+    (condition,) = part["condition"].unique().to_list()
+    return panel_kappa_matrix(condition_panel(Universe(part, MeasurementConfig()), condition))
 
 
 def test_the_kappa_heatmap_leaves_out_a_constant_judge():

@@ -46,10 +46,10 @@ Conventions:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import polars as pl
@@ -60,7 +60,7 @@ from cojudge_assets.core.dynamics import pooling
 from cojudge_assets.core.measurement import agreement, calibration
 from cojudge_assets.core.stats import analytic as an
 from cojudge_assets.core.stats import metrics as m
-from cojudge_assets.core.stats.bootstrap import cluster_codes, cluster_weights, interval
+from cojudge_assets.core.stats.bootstrap import cluster_weights, column_cluster_codes, interval
 
 LONG_SCHEMA = {
     "judge": pl.String,
@@ -193,6 +193,7 @@ def cell_metric(name: str, cell: Cell, w, decisions: np.ndarray | None):
 UNIVERSE_COLUMNS = ("attempt_uid", "y", "participant", "problem_id", "turn", "evidence")
 PER_CELL_TABLES = ("judge_metrics", "scale_validity", "per_problem", "consistency", "error_profile", "recalibration")
 CROSS_TABLES = ("agreement", "condition_effects", "panel")  # need several judges, or one judge under several conditions
+CELL_FIGURES_CROSS = ("roc_auc",)  # what the cross-judge tables read of a cell's metrics (with roc_auc_evidence)
 
 
 class Universe:
@@ -203,33 +204,76 @@ class Universe:
     same attempts gets the rows the whole measurement gives that cell (:func:`measure`)."""
 
     def __init__(self, predictions: pl.DataFrame, config: MeasurementConfig, attempts: pl.DataFrame | None = None):
-        source = predictions if attempts is None else attempts
+        self._set_attempts(predictions if attempts is None else attempts, config)
+        self._check_inside(predictions)
+        self.cells: dict[tuple[str, str], Cell] = {}
+        for (judge, condition), part in predictions.group_by("judge", "condition", maintain_order=True):
+            self._add_cell(str(judge), str(condition), part)
+        self._name_cells()
+
+    @classmethod
+    def from_slices(
+        cls, slices: Iterable[tuple[str, str, pl.DataFrame]], config: MeasurementConfig, attempts: pl.DataFrame
+    ) -> Universe:
+        """The universe of ``attempts`` with one cell per ``(judge, condition, part)`` of ``slices`` (``part``:
+        that cell's predictions, columns attempt_uid and p_accept), read one at a time: only the cells' arrays
+        (an attempt's position and its p, 16 bytes a prediction) are kept, never the predictions' strings. The
+        cells are those of ``Universe(predictions, config, attempts)`` on the slices' rows together."""
+        u = cls.__new__(cls)
+        u._set_attempts(attempts, config)
+        u.cells = {}
+        for judge, condition, part in slices:
+            u._add_cell(judge, condition, part)
+        u._name_cells()
+        return u
+
+    def _set_attempts(self, source: pl.DataFrame, config: MeasurementConfig) -> None:
         missing = set(UNIVERSE_COLUMNS) - set(source.columns)
         if missing:
             raise ValueError(f"measurement attempts: missing columns {sorted(missing)} (expected {UNIVERSE_COLUMNS})")
         attempts = source.select(UNIVERSE_COLUMNS).unique("attempt_uid").sort("attempt_uid")
-        # positions by a join, not a dict of Python strings: a million attempts stay columnar
-        positions = attempts.select("attempt_uid").with_row_index("position")
-        outside = predictions.select("attempt_uid").unique().join(positions, on="attempt_uid", how="anti")
+        self.attempts = attempts
+        self.y = attempts["y"].to_numpy().astype(np.int64)
+        self.trajectory = column_cluster_codes([attempts["participant"], attempts["problem_id"]])
+        self.problem = column_cluster_codes([attempts["problem_id"]])
+        self.evidence = attempts["evidence"].fill_null(False).to_numpy().astype(bool)
+        self.folds = folds_of(self.trajectory, config)  # one fold when one trajectory (NO_FOLDS)
+
+    @property
+    def uids(self) -> np.ndarray:
+        """The attempts' uids in position order (made on demand: a million Python strings are ~80 MB)."""
+        return self.attempts["attempt_uid"].to_numpy()
+
+    def _check_inside(self, predictions: pl.DataFrame) -> None:
+        known = self.attempts.select("attempt_uid")
+        outside = predictions.select("attempt_uid").unique().join(known, on="attempt_uid", how="anti")
         if len(outside):
             raise ValueError(
                 f"predictions: {len(outside)} attempts are not among the measured attempts "
                 f"(e.g. {sorted(outside['attempt_uid'].to_list())[:3]}): the attempts must hold every predicted "
                 "attempt_uid"
             )
-        self.attempts = attempts
-        self.uids = attempts["attempt_uid"].to_numpy()
-        self.y = attempts["y"].to_numpy().astype(np.int64)
-        self.trajectory = cluster_codes(attempts["participant"].to_numpy(), attempts["problem_id"].to_numpy())
-        self.problem = cluster_codes(attempts["problem_id"].to_numpy())
-        self.evidence = attempts["evidence"].fill_null(False).to_numpy().astype(bool)
-        self.folds = folds_of(self.trajectory, config)  # one fold when one trajectory (NO_FOLDS)
-        self.cells: dict[tuple[str, str], Cell] = {}
-        for (judge, condition), part in predictions.group_by("judge", "condition", maintain_order=True):
-            part = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()).sort("attempt_uid")
-            found = part.select("attempt_uid").join(positions, on="attempt_uid", how="left", maintain_order="left")
-            index = found["position"].to_numpy().astype(np.int64)
-            self.cells[(judge, condition)] = Cell(judge, condition, index, part["p_accept"].to_numpy(), self.y[index])
+
+    def _add_cell(self, judge: str, condition: str, part: pl.DataFrame) -> None:
+        """The cell of ``part`` (its rows with a p): each attempt's position found by a binary search of the sorted
+        universe (no hash join, no string sort), the rows in position order (that is, attempt_uid order)."""
+        uids = self.attempts["attempt_uid"]
+        found = uids.search_sorted(part["attempt_uid"], side="left").to_numpy().astype(np.int64)
+        inside = found < len(uids)
+        inside[inside] = (uids.gather(found[inside]) == part["attempt_uid"].filter(pl.Series(inside))).to_numpy()
+        if not inside.all():
+            outside = part["attempt_uid"].filter(pl.Series(~inside)).unique().sort()
+            raise ValueError(
+                f"predictions: {len(outside)} attempts are not among the measured attempts "
+                f"(e.g. {outside.to_list()[:3]}): the attempts must hold every predicted attempt_uid"
+            )
+        p = part["p_accept"].to_numpy()
+        answered = ~np.isnan(p)  # null (a float column's None) is nan in numpy: no answer
+        order = np.argsort(found[answered], kind="stable")
+        index, p = found[answered][order], p[answered][order]
+        self.cells[(judge, condition)] = Cell(judge, condition, index, p, self.y[index])
+
+    def _name_cells(self) -> None:
         self.judges = sorted({j for j, _ in self.cells})
         self.conditions = sorted({c for _, c in self.cells}, key=_condition_order)
 
@@ -409,14 +453,15 @@ def _note(judge, condition, metric, value, n, **extra) -> dict:
     }
 
 
-def _influences(u: Universe, decisions, analytic_from: int) -> Analytic:
-    """The analytic figures: every scalar metric and roc_auc_evidence of each cell with at least ``analytic_from``
-    predictions, and the panel's ROC-AUC figures under a condition whose members all have them."""
+def _influences(u: Universe, decisions, analytic_from: int, metrics: tuple[str, ...] = tuple(INFLUENCES)) -> Analytic:
+    """The analytic figures: every scalar metric of ``metrics`` and roc_auc_evidence of each cell with at least
+    ``analytic_from`` predictions."""
     exact = Analytic(u)
     for key, cell in u.cells.items():
         if len(cell.p) < analytic_from:
             continue
-        for name, influence in INFLUENCES.items():
+        for name in metrics:
+            influence = INFLUENCES[name]
             exact.add((*key, name), cell.index, influence(cell.y, cell.p, decisions[key]))
         subset = u.evidence[cell.index]
         exact.add((*key, "roc_auc_evidence"), cell.index[subset], an.roc_auc_influence(cell.y[subset], cell.p[subset]))
@@ -478,15 +523,19 @@ def _across_conditions(u: Universe, judge: str, a: str, b: str) -> tuple[np.ndar
 
 
 def measure(
-    predictions: pl.DataFrame,
+    predictions: pl.DataFrame | None,
     config: MeasurementConfig = MeasurementConfig(),
     outcomes: pl.DataFrame | None = None,
     *,
     attempts: pl.DataFrame | None = None,
     tables: tuple[str, ...] | None = None,
     progress: Callable[[str], object] | None = None,
+    universe: Universe | None = None,
 ) -> dict[str, pl.DataFrame]:
     """Every table of the measurement group, in long form (only ``tables`` when given).
+
+    ``universe`` (optional): the attempts and cells already built (:meth:`Universe.from_slices`, the cross-judge
+    step's compact reader); ``predictions`` and ``attempts`` then serve only the consistency table.
 
     ``attempts`` (optional, columns :data:`UNIVERSE_COLUMNS`): the attempts the resamples and folds are drawn
     over (default: the predictions'). Measuring one judge x condition's predictions over the same attempts, with
@@ -504,13 +553,21 @@ def measure(
     unknown = wanted - set(PER_CELL_TABLES + CROSS_TABLES)
     if unknown:
         raise ValueError(f"measure: unknown tables {sorted(unknown)} (known: {PER_CELL_TABLES + CROSS_TABLES})")
-    u = Universe(predictions, config, attempts)
-    decisions, thresholds = {}, {}
+    if universe is None and predictions is None:
+        raise ValueError("measure: give the predictions, or a universe built from them")
+    if predictions is None and "consistency" in wanted:
+        raise ValueError("measure: the consistency table reads the predictions (their code), got none")
+    u = universe if universe is not None else Universe(cast(pl.DataFrame, predictions), config, attempts)
+    # the cross-judge tables read of a cell only its ROC-AUC figures: for them alone no out-of-fold decision, no
+    # other metric's influence or replicates, no problem bootstrap (at 10^6 attempts most of the step's CPU)
+    per_cell = bool(wanted & set(PER_CELL_TABLES))
+    decisions: dict[tuple[str, str], np.ndarray | None] = {}
+    thresholds: dict[tuple[str, str], dict[int, float]] = {}
     for key, cell in u.cells.items():
-        decisions[key], thresholds[key] = oof_decisions(cell.y, cell.p, u.folds[cell.index])
+        decisions[key], thresholds[key] = oof_decisions(cell.y, cell.p, u.folds[cell.index]) if per_cell else (None, {})
     cross = bool(wanted & set(CROSS_TABLES))
     panels = {c: condition_panel(u, c) for c in u.conditions} if cross else {}
-    exact = _influences(u, decisions, config.analytic_from)
+    exact = _influences(u, decisions, config.analytic_from, tuple(INFLUENCES) if per_cell else CELL_FIGURES_CROSS)
     for panel in panels.values():
         _panel_influences(u, panel, exact)
         _agreement_influences(panel, exact, config.analytic_from)
@@ -519,7 +576,7 @@ def measure(
 
     # nothing to resample when no judge answered (a partition of a judge that abstained on everything: coverage only)
     boot, problem_boot = (
-        _bootstrap(u, config, decisions, panels, exact, pairs_of_conditions=cross, progress=progress)
+        _bootstrap(u, config, decisions, panels, exact, pairs_of_conditions=cross, per_cell=per_cell, progress=progress)
         if u.cells
         else (Replicates(), Replicates())
     )
@@ -534,7 +591,7 @@ def measure(
         "condition_effects": lambda: _condition_effects(u, panels, boot, exact),
         "panel": lambda: _panel(u, panels, boot, exact),
         "per_problem": lambda: _per_problem(u),
-        "consistency": lambda: _consistency(predictions),
+        "consistency": lambda: _consistency(cast(pl.DataFrame, predictions)),
         "error_profile": lambda: _error_profile(u, decisions, config),
         "recalibration": lambda: _recalibration(u),
     }
@@ -549,6 +606,7 @@ def _bootstrap(
     exact: Analytic,
     *,
     pairs_of_conditions: bool = True,
+    per_cell: bool = True,
     progress: Callable[[str], object] | None = None,
 ) -> tuple[Replicates, Replicates]:
     """The trajectory and problem bootstrap replicates of every figure without an analytic interval.
@@ -587,7 +645,10 @@ def _bootstrap(
 
     # no resample is drawn when every figure is analytic (drawing them costs n x B numbers, in blocks)
     resamples = config.resamples if resampled or rank_pairs or any(map(panel_resampled, panels.values())) else 0
-    problem_resamples = config.problem_resamples if any((*k, "roc_auc") not in exact for k in u.cells) else 0
+    problem_resamples = (
+        config.problem_resamples if per_cell and any((*k, "roc_auc") not in exact for k in u.cells) else 0
+    )
+    metrics = tuple(SCALAR_METRICS) if per_cell else CELL_FIGURES_CROSS
     from cojudge_assets.core.progress import Progress
 
     tracker = Progress(progress, resamples + problem_resamples, "measurement (bootstrap resamples)")
@@ -598,7 +659,7 @@ def _bootstrap(
             if key not in resampled:
                 continue
             wc = w[:, cell.index]
-            for name in SCALAR_METRICS:
+            for name in metrics:
                 boot.add((*key, name), cell_metric(name, cell, wc, decisions[key]))
             subset = u.evidence[cell.index]
             boot.add((*key, "roc_auc_evidence"), m.roc_auc(cell.y[subset], cell.p[subset], sample_weight=wc[:, subset]))
@@ -1086,35 +1147,19 @@ def _recalibration(u) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=LONG_SCHEMA)
 
 
-def kappa_matrix(part: pl.DataFrame) -> tuple[list[str], np.ndarray, list[pooling.LeftOut]]:
-    """The kappa heatmap's data for one condition's predictions (columns attempt_uid, judge, p_accept).
-
-    ``(judges, kappa, left_out)``: the judges core/dynamics/pooling.py keeps under the
-    condition, in name order; Cohen's kappa of their median cuts, pair by pair on
-    the attempts both answered, as in the agreement table (1 on the diagonal, nan
-    for a pair left out: one of the two is constant on the attempts both
-    answered); and the judges left out of the figure.
-    """
-    answers = part.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan())
-    judges, out = pooling.split(
-        {
-            judge: part.filter(pl.col("judge") == judge)["p_accept"].to_numpy()
-            for judge in part["judge"].unique().to_list()
-        }
-    )
-    by_judge = {
-        judge: answers.filter(pl.col("judge") == judge).select("attempt_uid", "p_accept").sort("attempt_uid")
-        for judge in judges
-    }
-    kappa = np.eye(len(judges))
-    for (i, a), (j, b) in combinations(enumerate(judges), 2):
-        both = by_judge[a].join(by_judge[b], on="attempt_uid", suffix="_b")
-        pa, pb = both["p_accept"].to_numpy(), both["p_accept_b"].to_numpy()
-        if not pooling.split({a: pa, b: pb})[1]:
-            kappa[i, j] = kappa[j, i] = agreement.pairwise_agreement({a: pa, b: pb})[0]["kappa"]
-        else:
-            kappa[i, j] = kappa[j, i] = np.nan
-    return judges, kappa, out
+def panel_kappa_matrix(panel: ConditionPanel) -> tuple[list[str], np.ndarray, list[pooling.LeftOut]]:
+    """The kappa heatmap's data for one condition, from its panel (:func:`condition_panel`): ``(judges, kappa,
+    left_out)``, the judges core/dynamics/pooling.py keeps under the condition, in name order; Cohen's kappa of
+    their median cuts, pair by pair on the attempts both answered, as in the agreement table (1 on the diagonal,
+    nan for a pair left out: one of the two is constant on the attempts both answered); and the judges left out
+    of the figure."""
+    judges = list(panel.members)
+    kappa = np.full((len(judges), len(judges)), np.nan)
+    np.fill_diagonal(kappa, 1.0)
+    for (a, b), (_, pa, pb) in panel.pairs.items():
+        i, j = judges.index(a), judges.index(b)
+        kappa[i, j] = kappa[j, i] = agreement.pairwise_agreement({a: pa, b: pb})[0]["kappa"]
+    return judges, kappa, [x.left_out for x in panel.excluded]
 
 
 def headline_table(judge_metrics: pl.DataFrame, condition: str) -> pl.DataFrame:

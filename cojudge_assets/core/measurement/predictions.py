@@ -20,7 +20,8 @@ its identical-resubmission figures.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from typing import Protocol
 
 import duckdb
 import polars as pl
@@ -174,6 +175,77 @@ def read_universe(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         .pl()
         .cast(UNIVERSE_SCHEMA)
     )
+
+
+# what the requests tell measurement: which attempts were asked under which condition (no request text)
+REQUESTS_ASKED = ["attempt_uid", "condition"]
+# the columns the cross-judge tables read: keys, label, trajectory and p, none of the text
+CROSS_READ = {
+    "judge_outputs": ["judge", "condition", "attempt_uid", "status"],
+    "judge_requests": REQUESTS_ASKED,
+    "attempts": ["attempt_uid", "participant", "problem_id", "turn", "accepted"],
+    "participant_context": ["attempt_uid", "condition", "provenance"],
+}
+# what the cross-judge tables read slice by slice (a slice is filtered on its partition columns, which it need
+# not carry): which attempts were asked, which contexts are evidence-backed, and each cell's scores (the label, the
+# trajectory and the evidence are the universe's)
+CROSS_SLICES = {
+    "judge_requests": ["attempt_uid"],
+    "participant_context": ["attempt_uid", "provenance"],
+    "predictions": ["attempt_uid", "p_accept"],
+}
+
+
+class SliceReader(Protocol):
+    """A table read slice by slice (defs/io.py ``TableReader``): ``read(condition="blind")`` the rows of those
+    column values, ``keys("judge", "condition")`` the distinct values there are, sorted."""
+
+    def read(self, **equal: str) -> pl.DataFrame: ...
+
+    def keys(self, *columns: str) -> list[tuple]: ...
+
+
+EVIDENCE_TIERS = ("anchored", "segmented")
+
+
+def universe_of_slices(
+    requests: SliceReader | None, attempts: pl.DataFrame, context: SliceReader | None
+) -> pl.DataFrame:
+    """:func:`read_universe` from the requests read condition by condition (only their attempt ids kept), the
+    attempts, and the nonblind rows of the contexts: the same rows, without holding every condition's requests
+    and contexts at once (at 10^6 attempts they are 6M rows of strings). ``requests`` None: no request asked."""
+    if requests is None or attempts.is_empty() or "attempt_uid" not in attempts.columns:
+        return pl.DataFrame(schema=UNIVERSE_SCHEMA)
+    asked = pl.DataFrame(schema={"attempt_uid": pl.String})
+    for (condition,) in requests.keys("condition"):
+        asked = pl.concat([asked, requests.read(condition=condition).select("attempt_uid")]).unique()
+    universe = attempts.join(asked, on="attempt_uid", how="semi")
+    if context is not None:
+        nonblind = context.read(condition="nonblind").select(
+            "attempt_uid", pl.col("provenance").is_in(list(EVIDENCE_TIERS)).alias("evidence")
+        )
+        universe = universe.join(nonblind, on="attempt_uid", how="left")
+    else:
+        universe = universe.with_columns(evidence=pl.lit(None, pl.Boolean))
+    return (
+        universe.select(
+            "attempt_uid",
+            pl.col("accepted").cast(pl.Int64).alias("y"),
+            "participant",
+            "problem_id",
+            "turn",
+            pl.col("evidence").fill_null(False),
+        )
+        .sort("attempt_uid")
+        .cast(UNIVERSE_SCHEMA)
+    )
+
+
+def cell_slices(predictions: SliceReader) -> Iterator[tuple[str, str, pl.DataFrame]]:
+    """``(judge, condition, rows)`` for each judge x condition of the predictions, read one at a time (columns
+    attempt_uid and p_accept at least): what core/measurement/measure.py ``Universe.from_slices`` takes."""
+    for judge, condition in predictions.keys("judge", "condition"):
+        yield judge, condition, predictions.read(judge=judge, condition=condition)
 
 
 def universe_table(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:

@@ -32,7 +32,7 @@ import numpy as np
 import polars as pl
 
 from cojudge_assets.core.measurement import calibration
-from cojudge_assets.core.measurement.measure import kappa_matrix
+from cojudge_assets.core.measurement.measure import Universe, condition_panel, panel_kappa_matrix
 
 FIGSIZE = (6.0, 4.5)
 SQUARE_FIGSIZE = (6.0, 5.5)
@@ -258,24 +258,22 @@ def boxes(groups: dict[str, list[float]], path, title: str, ylabel: str) -> Path
     return _save(fig, path)
 
 
-def measurement_figures(predictions: pl.DataFrame, folder: Path) -> dict[str, str]:
-    """ROC curves, reliability diagrams and the kappa heatmap per condition; {name: PNG path}."""
+def measurement_figures(u: Universe, folder: Path) -> dict[str, str]:
+    """ROC curves, reliability diagrams and the kappa heatmap per condition, from the cells of the universe
+    (core/measurement/measure.py); {name: PNG path}."""
     files = {}
-    for condition in sorted(predictions["condition"].unique().to_list()):
-        part = predictions.filter(pl.col("condition") == condition)
+    for condition in sorted(u.conditions):
         curves, tables = {}, {}
-        for judge in sorted(part["judge"].unique().to_list()):
-            mine = part.filter(pl.col("judge") == judge).sort("attempt_uid")
-            p, y = mine["p_accept"].to_numpy(), mine["y"].to_numpy()
-            curves[judge] = (p, y)
-            tables[judge] = calibration.reliability_table(p, y)
+        for judge in sorted(j for j, c in u.cells if c == condition):
+            cell = u.cells[(judge, condition)]
+            curves[judge] = (cell.p, cell.y)
+            tables[judge] = calibration.reliability_table(cell.p, cell.y)
         files[f"roc_{condition}"] = str(roc_curves(curves, folder / f"roc_{condition}.png", f"ROC curves, {condition}"))
         files[f"reliability_{condition}"] = str(
             reliability_diagram(tables, folder / f"reliability_{condition}.png", f"Reliability (15 bins), {condition}")
         )
-        judges, kappa, left_out = kappa_matrix(
-            part
-        )  # pairs on the attempts both answered; core/dynamics/pooling.py's rule
+        # pairs on the attempts both answered; core/dynamics/pooling.py's rule
+        judges, kappa, left_out = panel_kappa_matrix(condition_panel(u, condition))
         if len(judges) >= 2:
             title = f"Cohen's kappa (median cuts), {condition}"
             if left_out:

@@ -43,6 +43,28 @@ def cluster_codes(*keys: np.ndarray) -> np.ndarray:
     return codes.astype(np.int64)
 
 
+def column_cluster_codes(columns: list) -> np.ndarray:
+    """:func:`cluster_codes` of string columns (polars Series), computed by polars: the same codes (the joined key
+    sorted by code point, as Python sorts strings; UTF-8's byte order is that order), without a Python string per
+    row (at a million attempts, 3 million objects and most of a second each). A column with a null falls back to
+    :func:`cluster_codes` (``str(None)``).
+
+    >>> import polars as pl
+    >>> column_cluster_codes([pl.Series(["p", "q", "p"]), pl.Series(["A", "A", "A"])]).tolist()
+    [0, 1, 0]
+    """
+    import polars as pl
+
+    if not columns or not len(columns[0]):
+        return np.zeros(0, dtype=np.int64)
+    if any(column.null_count() or column.dtype != pl.String for column in columns):
+        return cluster_codes(*(column.to_numpy() for column in columns))
+    key = pl.DataFrame({f"k{i}": column for i, column in enumerate(columns)}).select(
+        pl.concat_str(pl.all(), separator="\x1f").rank("dense").cast(pl.Int64) - 1
+    )
+    return key.to_series().to_numpy()
+
+
 def cluster_counts(
     n_clusters: int, n_resamples: int, seed: int | np.random.Generator, *, block: int = BLOCK
 ) -> Iterator[np.ndarray]:

@@ -14,10 +14,12 @@ from collections.abc import Set
 from typing import Any
 
 import dagster as dg
+import numpy as np
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import SEED
+from cojudge_assets.core.frames import TableReader
 from cojudge_assets.core.measurement.correlation import correlations
 from cojudge_assets.core.measurement.measure import (
     CROSS_TABLES,
@@ -25,20 +27,26 @@ from cojudge_assets.core.measurement.measure import (
     NO_FOLDS,
     PER_CELL_TABLES,
     MeasurementConfig,
+    Universe,
     headline_table,
     measure,
     run_to_run,
 )
 from cojudge_assets.core.measurement.predictions import (
     CACHE_READ,
+    CROSS_READ,
+    CROSS_SLICES,
     OUTCOMES_INPUTS,
     PREDICTIONS_INPUTS,
     PREDICTIONS_READ,
+    REQUESTS_ASKED,
     UNIVERSE_INPUTS,
+    cell_slices,
     outcomes_table,
     predictions_table,
     read_judge_cache,
     scored,
+    universe_of_slices,
     universe_table,
 )
 from cojudge_assets.core.report import plots
@@ -274,25 +282,24 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
     return judge_measurement
 
 
-# what the requests tell measurement: which attempts were asked under which condition (no request text)
-REQUESTS_ASKED = ["attempt_uid", "condition"]
-# the columns the cross-judge tables read: keys, label, trajectory and p, none of the text
-CROSS_READ = {
-    "judge_outputs": ["judge", "condition", "attempt_uid", "status"],
-    "judge_requests": REQUESTS_ASKED,
-    "attempts": ["attempt_uid", "participant", "problem_id", "turn", "accepted"],
-    "participant_context": ["attempt_uid", "condition", "provenance"],
-}
-
-
 def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
-    """The cross-judge measurement tables (agreement, condition_effects, panel) from ``predictions``, over the
-    attempts of :func:`universe_table`; and, when the Definitions hold no :func:`judge_measurement_asset` (no
-    judge), the per-judge tables too (empty, as predictions is)."""
-    names = CROSS_TABLES if "judge_metrics" in present else (*CROSS_TABLES, *JUDGE_TABLES)
+    """The cross-judge measurement tables (agreement, condition_effects, panel) over the attempts of
+    :func:`universe_of_slices`; and, when the Definitions hold no :func:`judge_measurement_asset` (no judge), the
+    per-judge tables too (empty, as predictions is).
+
+    Bounded memory (issue 33): ``predictions``, the requests and the contexts come as :class:`TableReader`s, read
+    one judge x condition (one condition) at a time, and only the cells' arrays are kept (an attempt's position and
+    its p: core/measurement/measure.py ``Universe.from_slices``), never the predictions' strings."""
+    per_judge = "judge_metrics" not in present
+    names = (*CROSS_TABLES, *JUDGE_TABLES) if per_judge else CROSS_TABLES
     # the answers' statuses count coverage, a per-judge figure: with the per-judge tables partitioned, the
     # cross-judge tables do not read every judge's answers again
-    inputs = UNIVERSE_INPUTS if "judge_metrics" in present else tuple(dict.fromkeys(OUTCOMES_INPUTS + UNIVERSE_INPUTS))
+    inputs = tuple(dict.fromkeys(OUTCOMES_INPUTS + UNIVERSE_INPUTS)) if per_judge else UNIVERSE_INPUTS
+    ins = present_inputs(inputs, present, columns=CROSS_READ)
+    for name in ("judge_requests", "participant_context"):
+        if name in ins and not per_judge:
+            ins[name] = dg.AssetIn(name, metadata={"columns": CROSS_SLICES[name]}, dagster_type=TableReader)
+    read = scored() if per_judge else {"columns": CROSS_SLICES["predictions"]}
 
     @dg.multi_asset(
         name="measurement",
@@ -303,50 +310,35 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
             )
             for name in names
         },
-        ins={
-            **present_inputs(inputs, present, columns=CROSS_READ),
-            "predictions": dg.AssetIn("predictions", metadata=scored()),
-        },
+        ins={**ins, "predictions": dg.AssetIn("predictions", metadata=read, dagster_type=TableReader)},
     )
     def measurement(
         context: dg.AssetExecutionContext,
         config: MeasurementSettings,
-        predictions: pl.DataFrame,
+        predictions: TableReader,
         duckdb: DuckDBResource,
-        **frames: pl.DataFrame,
+        **frames: Any,
     ):
         settings = _settings(config)
         # the folder is this asset's: no figure outlives its run
         plots.remove_figures(output_dir(duckdb) / "measurement")
-        if predictions.is_empty():
+        if not predictions.keys("judge", "condition"):
             empty = pl.DataFrame(schema=LONG_SCHEMA)
             for name in names:
                 yield dg.Output(empty, output_name=name, metadata={"rows": 0, "note": "no judge predictions yet"})
             return
-        outcomes = outcomes_table(frames)
-        universe = universe_table(frames)
-        tables = measure(
-            predictions,
-            settings,
-            outcomes if len(outcomes) else None,
-            attempts=universe if len(universe) else None,
-            tables=tuple(n for n in names if n in PER_CELL_TABLES + CROSS_TABLES),
-            progress=context.log.info,
-        )
-        if "correlation" in names:
-            tables["correlation"] = correlations(
-                predictions,
-                resamples=min(config.resamples, CORRELATION_RESAMPLES),
-                seed=config.seed,
-                analytic_from=config.analytic_from,
+        if per_judge:  # no judge partitions (not made by the Definitions when there is a judge): one frame
+            tables, u = _every_table(context, settings, config, predictions, duckdb, frames, names)
+        else:
+            universe = universe_of_slices(
+                frames.get("judge_requests"), frames.get("attempts", pl.DataFrame()), frames.get("participant_context")
             )
-        if "consistency" in names:
-            # the judge cache is an internal store, not an asset (no judge partition here: every judge's rows)
-            cache = judge_cache_slice(duckdb, frames.get("attempts", pl.DataFrame()))
-            if len(cache):
-                tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
-        files = plots.measurement_figures(predictions, output_dir(duckdb) / "measurement")
-        one = _one_trajectory(context, predictions)
+            u = Universe.from_slices(cell_slices(predictions), settings, universe)
+            tables = measure(None, settings, tables=names, progress=context.log.info, universe=u)
+        files = plots.measurement_figures(u, output_dir(duckdb) / "measurement")
+        one = len(np.unique(np.concatenate([u.trajectory[cell.index] for cell in u.cells.values()]))) < 2
+        if one:
+            context.log.warning(NO_FOLDS)
         for name in names:
             table = tables[name]
             metadata = _metadata(name, table, settings, one_trajectory=one)
@@ -359,3 +351,38 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
             yield dg.Output(table, output_name=name, metadata=metadata)
 
     return measurement
+
+
+def _every_table(
+    context: dg.AssetExecutionContext,
+    settings: MeasurementConfig,
+    config: MeasurementSettings,
+    predictions: TableReader,
+    duckdb: DuckDBResource,
+    frames: dict[str, pl.DataFrame],
+    names: tuple[str, ...],
+) -> tuple[dict[str, pl.DataFrame], Universe]:
+    """Every table of ``names`` from the whole predictions frame, when no judge partition makes the per-judge
+    tables."""
+    table = predictions.read()
+    outcomes, universe = outcomes_table(frames), universe_table(frames)
+    u = Universe(table, settings, universe if len(universe) else None)
+    tables = measure(
+        table,
+        settings,
+        outcomes if len(outcomes) else None,
+        tables=tuple(n for n in names if n in PER_CELL_TABLES + CROSS_TABLES),
+        progress=context.log.info,
+        universe=u,
+    )
+    tables["correlation"] = correlations(
+        table,
+        resamples=min(config.resamples, CORRELATION_RESAMPLES),
+        seed=config.seed,
+        analytic_from=config.analytic_from,
+    )
+    # the judge cache is an internal store, not an asset (no judge partition here: every judge's rows)
+    cache = judge_cache_slice(duckdb, frames.get("attempts", pl.DataFrame()))
+    if len(cache):
+        tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
+    return tables, u
