@@ -69,6 +69,7 @@ def main() -> None:
     parser.add_argument("--limit-gb", type=float, default=2.0)
     parser.add_argument("--select", help="comma-separated assets, one step each (default: every step that applies)")
     parser.add_argument("--by", choices=("job", "asset"), default="job", help="a step is a job (default) or an asset")
+    parser.add_argument("--force", action="store_true", help="materialize even what is up to date (on a copy)")
     args = parser.parse_args()
     folder = args.folder or Path(tempfile.mkdtemp(prefix="cojudge-rehearsal-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -102,6 +103,7 @@ def main() -> None:
             steps = steps_in_order(env, by=args.by, leave_out=SANDBOX_STEPS)
         for step, assets in steps.items():
             command = [str(REPO / ".venv" / "bin" / "cojudge"), "materialize", "--select", ",".join(assets)]
+            command += ["--force"] if args.force else []
             code, wall, cpu, peak = run_child(command, env, logs / f"{step}.log")
             output = (logs / f"{step}.log").read_text(errors="replace")
             lines = [line for line in output.splitlines() if line.strip()]

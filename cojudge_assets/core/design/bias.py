@@ -63,6 +63,7 @@ def format_p(value: float | None) -> str:
 
 
 ERRORS = ("p_minus_y", "oof_wrong")
+CONTEXT_COLUMNS = ("attempt_uid", "condition", "chars", "provenance")  # what bias_frame reads of participant_context
 NUMERIC = ("log2_lines", "log2_tokens", "turn", "context_kchars")
 CATEGORICAL = ("language", "problem", "provenance", "verdict")
 COVARIATES = ("log2_lines", "log2_tokens", "language", "problem", "turn", "context_kchars", "provenance", "verdict")
@@ -137,10 +138,11 @@ def bias_frame(
     trajectory = cluster_codes(attempts["participant"].to_numpy(), attempts["problem_id"].to_numpy())
     # fewer than two trajectories: one fold, no out-of-fold decision (oof_wrong is NaN, its models note it)
     assigned = m.grouped_folds(trajectory, n_splits=folds, seed=seed) if len(set(trajectory)) >= 2 else trajectory * 0
-    fold_of = dict(zip(attempts["attempt_uid"].to_list(), assigned.tolist()))
+    fold_of = attempts.select("attempt_uid", pl.Series("fold", assigned, dtype=pl.Int64))
     parts = []
     for _, cell in rows.sort("attempt_uid").group_by("judge", "condition", maintain_order=True):
-        cell_folds = np.array([fold_of[u] for u in cell["attempt_uid"].to_list()])
+        joined = cell.select("attempt_uid").join(fold_of, on="attempt_uid", how="left", maintain_order="left")
+        cell_folds = joined["fold"].to_numpy()
         y, p = cell["y"].to_numpy(), cell["p_accept"].to_numpy()
         if len(np.unique(cell_folds)) >= 2:
             decisions, _ = m.oof_decisions(y, p, folds=cell_folds)
@@ -153,11 +155,13 @@ def bias_frame(
     def column(name, dtype):
         return (pl.col(name).cast(dtype) if name in frame.columns else pl.lit(None, dtype=dtype)).alias(name)
 
-    sizes: list | None = None
     if {"code_lines", "code_tokens"} <= set(frame.columns):  # predictions carry the program's size, not its text
-        sizes = list(zip(frame["code_lines"].fill_null(0).to_list(), frame["code_tokens"].fill_null(0).to_list()))
+        lines, tokens = pl.col("code_lines"), pl.col("code_tokens")
     elif "code" in frame.columns:
-        sizes = [code_size(c) for c in frame["code"].to_list()]
+        lines, tokens = code_size_columns(pl.col("code"))
+    else:
+        lines = tokens = pl.lit(None, dtype=pl.Int32)
+
     frame = frame.select(
         "judge",
         "condition",
@@ -173,20 +177,11 @@ def bias_frame(
         pl.col("problem_id").cast(pl.String).alias("problem"),
         column("turn", pl.Float64),
         pl.when(pl.col("y") == 0).then(column("verdict", pl.String)).alias("verdict"),
+        lines.cast(pl.Int64).alias("log2_lines"),
+        tokens.cast(pl.Int64).alias("log2_tokens"),
     )
-    if sizes is not None:
-        lines, tokens = zip(*sizes) if sizes else ((), ())
-        frame = frame.with_columns(
-            pl.Series("log2_lines", [math.log2(v) if v > 0 else None for v in lines], dtype=pl.Float64),
-            pl.Series("log2_tokens", [math.log2(v) if v > 0 else None for v in tokens], dtype=pl.Float64),
-        )
-    else:
-        frame = frame.with_columns(
-            pl.lit(None, dtype=pl.Float64).alias("log2_lines"), pl.lit(None, dtype=pl.Float64).alias("log2_tokens")
-        )
-    if participant_context is not None and {"attempt_uid", "condition", "chars", "provenance"} <= set(
-        participant_context.columns
-    ):
+    frame = frame.with_columns(_log2(frame["log2_lines"]), _log2(frame["log2_tokens"]))
+    if participant_context is not None and set(CONTEXT_COLUMNS) <= set(participant_context.columns):
         context = participant_context.select(
             "attempt_uid",
             "condition",
@@ -199,6 +194,13 @@ def bias_frame(
             pl.lit(None, dtype=pl.Float64).alias("context_kchars"), pl.lit(None, dtype=pl.String).alias("provenance")
         )
     return frame
+
+
+def _log2(sizes: pl.Series) -> pl.Series:
+    """``math.log2`` of the positive sizes (null elsewhere), computed once per distinct size: numpy's and polars'
+    log2 differ from it in the last bit for some integers, and a size repeats across attempts."""
+    distinct = [v for v in sizes.unique().drop_nulls().to_list() if v > 0]
+    return sizes.replace_strict(distinct, [math.log2(v) for v in distinct], default=None, return_dtype=pl.Float64)
 
 
 def _note(covariate: str, n: int, note: str) -> dict:

@@ -8,8 +8,8 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import SEED
+from cojudge_assets.core.design.bias import CONTEXT_COLUMNS, bias_figure, bias_frame
 from cojudge_assets.core.design.bias import bias_diagnostics as diagnose
-from cojudge_assets.core.design.bias import bias_figure, bias_frame
 from cojudge_assets.core.design.estimation import EstimationConfig, estimate_pass_rates, estimation_frame
 from cojudge_assets.core.design.estimation import labels_saved as saved_labels
 from cojudge_assets.core.measurement.predictions import scored
@@ -98,7 +98,10 @@ def labels_saved(context: dg.AssetExecutionContext, config: EstimationSettings, 
     group_name="estimation",
     kinds=KINDS,
     code_version="2",
-    ins={"predictions": dg.AssetIn("predictions", metadata=scored("language", "verdict", "code_lines", "code_tokens"))},
+    ins={
+        "predictions": dg.AssetIn("predictions", metadata=scored("language", "verdict", "code_lines", "code_tokens")),
+        "participant_context": dg.AssetIn("participant_context", metadata={"columns": list(CONTEXT_COLUMNS)}),
+    },
     description="One row per judge x condition x error (p_minus_y, oof_wrong) x covariate term: OLS coef, "
     "cluster-robust (trajectory) se, p (t on groups - 1 df), Holm-adjusted p, n, groups; a note row per "
     "covariate the corpus lacks or that is constant. One figure per judge.",
