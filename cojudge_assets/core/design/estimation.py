@@ -76,7 +76,7 @@ MIN_GROUPS = 10  # fewer labelled groups than this: no interval
 TIE = 1e-12  # an interval end within this of the truth covers it (sums in another order differ by ulps)
 EVERY_GROUP = "every group labelled: the pass rate is known"
 JUDGE_NOTE = "no interval: the judge's rate on every attempt has no sampling error; its error is the bias"
-CHUNK = 200  # repetitions per bootstrap block (memory: bootstrap x CHUNK x n float32)
+CHUNK = 50  # repetitions per bootstrap block (memory: bootstrap x CHUNK x n, as int64 draws and float32 counts)
 FRAME_COLUMNS = ("judge", "condition", "unit", "group", "participant", "y", "p")
 ESTIMATION_SCHEMA = pl.Schema(
     {
@@ -147,7 +147,9 @@ def estimation_frame(predictions: pl.DataFrame, *, grouping: str = "trajectory")
     missing = needed - set(predictions.columns)
     if missing:
         raise ValueError(f"predictions: expected columns {sorted(needed)}; missing {sorted(missing)}")
-    rows = predictions.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan())
+    answered = pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()
+    # no copy of the predictions when every row is answered (the usual case): the frame shares their columns
+    rows = predictions if predictions.select(answered.all()).item() in (True, None) else predictions.filter(answered)
     group = (
         pl.col("attempt_uid").cast(pl.String)
         if grouping == "attempt"
@@ -163,7 +165,7 @@ def estimation_frame(predictions: pl.DataFrame, *, grouping: str = "trajectory")
         pl.col("participant").cast(pl.String),
         pl.col("y").cast(pl.Int64),
         pl.col("p_accept").cast(pl.Float64).alias("p"),
-    ).sort("judge", "condition", "unit")
+    )
 
 
 # -- vectorised estimators over repetitions -----------------------------------------------------------------
@@ -177,8 +179,8 @@ class _Groups:
     m: np.ndarray  # attempts
     y: np.ndarray  # accepted attempts
     f: np.ndarray  # sum of p
-    d: np.ndarray  # (G, T) attempts with p >= THRESHOLD_GRID[t]
-    yd: np.ndarray  # (G, T) accepted attempts with p >= THRESHOLD_GRID[t]
+    d: np.ndarray  # (G, T) attempts with p >= THRESHOLD_GRID[t] (float32: whole counts, exact below 2^24)
+    yd: np.ndarray  # (G, T) accepted attempts with p >= THRESHOLD_GRID[t] (float32, summed as float64)
     stratum: np.ndarray  # (G,) int: the group's participant stratum 0..K-2, -1 outside every one
     n_strata: int  # K: every group, then the participants
 
@@ -191,7 +193,7 @@ class _Groups:
             return np.bincount(codes, weights=np.asarray(values, dtype=float), minlength=n_groups)
 
         # one threshold at a time: memory O(n), not (n, T); the counts are whole numbers, so exact in any order
-        d = np.empty((n_groups, len(THRESHOLD_GRID)))
+        d = np.empty((n_groups, len(THRESHOLD_GRID)), dtype=np.float32)
         yd = np.empty_like(d)
         for t, threshold in enumerate(THRESHOLD_GRID):
             above = p >= threshold
@@ -215,7 +217,7 @@ class _Groups:
         """``values`` (G,) summed per stratum: (K,), the first every group."""
         inside = self.stratum >= 0
         part = np.bincount(self.stratum[inside], weights=values[inside], minlength=self.n_strata - 1)
-        return np.concatenate([[values.sum()], part])
+        return np.concatenate([[values.sum(dtype=np.float64)], part])
 
 
 # products of the per-group sums that the estimators need: one (R, G) x (G, len) product gives them all
@@ -347,8 +349,8 @@ def _thresholds(g: _Groups, chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     """Per repetition, the grid index of the threshold of largest MCC on the labelled attempts (the middle one
     among ties, as ``metrics.select_threshold``), and whether one exists (both classes labelled). ``chosen``:
     (R, n) the repetitions' groups. The counts are whole numbers: exact in any order of summation."""
-    tp = np.stack([g.yd[row].sum(axis=0) for row in chosen])  # (R, T)
-    positive = np.stack([g.d[row].sum(axis=0) for row in chosen])
+    tp = np.stack([g.yd[row].sum(axis=0, dtype=np.float64) for row in chosen])  # (R, T)
+    positive = np.stack([g.d[row].sum(axis=0, dtype=np.float64) for row in chosen])
     accepted = g.y[chosen].sum(axis=1)[:, None]
     attempts = g.m[chosen].sum(axis=1)[:, None]
     fp = positive - tp
@@ -382,9 +384,10 @@ def _rogan_gladen(g: _Groups, chosen, index, defined, *, alpha: float, resamples
     (R, n) each repetition's groups in index order."""
     reps, budget = chosen.shape
     at = index[:, None]
-    yd, d, y, m = g.yd[chosen, at], g.d[chosen, at], g.y[chosen], g.m[chosen]
+    yd, d = g.yd[chosen, at].astype(np.float64), g.d[chosen, at].astype(np.float64)
+    y, m = g.y[chosen], g.m[chosen]
     stat = np.stack([yd, y, m - y - d + yd, m - y], axis=-1)  # (R, n, 4): TP, P, TN, N per group
-    q = (g.d.sum(axis=0) / g.m.sum())[index]  # (R,)
+    q = (g.d.sum(axis=0, dtype=np.float64) / g.m.sum())[index]  # (R,)
 
     def rg(sums, q):
         sens, spec = _divide(sums[..., 0], sums[..., 1]), _divide(sums[..., 2], sums[..., 3])
@@ -432,16 +435,17 @@ def _ppi_bootstrap(g: _Groups, chosen, *, alpha: float, resamples: int, rng) -> 
     return point[:, None], (point + shrink * (lo - point))[:, None], (point + shrink * (hi - point))[:, None]
 
 
-SELECTION_ROWS = 64  # repetitions drawn at a time (memory: SELECTION_ROWS x G)
-STRATA_BLOCK = 256  # participants summarised at a time (memory: repetitions x STRATA_BLOCK per array)
+SELECTION_KEYS = 1 << 20  # uniform keys drawn at a time (rows of G): memory about 16 bytes a key
+STRATA_BLOCK = 64  # participants summarised at a time (memory: repetitions x STRATA_BLOCK per array)
 
 
 def _chosen(n_groups: int, budget: int, repetitions: int, rng: np.random.Generator) -> np.ndarray:
     """(R, budget) group indices, each row ``budget`` groups drawn without replacement, in increasing order. The
     uniform keys are drawn a block of rows at a time from one stream (the same keys as one (R, G) draw)."""
     out = np.empty((repetitions, budget), dtype=np.int64)
-    for start in range(0, repetitions, SELECTION_ROWS):
-        rows = min(SELECTION_ROWS, repetitions - start)
+    block = max(1, SELECTION_KEYS // n_groups)
+    for start in range(0, repetitions, block):
+        rows = min(block, repetitions - start)
         keys = rng.random((rows, n_groups))
         out[start : start + rows] = np.sort(np.argpartition(keys, budget - 1, axis=1)[:, :budget], axis=1)
     return out
@@ -652,7 +656,9 @@ def estimate_pass_rates(frame: pl.DataFrame, config: EstimationConfig = Estimati
     if missing:
         raise ValueError(f"frame: expected columns {list(FRAME_COLUMNS)}; missing {sorted(missing)}")
     parts: list[pl.DataFrame] = []
-    for (judge, condition), cell in frame.group_by("judge", "condition", maintain_order=True):
+    # one cell at a time (a copy of one cell, not of the frame), its attempts in unit order
+    for judge, condition in frame.select("judge", "condition").unique().sort("judge", "condition").iter_rows():
+        cell = frame.filter((pl.col("judge") == judge) & (pl.col("condition") == condition)).sort("unit")
         if cell["group"].n_unique() < 2:
             continue
         table = simulate_cell(
