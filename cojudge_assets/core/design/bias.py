@@ -127,30 +127,61 @@ def bias_frame(
     seed: int = SEED,
 ) -> pl.DataFrame:
     """One row per answered attempt x judge x condition: both errors, the trajectory and every covariate the
-    inputs have (a covariate they lack is a null column)."""
+    inputs have (a covariate they lack is a null column); the cells in judge, condition order."""
+    rows, fold_of = _answered(predictions, folds, seed)
+    cells = [_cell_frame(cell, fold_of, participant_context) for cell in _cells(rows)]
+    return pl.concat(cells) if cells else _cell_frame(rows, fold_of, participant_context)
+
+
+def bias_table(
+    predictions: pl.DataFrame,
+    participant_context: pl.DataFrame | None = None,
+    *,
+    folds: int = 10,
+    seed: int = SEED,
+    method: str = "holm",
+) -> pl.DataFrame:
+    """``bias_diagnostics(bias_frame(...))`` a judge x condition at a time: memory of one cell's frame, not of
+    every cell's (the cells are independent: the folds are over every attempt, the adjustment within a cell)."""
+    rows, fold_of = _answered(predictions, folds, seed)
+    parts = [bias_diagnostics(_cell_frame(cell, fold_of, participant_context), method=method) for cell in _cells(rows)]
+    return pl.concat(parts) if parts else pl.DataFrame(schema=BIAS_SCHEMA)
+
+
+def _answered(predictions: pl.DataFrame, folds: int, seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The answered predictions, and measurement's fold of each of their attempts (attempt_uid, fold)."""
     needed = {"attempt_uid", "judge", "condition", "p_accept", "y", "participant", "problem_id"}
     missing = needed - set(predictions.columns)
     if missing:
         raise ValueError(f"predictions: expected columns {sorted(needed)}; missing {sorted(missing)}")
-    rows = predictions.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan())
+    answered = pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()
+    # no copy of the predictions when every row is answered (the usual case)
+    rows = predictions if predictions.select(answered.all()).item() in (True, None) else predictions.filter(answered)
     # measurement's folds: every attempt of the predictions, in attempt_uid order (core/measurement.Universe)
     attempts = rows.select("attempt_uid", "participant", "problem_id").unique("attempt_uid").sort("attempt_uid")
     trajectory = cluster_codes(attempts["participant"].to_numpy(), attempts["problem_id"].to_numpy())
     # fewer than two trajectories: one fold, no out-of-fold decision (oof_wrong is NaN, its models note it)
     assigned = m.grouped_folds(trajectory, n_splits=folds, seed=seed) if len(set(trajectory)) >= 2 else trajectory * 0
-    fold_of = attempts.select("attempt_uid", pl.Series("fold", assigned, dtype=pl.Int64))
-    parts = []
-    for _, cell in rows.sort("attempt_uid").group_by("judge", "condition", maintain_order=True):
-        joined = cell.select("attempt_uid").join(fold_of, on="attempt_uid", how="left", maintain_order="left")
-        cell_folds = joined["fold"].to_numpy()
-        y, p = cell["y"].to_numpy(), cell["p_accept"].to_numpy()
-        if len(np.unique(cell_folds)) >= 2:
-            decisions, _ = m.oof_decisions(y, p, folds=cell_folds)
-            wrong = (decisions != y).astype(float)
-        else:
-            wrong = np.full(len(y), np.nan)
-        parts.append(cell.with_columns(pl.Series("oof_wrong", wrong)))
-    frame = pl.concat(parts) if parts else rows.with_columns(pl.lit(None, dtype=pl.Float64).alias("oof_wrong"))
+    return rows, attempts.select("attempt_uid", pl.Series("fold", assigned, dtype=pl.Int64))
+
+
+def _cells(rows: pl.DataFrame):
+    """Each judge x condition's rows in attempt_uid order, one cell at a time (a copy of one cell)."""
+    for judge, condition in rows.select("judge", "condition").unique().sort("judge", "condition").iter_rows():
+        yield rows.filter((pl.col("judge") == judge) & (pl.col("condition") == condition)).sort("attempt_uid")
+
+
+def _cell_frame(cell: pl.DataFrame, fold_of: pl.DataFrame, participant_context: pl.DataFrame | None) -> pl.DataFrame:
+    """:func:`bias_frame`'s rows of one judge x condition (``cell``: its answered predictions)."""
+    joined = cell.select("attempt_uid").join(fold_of, on="attempt_uid", how="left", maintain_order="left")
+    cell_folds = joined["fold"].to_numpy()
+    y, p = cell["y"].to_numpy(), cell["p_accept"].to_numpy()
+    if len(np.unique(cell_folds)) >= 2:
+        decisions, _ = m.oof_decisions(y, p, folds=cell_folds)
+        wrong = (decisions != y).astype(float)
+    else:
+        wrong = np.full(len(y), np.nan)
+    frame = cell.with_columns(pl.Series("oof_wrong", wrong, dtype=pl.Float64))
 
     def column(name, dtype):
         return (pl.col(name).cast(dtype) if name in frame.columns else pl.lit(None, dtype=dtype)).alias(name)
@@ -182,13 +213,14 @@ def bias_frame(
     )
     frame = frame.with_columns(_log2(frame["log2_lines"]), _log2(frame["log2_tokens"]))
     if participant_context is not None and set(CONTEXT_COLUMNS) <= set(participant_context.columns):
-        context = participant_context.select(
+        conditions = frame["condition"].unique().to_list()
+        context = participant_context.filter(pl.col("condition").is_in(conditions)).select(
             "attempt_uid",
             "condition",
             (pl.col("chars").cast(pl.Float64) / 1000).alias("context_kchars"),
             pl.col("provenance").cast(pl.String),
         )
-        frame = frame.join(context, on=["attempt_uid", "condition"], how="left")
+        frame = frame.join(context, on=["attempt_uid", "condition"], how="left", maintain_order="left")
     else:
         frame = frame.with_columns(
             pl.lit(None, dtype=pl.Float64).alias("context_kchars"), pl.lit(None, dtype=pl.String).alias("provenance")

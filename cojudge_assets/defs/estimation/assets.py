@@ -8,8 +8,7 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.design.bias import CONTEXT_COLUMNS, bias_figure, bias_frame
-from cojudge_assets.core.design.bias import bias_diagnostics as diagnose
+from cojudge_assets.core.design.bias import CONTEXT_COLUMNS, bias_figure, bias_table
 from cojudge_assets.core.design.estimation import EstimationConfig, estimate_pass_rates, estimation_frame
 from cojudge_assets.core.design.estimation import labels_saved as saved_labels
 from cojudge_assets.core.measurement.predictions import scored
@@ -115,9 +114,7 @@ def bias_diagnostics(
 ) -> pl.DataFrame:
     folder = _folder(duckdb)
     plots.remove_figures(folder, "bias")
-    table = diagnose(
-        bias_frame(predictions, participant_context, folds=config.folds, seed=config.seed), method=config.adjust
-    )
+    table = bias_table(predictions, participant_context, folds=config.folds, seed=config.seed, method=config.adjust)
     figures = {}
     for judge in sorted(set(table["judge"].to_list())):
         path = bias_figure(table, judge, plots.figure_file(folder, "bias", judge))
