@@ -110,6 +110,7 @@ from cojudge_assets.core.measurement.measure import (
     INSTRUMENT_METRICS,
     PANEL,
     SCALAR_METRICS,
+    UNIVERSE_COLUMNS,
     MeasurementConfig,
     Universe,
     _condition_order,
@@ -173,8 +174,9 @@ def _part(decisions: np.ndarray | None, index: np.ndarray) -> np.ndarray | None:
     return None if decisions is None else decisions[index]
 
 
-def _universe(predictions: pl.DataFrame, config: RobustnessConfig) -> Universe:
-    return Universe(predictions, MeasurementConfig(folds=config.folds, resamples=config.resamples, seed=config.seed))
+def _universe(predictions: pl.DataFrame, config: RobustnessConfig, attempts: pl.DataFrame | None = None) -> Universe:
+    measurement = MeasurementConfig(folds=config.folds, resamples=config.resamples, seed=config.seed)
+    return Universe(predictions, measurement, attempts)
 
 
 # ---------------------------------------------------------------------------------------------- contamination
@@ -267,12 +269,37 @@ def contamination(
     intervals, in a cell of at least ``config.analytic_from`` predictions: column ``ci_method``). Out-of-fold MCC
     uses the measurement's out-of-fold decisions (same folds and seed). ``metrics`` limits the rows to some of
     :data:`CONTAMINATION_METRICS` (all by default)."""
-    chosen = {name: SCALAR_METRICS[name].fn for name in (metrics or CONTAMINATION_METRICS)}
     if predictions.is_empty():
         return pl.DataFrame(schema=CONTAMINATION_SCHEMA)
-    u = _universe(predictions, config)
+    # a judge x condition at a time over every attempt (the folds and the trajectories' resamples are drawn over
+    # the attempts, not the cell): the same rows as the cells together, with one cell's copy in memory
+    attempts = predictions.select(UNIVERSE_COLUMNS).unique("attempt_uid").sort("attempt_uid")
+    splits = attempt_splits(attempts, design_split, source="predictions")
+    tables = [
+        _contamination(
+            predictions.filter((pl.col("judge") == judge) & (pl.col("condition") == condition)),
+            attempts,
+            splits,
+            config,
+            metrics,
+        )
+        for judge, condition in predictions.select("judge", "condition").unique().sort("judge", "condition").iter_rows()
+    ]
+    return pl.concat(tables)
+
+
+def _contamination(
+    predictions: pl.DataFrame,
+    attempts: pl.DataFrame,
+    splits: pl.Series,
+    config: RobustnessConfig,
+    metrics: tuple[str, ...] | None,
+) -> pl.DataFrame:
+    """:func:`contamination`'s rows of the cells of ``predictions`` over ``attempts`` (sorted by attempt_uid),
+    ``splits`` the design split of each attempt."""
+    chosen = {name: SCALAR_METRICS[name].fn for name in (metrics or CONTAMINATION_METRICS)}
+    u = _universe(predictions, config, attempts)
     n_trajectories = int(u.trajectory.max()) + 1 if len(u.trajectory) else 0
-    splits = attempt_splits(u.attempts, design_split, source="predictions")
     test = (splits == NEVER_INSPECTED).to_numpy()
     seen = splits.is_in(list(INSPECTABLE)).to_numpy()
     decisions = {
