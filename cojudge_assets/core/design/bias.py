@@ -245,7 +245,10 @@ def _fit(part: pl.DataFrame, error: str, covariate: str) -> list[dict]:
 
     if part[covariate].null_count() == len(part):
         return [_note(covariate, 0, "the corpus has no values of this covariate")]
-    data = part.filter(pl.col(covariate).is_not_null() & pl.col(error).is_not_null() & pl.col(error).is_not_nan())
+    # the three columns a fit reads, so the filter copies those, not every column of the cell
+    data = part.select(covariate, error, "trajectory").filter(
+        pl.col(covariate).is_not_null() & pl.col(error).is_not_null() & pl.col(error).is_not_nan()
+    )
     if len(data) < 3:
         return [_note(covariate, len(data), "fewer than 3 attempts have this covariate")]
     if data[covariate].n_unique() < 2:
