@@ -30,12 +30,13 @@ import polars as pl  # noqa: E402
 from step_memory import run_child  # noqa: E402  (a sibling script, run as a file)
 
 from cojudge_assets.core.design.bias import CONTEXT_COLUMNS  # noqa: E402
+from cojudge_assets.core.design.estimation import PREDICTION_COLUMNS as ESTIMATION_COLUMNS  # noqa: E402
 from cojudge_assets.core.design.split import group_keys  # noqa: E402
 from cojudge_assets.core.measurement.predictions import scored  # noqa: E402
 
 ASSETS = ("estimation", "bias_diagnostics", "contamination")
 PREDICTION_COLUMNS = {
-    "estimation": scored()["columns"],
+    "estimation": list(ESTIMATION_COLUMNS),
     "bias_diagnostics": scored("language", "verdict", "code_lines", "code_tokens")["columns"],
     "contamination": scored()["columns"],
 }

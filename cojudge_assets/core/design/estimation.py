@@ -132,6 +132,8 @@ class EstimationConfig:
 
 
 GROUPINGS = ("trajectory", "attempt")
+# what estimation_frame reads of the predictions (the asset loads these columns only)
+PREDICTION_COLUMNS = ("attempt_uid", "judge", "condition", "p_accept", "y", "participant", "problem_id")
 
 
 def estimation_frame(predictions: pl.DataFrame, *, grouping: str = "trajectory") -> pl.DataFrame:
@@ -143,10 +145,9 @@ def estimation_frame(predictions: pl.DataFrame, *, grouping: str = "trajectory")
     accepted and one rejected attempt, where whole-trajectory samples know the pass rate exactly)."""
     if grouping not in GROUPINGS:
         raise ValueError(f"grouping: expected one of {GROUPINGS}, got {grouping!r}")
-    needed = {"attempt_uid", "judge", "condition", "p_accept", "y", "participant", "problem_id"}
-    missing = needed - set(predictions.columns)
+    missing = set(PREDICTION_COLUMNS) - set(predictions.columns)
     if missing:
-        raise ValueError(f"predictions: expected columns {sorted(needed)}; missing {sorted(missing)}")
+        raise ValueError(f"predictions: expected columns {sorted(PREDICTION_COLUMNS)}; missing {sorted(missing)}")
     answered = pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()
     # no copy of the predictions when every row is answered (the usual case): the frame shares their columns
     rows = predictions if predictions.select(answered.all()).item() in (True, None) else predictions.filter(answered)

@@ -9,7 +9,12 @@ from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.design.bias import CONTEXT_COLUMNS, bias_figure, bias_table
-from cojudge_assets.core.design.estimation import EstimationConfig, estimate_pass_rates, estimation_frame
+from cojudge_assets.core.design.estimation import (
+    PREDICTION_COLUMNS,
+    EstimationConfig,
+    estimate_pass_rates,
+    estimation_frame,
+)
 from cojudge_assets.core.design.estimation import labels_saved as saved_labels
 from cojudge_assets.core.measurement.predictions import scored
 from cojudge_assets.core.report import plots
@@ -42,7 +47,7 @@ def _folder(duckdb: DuckDBResource) -> Path:
     group_name="estimation",
     kinds=KINDS,
     code_version="3",
-    ins={"predictions": dg.AssetIn("predictions", metadata=scored())},
+    ins={"predictions": dg.AssetIn("predictions", metadata={"columns": list(PREDICTION_COLUMNS)})},
     description="One row per judge x condition x participant (null: every attempt) x method (labels, judge, "
     "rogan_gladen, ppi) x label budget n < G (groups; a budget reaching G: one 'every group labelled' row): truth "
     "(full-label pass rate), mean estimate, bias, sd, RMSE, empirical coverage of the interval with its Monte Carlo "
