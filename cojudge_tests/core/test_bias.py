@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from cojudge_assets.core.design.bias import bias_diagnostics, bias_frame, code_size, format_p
+from cojudge_assets.core.design.bias import bias_diagnostics, bias_frame, bias_table, code_size, format_p
 
 
 def synthetic_predictions(length_bias: float, *, seed: int = 1) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -67,6 +67,25 @@ def test_an_unbiased_judge_shows_no_bias():
     assert {"log2_lines", "log2_tokens", "turn", "context_kchars"} <= set(terms["term"])
     assert {"language", "problem", "provenance", "verdict"} <= set(terms["covariate"])
     assert terms["p_adjusted"].min() > 0.05
+
+
+def test_the_table_a_cell_at_a_time_is_the_table_of_the_whole_frame():
+    # bias_table (the asset's path, issue 33: one cell's frame in memory at a time) gives bias_diagnostics of
+    # the whole bias_frame, row for row, under two judges x two conditions
+    predictions, context = synthetic_predictions(0.3)
+    cells = pl.concat(
+        [
+            predictions.with_columns(pl.lit(j).alias("judge"), pl.lit(c).alias("condition"))
+            for j in ("j1", "j2")
+            for c in ("blind", "nonblind")
+        ]
+    )
+    contexts = pl.concat([context.with_columns(pl.lit(c).alias("condition")) for c in ("blind", "nonblind")])
+    whole = bias_diagnostics(bias_frame(cells, contexts))
+    by_cell = bias_table(cells, contexts)
+    assert len(whole) > 0 and by_cell["judge"].n_unique() == 2 and by_cell["condition"].n_unique() == 2
+    assert by_cell.equals(whole)
+    assert bias_table(cells.head(0), contexts).is_empty()
 
 
 def test_missing_and_constant_covariates_get_a_note_row():

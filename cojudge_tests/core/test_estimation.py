@@ -367,6 +367,30 @@ def test_pass_rates_per_participant_and_budgets_capped_at_the_groups():
     assert (per["groups"] < 10).all() and "rogan_gladen" not in set(per["method"])
 
 
+def test_the_draws_and_the_participants_in_blocks_give_the_table_of_one_block(monkeypatch):
+    # bounded memory (issue 33): the draws are made SELECTION_KEYS / G repetitions at a time and the participants
+    # summarised STRATA_BLOCK at a time; blocks of 7 and 3 must give the table one block of each gives
+    from cojudge_assets.core.design import estimation as est
+
+    rng = np.random.default_rng(5)
+    participants = np.repeat([f"p{i:02d}" for i in range(40)], 12)
+    problems = np.tile(np.repeat([f"q{i}" for i in range(6)], 2), 40)
+    y = rng.integers(0, 2, len(participants)).astype(float)
+    p = np.clip(0.5 * y + 0.5 * rng.random(len(y)), 0, 1)
+    groups = np.char.add(participants, problems)
+    config = EstimationConfig(budgets=(30, 120), repetitions=40, bootstrap=20)
+    whole = simulate_cell(y, p, groups, participants=participants, config=config)
+    monkeypatch.setattr(est, "SELECTION_KEYS", 7 * 240)
+    monkeypatch.setattr(est, "STRATA_BLOCK", 3)
+    blocks = simulate_cell(y, p, groups, participants=participants, config=config)
+    assert len(whole) == len(blocks) and whole["participant"].n_unique() == 41  # 40 participants and "all"
+    assert whole.equals(blocks)
+    in_blocks = selections(240, 30, repetitions=40, seed=9)
+    monkeypatch.setattr(est, "SELECTION_KEYS", 1 << 20)
+    assert np.array_equal(in_blocks, selections(240, 30, repetitions=40, seed=9))
+    assert (in_blocks.sum(axis=1) == 30).all()
+
+
 def test_a_sample_that_knows_the_pass_rate_has_no_label_equivalent_and_attempt_grouping_draws_attempts():
     """ITSP's shape: every trajectory one accepted and one rejected attempt. Whole-trajectory samples give 0.5
     with zero error (no labels-saved figure); attempt grouping samples attempts and gives one."""

@@ -63,6 +63,7 @@ def format_p(value: float | None) -> str:
 
 
 ERRORS = ("p_minus_y", "oof_wrong")
+CONTEXT_COLUMNS = ("attempt_uid", "condition", "chars", "provenance")  # what bias_frame reads of participant_context
 NUMERIC = ("log2_lines", "log2_tokens", "turn", "context_kchars")
 CATEGORICAL = ("language", "problem", "provenance", "verdict")
 COVARIATES = ("log2_lines", "log2_tokens", "language", "problem", "turn", "context_kchars", "provenance", "verdict")
@@ -126,38 +127,72 @@ def bias_frame(
     seed: int = SEED,
 ) -> pl.DataFrame:
     """One row per answered attempt x judge x condition: both errors, the trajectory and every covariate the
-    inputs have (a covariate they lack is a null column)."""
+    inputs have (a covariate they lack is a null column); the cells in judge, condition order."""
+    rows, fold_of = _answered(predictions, folds, seed)
+    cells = [_cell_frame(cell, fold_of, participant_context) for cell in _cells(rows)]
+    return pl.concat(cells) if cells else _cell_frame(rows, fold_of, participant_context)
+
+
+def bias_table(
+    predictions: pl.DataFrame,
+    participant_context: pl.DataFrame | None = None,
+    *,
+    folds: int = 10,
+    seed: int = SEED,
+    method: str = "holm",
+) -> pl.DataFrame:
+    """``bias_diagnostics(bias_frame(...))`` a judge x condition at a time: memory of one cell's frame, not of
+    every cell's (the cells are independent: the folds are over every attempt, the adjustment within a cell)."""
+    rows, fold_of = _answered(predictions, folds, seed)
+    parts = [bias_diagnostics(_cell_frame(cell, fold_of, participant_context), method=method) for cell in _cells(rows)]
+    return pl.concat(parts) if parts else pl.DataFrame(schema=BIAS_SCHEMA)
+
+
+def _answered(predictions: pl.DataFrame, folds: int, seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The answered predictions, and measurement's fold of each of their attempts (attempt_uid, fold)."""
     needed = {"attempt_uid", "judge", "condition", "p_accept", "y", "participant", "problem_id"}
     missing = needed - set(predictions.columns)
     if missing:
         raise ValueError(f"predictions: expected columns {sorted(needed)}; missing {sorted(missing)}")
-    rows = predictions.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan())
+    answered = pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()
+    # no copy of the predictions when every row is answered (the usual case)
+    rows = predictions if predictions.select(answered.all()).item() in (True, None) else predictions.filter(answered)
     # measurement's folds: every attempt of the predictions, in attempt_uid order (core/measurement.Universe)
     attempts = rows.select("attempt_uid", "participant", "problem_id").unique("attempt_uid").sort("attempt_uid")
     trajectory = cluster_codes(attempts["participant"].to_numpy(), attempts["problem_id"].to_numpy())
     # fewer than two trajectories: one fold, no out-of-fold decision (oof_wrong is NaN, its models note it)
     assigned = m.grouped_folds(trajectory, n_splits=folds, seed=seed) if len(set(trajectory)) >= 2 else trajectory * 0
-    fold_of = dict(zip(attempts["attempt_uid"].to_list(), assigned.tolist()))
-    parts = []
-    for _, cell in rows.sort("attempt_uid").group_by("judge", "condition", maintain_order=True):
-        cell_folds = np.array([fold_of[u] for u in cell["attempt_uid"].to_list()])
-        y, p = cell["y"].to_numpy(), cell["p_accept"].to_numpy()
-        if len(np.unique(cell_folds)) >= 2:
-            decisions, _ = m.oof_decisions(y, p, folds=cell_folds)
-            wrong = (decisions != y).astype(float)
-        else:
-            wrong = np.full(len(y), np.nan)
-        parts.append(cell.with_columns(pl.Series("oof_wrong", wrong)))
-    frame = pl.concat(parts) if parts else rows.with_columns(pl.lit(None, dtype=pl.Float64).alias("oof_wrong"))
+    return rows, attempts.select("attempt_uid", pl.Series("fold", assigned, dtype=pl.Int64))
+
+
+def _cells(rows: pl.DataFrame):
+    """Each judge x condition's rows in attempt_uid order, one cell at a time (a copy of one cell)."""
+    for judge, condition in rows.select("judge", "condition").unique().sort("judge", "condition").iter_rows():
+        yield rows.filter((pl.col("judge") == judge) & (pl.col("condition") == condition)).sort("attempt_uid")
+
+
+def _cell_frame(cell: pl.DataFrame, fold_of: pl.DataFrame, participant_context: pl.DataFrame | None) -> pl.DataFrame:
+    """:func:`bias_frame`'s rows of one judge x condition (``cell``: its answered predictions)."""
+    joined = cell.select("attempt_uid").join(fold_of, on="attempt_uid", how="left", maintain_order="left")
+    cell_folds = joined["fold"].to_numpy()
+    y, p = cell["y"].to_numpy(), cell["p_accept"].to_numpy()
+    if len(np.unique(cell_folds)) >= 2:
+        decisions, _ = m.oof_decisions(y, p, folds=cell_folds)
+        wrong = (decisions != y).astype(float)
+    else:
+        wrong = np.full(len(y), np.nan)
+    frame = cell.with_columns(pl.Series("oof_wrong", wrong, dtype=pl.Float64))
 
     def column(name, dtype):
         return (pl.col(name).cast(dtype) if name in frame.columns else pl.lit(None, dtype=dtype)).alias(name)
 
-    sizes: list | None = None
     if {"code_lines", "code_tokens"} <= set(frame.columns):  # predictions carry the program's size, not its text
-        sizes = list(zip(frame["code_lines"].fill_null(0).to_list(), frame["code_tokens"].fill_null(0).to_list()))
+        lines, tokens = pl.col("code_lines"), pl.col("code_tokens")
     elif "code" in frame.columns:
-        sizes = [code_size(c) for c in frame["code"].to_list()]
+        lines, tokens = code_size_columns(pl.col("code"))
+    else:
+        lines = tokens = pl.lit(None, dtype=pl.Int32)
+
     frame = frame.select(
         "judge",
         "condition",
@@ -173,32 +208,31 @@ def bias_frame(
         pl.col("problem_id").cast(pl.String).alias("problem"),
         column("turn", pl.Float64),
         pl.when(pl.col("y") == 0).then(column("verdict", pl.String)).alias("verdict"),
+        lines.cast(pl.Int64).alias("log2_lines"),
+        tokens.cast(pl.Int64).alias("log2_tokens"),
     )
-    if sizes is not None:
-        lines, tokens = zip(*sizes) if sizes else ((), ())
-        frame = frame.with_columns(
-            pl.Series("log2_lines", [math.log2(v) if v > 0 else None for v in lines], dtype=pl.Float64),
-            pl.Series("log2_tokens", [math.log2(v) if v > 0 else None for v in tokens], dtype=pl.Float64),
-        )
-    else:
-        frame = frame.with_columns(
-            pl.lit(None, dtype=pl.Float64).alias("log2_lines"), pl.lit(None, dtype=pl.Float64).alias("log2_tokens")
-        )
-    if participant_context is not None and {"attempt_uid", "condition", "chars", "provenance"} <= set(
-        participant_context.columns
-    ):
-        context = participant_context.select(
+    frame = frame.with_columns(_log2(frame["log2_lines"]), _log2(frame["log2_tokens"]))
+    if participant_context is not None and set(CONTEXT_COLUMNS) <= set(participant_context.columns):
+        conditions = frame["condition"].unique().to_list()
+        context = participant_context.filter(pl.col("condition").is_in(conditions)).select(
             "attempt_uid",
             "condition",
             (pl.col("chars").cast(pl.Float64) / 1000).alias("context_kchars"),
             pl.col("provenance").cast(pl.String),
         )
-        frame = frame.join(context, on=["attempt_uid", "condition"], how="left")
+        frame = frame.join(context, on=["attempt_uid", "condition"], how="left", maintain_order="left")
     else:
         frame = frame.with_columns(
             pl.lit(None, dtype=pl.Float64).alias("context_kchars"), pl.lit(None, dtype=pl.String).alias("provenance")
         )
     return frame
+
+
+def _log2(sizes: pl.Series) -> pl.Series:
+    """``math.log2`` of the positive sizes (null elsewhere), computed once per distinct size: numpy's and polars'
+    log2 differ from it in the last bit for some integers, and a size repeats across attempts."""
+    distinct = [v for v in sizes.unique().drop_nulls().to_list() if v > 0]
+    return sizes.replace_strict(distinct, [math.log2(v) for v in distinct], default=None, return_dtype=pl.Float64)
 
 
 def _note(covariate: str, n: int, note: str) -> dict:
@@ -211,7 +245,10 @@ def _fit(part: pl.DataFrame, error: str, covariate: str) -> list[dict]:
 
     if part[covariate].null_count() == len(part):
         return [_note(covariate, 0, "the corpus has no values of this covariate")]
-    data = part.filter(pl.col(covariate).is_not_null() & pl.col(error).is_not_null() & pl.col(error).is_not_nan())
+    # the three columns a fit reads, so the filter copies those, not every column of the cell
+    data = part.select(covariate, error, "trajectory").filter(
+        pl.col(covariate).is_not_null() & pl.col(error).is_not_null() & pl.col(error).is_not_nan()
+    )
     if len(data) < 3:
         return [_note(covariate, len(data), "fewer than 3 attempts have this covariate")]
     if data[covariate].n_unique() < 2:

@@ -76,7 +76,7 @@ MIN_GROUPS = 10  # fewer labelled groups than this: no interval
 TIE = 1e-12  # an interval end within this of the truth covers it (sums in another order differ by ulps)
 EVERY_GROUP = "every group labelled: the pass rate is known"
 JUDGE_NOTE = "no interval: the judge's rate on every attempt has no sampling error; its error is the bias"
-CHUNK = 200  # repetitions per bootstrap block (memory: bootstrap x CHUNK x n float32)
+CHUNK = 50  # repetitions per bootstrap block (memory: bootstrap x CHUNK x n, as int64 draws and float32 counts)
 FRAME_COLUMNS = ("judge", "condition", "unit", "group", "participant", "y", "p")
 ESTIMATION_SCHEMA = pl.Schema(
     {
@@ -132,6 +132,8 @@ class EstimationConfig:
 
 
 GROUPINGS = ("trajectory", "attempt")
+# what estimation_frame reads of the predictions (the asset loads these columns only)
+PREDICTION_COLUMNS = ("attempt_uid", "judge", "condition", "p_accept", "y", "participant", "problem_id")
 
 
 def estimation_frame(predictions: pl.DataFrame, *, grouping: str = "trajectory") -> pl.DataFrame:
@@ -143,11 +145,12 @@ def estimation_frame(predictions: pl.DataFrame, *, grouping: str = "trajectory")
     accepted and one rejected attempt, where whole-trajectory samples know the pass rate exactly)."""
     if grouping not in GROUPINGS:
         raise ValueError(f"grouping: expected one of {GROUPINGS}, got {grouping!r}")
-    needed = {"attempt_uid", "judge", "condition", "p_accept", "y", "participant", "problem_id"}
-    missing = needed - set(predictions.columns)
+    missing = set(PREDICTION_COLUMNS) - set(predictions.columns)
     if missing:
-        raise ValueError(f"predictions: expected columns {sorted(needed)}; missing {sorted(missing)}")
-    rows = predictions.filter(pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan())
+        raise ValueError(f"predictions: expected columns {sorted(PREDICTION_COLUMNS)}; missing {sorted(missing)}")
+    answered = pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()
+    # no copy of the predictions when every row is answered (the usual case): the frame shares their columns
+    rows = predictions if predictions.select(answered.all()).item() in (True, None) else predictions.filter(answered)
     group = (
         pl.col("attempt_uid").cast(pl.String)
         if grouping == "attempt"
@@ -163,7 +166,7 @@ def estimation_frame(predictions: pl.DataFrame, *, grouping: str = "trajectory")
         pl.col("participant").cast(pl.String),
         pl.col("y").cast(pl.Int64),
         pl.col("p_accept").cast(pl.Float64).alias("p"),
-    ).sort("judge", "condition", "unit")
+    )
 
 
 # -- vectorised estimators over repetitions -----------------------------------------------------------------
@@ -171,15 +174,16 @@ def estimation_frame(predictions: pl.DataFrame, *, grouping: str = "trajectory")
 
 @dataclass
 class _Groups:
-    """Per-group sums of one cell, the judge's positives per grid threshold, and a stratum matrix Z (G x K):
-    column 0 every group, then one per participant."""
+    """Per-group sums of one cell, the judge's positives per grid threshold, and each group's stratum (a
+    participant's index, -1 for none): the strata are every group, then one per participant."""
 
     m: np.ndarray  # attempts
     y: np.ndarray  # accepted attempts
     f: np.ndarray  # sum of p
-    d: np.ndarray  # (G, T) attempts with p >= THRESHOLD_GRID[t]
-    yd: np.ndarray  # (G, T) accepted attempts with p >= THRESHOLD_GRID[t]
-    z: np.ndarray  # (G, K) 0/1
+    d: np.ndarray  # (G, T) attempts with p >= THRESHOLD_GRID[t] (float32: whole counts, exact below 2^24)
+    yd: np.ndarray  # (G, T) accepted attempts with p >= THRESHOLD_GRID[t] (float32, summed as float64)
+    stratum: np.ndarray  # (G,) int: the group's participant stratum 0..K-2, -1 outside every one
+    n_strata: int  # K: every group, then the participants
 
     @classmethod
     def build(cls, y, p, groups, strata=None) -> _Groups:
@@ -189,24 +193,32 @@ class _Groups:
         def total(values):
             return np.bincount(codes, weights=np.asarray(values, dtype=float), minlength=n_groups)
 
-        above = (p[:, None] >= THRESHOLD_GRID[None, :]).astype(float)  # (n, T)
-        d = np.zeros((n_groups, len(THRESHOLD_GRID)))
-        yd = np.zeros_like(d)
-        np.add.at(d, codes, above)
-        np.add.at(yd, codes, above * y[:, None])
-        z = np.ones((n_groups, 1))
+        # one threshold at a time: memory O(n), not (n, T); the counts are whole numbers, so exact in any order
+        d = np.empty((n_groups, len(THRESHOLD_GRID)), dtype=np.float32)
+        yd = np.empty_like(d)
+        for t, threshold in enumerate(THRESHOLD_GRID):
+            above = p >= threshold
+            d[:, t] = np.bincount(codes[above], minlength=n_groups)
+            yd[:, t] = np.bincount(codes[above], weights=y[above], minlength=n_groups)
+        stratum = np.full(n_groups, -1, dtype=np.int64)
+        n_strata = 1
         if strata is not None:
             strata = np.asarray(strata, dtype=object)
             first = np.zeros(n_groups, dtype=np.int64)
             first[codes[::-1]] = np.arange(len(codes))[::-1]  # a group's first attempt gives its stratum
-            labels = sorted({v for v in strata[first].tolist() if v is not None})
+            of_group = strata[first]
+            labels = sorted({v for v in of_group.tolist() if v is not None})
             index = {v: i for i, v in enumerate(labels)}
-            one_hot = np.zeros((n_groups, len(labels)))
-            for group, value in enumerate(strata[first].tolist()):
-                if value is not None:  # an attempt outside every stratum counts only in column 0
-                    one_hot[group, index[value]] = 1.0
-            z = np.hstack([z, one_hot])
-        return cls(total(np.ones(len(y))), total(y), total(p), d, yd, z)
+            # an attempt outside every stratum counts only in the first (every group)
+            stratum = np.array([index.get(v, -1) if v is not None else -1 for v in of_group.tolist()], dtype=np.int64)
+            n_strata += len(labels)
+        return cls(total(np.ones(len(y))), total(y), total(p), d, yd, stratum, n_strata)
+
+    def per_stratum(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (G,) summed per stratum: (K,), the first every group."""
+        inside = self.stratum >= 0
+        part = np.bincount(self.stratum[inside], weights=values[inside], minlength=self.n_strata - 1)
+        return np.concatenate([[values.sum(dtype=np.float64)], part])
 
 
 # products of the per-group sums that the estimators need: one (R, G) x (G, len) product gives them all
@@ -223,33 +235,28 @@ _PRODUCTS = {
 }
 
 
-def _stratum_sums(values: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """``values @ z`` for values (..., G) and a 0/1 z whose column 0 is every group and whose other columns are
-    disjoint: the participant columns as segment sums (reduceat) instead of a product with a mostly-zero z."""
-    every = values.sum(axis=-1, keepdims=True)
-    if z.shape[1] == 1:
-        return every
-    member = z[:, 1:]
-    inside = member.any(axis=1)
-    stratum = np.argmax(member, axis=1)
-    order = np.flatnonzero(inside)[np.argsort(stratum[inside], kind="stable")]
-    starts = np.searchsorted(stratum[order], np.arange(member.shape[1]))
-    return np.concatenate([every, np.add.reduceat(values[..., order], starts, axis=-1)], axis=-1)
+def _products(g: _Groups) -> np.ndarray:
+    """(P, G): every product of :data:`_PRODUCTS` per group."""
+    return np.stack([np.prod([getattr(g, f) for f in factors], axis=0) for factors in _PRODUCTS.values()])
 
 
-def _sums(g: _Groups, s: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """The sums over the selected groups of every product in _PRODUCTS, per row of s and stratum (R, K); and
-    the same over every group (K,)."""
-    values = np.stack([np.prod([getattr(g, f) for f in factors], axis=0) for factors in _PRODUCTS.values()])
-    every = (s @ values.T).T[:, :, None]  # (P, R, 1): one product for the whole sample
-    if g.z.shape[1] == 1:
-        selected = every
-    else:  # participants: one (R, G) product at a time, so memory stays R x G
-        selected = np.stack([_stratum_sums(s * v, g.z)[:, 1:] for v in values])
-        selected = np.concatenate([every, selected], axis=2)  # (P, R, K)
-    total = _stratum_sums(values, g.z)  # (P, K)
-    names = list(_PRODUCTS)
-    return {n: selected[i] for i, n in enumerate(names)}, {n: total[i] for i, n in enumerate(names)}
+def _sums_every(values: np.ndarray, chosen: np.ndarray) -> dict[str, np.ndarray]:
+    """The sums over each repetition's chosen groups (``chosen`` (R, n) group indices) of every product: (R, 1)."""
+    selected = values[:, chosen].sum(axis=-1)[:, :, None]  # (P, R, 1)
+    return {name: selected[i] for i, name in enumerate(_PRODUCTS)}
+
+
+def _sums_block(values: np.ndarray, stratum: np.ndarray, chosen: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """``values`` (Q, G) summed over each repetition's chosen groups (``chosen`` (R, n)) that lie in the
+    participant strata ``start..stop-1``, per stratum: (Q, R, stop - start). Memory R x (stop - start) per row of
+    values, whatever the number of participants."""
+    reps, width = chosen.shape[0], stop - start
+    local = stratum[chosen] - start  # (R, n)
+    keep = (local >= 0) & (local < width)
+    cell = (np.arange(reps)[:, None] * width + local)[keep]
+    return np.stack(
+        [np.bincount(cell, weights=row[chosen][keep], minlength=reps * width).reshape(reps, width) for row in values]
+    )
 
 
 def _centred(sums: dict, a: str, b: str, abar, bbar):
@@ -339,13 +346,14 @@ def _labels_alone(lab: dict, groups_l, groups_t, *, alpha: float) -> tuple:
     return est, est - crit * se, est + crit * se
 
 
-def _thresholds(g: _Groups, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _thresholds(g: _Groups, chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per repetition, the grid index of the threshold of largest MCC on the labelled attempts (the middle one
-    among ties, as ``metrics.select_threshold``), and whether one exists (both classes labelled)."""
-    tp = s @ g.yd  # (R, T)
-    positive = s @ g.d
-    accepted = (s @ g.y)[:, None]
-    attempts = (s @ g.m)[:, None]
+    among ties, as ``metrics.select_threshold``), and whether one exists (both classes labelled). ``chosen``:
+    (R, n) the repetitions' groups. The counts are whole numbers: exact in any order of summation."""
+    tp = np.stack([g.yd[row].sum(axis=0, dtype=np.float64) for row in chosen])  # (R, T)
+    positive = np.stack([g.d[row].sum(axis=0, dtype=np.float64) for row in chosen])
+    accepted = g.y[chosen].sum(axis=1)[:, None]
+    attempts = g.m[chosen].sum(axis=1)[:, None]
     fp = positive - tp
     score = _mcc(tp, fp, attempts - accepted - fp, accepted - tp)
     ties = score >= score.max(axis=1, keepdims=True) - 1e-12
@@ -355,9 +363,9 @@ def _thresholds(g: _Groups, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return index, defined
 
 
-def _judge_alone(g: _Groups, index: np.ndarray, defined: np.ndarray) -> tuple:
-    """The judge's positive rate on every attempt of each stratum at each repetition's threshold; no interval."""
-    rate = (g.z.T @ g.d) / (g.z.T @ g.m)[:, None]  # (K, T)
+def _judge_alone(rate: np.ndarray, index: np.ndarray, defined: np.ndarray) -> tuple:
+    """The judge's positive rate on every attempt of each stratum (``rate`` (K, T): its share of attempts with p
+    at or above each grid threshold) at each repetition's threshold; no interval."""
     est = np.where(defined[:, None], rate[:, index].T, np.nan)  # (R, K)
     none = np.full_like(est, np.nan)
     return est, none, none
@@ -372,14 +380,15 @@ def _boot_counts(rng: np.random.Generator, resamples: int, reps: int, budget: in
     return counts.reshape(reps, resamples, budget)
 
 
-def _rogan_gladen(g: _Groups, s, index, defined, *, alpha: float, resamples: int, rng) -> tuple:
-    """Overall Rogan-Gladen (estimate, lo, hi, share of bootstrap replicates undefined), each (R, 1)."""
-    reps, budget = len(s), int(s[0].sum())
-    chosen = np.nonzero(s)[1].reshape(reps, budget)  # each row's groups in index order
+def _rogan_gladen(g: _Groups, chosen, index, defined, *, alpha: float, resamples: int, rng) -> tuple:
+    """Overall Rogan-Gladen (estimate, lo, hi, share of bootstrap replicates undefined), each (R, 1). ``chosen``:
+    (R, n) each repetition's groups in index order."""
+    reps, budget = chosen.shape
     at = index[:, None]
-    yd, d, y, m = g.yd[chosen, at], g.d[chosen, at], g.y[chosen], g.m[chosen]
+    yd, d = g.yd[chosen, at].astype(np.float64), g.d[chosen, at].astype(np.float64)
+    y, m = g.y[chosen], g.m[chosen]
     stat = np.stack([yd, y, m - y - d + yd, m - y], axis=-1)  # (R, n, 4): TP, P, TN, N per group
-    q = (g.d.sum(axis=0) / g.m.sum())[index]  # (R,)
+    q = (g.d.sum(axis=0, dtype=np.float64) / g.m.sum())[index]  # (R,)
 
     def rg(sums, q):
         sens, spec = _divide(sums[..., 0], sums[..., 1]), _divide(sums[..., 2], sums[..., 3])
@@ -402,11 +411,10 @@ def _rogan_gladen(g: _Groups, s, index, defined, *, alpha: float, resamples: int
     return point[:, None], lo[:, None], hi[:, None], np.where(defined, dropped, np.nan)[:, None]
 
 
-def _ppi_bootstrap(g: _Groups, s, *, alpha: float, resamples: int, rng) -> tuple:
+def _ppi_bootstrap(g: _Groups, chosen, *, alpha: float, resamples: int, rng) -> tuple:
     """PPI++ overall with a percentile cluster-bootstrap interval (lam re-tuned in every resample), its ends
     pulled towards the estimate by sqrt(1 - g/G): the comparison variant."""
-    reps, budget = len(s), int(s[0].sum())
-    chosen = np.nonzero(s)[1].reshape(reps, budget)
+    reps, budget = chosen.shape
     names = list(_PRODUCTS)
     values = np.stack([np.prod([getattr(g, f) for f in _PRODUCTS[n]], axis=0) for n in names], axis=-1)  # (G, P)
     stat = values[chosen]  # (R, n, P)
@@ -428,17 +436,28 @@ def _ppi_bootstrap(g: _Groups, s, *, alpha: float, resamples: int, rng) -> tuple
     return point[:, None], (point + shrink * (lo - point))[:, None], (point + shrink * (hi - point))[:, None]
 
 
-def _selections(n_groups: int, budget: int, repetitions: int, rng: np.random.Generator) -> np.ndarray:
-    """(R, G) 0/1: each row ``budget`` groups drawn without replacement."""
-    order = np.argpartition(rng.random((repetitions, n_groups)), budget - 1, axis=1)[:, :budget]
-    s = np.zeros((repetitions, n_groups))
-    np.put_along_axis(s, order, 1.0, axis=1)
-    return s
+SELECTION_KEYS = 1 << 20  # uniform keys drawn at a time (rows of G): memory about 16 bytes a key
+STRATA_BLOCK = 64  # participants summarised at a time (memory: repetitions x STRATA_BLOCK per array)
+
+
+def _chosen(n_groups: int, budget: int, repetitions: int, rng: np.random.Generator) -> np.ndarray:
+    """(R, budget) group indices, each row ``budget`` groups drawn without replacement, in increasing order. The
+    uniform keys are drawn a block of rows at a time from one stream (the same keys as one (R, G) draw)."""
+    out = np.empty((repetitions, budget), dtype=np.int64)
+    block = max(1, SELECTION_KEYS // n_groups)
+    for start in range(0, repetitions, block):
+        rows = min(block, repetitions - start)
+        keys = rng.random((rows, n_groups))
+        out[start : start + rows] = np.sort(np.argpartition(keys, budget - 1, axis=1)[:, :budget], axis=1)
+    return out
 
 
 def selections(n_groups: int, budget: int, *, repetitions: int, seed: int = SEED) -> np.ndarray:
     """The labelled draws the study makes at one budget: (R, G) 0/1 over the cell's groups in sorted order."""
-    return _selections(n_groups, budget, repetitions, np.random.default_rng((seed, budget)))
+    chosen = _chosen(n_groups, budget, repetitions, np.random.default_rng((seed, budget)))
+    s = np.zeros((repetitions, n_groups))
+    np.put_along_axis(s, chosen, 1.0, axis=1)
+    return s
 
 
 def _check_cell(y, p, groups) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -468,51 +487,77 @@ def simulate_cell(y, p, groups, *, participants=None, config: EstimationConfig =
     if participants is not None:
         strata_names += sorted({v for v in np.asarray(participants, dtype=object).tolist() if v is not None})
     n_groups = len(g.m)
-    groups_t = g.z.sum(axis=0)
-    truth = (g.z.T @ g.y) / (g.z.T @ g.m)
+    groups_t = g.per_stratum(np.ones(n_groups))
+    attempts_t = g.per_stratum(g.m)
+    truth = g.per_stratum(g.y) / attempts_t
+    rate = np.stack([g.per_stratum(g.d[:, t]) for t in range(g.d.shape[1])], axis=1) / attempts_t[:, None]  # (K, T)
+    values = _products(g)  # (P, G)
+    tot_all = np.stack([g.per_stratum(v) for v in values])  # (P, K)
+    counted = np.vstack([values, np.ones(n_groups)])  # the products and the group count, summed per stratum
+    methods = METHODS + (PPI_VARIANTS if config.variants else ())
     rows = []
     for budget in sorted({min(int(b), n_groups) for b in config.budgets}):
         if budget >= n_groups:
             rows.append(_every_group(truth[0], n_groups, float(g.m.sum())))
             continue
         rng = np.random.default_rng((config.seed, budget))
-        s = _selections(n_groups, budget, config.repetitions, rng)
+        chosen = _chosen(n_groups, budget, config.repetitions, rng)  # (R, budget)
         boot_rng = np.random.default_rng((config.seed, budget, 1))
-        lab, tot = _sums(g, s)
-        groups_l = s @ g.z  # (R, K)
-        index, defined = _thresholds(g, s)
+        index, defined = _thresholds(g, chosen)
+        by_method: dict[str, list[dict]] = {method: [] for method in methods}
+
+        def summarise(results, lab, groups_l, strata: slice, dropped=None, by_method=by_method, budget=budget):
+            for method, (est, lo, hi) in results.items():
+                by_method[method] += _summaries(
+                    method,
+                    budget,
+                    est,
+                    lo,
+                    hi,
+                    truth[strata],
+                    groups_l,
+                    groups_t[strata],
+                    lab["m"],
+                    strata_names[strata],
+                    min_groups=config.min_groups,
+                    dropped=dropped if method == "rogan_gladen" else None,
+                )
+
+        # every group of the cell: each method
+        lab = _sums_every(values, chosen)
+        tot = {name: tot_all[i][:1] for i, name in enumerate(_PRODUCTS)}
+        groups_l = np.full((config.repetitions, 1), float(budget))
         results = {
-            "labels": _labels_alone(lab, groups_l, groups_t, alpha=config.alpha),
-            "judge": _judge_alone(g, index, defined),
-            "ppi": _ppi(lab, tot, groups_l, groups_t, alpha=config.alpha, finite=True),
+            "labels": _labels_alone(lab, groups_l, groups_t[:1], alpha=config.alpha),
+            "judge": _judge_alone(rate[:1], index, defined),
+            "ppi": _ppi(lab, tot, groups_l, groups_t[:1], alpha=config.alpha, finite=True),
         }
         est, lo, hi, dropped = _rogan_gladen(
-            g, s, index, defined, alpha=config.alpha, resamples=config.bootstrap, rng=boot_rng
+            g, chosen, index, defined, alpha=config.alpha, resamples=config.bootstrap, rng=boot_rng
         )
         results["rogan_gladen"] = (est, lo, hi)
         if config.variants:
-            results["ppi_z_cr0"] = _ppi(lab, tot, groups_l, groups_t, alpha=config.alpha, finite=False)
+            results["ppi_z_cr0"] = _ppi(lab, tot, groups_l, groups_t[:1], alpha=config.alpha, finite=False)
             results["ppi_bootstrap"] = _ppi_bootstrap(
-                g, s, alpha=config.alpha, resamples=config.bootstrap, rng=boot_rng
+                g, chosen, alpha=config.alpha, resamples=config.bootstrap, rng=boot_rng
             )
-        labels = lab["m"]
-        for method in METHODS + (PPI_VARIANTS if config.variants else ()):
-            est, lo, hi = results[method]
-            width = est.shape[1]
-            rows += _summaries(
-                method,
-                budget,
-                est,
-                lo,
-                hi,
-                truth[:width],
-                groups_l[:, :width],
-                groups_t[:width],
-                labels[:, :width],
-                strata_names[:width],
-                min_groups=config.min_groups,
-                dropped=dropped if method == "rogan_gladen" else None,
-            )
+        summarise(results, lab, groups_l, slice(0, 1), dropped)
+        # the participants, a block of strata at a time (memory R x STRATA_BLOCK): labels, judge, ppi
+        for start in range(0, g.n_strata - 1, STRATA_BLOCK):
+            stop = min(start + STRATA_BLOCK, g.n_strata - 1)
+            sums = _sums_block(counted, g.stratum, chosen, start, stop)
+            lab = {name: sums[i] for i, name in enumerate(_PRODUCTS)}
+            groups_l = sums[-1]
+            strata = slice(start + 1, stop + 1)
+            tot = {name: tot_all[i][strata] for i, name in enumerate(_PRODUCTS)}
+            results = {
+                "labels": _labels_alone(lab, groups_l, groups_t[strata], alpha=config.alpha),
+                "judge": _judge_alone(rate[strata], index, defined),
+                "ppi": _ppi(lab, tot, groups_l, groups_t[strata], alpha=config.alpha, finite=True),
+            }
+            summarise(results, lab, groups_l, strata)
+        for method in methods:
+            rows += by_method[method]
     schema = {k: v for k, v in ESTIMATION_SCHEMA.items() if k not in ("judge", "condition")}
     return pl.DataFrame(rows, schema=schema)
 
@@ -612,7 +657,9 @@ def estimate_pass_rates(frame: pl.DataFrame, config: EstimationConfig = Estimati
     if missing:
         raise ValueError(f"frame: expected columns {list(FRAME_COLUMNS)}; missing {sorted(missing)}")
     parts: list[pl.DataFrame] = []
-    for (judge, condition), cell in frame.group_by("judge", "condition", maintain_order=True):
+    # one cell at a time (a copy of one cell, not of the frame), its attempts in unit order
+    for judge, condition in frame.select("judge", "condition").unique().sort("judge", "condition").iter_rows():
+        cell = frame.filter((pl.col("judge") == judge) & (pl.col("condition") == condition)).sort("unit")
         if cell["group"].n_unique() < 2:
             continue
         table = simulate_cell(

@@ -19,8 +19,13 @@ Two tables, both from the long predictions table and the design split (core/desi
   with 80% power, ``(z_{0.975} + z_{0.80}) * SE``, SE the standard deviation
   of the paired difference over the resamples (:func:`detectable_difference`):
   "not flagged" with a detectable difference of 0.25 says that only a large
-  leak could have shown. Only ROC-AUC flags, because only it compares like with
-  like across two parts of different size and case mix: PR-AUC and MCC move
+  leak could have shown. A cell of at least ``analytic_from`` predictions
+  (RobustnessConfig) takes its intervals and SE from design-based analytic
+  variances instead, clustered by trajectory (the measurement's influences,
+  core/stats/analytic.py; the paired difference from the difference of the two
+  parts' trajectory totals), and draws no resample; ``ci_method`` names which.
+  Only ROC-AUC flags, because only it compares like with like across two
+  parts of different size and case mix: PR-AUC and MCC move
   with the prevalence, ECE is biased upward on a smaller sample (fewer attempts
   per bin), Brier and log loss move with how hard the part's attempts are.
   Their differences are reported, their ``flagged`` and ``detectable`` are
@@ -93,7 +98,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import polars as pl
@@ -101,9 +106,11 @@ import polars as pl
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.design.split import INSPECTABLE, NEVER_INSPECTED, attempt_splits
 from cojudge_assets.core.measurement.measure import (
+    INFLUENCES,
     INSTRUMENT_METRICS,
     PANEL,
     SCALAR_METRICS,
+    UNIVERSE_COLUMNS,
     MeasurementConfig,
     Universe,
     _condition_order,
@@ -111,6 +118,7 @@ from cojudge_assets.core.measurement.measure import (
     oof_decisions,
 )
 from cojudge_assets.core.perturbation.stats import PerturbationConfig, perturbation_statistics, primary
+from cojudge_assets.core.stats import analytic as an
 from cojudge_assets.core.stats import metrics as m
 from cojudge_assets.core.stats.bootstrap import cluster_codes, cluster_counts, cluster_weights, interval
 
@@ -133,6 +141,8 @@ class RobustnessConfig:
     seed: int = SEED  # the measurement's seed: trajectory resamples from seed, problem resamples from seed + 1
     folds: int = 10  # the out-of-fold MCC's folds, as in the measurement
     level: float = 0.95
+    # contamination: a cell of at least this many predictions gets analytic intervals (None: the bootstrap always)
+    analytic_from: int | None = 5000
 
 
 def status(lo: float | None, hi: float | None) -> str:
@@ -164,8 +174,9 @@ def _part(decisions: np.ndarray | None, index: np.ndarray) -> np.ndarray | None:
     return None if decisions is None else decisions[index]
 
 
-def _universe(predictions: pl.DataFrame, config: RobustnessConfig) -> Universe:
-    return Universe(predictions, MeasurementConfig(folds=config.folds, resamples=config.resamples, seed=config.seed))
+def _universe(predictions: pl.DataFrame, config: RobustnessConfig, attempts: pl.DataFrame | None = None) -> Universe:
+    measurement = MeasurementConfig(folds=config.folds, resamples=config.resamples, seed=config.seed)
+    return Universe(predictions, measurement, attempts)
 
 
 # ---------------------------------------------------------------------------------------------- contamination
@@ -189,8 +200,15 @@ CONTAMINATION_SCHEMA = {
     "n_never_inspected": pl.Int64,
     "flagged": pl.Boolean,  # ROC-AUC only (leak_flag); null for the other metrics and the prevalence
     "detectable": pl.Float64,  # ROC-AUC only: the smallest difference flagged with 80% power (detectable_difference)
+    "ci_method": pl.String,  # bootstrap, or analytic (a cell of at least analytic_from predictions)
 }
 POWER = 0.80
+
+
+def _power_factor(level: float, power: float = POWER) -> float:
+    from scipy.stats import norm
+
+    return float(norm.ppf(1 - (1 - level) / 2) + norm.ppf(power))
 
 
 def detectable_difference(replicates: np.ndarray, level: float = 0.95, power: float = POWER) -> float | None:
@@ -202,12 +220,20 @@ def detectable_difference(replicates: np.ndarray, level: float = 0.95, power: fl
     >>> round(detectable_difference(np.random.default_rng(0).normal(0, 0.1, 20000)), 2)
     0.28
     """
-    from scipy.stats import norm
-
     finite = replicates[np.isfinite(replicates)]
     if finite.size < 2:
         return None
-    return float((norm.ppf(1 - (1 - level) / 2) + norm.ppf(power)) * np.std(finite, ddof=1))
+    return _power_factor(level, power) * float(np.std(finite, ddof=1))
+
+
+def analytic_detectable(totals: np.ndarray, level: float = 0.95, power: float = POWER) -> float | None:
+    """:func:`detectable_difference` with the paired difference's analytic standard error (the cluster totals of
+    its influences, core/stats/analytic.py) in place of the replicates' spread. None with fewer than two
+    clusters."""
+    g = int(np.count_nonzero(totals))
+    if g < 2:
+        return None if np.any(totals) else 0.0
+    return _power_factor(level, power) * float(np.sqrt(g / (g - 1) * np.sum(totals**2)))
 
 
 FLAGGED_METRICS = ("roc_auc",)  # see the module docstring: the one metric comparable across the two parts
@@ -239,14 +265,41 @@ def contamination(
     """Per judge x condition x metric: the metric on the inspectable part (train and validation) and on the
     never-inspected part (test), the paired difference inspectable - never_inspected, each with a
     trajectory-bootstrap interval, the leak flag (:func:`leak_flag`) and, for ROC-AUC, the smallest difference
-    detectable at 80% power (:func:`detectable_difference`). Out-of-fold MCC uses the measurement's out-of-fold
-    decisions (same folds and seed). ``metrics`` limits the rows to some of :data:`CONTAMINATION_METRICS` (all by
-    default)."""
-    chosen = {name: SCALAR_METRICS[name].fn for name in (metrics or CONTAMINATION_METRICS)}
+    detectable at 80% power (:func:`detectable_difference`; analytic, :func:`analytic_detectable`, with the
+    intervals, in a cell of at least ``config.analytic_from`` predictions: column ``ci_method``). Out-of-fold MCC
+    uses the measurement's out-of-fold decisions (same folds and seed). ``metrics`` limits the rows to some of
+    :data:`CONTAMINATION_METRICS` (all by default)."""
     if predictions.is_empty():
         return pl.DataFrame(schema=CONTAMINATION_SCHEMA)
-    u = _universe(predictions, config)
-    splits = attempt_splits(u.attempts, design_split, source="predictions")
+    # a judge x condition at a time over every attempt (the folds and the trajectories' resamples are drawn over
+    # the attempts, not the cell): the same rows as the cells together, with one cell's copy in memory
+    attempts = predictions.select(UNIVERSE_COLUMNS).unique("attempt_uid").sort("attempt_uid")
+    splits = attempt_splits(attempts, design_split, source="predictions")
+    tables = [
+        _contamination(
+            predictions.filter((pl.col("judge") == judge) & (pl.col("condition") == condition)),
+            attempts,
+            splits,
+            config,
+            metrics,
+        )
+        for judge, condition in predictions.select("judge", "condition").unique().sort("judge", "condition").iter_rows()
+    ]
+    return pl.concat(tables)
+
+
+def _contamination(
+    predictions: pl.DataFrame,
+    attempts: pl.DataFrame,
+    splits: pl.Series,
+    config: RobustnessConfig,
+    metrics: tuple[str, ...] | None,
+) -> pl.DataFrame:
+    """:func:`contamination`'s rows of the cells of ``predictions`` over ``attempts`` (sorted by attempt_uid),
+    ``splits`` the design split of each attempt."""
+    chosen = {name: SCALAR_METRICS[name].fn for name in (metrics or CONTAMINATION_METRICS)}
+    u = _universe(predictions, config, attempts)
+    n_trajectories = int(u.trajectory.max()) + 1 if len(u.trajectory) else 0
     test = (splits == NEVER_INSPECTED).to_numpy()
     seen = splits.is_in(list(INSPECTABLE)).to_numpy()
     decisions = {
@@ -255,13 +308,18 @@ def contamination(
     }
     # each part's figures on the cell's attempts in that part only: the same as zero weights elsewhere, cheaper
     parts = {key: (np.flatnonzero(seen[cell.index]), np.flatnonzero(test[cell.index])) for key, cell in u.cells.items()}
+    # a cell of at least analytic_from predictions: analytic intervals, none of its replicates drawn (the other
+    # cells' replicates are the same resamples as without it: the weights are drawn per trajectory, not per cell)
+    least = config.analytic_from
+    exact = {key for key, cell in u.cells.items() if least is not None and len(cell.p) >= least}
+    resampled = {key: cell for key, cell in u.cells.items() if key not in exact}
     seen_reps: dict[tuple, list[np.ndarray]] = {}
     test_reps: dict[tuple, list[np.ndarray]] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", m.UndefinedMetricWarning)
         warnings.simplefilter("ignore", RuntimeWarning)
-        for w in cluster_weights(u.trajectory, config.resamples, config.seed):
-            for key, cell in u.cells.items():
+        for w in cluster_weights(u.trajectory, config.resamples, config.seed) if resampled else ():
+            for key, cell in resampled.items():
                 wc, (si, ti) = w[:, cell.index], parts[key]
                 y, p, d = cell.y, cell.p, decisions[key]
                 for name, fn in chosen.items():
@@ -274,11 +332,22 @@ def contamination(
             for name, fn in chosen.items():
                 inspected = float(fn(y[si], p[si], _part(d, si), np.ones((1, len(si))))[0])
                 never = float(fn(y[ti], p[ti], _part(d, ti), np.ones((1, len(ti))))[0])
-                sr = np.concatenate(seen_reps[(*key, name)])
-                tr = np.concatenate(test_reps[(*key, name)])
-                (slo, shi), (tlo, thi) = interval(sr, config.level), interval(tr, config.level)
-                dlo, dhi = interval(sr - tr, config.level)
-                flag = leak_flag(name, dlo, dhi)
+                if key in exact:
+                    traj = u.trajectory[cell.index]
+                    st = _part_totals(name, inspected, y, p, d, si, traj, n_trajectories)
+                    tt = _part_totals(name, never, y, p, d, ti, traj, n_trajectories)
+                    (slo, shi) = an.interval_from_totals(inspected, st, config.level)
+                    (tlo, thi) = an.interval_from_totals(never, tt, config.level)
+                    dlo, dhi = an.interval_from_totals(inspected - never, st - tt, config.level)
+                    flag = leak_flag(name, dlo, dhi)
+                    detectable = analytic_detectable(st - tt, config.level) if flag is not None else None
+                else:
+                    sr = np.concatenate(seen_reps[(*key, name)])
+                    tr = np.concatenate(test_reps[(*key, name)])
+                    (slo, shi), (tlo, thi) = interval(sr, config.level), interval(tr, config.level)
+                    dlo, dhi = interval(sr - tr, config.level)
+                    flag = leak_flag(name, dlo, dhi)
+                    detectable = detectable_difference(sr - tr, config.level) if flag is not None else None
                 rows.append(
                     {
                         "judge": key[0],
@@ -296,10 +365,21 @@ def contamination(
                         "n_inspectable": len(si),
                         "n_never_inspected": len(ti),
                         "flagged": flag,
-                        "detectable": detectable_difference(sr - tr, config.level) if flag is not None else None,
+                        "detectable": detectable,
+                        "ci_method": "analytic" if key in exact else "bootstrap",
                     }
                 )
     return pl.DataFrame(rows, schema=CONTAMINATION_SCHEMA)
+
+
+def _part_totals(name, value, y, p, d, part, trajectory, n_trajectories) -> np.ndarray:
+    """The trajectory totals of metric ``name``'s influences on the attempts ``part`` of a cell (positions in the
+    cell; ``trajectory`` the cell's trajectory codes): NaN where the metric is undefined on the part."""
+    if not np.isfinite(value) or len(part) == 0:
+        return np.full(n_trajectories, np.nan)
+    # a cell without out-of-fold decisions passes None: measure.INFLUENCES' mcc_oof answers NaN for it
+    influence = INFLUENCES[name](y[part], p[part], cast(np.ndarray, _part(d, part)))
+    return an.cluster_totals(influence, trajectory[part], n_trajectories)
 
 
 # ---------------------------------------------------------------------------------------------- findings

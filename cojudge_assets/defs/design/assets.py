@@ -60,6 +60,7 @@ class RobustnessSettings(dg.Config):
     resamples: int = 1000  # at most the measurement's count; the trajectory and problem streams are its own
     seed: int = SEED
     folds: int = 10
+    analytic_from: int = 5000  # contamination: analytic intervals in a cell of at least this many predictions
 
 
 def _sizes_metadata(table: pl.DataFrame) -> dict:
@@ -162,17 +163,20 @@ def design_record(
 
 
 def _config(settings: RobustnessSettings) -> RobustnessConfig:
-    return RobustnessConfig(resamples=settings.resamples, seed=settings.seed, folds=settings.folds)
+    return RobustnessConfig(
+        resamples=settings.resamples, seed=settings.seed, folds=settings.folds, analytic_from=settings.analytic_from
+    )
 
 
 @dg.asset(
     group_name=GROUP,
     kinds=KINDS,
-    code_version="2",
+    code_version="3",
     ins={"predictions": dg.AssetIn("predictions", metadata=scored())},
     description="One row per (judge, condition, metric): ROC-AUC, PR-AUC, Brier, ECE, log loss, out-of-fold MCC "
     "and the prevalence on the inspectable part (train and validation) and on the never-inspected part (test), the "
-    "paired difference inspectable - never-inspected, trajectory-bootstrap intervals, flagged = the ROC-AUC "
+    "paired difference inspectable - never-inspected, trajectory-bootstrap intervals (in a cell of at least "
+    "analytic_from predictions analytic ones clustered by trajectory; column ci_method), flagged = the ROC-AUC "
     "difference's interval excludes 0 on the side where the inspectable part looks better (prompt-design "
     "contamination, seed study VI), and detectable = the smallest ROC-AUC difference flagged with 80% power.",
 )

@@ -8,9 +8,13 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import SEED
-from cojudge_assets.core.design.bias import bias_diagnostics as diagnose
-from cojudge_assets.core.design.bias import bias_figure, bias_frame
-from cojudge_assets.core.design.estimation import EstimationConfig, estimate_pass_rates, estimation_frame
+from cojudge_assets.core.design.bias import CONTEXT_COLUMNS, bias_figure, bias_table
+from cojudge_assets.core.design.estimation import (
+    PREDICTION_COLUMNS,
+    EstimationConfig,
+    estimate_pass_rates,
+    estimation_frame,
+)
 from cojudge_assets.core.design.estimation import labels_saved as saved_labels
 from cojudge_assets.core.measurement.predictions import scored
 from cojudge_assets.core.report import plots
@@ -43,7 +47,7 @@ def _folder(duckdb: DuckDBResource) -> Path:
     group_name="estimation",
     kinds=KINDS,
     code_version="3",
-    ins={"predictions": dg.AssetIn("predictions", metadata=scored())},
+    ins={"predictions": dg.AssetIn("predictions", metadata={"columns": list(PREDICTION_COLUMNS)})},
     description="One row per judge x condition x participant (null: every attempt) x method (labels, judge, "
     "rogan_gladen, ppi) x label budget n < G (groups; a budget reaching G: one 'every group labelled' row): truth "
     "(full-label pass rate), mean estimate, bias, sd, RMSE, empirical coverage of the interval with its Monte Carlo "
@@ -98,7 +102,10 @@ def labels_saved(context: dg.AssetExecutionContext, config: EstimationSettings, 
     group_name="estimation",
     kinds=KINDS,
     code_version="2",
-    ins={"predictions": dg.AssetIn("predictions", metadata=scored("language", "verdict", "code_lines", "code_tokens"))},
+    ins={
+        "predictions": dg.AssetIn("predictions", metadata=scored("language", "verdict", "code_lines", "code_tokens")),
+        "participant_context": dg.AssetIn("participant_context", metadata={"columns": list(CONTEXT_COLUMNS)}),
+    },
     description="One row per judge x condition x error (p_minus_y, oof_wrong) x covariate term: OLS coef, "
     "cluster-robust (trajectory) se, p (t on groups - 1 df), Holm-adjusted p, n, groups; a note row per "
     "covariate the corpus lacks or that is constant. One figure per judge.",
@@ -112,9 +119,7 @@ def bias_diagnostics(
 ) -> pl.DataFrame:
     folder = _folder(duckdb)
     plots.remove_figures(folder, "bias")
-    table = diagnose(
-        bias_frame(predictions, participant_context, folds=config.folds, seed=config.seed), method=config.adjust
-    )
+    table = bias_table(predictions, participant_context, folds=config.folds, seed=config.seed, method=config.adjust)
     figures = {}
     for judge in sorted(set(table["judge"].to_list())):
         path = bias_figure(table, judge, plots.figure_file(folder, "bias", judge))
