@@ -18,7 +18,7 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.judging.imported import ImportFormatError
-from cojudge_assets.core.judging.requests import build_requests, label_leaks, write_jsonl
+from cojudge_assets.core.judging.requests import REQUEST_INPUT_COLUMNS, build_condition
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.judging.sources import JUDGES_FILE
@@ -43,6 +43,7 @@ def requests_file(duckdb: DuckDBResource, condition: str) -> Path:
     code_version="1",
     partitions_def=CONDITION_PARTITIONS,
     metadata={"partition_expr": "condition"},
+    ins={name: dg.AssetIn(name, metadata={"columns": columns}) for name, columns in REQUEST_INPUT_COLUMNS.items()},
     check_specs=[
         dg.AssetCheckSpec(
             "no_label_in_requests",
@@ -64,10 +65,9 @@ def judge_requests(
     duckdb: DuckDBResource,
 ):
     condition = condition_of(context)
-    table = build_requests(attempts, problems, participant_context, condition)
-    leaks = label_leaks(table, attempts, problems, participant_context)
     path = requests_file(duckdb, condition)
-    write_jsonl(table, path)
+    built = build_condition(attempts, problems, participant_context, condition, path)  # slice by slice
+    table, leaks = built.table, built.leaks
     # the content is the data version: a label fix upstream leaves the requests, so the answers, up to date
     yield dg.Output(
         table,
