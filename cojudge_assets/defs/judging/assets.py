@@ -28,7 +28,7 @@ from cojudge_assets.defs.versions import answers_version, content_version
 from cojudge_assets.judges.config import JudgeSpec, rate_of_one_run
 from cojudge_assets.judges.estimate import RUN_TAG, budget_key
 from cojudge_assets.judges.imports import import_partition
-from cojudge_assets.judges.runner import judge_partition
+from cojudge_assets.judges.runner import REQUEST_COLUMNS, judge_partition
 from cojudge_assets.judges.store import ANSWERED_STATUSES
 
 
@@ -104,6 +104,8 @@ def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:
         # (Dagster infers both mappings); judges_file is an observable source asset, observed and never loaded, so
         # its dependency is declared: there is no table an input could load
         deps=[dg.AssetDep(JUDGES_FILE)],
+        # the requests' keys and canonical JSON only: neither judging nor importing reads the code or context again
+        ins={"judge_requests": dg.AssetIn("judge_requests", metadata={"columns": REQUEST_COLUMNS})},
         metadata={"partition_expr": {"condition": "condition", "judge": "judge"}},
         check_specs=[
             dg.AssetCheckSpec(
