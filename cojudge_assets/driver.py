@@ -9,6 +9,7 @@ the locks and prints the summary; this module runs the steps and counts what the
 from __future__ import annotations
 
 import functools
+import gc
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -265,6 +266,9 @@ def run_steps(
         for step in _steps_in_order(todo, step_of, order):
             if not _run_step(defs, instance, run_config, step, todo[step], outcome, echo):
                 return outcome
+            # a run's frames sit in reference cycles (Dagster's in-process result captures every output): free them
+            # before the next run starts, or each partition's tables stay resident under the next one
+            gc.collect()
             done.add(step)
         if found is not None:
             cursor = found.cursor

@@ -246,6 +246,10 @@ async def _judge_all(
     await asyncio.gather(*(worker(slot) for slot in range(workers)))
 
 
+# the columns of judge_requests the judging reads (judge_outputs' input loads only these)
+REQUEST_COLUMNS = ["attempt_uid", "request_hash", "request_json"]
+
+
 def judge_partition(
     spec: JudgeSpec,
     condition: str,
@@ -276,12 +280,17 @@ def judge_partition(
     store.ensure_tables()
     epoch = store.settled_epoch(spec.name, spec.answer_settings())
     done = store.valid_keys(spec.name, condition, epoch)
-    rows = requests.select("attempt_uid", "request_hash", "request_json").to_dicts()
-    pending = [r for r in rows if (r["attempt_uid"], r["request_hash"]) not in done]
-    stats = PartitionStats(requests=len(rows), cached=len(rows) - len(pending))
+    answered = pl.DataFrame(list(done), schema={"attempt_uid": pl.String, "request_hash": pl.String}, orient="row")
+    # only the pending requests become Python dicts (a re-run of 10^6 answered requests makes none)
+    pending = (
+        requests.select(REQUEST_COLUMNS)
+        .join(answered, on=["attempt_uid", "request_hash"], how="anti", maintain_order="left")
+        .to_dicts()
+    )
+    stats = PartitionStats(requests=len(requests), cached=len(requests) - len(pending))
     if pending and not spec.local:
         try:
-            stats.estimate = estimate_partition(spec, condition, len(rows), pending, store.spending(spec.name)[1])
+            stats.estimate = estimate_partition(spec, condition, len(requests), pending, store.spending(spec.name)[1])
         except Unpriced as exc:
             if spec.mode == "batch":  # a batch's cost is never taken as zero (litellm's batch cost path would)
                 raise

@@ -5,13 +5,20 @@ from __future__ import annotations
 import json
 
 import polars as pl
+import pytest
 
 from cojudge_assets.core.constants import CONDITIONS
 from cojudge_assets.core.ingest.attempts import PageRules, list_pages, read_attempts
 from cojudge_assets.core.ingest.context import build_contexts, read_logs
 from cojudge_assets.core.ingest.corpus import contest_settings
 from cojudge_assets.core.ingest.problems import problems_table
-from cojudge_assets.core.judging.requests import build_requests, label_leaks, write_jsonl
+from cojudge_assets.core.judging.requests import (
+    REQUEST_INPUT_COLUMNS,
+    build_condition,
+    build_requests,
+    label_leaks,
+    write_jsonl,
+)
 from cojudge_tests.conftest import REPO
 
 DEMO = REPO / "data" / "demo"
@@ -60,3 +67,69 @@ def test_a_leaked_label_is_found():
     buggy = one.with_columns((pl.col("language_label") + " / " + pl.col("result")).alias("language_label"))
     leaks = label_leaks(build_requests(buggy, problems, contexts, "blind"), buggy, problems, contexts)
     assert sorted(leaks["attempt_uid"].to_list()) == sorted(one["attempt_uid"].to_list())
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 7, 10_000])
+def test_the_sliced_build_is_the_whole_build(tmp_path, chunk_rows):
+    """build_condition, slice by slice from the pruned inputs the asset loads, gives the table build_requests gives
+    (row for row, in order), the leaks label_leaks finds, and write_jsonl's file byte for byte."""
+    attempts, problems, contexts = demo_tables()
+    shuffled = attempts.sample(fraction=1.0, shuffle=True, seed=7)  # the input's order does not matter
+    pruned = {
+        "attempts": shuffled.select(REQUEST_INPUT_COLUMNS["attempts"]),
+        "problems": problems.select(REQUEST_INPUT_COLUMNS["problems"]),
+        "participant_context": contexts.select(REQUEST_INPUT_COLUMNS["participant_context"]),
+    }
+    for condition in CONDITIONS:
+        whole = build_requests(attempts, problems, contexts, condition)
+        write_jsonl(whole, tmp_path / f"whole.{condition}.jsonl")
+        built = build_condition(
+            pruned["attempts"],
+            pruned["problems"],
+            pruned["participant_context"],
+            condition,
+            tmp_path / f"sliced.{condition}.jsonl",
+            chunk_rows=chunk_rows,
+        )
+        assert built.table.equals(whole)
+        assert built.leaks.is_empty() and built.lines == attempts.height
+        sliced = (tmp_path / f"sliced.{condition}.jsonl").read_bytes()
+        assert sliced == (tmp_path / f"whole.{condition}.jsonl").read_bytes()
+        assert not (tmp_path / f"sliced.{condition}.jsonl.partial").exists()
+
+
+def test_the_sliced_build_finds_a_leak_in_any_slice(tmp_path):
+    attempts, problems, contexts = demo_tables()
+    ordered = attempts.sort("attempt_uid")
+    leaking = ordered["attempt_uid"][[0, 5, ordered.height - 1]].to_list()  # first, middle and last slices
+    buggy = ordered.with_columns(
+        pl.when(pl.col("attempt_uid").is_in(leaking))
+        .then(pl.col("language_label") + " / " + pl.col("result"))
+        .otherwise(pl.col("language_label"))
+        .alias("language_label")
+    )
+    built = build_condition(buggy, problems, contexts, "blind", tmp_path / "r.jsonl", chunk_rows=4)
+    assert built.leaks["attempt_uid"].to_list() == leaking
+    assert built.leaks.equals(
+        label_leaks(build_requests(buggy, problems, contexts, "blind"), buggy, problems, contexts)
+    )
+
+
+def test_a_failed_sliced_build_leaves_the_previous_file(tmp_path):
+    attempts, problems, contexts = demo_tables()
+    path = tmp_path / "r.jsonl"
+    path.write_text("previous\n")
+    broken = attempts.with_columns(
+        pl.when(pl.int_range(pl.len()) == 9).then(None).otherwise(pl.col("code")).alias("code")
+    )
+    with pytest.raises(Exception, match="source_code"):  # the request model refuses a missing code
+        build_condition(broken, problems, contexts, "blind", path, chunk_rows=4)
+    assert path.read_text() == "previous\n" and not path.with_name("r.jsonl.partial").exists()
+
+
+def test_no_attempt_gives_empty_tables_with_their_schemas(tmp_path):
+    attempts, problems, contexts = demo_tables()
+    built = build_condition(attempts.head(0), problems, contexts, "nonblind", tmp_path / "r.jsonl")
+    assert built.table.is_empty() and built.leaks.is_empty() and built.lines == 0
+    assert built.table.schema == build_requests(attempts, problems, contexts, "nonblind").schema
+    assert (tmp_path / "r.jsonl").read_text() == ""

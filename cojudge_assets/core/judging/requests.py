@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -106,11 +108,10 @@ def label_leaks(
     return pl.DataFrame(bad, schema={"attempt_uid": pl.String, "condition": pl.String, "label": pl.String})
 
 
-def write_jsonl(requests: pl.DataFrame, path: Path) -> int:
-    """The model-agnostic requests file shared by all judges: one JSON object per line, sorted."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [
-        json.dumps(
+def _jsonl_lines(requests: pl.DataFrame) -> Iterator[str]:
+    """The JSONL lines of ``requests`` in their order, each ending in a newline."""
+    for r in requests.iter_rows(named=True):
+        line = json.dumps(
             {
                 "attempt_uid": r["attempt_uid"],
                 "condition": r["condition"],
@@ -121,7 +122,75 @@ def write_jsonl(requests: pl.DataFrame, path: Path) -> int:
             sort_keys=True,
             ensure_ascii=False,
         )
-        for r in requests.sort("condition", "attempt_uid").iter_rows(named=True)
-    ]
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        yield line + "\n"
+
+
+def write_jsonl(requests: pl.DataFrame, path: Path) -> int:
+    """The model-agnostic requests file shared by all judges: one JSON object per line, sorted."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = list(_jsonl_lines(requests.sort("condition", "attempt_uid")))
+    path.write_text("".join(lines), encoding="utf-8")
     return len(lines)
+
+
+# attempts per slice of :func:`build_condition`: its Python objects (a request model, a JSON string, a dict per
+# JSONL line) live for one slice; ~50 MB of them at 50,000 short programs
+CHUNK_ROWS = 50_000
+
+
+@dataclass(frozen=True)
+class ConditionRequests:
+    """One condition's requests (:func:`build_requests`' table), its label leaks (:func:`label_leaks`) and the
+    JSONL lines written."""
+
+    table: pl.DataFrame
+    leaks: pl.DataFrame
+    lines: int
+
+
+def build_condition(
+    attempts: pl.DataFrame,
+    problems: pl.DataFrame,
+    contexts: pl.DataFrame,
+    condition: str,
+    path: Path,
+    *,
+    chunk_rows: int = CHUNK_ROWS,
+) -> ConditionRequests:
+    """The ``judge_requests`` partition of ``condition``, built, checked and written ``chunk_rows`` attempts at a
+    time in attempt_uid order: the same table as :func:`build_requests` (rows in the same order), the same leaks
+    as :func:`label_leaks` on it, and the same file as :func:`write_jsonl` at ``path``. The file is written beside
+    and renamed over ``path`` at the end, so a killed build leaves the previous file whole. Only one slice's
+    Python objects are alive at once (a partition of 10^6 attempts held ~2.5 GB of them built whole)."""
+    if chunk_rows < 1:
+        raise ValueError(f"chunk_rows: expected a positive number of attempts per slice, got {chunk_rows}")
+    mine = contexts.filter(pl.col("condition") == condition)  # the other conditions' contexts are never read
+    ordered = attempts.sort("attempt_uid")
+    tables, leaks, lines = [], [], 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with partial.open("w", encoding="utf-8") as out:
+            for part in ordered.iter_slices(chunk_rows):
+                table = build_requests(part, problems, mine, condition)
+                leaks.append(label_leaks(table, part, problems, mine))
+                for line in _jsonl_lines(table):
+                    out.write(line)
+                    lines += 1
+                tables.append(table)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+    if not tables:  # no attempt: the empty table and check, with their schemas
+        tables = [build_requests(ordered, problems, mine, condition)]
+        leaks = [label_leaks(tables[0], ordered, problems, mine)]
+    return ConditionRequests(table=pl.concat(tables), leaks=pl.concat(leaks), lines=lines)
+
+
+# the columns of its inputs build_condition reads (asset inputs load only these): the attempt's fields of a
+# request, and its label columns, so that the label-leak check replaces them as it always did
+REQUEST_INPUT_COLUMNS = {
+    "attempts": ["attempt_uid", "problem_id", "language", "language_label", "code", *LABEL_COLUMNS],
+    "problems": ["problem_id", "statement"],
+    "participant_context": ["attempt_uid", "condition", "context"],
+}

@@ -18,7 +18,7 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.judging.imported import ImportFormatError
-from cojudge_assets.core.judging.requests import build_requests, label_leaks, write_jsonl
+from cojudge_assets.core.judging.requests import REQUEST_INPUT_COLUMNS, build_condition
 from cojudge_assets.core.tables import markdown_table
 from cojudge_assets.defs.io import KINDS
 from cojudge_assets.defs.judging.sources import JUDGES_FILE
@@ -28,7 +28,7 @@ from cojudge_assets.defs.versions import answers_version, content_version
 from cojudge_assets.judges.config import JudgeSpec, rate_of_one_run
 from cojudge_assets.judges.estimate import RUN_TAG, budget_key
 from cojudge_assets.judges.imports import import_partition
-from cojudge_assets.judges.runner import judge_partition
+from cojudge_assets.judges.runner import REQUEST_COLUMNS, judge_partition
 from cojudge_assets.judges.store import ANSWERED_STATUSES
 
 
@@ -43,6 +43,7 @@ def requests_file(duckdb: DuckDBResource, condition: str) -> Path:
     code_version="1",
     partitions_def=CONDITION_PARTITIONS,
     metadata={"partition_expr": "condition"},
+    ins={name: dg.AssetIn(name, metadata={"columns": columns}) for name, columns in REQUEST_INPUT_COLUMNS.items()},
     check_specs=[
         dg.AssetCheckSpec(
             "no_label_in_requests",
@@ -64,10 +65,9 @@ def judge_requests(
     duckdb: DuckDBResource,
 ):
     condition = condition_of(context)
-    table = build_requests(attempts, problems, participant_context, condition)
-    leaks = label_leaks(table, attempts, problems, participant_context)
     path = requests_file(duckdb, condition)
-    write_jsonl(table, path)
+    built = build_condition(attempts, problems, participant_context, condition, path)  # slice by slice
+    table, leaks = built.table, built.leaks
     # the content is the data version: a label fix upstream leaves the requests, so the answers, up to date
     yield dg.Output(
         table,
@@ -104,6 +104,8 @@ def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:
         # (Dagster infers both mappings); judges_file is an observable source asset, observed and never loaded, so
         # its dependency is declared: there is no table an input could load
         deps=[dg.AssetDep(JUDGES_FILE)],
+        # the requests' keys and canonical JSON only: neither judging nor importing reads the code or context again
+        ins={"judge_requests": dg.AssetIn("judge_requests", metadata={"columns": REQUEST_COLUMNS})},
         metadata={"partition_expr": {"condition": "condition", "judge": "judge"}},
         check_specs=[
             dg.AssetCheckSpec(
