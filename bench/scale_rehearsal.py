@@ -56,6 +56,8 @@ def recovered(db: Path) -> pl.DataFrame:
     import duckdb
 
     with duckdb.connect(str(db), read_only=True) as conn:
+        if not conn.execute("select count(*) from duckdb_tables() where table_name = 'judge_metrics'").fetchone()[0]:
+            return pl.DataFrame()  # a --select without the measurement: nothing recovered
         return conn.execute(
             "select judge, condition, value, lo, hi, n from main.judge_metrics where metric = 'roc_auc' "
             "order by judge, condition"
