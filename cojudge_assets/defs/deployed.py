@@ -215,6 +215,8 @@ class DeltaTableReaderHandler(DeltaTableHandler):
         if not _exists(connection.table_uri, connection.storage_options):
             DeltaTableHandler.load_input(self, context, table_slice, connection)  # fails, naming the input
         uri, options = connection.table_uri, connection.storage_options
+        # every slice from the version there is now: a partition another run writes meanwhile is not half seen
+        version = DeltaTable(uri, storage_options=options).version()
         scope = {
             d.partition_expr: [str(v) for v in _values(d.partitions)] for d in table_slice.partition_dimensions or []
         }
@@ -224,7 +226,7 @@ class DeltaTableReaderHandler(DeltaTableHandler):
             for column, value in {**scope, **equal}.items():
                 test = pc.field(column).isin(value if isinstance(value, list) else [str(value)])
                 wanted = test if wanted is None else wanted & test
-            dataset = DeltaTable(uri, storage_options=options).to_pyarrow_dataset()
+            dataset = DeltaTable(uri, version=version, storage_options=options).to_pyarrow_dataset()
             selected = list(columns) if columns else None
             if distinct:  # batch by batch: the distinct values, never every row at once
                 found = [
