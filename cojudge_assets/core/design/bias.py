@@ -279,12 +279,12 @@ def _fit(part: pl.DataFrame, error: str, covariate: str) -> list[dict]:
         reference = counts.sort(["count", covariate], descending=[True, False])[covariate][0]
         levels = sorted(v for v in counts[covariate].to_list() if v != reference)
         # one column per level against the reference: set from each row's level index, no Python object per row
-        index = data[covariate].replace_strict(levels, list(range(len(levels))), default=-1, return_dtype=pl.Int64)
-        index = index.to_numpy()
+        level_of = data[covariate].replace_strict(levels, list(range(len(levels))), default=-1, return_dtype=pl.Int64)
+        index = level_of.to_numpy()
         design = np.zeros((len(data), len(levels) + 1))
         design[:, 0] = 1.0
-        rows = np.flatnonzero(index >= 0)
-        design[rows, index[rows] + 1] = 1.0
+        tagged = np.flatnonzero(index >= 0)
+        design[tagged, index[tagged] + 1] = 1.0
         names = [f"{covariate}={level} (vs {reference})" for level in levels]
     else:
         design = np.column_stack([np.ones(len(data)), data[covariate].to_numpy().astype(float)])
