@@ -42,7 +42,6 @@ import polars as pl
 
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.stats import metrics as m
-from cojudge_assets.core.stats.bootstrap import cluster_codes
 
 P_FLOOR = 1e-16  # a p-value below this is shown as "< 1e-16": double precision holds no more
 
@@ -159,7 +158,11 @@ def _answered(predictions: pl.DataFrame, folds: int, seed: int) -> tuple[pl.Data
     rows = predictions if predictions.select(answered.all()).item() in (True, None) else predictions.filter(answered)
     # measurement's folds: every attempt of the predictions, in attempt_uid order (core/measurement.Universe)
     attempts = rows.select("attempt_uid", "participant", "problem_id").unique("attempt_uid").sort("attempt_uid")
-    trajectory = cluster_codes(attempts["participant"].to_numpy(), attempts["problem_id"].to_numpy())
+    # cluster_codes(participant, problem_id) by polars: the keys joined as str() joins them (a null as "None")
+    keys = pl.concat_str(
+        [pl.col(c).cast(pl.String).fill_null("None") for c in ("participant", "problem_id")], separator="\x1f"
+    )
+    trajectory = _codes(attempts.select(keys.alias("key"))["key"])
     # fewer than two trajectories: one fold, no out-of-fold decision (oof_wrong is NaN, its models note it)
     assigned = m.grouped_folds(trajectory, n_splits=folds, seed=seed) if len(set(trajectory)) >= 2 else trajectory * 0
     return rows, attempts.select("attempt_uid", pl.Series("fold", assigned, dtype=pl.Int64))
