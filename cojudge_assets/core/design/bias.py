@@ -42,7 +42,6 @@ import polars as pl
 
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.stats import metrics as m
-from cojudge_assets.core.stats.bootstrap import cluster_codes
 
 P_FLOOR = 1e-16  # a p-value below this is shown as "< 1e-16": double precision holds no more
 
@@ -159,7 +158,11 @@ def _answered(predictions: pl.DataFrame, folds: int, seed: int) -> tuple[pl.Data
     rows = predictions if predictions.select(answered.all()).item() in (True, None) else predictions.filter(answered)
     # measurement's folds: every attempt of the predictions, in attempt_uid order (core/measurement.Universe)
     attempts = rows.select("attempt_uid", "participant", "problem_id").unique("attempt_uid").sort("attempt_uid")
-    trajectory = cluster_codes(attempts["participant"].to_numpy(), attempts["problem_id"].to_numpy())
+    # cluster_codes(participant, problem_id) by polars: the keys joined as str() joins them (a null as "None")
+    keys = pl.concat_str(
+        [pl.col(c).cast(pl.String).fill_null("None") for c in ("participant", "problem_id")], separator="\x1f"
+    )
+    trajectory = _codes(attempts.select(keys.alias("key"))["key"])
     # fewer than two trajectories: one fold, no out-of-fold decision (oof_wrong is NaN, its models note it)
     assigned = m.grouped_folds(trajectory, n_splits=folds, seed=seed) if len(set(trajectory)) >= 2 else trajectory * 0
     return rows, attempts.select("attempt_uid", pl.Series("fold", assigned, dtype=pl.Int64))
@@ -235,6 +238,13 @@ def _log2(sizes: pl.Series) -> pl.Series:
     return sizes.replace_strict(distinct, [math.log2(v) for v in distinct], default=None, return_dtype=pl.Float64)
 
 
+def _codes(trajectory: pl.Series) -> np.ndarray:
+    """:func:`cluster_codes` of a column of trajectory keys (never null), by polars: the same codes (sorted key
+    order: a dense rank of the strings, compared as UTF-8 bytes, which is code point order), without a Python
+    string per row."""
+    return trajectory.rank("dense").cast(pl.Int64).to_numpy() - 1
+
+
 def _note(covariate: str, n: int, note: str) -> dict:
     return {"covariate": covariate, "term": None, "coef": None, "se": None, "p": None, "n": n, "note": note}
 
@@ -253,7 +263,7 @@ def _fit(part: pl.DataFrame, error: str, covariate: str) -> list[dict]:
         return [_note(covariate, len(data), "fewer than 3 attempts have this covariate")]
     if data[covariate].n_unique() < 2:
         return [_note(covariate, len(data), f"constant on this cell ({data[covariate][0]})")]
-    clusters = cluster_codes(data["trajectory"].to_numpy())
+    clusters = _codes(data["trajectory"])
     if clusters.max() < 1:
         return [_note(covariate, len(data), "a single trajectory: no cluster-robust standard error")]
     notes = []
@@ -267,12 +277,17 @@ def _fit(part: pl.DataFrame, error: str, covariate: str) -> list[dict]:
             notes.append(_note(covariate, len(data), f"levels in a single trajectory, not tested: {shown}"))
             if data[covariate].n_unique() < 2:
                 return notes
-            clusters = cluster_codes(data["trajectory"].to_numpy())
+            clusters = _codes(data["trajectory"])
         counts = data[covariate].value_counts(sort=True)
         reference = counts.sort(["count", covariate], descending=[True, False])[covariate][0]
         levels = sorted(v for v in counts[covariate].to_list() if v != reference)
-        values = data[covariate].to_numpy()
-        design = np.column_stack([np.ones(len(data))] + [(values == level).astype(float) for level in levels])
+        # one column per level against the reference: set from each row's level index, no Python object per row
+        level_of = data[covariate].replace_strict(levels, list(range(len(levels))), default=-1, return_dtype=pl.Int64)
+        index = level_of.to_numpy()
+        design = np.zeros((len(data), len(levels) + 1))
+        design[:, 0] = 1.0
+        tagged = np.flatnonzero(index >= 0)
+        design[tagged, index[tagged] + 1] = 1.0
         names = [f"{covariate}={level} (vs {reference})" for level in levels]
     else:
         design = np.column_stack([np.ones(len(data)), data[covariate].to_numpy().astype(float)])
