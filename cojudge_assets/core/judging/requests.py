@@ -165,13 +165,14 @@ def build_condition(
     if chunk_rows < 1:
         raise ValueError(f"chunk_rows: expected a positive number of attempts per slice, got {chunk_rows}")
     mine = contexts.filter(pl.col("condition") == condition)  # the other conditions' contexts are never read
-    ordered = attempts.sort("attempt_uid")
+    order = attempts["attempt_uid"].arg_sort()  # slices gathered in this order: no sorted copy of the attempts held
     tables, leaks, lines = [], [], 0
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     try:
         with partial.open("w", encoding="utf-8") as out:
-            for part in ordered.iter_slices(chunk_rows):
+            for start in range(0, len(order), chunk_rows):
+                part = attempts[order.slice(start, chunk_rows)]
                 table = build_requests(part, problems, mine, condition)
                 leaks.append(label_leaks(table, part, problems, mine))
                 for line in _jsonl_lines(table):
@@ -182,8 +183,8 @@ def build_condition(
     finally:
         partial.unlink(missing_ok=True)
     if not tables:  # no attempt: the empty table and check, with their schemas
-        tables = [build_requests(ordered, problems, mine, condition)]
-        leaks = [label_leaks(tables[0], ordered, problems, mine)]
+        tables = [build_requests(attempts, problems, mine, condition)]
+        leaks = [label_leaks(tables[0], attempts, problems, mine)]
     return ConditionRequests(table=pl.concat(tables), leaks=pl.concat(leaks), lines=lines)
 
 
