@@ -521,7 +521,9 @@ def _cap_note(ceiling: int, yields: pl.DataFrame) -> str | None:
     cap = max(1, math.floor(RULE_CAP * graded))
     within = sum(min(a, cap) for a in rows["accepted"].to_list())
     others = [
-        f"{r['rule']}: {r['accepted']} accepted, no site on {r['skipped']} seeds"
+        f"{r['rule']}: {r['accepted']} accepted of {r['applied']} run"
+        + (f" ({r['not_run']} more not run: the balance needed no more)" if r["not_run"] else "")
+        + f", no site on {r['skipped']} seeds"
         for r in rows.iter_rows(named=True)
         if r["rule"] != top["rule"]
     ]
