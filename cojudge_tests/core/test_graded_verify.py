@@ -286,6 +286,8 @@ def test_a_cap_per_ceiling_keeps_that_many_and_runs_only_what_they_need(monkeypa
     ran.clear()
     full = verify(pl.DataFrame(), programs, {}, None, lazy=False, per_ceiling=per_ceiling)
     assert ceiling_balance(capped)["graded"].to_list() == [per_ceiling] * 6  # every ceiling has more accepted
+    five = ceiling_balance(capped).filter(pl.col("ceiling") == 5)["note"][0]  # two rules of 2: the cap is raised
+    assert "more not run: the balance needed no more" in five and "2 accepted of 2 run, no site on" in five
     assert ceiling_balance(uncapped)["graded"].to_list() != [per_ceiling] * 6
     graded = ["ceiling", "rule", "graded"]
     by_rule = [rule_yield(t).select(graded).sort("ceiling", "rule") for t in (capped, full)]
