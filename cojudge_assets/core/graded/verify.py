@@ -42,7 +42,7 @@ ceiling are kept, the ceilings are verified scarcest first, and a ceiling runs o
 would keep if every candidate not run yet were accepted, again after each rejection (:func:`verify`, ``lazy``):
 the programs kept are those of a full verification; the rest are ``not_run`` rows.
 
-**Size.** A graded program costs a compile and a run on the secret tests (about 0.35 s of CPU on the demo), and
+**Size.** A graded program costs a compile and a run on the secret tests (0.35 to 0.47 s of CPU on the demo), and
 the programs a corpus yields grow with its seeds. ``PER_CEILING`` (48; ``graded_programs``' run config
 ``per_ceiling``, 0 for no cap) bounds the study, so the graded programs add a bounded share to a study's run:
 on the demo, 48 a ceiling instead of the 204 the scarcest ceiling holds (docs/methodology.md, "Graded
