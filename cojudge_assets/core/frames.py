@@ -83,16 +83,20 @@ def duckdb_table_reader(
     scope: Mapping[str, list[str]] | None = None,
     *,
     read_only: bool = False,
+    config: Mapping[str, str | bool | int | float | list[str]] | None = None,
 ) -> TableReader:
     """A :class:`TableReader` of table ``target`` (schema.table) in the DuckDB file ``database``: each read a
-    query of its own on a connection of its own (``read_only``: a bench's, on a file no run writes)."""
+    query of its own on a connection of its own (``read_only``: a bench's, on a file no run writes). ``config``:
+    the DuckDB configuration of the process's other connections to the file (DuckDB refuses a second one with
+    another configuration while the first is open, and a run's IO manager connection can outlive its input)."""
     scope = dict(scope or {})
+    options = dict(config or {})
 
     def fetch(wanted: Sequence[str] | None, equal: Mapping[str, str], distinct: bool) -> pl.DataFrame:
         selected = ", ".join(f'"{c}"' for c in wanted) if wanted else "*"
         clause, parameters = _equal_clause({**scope, **equal})
         query = f"select {'distinct ' if distinct else ''}{selected} from {target}{clause}"
-        with duckdb.connect(database, read_only=read_only) as conn:
+        with duckdb.connect(database, read_only=read_only, config=options) as conn:
             return pl.DataFrame(conn.execute(query, parameters).arrow())
 
     return TableReader(name, columns, scope, fetch)

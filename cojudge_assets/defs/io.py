@@ -148,8 +148,14 @@ class TableReaderHandler(PolarsTableHandler):
         scope = {
             d.partition_expr: [str(v) for v in _listed(d.partitions)] for d in table_slice.partition_dimensions or []
         }
+        config = dagster_config((context.resource_config or {}).get("connection_config"))
         return duckdb_table_reader(
-            database, f"{table_slice.schema}.{table_slice.table}", context.name, table_slice.columns, scope
+            database,
+            f"{table_slice.schema}.{table_slice.table}",
+            context.name,
+            table_slice.columns,
+            scope,
+            config=config,
         )
 
     @property
@@ -159,6 +165,14 @@ class TableReaderHandler(PolarsTableHandler):
 
 def _listed(partitions) -> list:
     return list(partitions) if isinstance(partitions, list | tuple | set) else [partitions]
+
+
+def dagster_config(connection_config: Mapping | None = None) -> dict:
+    """The DuckDB configuration dagster-duckdb's connections carry (its user agent and the resource's
+    ``connection_config``). A connection cojudge opens itself to a file a run may have open takes the same: DuckDB
+    refuses a second connection to an open file with another configuration, and a run's connection can outlive
+    its use (a load that raised leaves it to the garbage collector)."""
+    return {"custom_user_agent": "dagster", **(connection_config or {})}
 
 
 def _table_exists(connection, schema: str, table: str) -> bool:
@@ -203,7 +217,7 @@ class CojudgeDuckDBIOManager(DuckDBPolarsIOManager):
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator:
         with _held_for_run(self.database, context):
             if _run_id(context) is not None:
-                _partition_later(self.database, self.schema_ or "main")
+                _partition_later(self.database, self.schema_ or "main", dagster_config(self.connection_config))
             with super().yield_for_execution(context) as value:
                 yield value
 
@@ -221,7 +235,7 @@ def _held_for_run(database: str, context: dg.InitResourceContext) -> Iterator[No
         yield
 
 
-def _partition_later(database: str, schema: str) -> None:
+def _partition_later(database: str, schema: str, config: dict | None = None) -> None:
     """A table of :data:`PARTITIONED_LATER` that an older release wrote gets its partition column, and loses the
     rows from before (in no partition: a partition's delete would never reach them, and a count would see them
     twice); its partitions are materialized again (the asset's code version moved with it). Rows of buckets of
@@ -231,7 +245,7 @@ def _partition_later(database: str, schema: str) -> None:
     if not Path(database).exists():
         return
     current = bucket_keys(shard_count())
-    with duckdb.connect(database) as connection:
+    with duckdb.connect(database, config=config or {}) as connection:
         for table, column in PARTITIONED_LATER.items():
             if not _table_exists(connection, schema, table):
                 continue
