@@ -195,6 +195,29 @@ def run_steps(
     echo=None,
     force: bool = False,
 ) -> StepsOutcome:
+    """:func:`_run_steps` with what exists before it (the Definitions, a caller's heap) frozen out of the garbage
+    collector, so the collection after each step scans only what the runs made: in a process holding a large heap
+    (a test session's), a full collection per step took seconds each."""
+    gc.freeze()
+    try:
+        return _run_steps(
+            defs, instance, run_config, judges=judges, conditions=conditions, jobs=jobs, echo=echo, force=force
+        )
+    finally:
+        gc.unfreeze()
+
+
+def _run_steps(
+    defs,
+    instance,
+    run_config: dict | None = None,
+    *,
+    judges: list[str] | None = None,
+    conditions: list[str] | None = None,
+    jobs: tuple[str, ...] | None = None,
+    echo=None,
+    force: bool = False,
+) -> StepsOutcome:
     """Materialize what Dagster's evaluator requests, step by step, until it requests nothing.
 
     The source assets (the corpus, the judges file) are observed first. Then each round asks Dagster's
