@@ -12,8 +12,10 @@ import functools
 import gc
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 
 def open_instance(home: Path):
@@ -184,30 +186,28 @@ def _steps_in_order(steps: dict, step_of: dict, order: list) -> list:
     return sorted(steps, key=lambda step: (min(rank[k] for k in steps[step]), step[0], step[1] or ""))
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _frozen_heap(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` with what exists before it (the Definitions, a caller's heap) frozen out of the garbage collector, so
+    the collection after each step scans only what the runs made: in a process holding a large heap (a test
+    session's), a full collection per step took seconds each."""
+
+    @functools.wraps(fn)
+    def frozen(*args: P.args, **kwargs: P.kwargs) -> R:
+        gc.freeze()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.unfreeze()
+
+    return frozen
+
+
+@_frozen_heap
 def run_steps(
-    defs,
-    instance,
-    run_config: dict | None = None,
-    *,
-    judges: list[str] | None = None,
-    conditions: list[str] | None = None,
-    jobs: tuple[str, ...] | None = None,
-    echo=None,
-    force: bool = False,
-) -> StepsOutcome:
-    """:func:`_run_steps` with what exists before it (the Definitions, a caller's heap) frozen out of the garbage
-    collector, so the collection after each step scans only what the runs made: in a process holding a large heap
-    (a test session's), a full collection per step took seconds each."""
-    gc.freeze()
-    try:
-        return _run_steps(
-            defs, instance, run_config, judges=judges, conditions=conditions, jobs=jobs, echo=echo, force=force
-        )
-    finally:
-        gc.unfreeze()
-
-
-def _run_steps(
     defs,
     instance,
     run_config: dict | None = None,
