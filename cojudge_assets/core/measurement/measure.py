@@ -211,6 +211,11 @@ class Universe:
             self._add_cell(str(judge), str(condition), part)
         self._name_cells()
 
+    def one_trajectory(self) -> bool:
+        """Whether the cells' predictions hold fewer than two trajectories (no folds: what needs them is left out)."""
+        answered = [self.trajectory[cell.index] for cell in self.cells.values()]
+        return len(np.unique(np.concatenate(answered))) < 2 if answered else True
+
     @classmethod
     def from_slices(
         cls, slices: Iterable[tuple[str, str, pl.DataFrame]], config: MeasurementConfig, attempts: pl.DataFrame

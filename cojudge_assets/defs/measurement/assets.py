@@ -14,7 +14,6 @@ from collections.abc import Set
 from typing import Any
 
 import dagster as dg
-import numpy as np
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
@@ -336,7 +335,7 @@ def measurement_asset(present: Set[str]) -> dg.AssetsDefinition:
             u = Universe.from_slices(cell_slices(predictions), settings, universe)
             tables = measure(None, settings, tables=names, progress=context.log.info, universe=u)
         files = plots.measurement_figures(u, output_dir(duckdb) / "measurement")
-        one = len(np.unique(np.concatenate([u.trajectory[cell.index] for cell in u.cells.values()]))) < 2
+        one = u.one_trajectory()
         if one:
             context.log.warning(NO_FOLDS)
         for name in names:
