@@ -5,7 +5,15 @@ import polars as pl
 import pytest
 
 from cojudge_assets.core.measurement import agreement, calibration
-from cojudge_assets.core.measurement.measure import ANALYTIC, BOOTSTRAP, SCALAR_METRICS, MeasurementConfig, measure
+from cojudge_assets.core.measurement.measure import (
+    ANALYTIC,
+    BOOTSTRAP,
+    INFLUENCES,
+    INTERVAL_METRICS,
+    SCALAR_METRICS,
+    MeasurementConfig,
+    measure,
+)
 from cojudge_assets.core.stats import analytic as an
 from cojudge_assets.core.stats import metrics as m
 from cojudge_assets.core.stats.bootstrap import cluster_weights
@@ -187,11 +195,24 @@ def test_each_row_says_which_method_made_its_interval():
     assert set(agreed["ci_method"]) == {ANALYTIC}
     assert set(boot["agreement"].drop_nulls("lo")["ci_method"]) == {BOOTSTRAP}
     assert analytic["agreement"]["value"].to_list() == boot["agreement"]["value"].to_list()
-    # every judge_metrics and scale_validity interval is analytic, the in-fold MCC's too (docs/methodology.md)
-    scalar = analytic["judge_metrics"].filter(pl.col("metric").is_in(list(SCALAR_METRICS)))
+    # every judge_metrics interval is analytic; the in-fold MCC and its drop to out-of-fold have none under either
+    # method (optimistic by construction: ScalarMetric.interval, docs/methodology.md)
+    scalar = analytic["judge_metrics"].filter(pl.col("metric").is_in(list(INTERVAL_METRICS)))
     assert set(scalar["ci_method"]) == {ANALYTIC}
-    drop = analytic["scale_validity"].filter(pl.col("metric") == "mcc_drop_in_fold_to_oof")
-    assert set(drop["ci_method"]) == {ANALYTIC}
+    for run in (analytic, boot):
+        no_interval = pl.concat(
+            [
+                run["judge_metrics"].filter(pl.col("metric") == "mcc_in_fold").select("value", "lo", "hi", "ci_method"),
+                run["scale_validity"]
+                .filter(pl.col("metric") == "mcc_drop_in_fold_to_oof")
+                .select("value", "lo", "hi", "ci_method"),
+            ]
+        )
+        assert len(no_interval) == 2 * len(run["judge_metrics"].filter(pl.col("metric") == "roc_auc"))
+        assert no_interval["value"].is_not_nan().all()
+        assert no_interval["lo"].is_nan().all() and no_interval["hi"].is_nan().all()
+        assert no_interval["ci_method"].is_null().all()
+    assert set(INFLUENCES) == set(INTERVAL_METRICS) == set(SCALAR_METRICS) - {"mcc_in_fold"}
     coverage = analytic["judge_metrics"].filter(pl.col("metric") == "coverage")
     assert coverage["ci_method"].is_null().all()
     ok = metrics.filter(pl.col("lo").is_not_null())
