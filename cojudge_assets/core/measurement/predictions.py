@@ -14,12 +14,20 @@ request the judge answered (by request hash) with the attempt's code: the
 seed study's V4 check, made on every row. A prediction carries its program's
 size (``code_lines``, ``code_tokens``: core/design/bias.py ``code_size``), not its
 text: at a million attempts the text of every prediction would be the largest
-part of the table. Measurement's own partition reads the text (``with_code``) for
-its identical-resubmission figures.
+part of the table.
+
+No reader holds the attempts' text (issue 33: at 10^6 attempts it was most of the
+predictions' and the per-judge tables' 3 GB). The V4 check compares the SHA-256 of
+the request's code with the attempt's ``code_sha256``, and the sizes are counted on
+the request's code, before the join, which then carries no text: where the check
+passes (it blocks measurement where it does not) that is the attempt's code.
+Measurement's own partition takes the hash (``with_hash``) for its
+identical-resubmission figures: equal texts, equal hashes.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Mapping
 from typing import Protocol
 
@@ -66,21 +74,25 @@ PREDICTIONS_READ = {
         "status",
     ],
     "judge_requests": ["attempt_uid", "condition", "request_hash", "source_code"],
-    "attempts": ["attempt_uid", "participant", "problem_id", "turn", "verdict", "accepted", "code", "language"],
+    "attempts": ["attempt_uid", "participant", "problem_id", "turn", "verdict", "accepted", "code_sha256", "language"],
     "participant_context": ["attempt_uid", "condition", "provenance"],
 }
 
 
 def _predictions_sql(code_check: bool) -> str:
-    """The join of :data:`PREDICTIONS_SCHEMA`'s rows, with the attempt's code; ``code_check``: judge_requests has
-    the request's code (else code_matches is null: not checked by this reader)."""
-    matches = "coalesce(r.source_code = a.code, false)" if code_check else "null::boolean"
-    requests = "left join main.judge_requests r using (attempt_uid, condition, request_hash)" if code_check else ""
+    """The join of :data:`PREDICTIONS_SCHEMA`'s rows (and the attempt's ``code_sha256``); ``code_check``: the
+    ``request_code`` table holds each request's code as its hash and its size (:func:`request_code`; else
+    code_matches and the sizes are null: not checked by this reader)."""
+    if code_check:
+        matches, sizes = "coalesce(r.source_sha256 = a.code_sha256, false)", "r.code_lines, r.code_tokens"
+        requests = "left join request_code r using (attempt_uid, condition, request_hash)"
+    else:
+        matches, sizes, requests = "null::boolean", "null::integer as code_lines, null::integer as code_tokens", ""
     return f"""
     select o.attempt_uid, o.judge, o.condition, o.p_accept, o.s_algo, o.s_robust, o.request_hash,
            o.served_model, a.participant, a.problem_id, a.turn, a.verdict, a.accepted,
            a.accepted::bigint as y, coalesce(pc.provenance in ('anchored', 'segmented'), false) as evidence,
-           a.code, {matches} as code_matches, a.language
+           {sizes}, {matches} as code_matches, a.language, a.code_sha256
     from main.judge_outputs o
     join main.attempts a using (attempt_uid)
     {requests}
@@ -111,16 +123,40 @@ def scored(*more: str) -> dict[str, list[str]]:
 PREDICTIONS_INPUTS = ("judge_outputs", "judge_requests", "attempts", "participant_context")
 
 
-def read_predictions(conn: duckdb.DuckDBPyConnection, *, with_code: bool = False) -> pl.DataFrame:
+def read_predictions(conn: duckdb.DuckDBPyConnection, *, with_hash: bool = False) -> pl.DataFrame:
     """Every valid answer with its label (empty, with the schema, before any judge has answered); with the
-    attempt's ``code`` as a last column when ``with_code``."""
-    schema = pl.Schema([*PREDICTIONS_SCHEMA.items(), ("code", pl.String())]) if with_code else PREDICTIONS_SCHEMA
+    attempt's ``code_sha256`` as a last column when ``with_hash``. The requests' code is taken as
+    :func:`request_code` made it (a judge_requests with ``source_sha256``), or made so here from ``source_code``;
+    the attempts' text is never read."""
+    schema = pl.Schema([*PREDICTIONS_SCHEMA.items(), ("code_sha256", pl.String())]) if with_hash else PREDICTIONS_SCHEMA
     if not has_table(conn, "judge_outputs"):
         return pl.DataFrame(schema=schema)
-    code_check = "source_code" in _columns(conn, "judge_requests")
-    joined = conn.execute(_predictions_sql(code_check)).pl()
-    lines, tokens = code_size_columns(pl.col("code"))
-    return joined.with_columns(lines, tokens).select(list(schema)).cast(schema)
+    columns = _columns(conn, "judge_requests")
+    code_check = bool(columns & {"source_sha256", "source_code"})
+    if "source_sha256" in columns:
+        conn.execute("create temp view request_code as select * from main.judge_requests")
+    elif code_check:
+        keys = "attempt_uid, condition, request_hash, source_code"
+        conn.register("request_code", request_code(conn.execute(f"select {keys} from main.judge_requests").pl()))
+    return conn.execute(_predictions_sql(code_check)).pl().select(list(schema)).cast(schema)
+
+
+def _sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def request_code(requests: pl.DataFrame) -> pl.DataFrame:
+    """``requests`` (judge_requests rows) with ``source_code`` replaced by its SHA-256 (hex, as the attempts'
+    ``code_sha256``: core/ingest/attempts.py) and its size (core/design/bias.py ``code_size_columns``): what the V4
+    check and the predictions' sizes need, without the text, so no copy of it reaches DuckDB or the join.
+
+    >>> frame = request_code(pl.DataFrame({"attempt_uid": ["a"], "source_code": ["x = 1\\n"]}))
+    >>> frame.columns, frame["code_lines"][0], frame["source_sha256"][0] == _sha256_hex("x = 1\\n")
+    (['attempt_uid', 'code_lines', 'code_tokens', 'source_sha256'], 1, True)
+    """
+    lines, tokens = code_size_columns(pl.col("source_code"))
+    digest = pl.col("source_code").map_elements(_sha256_hex, return_dtype=pl.String, skip_nulls=True)
+    return requests.with_columns(lines, tokens, digest.alias("source_sha256")).drop("source_code")
 
 
 def _columns(conn: duckdb.DuckDBPyConnection, name: str) -> set[str]:
@@ -132,11 +168,15 @@ def _columns(conn: duckdb.DuckDBPyConnection, name: str) -> set[str]:
     }
 
 
-def predictions_table(frames: Mapping[str, pl.DataFrame], *, with_code: bool = False) -> pl.DataFrame:
+def predictions_table(frames: Mapping[str, pl.DataFrame], *, with_hash: bool = False) -> pl.DataFrame:
     """:func:`read_predictions` over the asset frames named in :data:`PREDICTIONS_INPUTS` (``judge_outputs``
-    absent or never materialized: no judge has answered)."""
+    absent or never materialized: no judge has answered); the requests' code made :func:`request_code` before
+    the frames are registered."""
+    requests = frames.get("judge_requests")
+    if requests is not None and "source_code" in requests.columns:
+        frames = {**frames, "judge_requests": request_code(requests)}
     with frames_connection(frames) as conn:
-        return read_predictions(conn, with_code=with_code)
+        return read_predictions(conn, with_hash=with_hash)
 
 
 UNIVERSE_SCHEMA = pl.Schema(

@@ -253,7 +253,7 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
     ):
         condition, judge = condition_of(context), judge_of(context)
         settings = _settings(config)
-        table = predictions_table(frames, with_code=True)  # the text, for identical resubmissions (consistency)
+        table = predictions_table(frames, with_hash=True)  # code_sha256, for identical resubmissions (consistency)
         outcomes, universe = outcomes_table(frames), universe_table(frames)
         if universe.is_empty() or outcomes.is_empty():
             empty = pl.DataFrame(schema=LONG_SCHEMA)
