@@ -28,14 +28,13 @@ identical-resubmission figures: equal texts, equal hashes.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol
 
 import duckdb
 import polars as pl
 
 from cojudge_assets.core.design.bias import code_size_columns
-from cojudge_assets.core.frames import frames_connection
 
 PREDICTIONS_SCHEMA = pl.Schema(
     {
@@ -79,28 +78,7 @@ PREDICTIONS_READ = {
 }
 
 
-def _predictions_sql(code_check: bool) -> str:
-    """The join of :data:`PREDICTIONS_SCHEMA`'s rows (and the attempt's ``code_sha256``); ``code_check``: the
-    ``request_code`` table holds each request's code as its hash and its size (:func:`request_code`; else
-    code_matches and the sizes are null: not checked by this reader)."""
-    if code_check:
-        matches, sizes = "coalesce(r.source_sha256 = a.code_sha256, false)", "r.code_lines, r.code_tokens"
-        requests = "left join request_code r using (attempt_uid, condition, request_hash)"
-    else:
-        matches, sizes, requests = "null::boolean", "null::integer as code_lines, null::integer as code_tokens", ""
-    return f"""
-    select o.attempt_uid, o.judge, o.condition, o.p_accept, o.s_algo, o.s_robust, o.request_hash,
-           o.served_model, a.participant, a.problem_id, a.turn, a.verdict, a.accepted,
-           a.accepted::bigint as y, coalesce(pc.provenance in ('anchored', 'segmented'), false) as evidence,
-           {sizes}, {matches} as code_matches, a.language, a.code_sha256
-    from main.judge_outputs o
-    join main.attempts a using (attempt_uid)
-    {requests}
-    left join (select attempt_uid, provenance from main.participant_context
-               where condition = 'nonblind') pc using (attempt_uid)
-    where o.status = 'ok'
-    order by o.judge, o.condition, o.attempt_uid
-"""
+EVIDENCE_TIERS = ("anchored", "segmented")  # the nonblind contexts whose evidence is backed
 
 
 def has_table(conn: duckdb.DuckDBPyConnection, name: str, schema: str = "main") -> bool:
@@ -124,21 +102,20 @@ PREDICTIONS_INPUTS = ("judge_outputs", "judge_requests", "attempts", "participan
 
 
 def read_predictions(conn: duckdb.DuckDBPyConnection, *, with_hash: bool = False) -> pl.DataFrame:
-    """Every valid answer with its label (empty, with the schema, before any judge has answered); with the
-    attempt's ``code_sha256`` as a last column when ``with_hash``. The requests' code is taken as
-    :func:`request_code` made it (a judge_requests with ``source_sha256``), or made so here from ``source_code``;
-    the attempts' text is never read."""
-    schema = pl.Schema([*PREDICTIONS_SCHEMA.items(), ("code_sha256", pl.String())]) if with_hash else PREDICTIONS_SCHEMA
-    if not has_table(conn, "judge_outputs"):
-        return pl.DataFrame(schema=schema)
-    columns = _columns(conn, "judge_requests")
-    code_check = bool(columns & {"source_sha256", "source_code"})
-    if "source_sha256" in columns:
-        conn.execute("create temp view request_code as select * from main.judge_requests")
-    elif code_check:
-        keys = "attempt_uid, condition, request_hash, source_code"
-        conn.register("request_code", request_code(conn.execute(f"select {keys} from main.judge_requests").pl()))
-    return conn.execute(_predictions_sql(code_check)).pl().select(list(schema)).cast(schema)
+    """:func:`predictions_table` over the tables of :data:`PREDICTIONS_INPUTS` in ``conn`` (those it holds), each
+    read with the columns of :data:`PREDICTIONS_READ` (and the requests' ``source_code``) it has."""
+    read = {**PREDICTIONS_READ, "judge_requests": [*PREDICTIONS_READ["judge_requests"], "source_code"]}
+    return predictions_table(_tables(conn, read), with_hash=with_hash)
+
+
+def _tables(conn: duckdb.DuckDBPyConnection, read: Mapping[str, Sequence[str]]) -> dict[str, pl.DataFrame]:
+    """The tables of ``read`` that ``conn`` holds, each with those of its columns it has."""
+    frames = {}
+    for name, wanted in read.items():
+        if has_table(conn, name):
+            columns = [c for c in dict.fromkeys(wanted) if c in _columns(conn, name)]
+            frames[name] = conn.execute(f"select {', '.join(columns)} from main.{name}").pl()
+    return frames
 
 
 def _sha256_hex(text: str) -> str:
@@ -169,14 +146,53 @@ def _columns(conn: duckdb.DuckDBPyConnection, name: str) -> set[str]:
 
 
 def predictions_table(frames: Mapping[str, pl.DataFrame], *, with_hash: bool = False) -> pl.DataFrame:
-    """:func:`read_predictions` over the asset frames named in :data:`PREDICTIONS_INPUTS` (``judge_outputs``
-    absent or never materialized: no judge has answered); the requests' code made :func:`request_code` before
-    the frames are registered."""
-    requests = frames.get("judge_requests")
-    if requests is not None and "source_code" in requests.columns:
-        frames = {**frames, "judge_requests": request_code(requests)}
-    with frames_connection(frames) as conn:
-        return read_predictions(conn, with_hash=with_hash)
+    """Every valid answer (status ok) of ``judge_outputs`` joined to its attempt, its request's code (as
+    :func:`request_code` makes it) and its nonblind context: the rows of :data:`PREDICTIONS_SCHEMA`, ordered by
+    judge, condition and attempt; with the attempt's ``code_sha256`` as a last column when ``with_hash``. Empty,
+    with the schema, when ``judge_outputs`` is absent or was never materialized (a frame without columns): no judge
+    has answered. Requests without their code: code_matches and the sizes are null (not checked by this reader).
+
+    A polars join, not DuckDB's over the registered frames: at 10^5 predictions an in-memory DuckDB connection
+    made the join's process 140 MB larger, and kept it after the connection closed (docs/benchmarks.md, "Predictions
+    and the per-judge tables without the text")."""
+    schema = pl.Schema([*PREDICTIONS_SCHEMA.items(), ("code_sha256", pl.String())]) if with_hash else PREDICTIONS_SCHEMA
+    present = {name: frame for name, frame in frames.items() if frame.width}
+    if "judge_outputs" not in present:
+        return pl.DataFrame(schema=schema)
+    joined = (
+        present["judge_outputs"]
+        .lazy()
+        .filter(pl.col("status") == "ok")
+        .join(present["attempts"].lazy(), on="attempt_uid", how="inner")
+    )
+    requests = present.get("judge_requests", pl.DataFrame())
+    if not {"source_code", "source_sha256"} & set(requests.columns):
+        matches = pl.lit(None, pl.Boolean)
+        joined = joined.with_columns(code_lines=pl.lit(None, pl.Int32), code_tokens=pl.lit(None, pl.Int32))
+    else:
+        code = request_code(requests) if "source_code" in requests.columns else requests
+        keys = ["attempt_uid", "condition", "request_hash"]
+        joined = joined.join(
+            code.lazy().select(*keys, "source_sha256", "code_lines", "code_tokens"), on=keys, how="left"
+        )
+        matches = (pl.col("source_sha256") == pl.col("code_sha256")).fill_null(False)
+    contexts = present.get("participant_context")
+    if contexts is not None:
+        nonblind = contexts.lazy().filter(pl.col("condition") == "nonblind").select("attempt_uid", "provenance")
+        joined = joined.join(nonblind, on="attempt_uid", how="left")
+    else:
+        joined = joined.with_columns(provenance=pl.lit(None, pl.String))
+    return (
+        joined.with_columns(
+            y=pl.col("accepted").cast(pl.Int64),
+            evidence=pl.col("provenance").is_in(list(EVIDENCE_TIERS)).fill_null(False),
+            code_matches=matches,
+        )
+        .sort("judge", "condition", "attempt_uid")
+        .select(list(schema))
+        .cast(schema)
+        .collect()
+    )
 
 
 UNIVERSE_SCHEMA = pl.Schema(
@@ -195,26 +211,9 @@ UNIVERSE_INPUTS = ("judge_requests", "attempts", "participant_context")
 def read_universe(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """The attempts measurement resamples and folds over (core/measurement/measure.py ``Universe``): every contest
     attempt a judge was asked about under some condition, with its label, trajectory and evidence as in
-    :data:`PREDICTIONS_SQL`. The same for every judge's partition, whichever judges have answered."""
-    if not (has_table(conn, "judge_requests") and has_table(conn, "attempts")):
-        return pl.DataFrame(schema=UNIVERSE_SCHEMA)
-    context = (
-        "left join (select attempt_uid, provenance from main.participant_context "
-        "where condition = 'nonblind') pc using (attempt_uid)"
-        if has_table(conn, "participant_context")
-        else "left join (select null::varchar as attempt_uid, null::varchar as provenance) pc using (attempt_uid)"
-    )
-    return (
-        conn.execute(f"""
-        select a.attempt_uid, a.accepted::bigint as y, a.participant, a.problem_id, a.turn,
-               coalesce(pc.provenance in ('anchored', 'segmented'), false) as evidence
-        from main.attempts a {context}
-        where a.attempt_uid in (select attempt_uid from main.judge_requests)
-        order by a.attempt_uid
-        """)
-        .pl()
-        .cast(UNIVERSE_SCHEMA)
-    )
+    :func:`predictions_table`. The same for every judge's partition, whichever judges have answered.
+    :func:`universe_table` over the tables of ``conn``."""
+    return universe_table(_tables(conn, CROSS_READ))
 
 
 # what the requests tell measurement: which attempts were asked under which condition (no request text)
@@ -245,9 +244,6 @@ class SliceReader(Protocol):
     def keys(self, *columns: str) -> list[tuple]: ...
 
 
-EVIDENCE_TIERS = ("anchored", "segmented")
-
-
 def universe_of_slices(
     requests: SliceReader | None, attempts: pl.DataFrame, context: SliceReader | None
 ) -> pl.DataFrame:
@@ -259,12 +255,16 @@ def universe_of_slices(
     asked = pl.DataFrame(schema={"attempt_uid": pl.String})
     for (condition,) in requests.keys("condition"):
         asked = pl.concat([asked, requests.read(condition=condition).select("attempt_uid")]).unique()
+    return _universe(asked, attempts, context.read(condition="nonblind") if context is not None else None)
+
+
+def _universe(asked: pl.DataFrame, attempts: pl.DataFrame, nonblind: pl.DataFrame | None) -> pl.DataFrame:
+    """The rows of :data:`UNIVERSE_SCHEMA`: the ``attempts`` whose attempt_uid ``asked`` holds, with the evidence
+    of their ``nonblind`` context (None: no context, no evidence)."""
     universe = attempts.join(asked, on="attempt_uid", how="semi")
-    if context is not None:
-        nonblind = context.read(condition="nonblind").select(
-            "attempt_uid", pl.col("provenance").is_in(list(EVIDENCE_TIERS)).alias("evidence")
-        )
-        universe = universe.join(nonblind, on="attempt_uid", how="left")
+    if nonblind is not None:
+        evidence = nonblind.select("attempt_uid", pl.col("provenance").is_in(list(EVIDENCE_TIERS)).alias("evidence"))
+        universe = universe.join(evidence, on="attempt_uid", how="left")
     else:
         universe = universe.with_columns(evidence=pl.lit(None, pl.Boolean))
     return (
@@ -289,9 +289,15 @@ def cell_slices(predictions: SliceReader) -> Iterator[tuple[str, str, pl.DataFra
 
 
 def universe_table(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
-    """:func:`read_universe` over the asset frames named in :data:`UNIVERSE_INPUTS`."""
-    with frames_connection(frames) as conn:
-        return read_universe(conn)
+    """:func:`read_universe` over the asset frames named in :data:`UNIVERSE_INPUTS`, joined by polars (an in-memory
+    DuckDB over the frames holds more, and keeps it: :func:`predictions_table`)."""
+    present = {name: frame for name, frame in frames.items() if frame.width}
+    if not {"judge_requests", "attempts"} <= set(present):
+        return pl.DataFrame(schema=UNIVERSE_SCHEMA)
+    asked = present["judge_requests"].select("attempt_uid").unique()
+    contexts = present.get("participant_context")
+    nonblind = contexts.filter(pl.col("condition") == "nonblind") if contexts is not None else None
+    return _universe(asked, present["attempts"], nonblind)
 
 
 OUTCOMES_SCHEMA = pl.Schema({"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "status": pl.String})
@@ -300,39 +306,32 @@ OUTCOMES_SCHEMA = pl.Schema({"judge": pl.String, "condition": pl.String, "attemp
 def read_outcomes(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """One row per contest attempt each judge was asked about under each condition, with its status (ok,
     abstained, failed; for an imported judge also invalid, or ``unanswered`` when its source has no row for a
-    request of a condition it answered under): the denominators of coverage (core/measurement/measure.py)."""
-    if not has_table(conn, "judge_outputs"):
-        return pl.DataFrame(schema=OUTCOMES_SCHEMA)
-    only_attempts = (
-        " where attempt_uid in (select attempt_uid from main.attempts)" if has_table(conn, "attempts") else ""
-    )
-    if not has_table(conn, "judge_requests"):
-        return (
-            conn.execute(f"select {', '.join(OUTCOMES_SCHEMA)} from main.judge_outputs{only_attempts}")
-            .pl()
-            .cast(OUTCOMES_SCHEMA)
-        )
-    return (
-        conn.execute(f"""
-        with cells as (select distinct judge, condition from main.judge_outputs),
-             asked as (select c.judge, c.condition, r.attempt_uid
-                       from cells c join main.judge_requests r using (condition))
-        select a.judge, a.condition, a.attempt_uid, coalesce(o.status, 'unanswered') as status
-        from asked a left join main.judge_outputs o using (judge, condition, attempt_uid)
-        {only_attempts.replace("where attempt_uid", "where a.attempt_uid")}
-        """)
-        .pl()
-        .cast(OUTCOMES_SCHEMA)
-    )
+    request of a condition it answered under): the denominators of coverage (core/measurement/measure.py).
+    :func:`outcomes_table` over the tables of ``conn``."""
+    return outcomes_table(_tables(conn, CROSS_READ))
 
 
 OUTCOMES_INPUTS = ("judge_outputs", "judge_requests", "attempts")
 
 
 def outcomes_table(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
-    """:func:`read_outcomes` over the asset frames named in :data:`OUTCOMES_INPUTS`."""
-    with frames_connection(frames) as conn:
-        return read_outcomes(conn)
+    """:func:`read_outcomes` over the asset frames named in :data:`OUTCOMES_INPUTS`, joined by polars (as
+    :func:`universe_table`)."""
+    present = {name: frame for name, frame in frames.items() if frame.width}
+    if "judge_outputs" not in present:
+        return pl.DataFrame(schema=OUTCOMES_SCHEMA)
+    outputs = present["judge_outputs"].lazy().select(list(OUTCOMES_SCHEMA))
+    if "judge_requests" in present:
+        cells = outputs.select("judge", "condition").unique()
+        asked = cells.join(present["judge_requests"].lazy().select("condition", "attempt_uid"), on="condition")
+        outcomes = asked.join(outputs, on=["judge", "condition", "attempt_uid"], how="left").with_columns(
+            pl.col("status").fill_null("unanswered")
+        )
+    else:
+        outcomes = outputs
+    if "attempts" in present:
+        outcomes = outcomes.join(present["attempts"].lazy().select("attempt_uid"), on="attempt_uid", how="semi")
+    return outcomes.select(list(OUTCOMES_SCHEMA)).cast(OUTCOMES_SCHEMA).collect()
 
 
 CACHE_READ = pl.Schema(  # the judge cache's columns run-to-run agreement reads
