@@ -50,9 +50,20 @@ from cojudge_assets.core.measurement.predictions import (
 )
 from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
-from cojudge_assets.defs.io import KINDS, present_inputs
+from cojudge_assets.defs.io import KINDS, present_inputs, read_only
 from cojudge_assets.defs.partitions import condition_of, judge_of
 from cojudge_assets.defs.resources import output_dir
+
+
+def nonblind_contexts(ins: dict[str, dg.AssetIn]) -> dict[str, dg.AssetIn]:
+    """``ins`` with the contexts (if an input) loaded for their nonblind rows only: the predictions' evidence and
+    the universe's read no other (core/measurement/predictions.py), a third of the table's rows."""
+    if "participant_context" in ins:
+        columns = PREDICTIONS_READ["participant_context"]
+        ins["participant_context"] = dg.AssetIn(
+            "participant_context", metadata=read_only(columns=columns, rows={"condition": "nonblind"})
+        )
+    return ins
 
 
 def predictions_asset(present: Set[str], partitions: dg.PartitionsDefinition | None = None) -> dg.AssetsDefinition:
@@ -60,7 +71,7 @@ def predictions_asset(present: Set[str], partitions: dg.PartitionsDefinition | N
     read with only the columns it needs (:data:`PREDICTIONS_READ`). With ``partitions`` (those of ``judge_outputs``)
     one partition per judge x condition: a partition reads its own answers and its condition's requests, so its
     memory is bounded by the partition, and a judge removed from the judges file is no partition, never read."""
-    ins = present_inputs(PREDICTIONS_INPUTS, present, columns=PREDICTIONS_READ)
+    ins = nonblind_contexts(present_inputs(PREDICTIONS_INPUTS, present, columns=PREDICTIONS_READ))
 
     @dg.asset(
         name="predictions",
@@ -227,7 +238,9 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
     partition reads its own ``judge_outputs`` partition, the requests of every condition (the attempts resampled,
     the same for every judge: core/measurement/predictions.py ``read_universe``), the attempts and contexts, and its
     own rows of the judge cache. Adding a judge measures that judge's partitions only."""
-    ins = present_inputs(("judge_outputs", "attempts", "participant_context"), present, columns=PREDICTIONS_READ)
+    ins = nonblind_contexts(
+        present_inputs(("judge_outputs", "attempts", "participant_context"), present, columns=PREDICTIONS_READ)
+    )
     if "judge_requests" in present:  # every condition's requests, whichever partition reads them: which attempts
         ins["judge_requests"] = dg.AssetIn(
             "judge_requests", partition_mapping=dg.AllPartitionMapping(), metadata={"columns": REQUESTS_ASKED}
