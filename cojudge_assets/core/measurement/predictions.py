@@ -250,19 +250,21 @@ def universe_of_slices(
     """:func:`read_universe` from the requests read condition by condition (only their attempt ids kept), the
     attempts, and the nonblind rows of the contexts: the same rows, without holding every condition's requests
     and contexts at once (at 10^6 attempts they are 6M rows of strings). ``requests`` None: no request asked."""
+    nonblind = context.read(condition="nonblind") if context is not None and requests is not None else None
+    return universe_of(requests, attempts, nonblind)
+
+
+def universe_of(requests: SliceReader | None, attempts: pl.DataFrame, nonblind: pl.DataFrame | None) -> pl.DataFrame:
+    """The rows of :data:`UNIVERSE_SCHEMA`: the ``attempts`` some request asked about (``requests`` read one
+    condition at a time, only their attempt ids kept; None: nothing asked), with the evidence of their
+    ``nonblind`` context (None: no context, no evidence)."""
     if requests is None or attempts.is_empty() or "attempt_uid" not in attempts.columns:
         return pl.DataFrame(schema=UNIVERSE_SCHEMA)
     asked = pl.DataFrame(schema={"attempt_uid": pl.String})
     for (condition,) in requests.keys("condition"):
         asked = pl.concat([asked, requests.read(condition=condition).select("attempt_uid")]).unique()
-    return _universe(asked, attempts, context.read(condition="nonblind") if context is not None else None)
-
-
-def _universe(asked: pl.DataFrame, attempts: pl.DataFrame, nonblind: pl.DataFrame | None) -> pl.DataFrame:
-    """The rows of :data:`UNIVERSE_SCHEMA`: the ``attempts`` whose attempt_uid ``asked`` holds, with the evidence
-    of their ``nonblind`` context (None: no context, no evidence)."""
     universe = attempts.join(asked, on="attempt_uid", how="semi")
-    if nonblind is not None:
+    if nonblind is not None and nonblind.width:  # a frame without columns: a table never materialized
         evidence = nonblind.select("attempt_uid", pl.col("provenance").is_in(list(EVIDENCE_TIERS)).alias("evidence"))
         universe = universe.join(evidence, on="attempt_uid", how="left")
     else:
@@ -294,10 +296,22 @@ def universe_table(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
     present = {name: frame for name, frame in frames.items() if frame.width}
     if not {"judge_requests", "attempts"} <= set(present):
         return pl.DataFrame(schema=UNIVERSE_SCHEMA)
-    asked = present["judge_requests"].select("attempt_uid").unique()
     contexts = present.get("participant_context")
     nonblind = contexts.filter(pl.col("condition") == "nonblind") if contexts is not None else None
-    return _universe(asked, present["attempts"], nonblind)
+    return universe_of(FrameSlices(present["judge_requests"]), present["attempts"], nonblind)
+
+
+class FrameSlices:
+    """A frame as a :class:`SliceReader` (its slices filtered in memory)."""
+
+    def __init__(self, frame: pl.DataFrame):
+        self.frame = frame
+
+    def read(self, **equal: str) -> pl.DataFrame:
+        return self.frame.filter(*(pl.col(column) == value for column, value in equal.items()))
+
+    def keys(self, *columns: str) -> list[tuple]:
+        return list(self.frame.select(columns).unique().sort(list(columns)).iter_rows())
 
 
 OUTCOMES_SCHEMA = pl.Schema({"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "status": pl.String})

@@ -45,6 +45,7 @@ from cojudge_assets.core.measurement.predictions import (
     predictions_table,
     read_judge_cache,
     scored,
+    universe_of,
     universe_of_slices,
     universe_table,
 )
@@ -243,7 +244,10 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
     )
     if "judge_requests" in present:  # every condition's requests, whichever partition reads them: which attempts
         ins["judge_requests"] = dg.AssetIn(
-            "judge_requests", partition_mapping=dg.AllPartitionMapping(), metadata={"columns": REQUESTS_ASKED}
+            "judge_requests",
+            partition_mapping=dg.AllPartitionMapping(),
+            metadata={"columns": REQUESTS_ASKED},
+            dagster_type=TableReader,  # read one condition at a time (at 10^6 attempts every condition is 3M rows)
         )
 
     @dg.multi_asset(
@@ -262,12 +266,16 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
         ins=ins,
     )
     def judge_measurement(
-        context: dg.AssetExecutionContext, config: MeasurementSettings, duckdb: DuckDBResource, **frames: pl.DataFrame
+        context: dg.AssetExecutionContext, config: MeasurementSettings, duckdb: DuckDBResource, **frames: Any
     ):
         condition, judge = condition_of(context), judge_of(context)
         settings = _settings(config)
+        requests: TableReader | None = frames.pop("judge_requests", None)
         table = predictions_table(frames, with_hash=True)  # code_sha256, for identical resubmissions (consistency)
-        outcomes, universe = outcomes_table(frames), universe_table(frames)
+        attempts = frames.get("attempts", pl.DataFrame())
+        universe = universe_of(requests, attempts, frames.get("participant_context"))
+        asked = requests.read(condition=condition) if requests is not None else pl.DataFrame()
+        outcomes = outcomes_table({**frames, "judge_requests": asked})
         if universe.is_empty() or outcomes.is_empty():
             empty = pl.DataFrame(schema=LONG_SCHEMA)
             for name in JUDGE_TABLES:
@@ -283,7 +291,7 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
             seed=config.seed,
             analytic_from=config.analytic_from,
         )
-        cache = judge_cache_slice(duckdb, frames.get("attempts", pl.DataFrame()), judge, condition)
+        cache = judge_cache_slice(duckdb, attempts, judge, condition)
         if len(cache):
             tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
         one = not table.is_empty() and _one_trajectory(context, table)
