@@ -1,8 +1,9 @@
 """The predictions table: every valid judge answer joined to its attempt's label.
 
 The asset tables come in as frames (the ``predictions`` and measurement assets'
-inputs) and are joined in an in-memory DuckDB under their asset names
-(core/frames.py); the judge cache, an internal store, is read from the DuckDB file.
+inputs), or as slice readers (core/frames.py ``TableReader``), and are joined by
+polars (an in-memory DuckDB over the frames held more, and kept it: issue 33); the
+judge cache, an internal store, is read from the DuckDB file.
 
 Only rows of status ``ok`` are predictions: an abstention (status ``abstained``)
 has no p_accept and is counted by measurement's coverage (:func:`read_outcomes`),

@@ -236,9 +236,10 @@ def judge_cache_slice(
 
 def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefinition) -> dg.AssetsDefinition:
     """The per-judge tables (:data:`JUDGE_TABLES`), one partition per judge x condition like ``judge_outputs``: a
-    partition reads its own ``judge_outputs`` partition, the requests of every condition (the attempts resampled,
-    the same for every judge: core/measurement/predictions.py ``read_universe``), the attempts and contexts, and its
-    own rows of the judge cache. Adding a judge measures that judge's partitions only."""
+    partition reads its own ``judge_outputs`` partition, the requests of every condition one condition at a time (a
+    :class:`TableReader`: the attempts resampled, the same for every judge, core/measurement/predictions.py
+    ``universe_of``), the attempts (no text: their ``code_sha256``) and the nonblind contexts, and its own rows of
+    the judge cache. Adding a judge measures that judge's partitions only."""
     ins = nonblind_contexts(
         present_inputs(("judge_outputs", "attempts", "participant_context"), present, columns=PREDICTIONS_READ)
     )
