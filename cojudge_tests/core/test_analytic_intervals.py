@@ -167,7 +167,7 @@ def predictions(seed: int, trajectories: int, judges=(("a", 0.9), ("b", 1.4)), t
                         "problem_id": [f"p{c % 7}" for c in clusters],
                         "turn": np.arange(n) % 3,
                         "evidence": np.arange(n) % 4 > 0,
-                        "code": [f"code {i}" for i in range(n)],
+                        "code_sha256": [f"code {i}" for i in range(n)],
                     }
                 ).filter(pl.Series(keep))
             )

@@ -6,6 +6,8 @@ study with thousands of distinct continuous scores, abstentions, a judge constan
 evidence-backed contexts; under analytic intervals and under the bootstrap. The tables are computed alone there
 (no out-of-fold decision, no other metric of a cell): they equal those of the whole measurement."""
 
+import hashlib
+
 import numpy as np
 import polars as pl
 import pytest
@@ -59,7 +61,7 @@ def _study(attempts: int, seed: int = 7) -> dict[str, pl.DataFrame]:
                 "turn": [i // 3000 + 1 for i in range(attempts)],
                 "verdict": ["AC" if a else "WA" for a in accepted],
                 "accepted": accepted,
-                "code": [f"print({i})" for i in range(attempts)],
+                "code_sha256": [hashlib.sha256(f"print({i})".encode()).hexdigest() for i in range(attempts)],
                 "language": "python",
             }
         )

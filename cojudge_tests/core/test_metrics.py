@@ -286,7 +286,7 @@ def synthetic_predictions(seed: int = 0, n: int = 240) -> pl.DataFrame:
                         "problem_id": f"p{problems[i]}",
                         "turn": i,
                         "evidence": bool(i % 4),
-                        "code": f"code {i // 2}",
+                        "code_sha256": f"code {i // 2}",
                     }
                 )
     return pl.DataFrame(rows)

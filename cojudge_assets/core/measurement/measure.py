@@ -84,7 +84,7 @@ PREDICTION_COLUMNS = (
     "problem_id",
     "turn",
     "evidence",
-    "code",
+    "code_sha256",
 )
 POOLED_SCHEMA = {**LONG_SCHEMA, "note": pl.String}  # the panel and agreement tables: note rows say who is left out
 PANEL = "panel"
@@ -568,7 +568,7 @@ def measure(
     if universe is None and predictions is None:
         raise ValueError("measure: give the predictions, or a universe built from them")
     if predictions is None and "consistency" in wanted:
-        raise ValueError("measure: the consistency table reads the predictions (their code), got none")
+        raise ValueError("measure: the consistency table reads the predictions (their code_sha256), got none")
     u = universe if universe is not None else Universe(cast(pl.DataFrame, predictions), config, attempts)
     # the cross-judge tables read of a cell only its ROC-AUC figures: for them alone no out-of-fold decision, no
     # other metric's influence or replicates, no problem bootstrap (at 10^6 attempts most of the step's CPU)
@@ -1042,13 +1042,14 @@ def _per_problem(u) -> pl.DataFrame:
 
 
 def _consistency(predictions: pl.DataFrame) -> pl.DataFrame:
-    """Character-identical consecutive resubmissions in a trajectory, and how far p moved between them."""
+    """Character-identical consecutive resubmissions in a trajectory, and how far p moved between them: identical
+    by the attempts' ``code_sha256`` (equal texts, equal hashes; a 64-character key per row, never the text)."""
     rows = []
     ordered = predictions.sort("judge", "condition", "participant", "problem_id", "turn")
     pairs = ordered.with_columns(
-        pl.col("code").shift(1).over("judge", "condition", "participant", "problem_id").alias("previous_code"),
+        pl.col("code_sha256").shift(1).over("judge", "condition", "participant", "problem_id").alias("previous_code"),
         pl.col("p_accept").shift(1).over("judge", "condition", "participant", "problem_id").alias("previous_p"),
-    ).filter(pl.col("previous_code").is_not_null() & (pl.col("code") == pl.col("previous_code")))
+    ).filter(pl.col("previous_code").is_not_null() & (pl.col("code_sha256") == pl.col("previous_code")))
     for (judge, condition), _part in ordered.group_by("judge", "condition", maintain_order=True):
         mine = pairs.filter((pl.col("judge") == judge) & (pl.col("condition") == condition))
         moves = (mine["p_accept"] - mine["previous_p"]).abs().to_numpy() if len(mine) else np.array([])

@@ -1,8 +1,9 @@
 """The predictions table: every valid judge answer joined to its attempt's label.
 
 The asset tables come in as frames (the ``predictions`` and measurement assets'
-inputs) and are joined in an in-memory DuckDB under their asset names
-(core/frames.py); the judge cache, an internal store, is read from the DuckDB file.
+inputs), or as slice readers (core/frames.py ``TableReader``), and are joined by
+polars (an in-memory DuckDB over the frames held more, and kept it: issue 33); the
+judge cache, an internal store, is read from the DuckDB file.
 
 Only rows of status ``ok`` are predictions: an abstention (status ``abstained``)
 has no p_accept and is counted by measurement's coverage (:func:`read_outcomes`),
@@ -14,20 +15,27 @@ request the judge answered (by request hash) with the attempt's code: the
 seed study's V4 check, made on every row. A prediction carries its program's
 size (``code_lines``, ``code_tokens``: core/design/bias.py ``code_size``), not its
 text: at a million attempts the text of every prediction would be the largest
-part of the table. Measurement's own partition reads the text (``with_code``) for
-its identical-resubmission figures.
+part of the table.
+
+No reader holds the attempts' text (issue 33: at 10^6 attempts it was most of the
+predictions' and the per-judge tables' 3 GB). The V4 check compares the SHA-256 of
+the request's code with the attempt's ``code_sha256``, and the sizes are counted on
+the request's code, before the join, which then carries no text: where the check
+passes (it blocks measurement where it does not) that is the attempt's code.
+Measurement's own partition takes the hash (``with_hash``) for its
+identical-resubmission figures: equal texts, equal hashes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import hashlib
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol
 
 import duckdb
 import polars as pl
 
 from cojudge_assets.core.design.bias import code_size_columns
-from cojudge_assets.core.frames import frames_connection
 
 PREDICTIONS_SCHEMA = pl.Schema(
     {
@@ -66,29 +74,12 @@ PREDICTIONS_READ = {
         "status",
     ],
     "judge_requests": ["attempt_uid", "condition", "request_hash", "source_code"],
-    "attempts": ["attempt_uid", "participant", "problem_id", "turn", "verdict", "accepted", "code", "language"],
+    "attempts": ["attempt_uid", "participant", "problem_id", "turn", "verdict", "accepted", "code_sha256", "language"],
     "participant_context": ["attempt_uid", "condition", "provenance"],
 }
 
 
-def _predictions_sql(code_check: bool) -> str:
-    """The join of :data:`PREDICTIONS_SCHEMA`'s rows, with the attempt's code; ``code_check``: judge_requests has
-    the request's code (else code_matches is null: not checked by this reader)."""
-    matches = "coalesce(r.source_code = a.code, false)" if code_check else "null::boolean"
-    requests = "left join main.judge_requests r using (attempt_uid, condition, request_hash)" if code_check else ""
-    return f"""
-    select o.attempt_uid, o.judge, o.condition, o.p_accept, o.s_algo, o.s_robust, o.request_hash,
-           o.served_model, a.participant, a.problem_id, a.turn, a.verdict, a.accepted,
-           a.accepted::bigint as y, coalesce(pc.provenance in ('anchored', 'segmented'), false) as evidence,
-           a.code, {matches} as code_matches, a.language
-    from main.judge_outputs o
-    join main.attempts a using (attempt_uid)
-    {requests}
-    left join (select attempt_uid, provenance from main.participant_context
-               where condition = 'nonblind') pc using (attempt_uid)
-    where o.status = 'ok'
-    order by o.judge, o.condition, o.attempt_uid
-"""
+EVIDENCE_TIERS = ("anchored", "segmented")  # the nonblind contexts whose evidence is backed
 
 
 def has_table(conn: duckdb.DuckDBPyConnection, name: str, schema: str = "main") -> bool:
@@ -111,16 +102,39 @@ def scored(*more: str) -> dict[str, list[str]]:
 PREDICTIONS_INPUTS = ("judge_outputs", "judge_requests", "attempts", "participant_context")
 
 
-def read_predictions(conn: duckdb.DuckDBPyConnection, *, with_code: bool = False) -> pl.DataFrame:
-    """Every valid answer with its label (empty, with the schema, before any judge has answered); with the
-    attempt's ``code`` as a last column when ``with_code``."""
-    schema = pl.Schema([*PREDICTIONS_SCHEMA.items(), ("code", pl.String())]) if with_code else PREDICTIONS_SCHEMA
-    if not has_table(conn, "judge_outputs"):
-        return pl.DataFrame(schema=schema)
-    code_check = "source_code" in _columns(conn, "judge_requests")
-    joined = conn.execute(_predictions_sql(code_check)).pl()
-    lines, tokens = code_size_columns(pl.col("code"))
-    return joined.with_columns(lines, tokens).select(list(schema)).cast(schema)
+def read_predictions(conn: duckdb.DuckDBPyConnection, *, with_hash: bool = False) -> pl.DataFrame:
+    """:func:`predictions_table` over the tables of :data:`PREDICTIONS_INPUTS` in ``conn`` (those it holds), each
+    read with the columns of :data:`PREDICTIONS_READ` (and the requests' ``source_code``) it has."""
+    read = {**PREDICTIONS_READ, "judge_requests": [*PREDICTIONS_READ["judge_requests"], "source_code"]}
+    return predictions_table(_tables(conn, read), with_hash=with_hash)
+
+
+def _tables(conn: duckdb.DuckDBPyConnection, read: Mapping[str, Sequence[str]]) -> dict[str, pl.DataFrame]:
+    """The tables of ``read`` that ``conn`` holds, each with those of its columns it has."""
+    frames = {}
+    for name, wanted in read.items():
+        if has_table(conn, name):
+            columns = [c for c in dict.fromkeys(wanted) if c in _columns(conn, name)]
+            frames[name] = conn.execute(f"select {', '.join(columns)} from main.{name}").pl()
+    return frames
+
+
+def _sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def request_code(requests: pl.DataFrame) -> pl.DataFrame:
+    """``requests`` (judge_requests rows) with ``source_code`` replaced by its SHA-256 (hex, as the attempts'
+    ``code_sha256``: core/ingest/attempts.py) and its size (core/design/bias.py ``code_size_columns``): what the V4
+    check and the predictions' sizes need, without the text, so no copy of it reaches DuckDB or the join.
+
+    >>> frame = request_code(pl.DataFrame({"attempt_uid": ["a"], "source_code": ["x = 1\\n"]}))
+    >>> frame.columns, frame["code_lines"][0], frame["source_sha256"][0] == _sha256_hex("x = 1\\n")
+    (['attempt_uid', 'code_lines', 'code_tokens', 'source_sha256'], 1, True)
+    """
+    lines, tokens = code_size_columns(pl.col("source_code"))
+    digest = pl.col("source_code").map_elements(_sha256_hex, return_dtype=pl.String, skip_nulls=True)
+    return requests.with_columns(lines, tokens, digest.alias("source_sha256")).drop("source_code")
 
 
 def _columns(conn: duckdb.DuckDBPyConnection, name: str) -> set[str]:
@@ -132,11 +146,54 @@ def _columns(conn: duckdb.DuckDBPyConnection, name: str) -> set[str]:
     }
 
 
-def predictions_table(frames: Mapping[str, pl.DataFrame], *, with_code: bool = False) -> pl.DataFrame:
-    """:func:`read_predictions` over the asset frames named in :data:`PREDICTIONS_INPUTS` (``judge_outputs``
-    absent or never materialized: no judge has answered)."""
-    with frames_connection(frames) as conn:
-        return read_predictions(conn, with_code=with_code)
+def predictions_table(frames: Mapping[str, pl.DataFrame], *, with_hash: bool = False) -> pl.DataFrame:
+    """Every valid answer (status ok) of ``judge_outputs`` joined to its attempt, its request's code (as
+    :func:`request_code` makes it) and its nonblind context: the rows of :data:`PREDICTIONS_SCHEMA`, ordered by
+    judge, condition and attempt; with the attempt's ``code_sha256`` as a last column when ``with_hash``. Empty,
+    with the schema, when ``judge_outputs`` is absent or was never materialized (a frame without columns): no judge
+    has answered. Requests without their code: code_matches and the sizes are null (not checked by this reader).
+
+    A polars join, not DuckDB's over the registered frames: at 10^5 predictions an in-memory DuckDB connection
+    made the join's process 140 MB larger, and kept it after the connection closed (docs/benchmarks.md, "Predictions
+    and the per-judge tables without the text")."""
+    schema = pl.Schema([*PREDICTIONS_SCHEMA.items(), ("code_sha256", pl.String())]) if with_hash else PREDICTIONS_SCHEMA
+    present = {name: frame for name, frame in frames.items() if frame.width}
+    if "judge_outputs" not in present:
+        return pl.DataFrame(schema=schema)
+    joined = (
+        present["judge_outputs"]
+        .lazy()
+        .filter(pl.col("status") == "ok")
+        .join(present["attempts"].lazy(), on="attempt_uid", how="inner")
+    )
+    requests = present.get("judge_requests", pl.DataFrame())
+    if not {"source_code", "source_sha256"} & set(requests.columns):
+        matches = pl.lit(None, pl.Boolean)
+        joined = joined.with_columns(code_lines=pl.lit(None, pl.Int32), code_tokens=pl.lit(None, pl.Int32))
+    else:
+        code = request_code(requests) if "source_code" in requests.columns else requests
+        keys = ["attempt_uid", "condition", "request_hash"]
+        joined = joined.join(
+            code.lazy().select(*keys, "source_sha256", "code_lines", "code_tokens"), on=keys, how="left"
+        )
+        matches = (pl.col("source_sha256") == pl.col("code_sha256")).fill_null(False)
+    contexts = present.get("participant_context")
+    if contexts is not None:
+        nonblind = contexts.lazy().filter(pl.col("condition") == "nonblind").select("attempt_uid", "provenance")
+        joined = joined.join(nonblind, on="attempt_uid", how="left")
+    else:
+        joined = joined.with_columns(provenance=pl.lit(None, pl.String))
+    return (
+        joined.with_columns(
+            y=pl.col("accepted").cast(pl.Int64),
+            evidence=pl.col("provenance").is_in(list(EVIDENCE_TIERS)).fill_null(False),
+            code_matches=matches,
+        )
+        .sort("judge", "condition", "attempt_uid")
+        .select(list(schema))
+        .cast(schema)
+        .collect()
+    )
 
 
 UNIVERSE_SCHEMA = pl.Schema(
@@ -155,26 +212,9 @@ UNIVERSE_INPUTS = ("judge_requests", "attempts", "participant_context")
 def read_universe(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """The attempts measurement resamples and folds over (core/measurement/measure.py ``Universe``): every contest
     attempt a judge was asked about under some condition, with its label, trajectory and evidence as in
-    :data:`PREDICTIONS_SQL`. The same for every judge's partition, whichever judges have answered."""
-    if not (has_table(conn, "judge_requests") and has_table(conn, "attempts")):
-        return pl.DataFrame(schema=UNIVERSE_SCHEMA)
-    context = (
-        "left join (select attempt_uid, provenance from main.participant_context "
-        "where condition = 'nonblind') pc using (attempt_uid)"
-        if has_table(conn, "participant_context")
-        else "left join (select null::varchar as attempt_uid, null::varchar as provenance) pc using (attempt_uid)"
-    )
-    return (
-        conn.execute(f"""
-        select a.attempt_uid, a.accepted::bigint as y, a.participant, a.problem_id, a.turn,
-               coalesce(pc.provenance in ('anchored', 'segmented'), false) as evidence
-        from main.attempts a {context}
-        where a.attempt_uid in (select attempt_uid from main.judge_requests)
-        order by a.attempt_uid
-        """)
-        .pl()
-        .cast(UNIVERSE_SCHEMA)
-    )
+    :func:`predictions_table`. The same for every judge's partition, whichever judges have answered.
+    :func:`universe_table` over the tables of ``conn``."""
+    return universe_table(_tables(conn, CROSS_READ))
 
 
 # what the requests tell measurement: which attempts were asked under which condition (no request text)
@@ -205,26 +245,29 @@ class SliceReader(Protocol):
     def keys(self, *columns: str) -> list[tuple]: ...
 
 
-EVIDENCE_TIERS = ("anchored", "segmented")
-
-
 def universe_of_slices(
     requests: SliceReader | None, attempts: pl.DataFrame, context: SliceReader | None
 ) -> pl.DataFrame:
     """:func:`read_universe` from the requests read condition by condition (only their attempt ids kept), the
     attempts, and the nonblind rows of the contexts: the same rows, without holding every condition's requests
     and contexts at once (at 10^6 attempts they are 6M rows of strings). ``requests`` None: no request asked."""
+    nonblind = context.read(condition="nonblind") if context is not None and requests is not None else None
+    return universe_of(requests, attempts, nonblind)
+
+
+def universe_of(requests: SliceReader | None, attempts: pl.DataFrame, nonblind: pl.DataFrame | None) -> pl.DataFrame:
+    """The rows of :data:`UNIVERSE_SCHEMA`: the ``attempts`` some request asked about (``requests`` read one
+    condition at a time, only their attempt ids kept; None: nothing asked), with the evidence of their
+    ``nonblind`` context (None: no context, no evidence)."""
     if requests is None or attempts.is_empty() or "attempt_uid" not in attempts.columns:
         return pl.DataFrame(schema=UNIVERSE_SCHEMA)
     asked = pl.DataFrame(schema={"attempt_uid": pl.String})
     for (condition,) in requests.keys("condition"):
         asked = pl.concat([asked, requests.read(condition=condition).select("attempt_uid")]).unique()
     universe = attempts.join(asked, on="attempt_uid", how="semi")
-    if context is not None:
-        nonblind = context.read(condition="nonblind").select(
-            "attempt_uid", pl.col("provenance").is_in(list(EVIDENCE_TIERS)).alias("evidence")
-        )
-        universe = universe.join(nonblind, on="attempt_uid", how="left")
+    if nonblind is not None and nonblind.width:  # a frame without columns: a table never materialized
+        evidence = nonblind.select("attempt_uid", pl.col("provenance").is_in(list(EVIDENCE_TIERS)).alias("evidence"))
+        universe = universe.join(evidence, on="attempt_uid", how="left")
     else:
         universe = universe.with_columns(evidence=pl.lit(None, pl.Boolean))
     return (
@@ -249,9 +292,27 @@ def cell_slices(predictions: SliceReader) -> Iterator[tuple[str, str, pl.DataFra
 
 
 def universe_table(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
-    """:func:`read_universe` over the asset frames named in :data:`UNIVERSE_INPUTS`."""
-    with frames_connection(frames) as conn:
-        return read_universe(conn)
+    """:func:`read_universe` over the asset frames named in :data:`UNIVERSE_INPUTS`, joined by polars (an in-memory
+    DuckDB over the frames holds more, and keeps it: :func:`predictions_table`)."""
+    present = {name: frame for name, frame in frames.items() if frame.width}
+    if not {"judge_requests", "attempts"} <= set(present):
+        return pl.DataFrame(schema=UNIVERSE_SCHEMA)
+    contexts = present.get("participant_context")
+    nonblind = contexts.filter(pl.col("condition") == "nonblind") if contexts is not None else None
+    return universe_of(FrameSlices(present["judge_requests"]), present["attempts"], nonblind)
+
+
+class FrameSlices:
+    """A frame as a :class:`SliceReader` (its slices filtered in memory)."""
+
+    def __init__(self, frame: pl.DataFrame):
+        self.frame = frame
+
+    def read(self, **equal: str) -> pl.DataFrame:
+        return self.frame.filter(*(pl.col(column) == value for column, value in equal.items()))
+
+    def keys(self, *columns: str) -> list[tuple]:
+        return list(self.frame.select(columns).unique().sort(list(columns)).iter_rows())
 
 
 OUTCOMES_SCHEMA = pl.Schema({"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "status": pl.String})
@@ -260,39 +321,32 @@ OUTCOMES_SCHEMA = pl.Schema({"judge": pl.String, "condition": pl.String, "attemp
 def read_outcomes(conn: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """One row per contest attempt each judge was asked about under each condition, with its status (ok,
     abstained, failed; for an imported judge also invalid, or ``unanswered`` when its source has no row for a
-    request of a condition it answered under): the denominators of coverage (core/measurement/measure.py)."""
-    if not has_table(conn, "judge_outputs"):
-        return pl.DataFrame(schema=OUTCOMES_SCHEMA)
-    only_attempts = (
-        " where attempt_uid in (select attempt_uid from main.attempts)" if has_table(conn, "attempts") else ""
-    )
-    if not has_table(conn, "judge_requests"):
-        return (
-            conn.execute(f"select {', '.join(OUTCOMES_SCHEMA)} from main.judge_outputs{only_attempts}")
-            .pl()
-            .cast(OUTCOMES_SCHEMA)
-        )
-    return (
-        conn.execute(f"""
-        with cells as (select distinct judge, condition from main.judge_outputs),
-             asked as (select c.judge, c.condition, r.attempt_uid
-                       from cells c join main.judge_requests r using (condition))
-        select a.judge, a.condition, a.attempt_uid, coalesce(o.status, 'unanswered') as status
-        from asked a left join main.judge_outputs o using (judge, condition, attempt_uid)
-        {only_attempts.replace("where attempt_uid", "where a.attempt_uid")}
-        """)
-        .pl()
-        .cast(OUTCOMES_SCHEMA)
-    )
+    request of a condition it answered under): the denominators of coverage (core/measurement/measure.py).
+    :func:`outcomes_table` over the tables of ``conn``."""
+    return outcomes_table(_tables(conn, CROSS_READ))
 
 
 OUTCOMES_INPUTS = ("judge_outputs", "judge_requests", "attempts")
 
 
 def outcomes_table(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
-    """:func:`read_outcomes` over the asset frames named in :data:`OUTCOMES_INPUTS`."""
-    with frames_connection(frames) as conn:
-        return read_outcomes(conn)
+    """:func:`read_outcomes` over the asset frames named in :data:`OUTCOMES_INPUTS`, joined by polars (as
+    :func:`universe_table`)."""
+    present = {name: frame for name, frame in frames.items() if frame.width}
+    if "judge_outputs" not in present:
+        return pl.DataFrame(schema=OUTCOMES_SCHEMA)
+    outputs = present["judge_outputs"].lazy().select(list(OUTCOMES_SCHEMA))
+    if "judge_requests" in present:
+        cells = outputs.select("judge", "condition").unique()
+        asked = cells.join(present["judge_requests"].lazy().select("condition", "attempt_uid"), on="condition")
+        outcomes = asked.join(outputs, on=["judge", "condition", "attempt_uid"], how="left").with_columns(
+            pl.col("status").fill_null("unanswered")
+        )
+    else:
+        outcomes = outputs
+    if "attempts" in present:
+        outcomes = outcomes.join(present["attempts"].lazy().select("attempt_uid"), on="attempt_uid", how="semi")
+    return outcomes.select(list(OUTCOMES_SCHEMA)).cast(OUTCOMES_SCHEMA).collect()
 
 
 CACHE_READ = pl.Schema(  # the judge cache's columns run-to-run agreement reads

@@ -45,14 +45,26 @@ from cojudge_assets.core.measurement.predictions import (
     predictions_table,
     read_judge_cache,
     scored,
+    universe_of,
     universe_of_slices,
     universe_table,
 )
 from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
-from cojudge_assets.defs.io import KINDS, present_inputs
+from cojudge_assets.defs.io import KINDS, present_inputs, read_only
 from cojudge_assets.defs.partitions import condition_of, judge_of
 from cojudge_assets.defs.resources import output_dir
+
+
+def nonblind_contexts(ins: dict[str, dg.AssetIn]) -> dict[str, dg.AssetIn]:
+    """``ins`` with the contexts (if an input) loaded for their nonblind rows only: the predictions' evidence and
+    the universe's read no other (core/measurement/predictions.py), a third of the table's rows."""
+    if "participant_context" in ins:
+        columns = PREDICTIONS_READ["participant_context"]
+        ins["participant_context"] = dg.AssetIn(
+            "participant_context", metadata=read_only(columns=columns, rows={"condition": "nonblind"})
+        )
+    return ins
 
 
 def predictions_asset(present: Set[str], partitions: dg.PartitionsDefinition | None = None) -> dg.AssetsDefinition:
@@ -60,7 +72,7 @@ def predictions_asset(present: Set[str], partitions: dg.PartitionsDefinition | N
     read with only the columns it needs (:data:`PREDICTIONS_READ`). With ``partitions`` (those of ``judge_outputs``)
     one partition per judge x condition: a partition reads its own answers and its condition's requests, so its
     memory is bounded by the partition, and a judge removed from the judges file is no partition, never read."""
-    ins = present_inputs(PREDICTIONS_INPUTS, present, columns=PREDICTIONS_READ)
+    ins = nonblind_contexts(present_inputs(PREDICTIONS_INPUTS, present, columns=PREDICTIONS_READ))
 
     @dg.asset(
         name="predictions",
@@ -225,13 +237,19 @@ def judge_cache_slice(
 
 def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefinition) -> dg.AssetsDefinition:
     """The per-judge tables (:data:`JUDGE_TABLES`), one partition per judge x condition like ``judge_outputs``: a
-    partition reads its own ``judge_outputs`` partition, the requests of every condition (the attempts resampled,
-    the same for every judge: core/measurement/predictions.py ``read_universe``), the attempts and contexts, and its
-    own rows of the judge cache. Adding a judge measures that judge's partitions only."""
-    ins = present_inputs(("judge_outputs", "attempts", "participant_context"), present, columns=PREDICTIONS_READ)
+    partition reads its own ``judge_outputs`` partition, the requests of every condition one condition at a time (a
+    :class:`TableReader`: the attempts resampled, the same for every judge, core/measurement/predictions.py
+    ``universe_of``), the attempts (no text: their ``code_sha256``) and the nonblind contexts, and its own rows of
+    the judge cache. Adding a judge measures that judge's partitions only."""
+    ins = nonblind_contexts(
+        present_inputs(("judge_outputs", "attempts", "participant_context"), present, columns=PREDICTIONS_READ)
+    )
     if "judge_requests" in present:  # every condition's requests, whichever partition reads them: which attempts
         ins["judge_requests"] = dg.AssetIn(
-            "judge_requests", partition_mapping=dg.AllPartitionMapping(), metadata={"columns": REQUESTS_ASKED}
+            "judge_requests",
+            partition_mapping=dg.AllPartitionMapping(),
+            metadata={"columns": REQUESTS_ASKED},
+            dagster_type=TableReader,  # read one condition at a time (at 10^6 attempts every condition is 3M rows)
         )
 
     @dg.multi_asset(
@@ -250,12 +268,16 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
         ins=ins,
     )
     def judge_measurement(
-        context: dg.AssetExecutionContext, config: MeasurementSettings, duckdb: DuckDBResource, **frames: pl.DataFrame
+        context: dg.AssetExecutionContext, config: MeasurementSettings, duckdb: DuckDBResource, **frames: Any
     ):
         condition, judge = condition_of(context), judge_of(context)
         settings = _settings(config)
-        table = predictions_table(frames, with_code=True)  # the text, for identical resubmissions (consistency)
-        outcomes, universe = outcomes_table(frames), universe_table(frames)
+        requests: TableReader | None = frames.pop("judge_requests", None)
+        table = predictions_table(frames, with_hash=True)  # code_sha256, for identical resubmissions (consistency)
+        attempts = frames.get("attempts", pl.DataFrame())
+        universe = universe_of(requests, attempts, frames.get("participant_context"))
+        asked = requests.read(condition=condition) if requests is not None else pl.DataFrame()
+        outcomes = outcomes_table({**frames, "judge_requests": asked})
         if universe.is_empty() or outcomes.is_empty():
             empty = pl.DataFrame(schema=LONG_SCHEMA)
             for name in JUDGE_TABLES:
@@ -271,7 +293,7 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
             seed=config.seed,
             analytic_from=config.analytic_from,
         )
-        cache = judge_cache_slice(duckdb, frames.get("attempts", pl.DataFrame()), judge, condition)
+        cache = judge_cache_slice(duckdb, attempts, judge, condition)
         if len(cache):
             tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
         one = not table.is_empty() and _one_trajectory(context, table)
