@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,6 +75,23 @@ def write_problem(
         (pkg / "data" / group / f"{stem}.in").write_text(inp)
         (pkg / "data" / group / f"{stem}.ans").write_text(ans)
     return read_problem(pkg)
+
+
+def record_boxes(monkeypatch: pytest.MonkeyPatch, prefix: str) -> list[Path]:
+    """The folders ``tempfile.mkdtemp`` makes under this name prefix from now on, in this process. A test that checks
+    its run's box is removed looks at the boxes it made, not at the shared temporary folder, where the runs of
+    another worker (pytest-xdist) make and remove boxes of the same name at the same time."""
+    made: list[Path] = []
+    real = tempfile.mkdtemp
+
+    def recording(*args, **kwargs):
+        folder = real(*args, **kwargs)
+        if Path(folder).name.startswith(prefix):
+            made.append(Path(folder))
+        return folder
+
+    monkeypatch.setattr(tempfile, "mkdtemp", recording)
+    return made
 
 
 @pytest.fixture(scope="session")
@@ -182,7 +200,24 @@ def slow_reason(item: pytest.Item) -> str | None:
     return None
 
 
+# --- workers (pytest-xdist) ---------------------------------------------------------------------------------------
+# `.ci/check` runs the tests on 2 workers with `--dist loadgroup`: a test runs on whichever worker is free, except that
+# the tests of one `xdist_group` run one after another on one worker. Each worker is a process with its own session
+# fixtures (its own tmp_path_factory folder, Postgres cluster, Redis server and browser: the services bind free ports).
+# A session fixture that costs minutes would be built on both workers; its users are put in one group when building
+# it twice costs more than running them on one worker (docs/benchmarks.md, "Tests").
+SHARED_BUILDS = {
+    # fixture: group of every test that uses it
+    "demo_study": "demo_study",  # the cold demo study, 2-10 min of sandboxed runs: built once, on one worker
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook, which reads the groups into the node ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("slow") is None and slow_reason(item) is not None:
             item.add_marker(pytest.mark.slow)
+        fixtures = set(getattr(item, "fixturenames", ()))
+        for fixture, group in SHARED_BUILDS.items():
+            if fixture in fixtures and item.get_closest_marker("xdist_group") is None:
+                item.add_marker(pytest.mark.xdist_group(name=group))
