@@ -206,10 +206,11 @@ def slow_reason(item: pytest.Item) -> str | None:
 # the tests of one `xdist_group` run one after another on one worker. Each worker is a process with its own session
 # fixtures (its own tmp_path_factory folder, Postgres cluster, Redis server and browser: the services bind free ports).
 # A session fixture that costs minutes would be built on both workers; its users are put in one group when building
-# it twice costs more than running them on one worker (docs/benchmarks.md, "Tests").
+# it twice costs more than running them on one worker (docs/benchmarks.md, "Tests"). Whichever user comes first on
+# that worker builds it, so each user without a time limit of its own gets the build's (the default 600 s is less).
 SHARED_BUILDS = {
-    # fixture: group of every test that uses it
-    "demo_study": "demo_study",  # the cold demo study, 2-10 min of sandboxed runs: built once, on one worker
+    # fixture: (the group of every test that uses it, the time limit of each of them)
+    "demo_study": ("demo_study", DEMO_STUDY_TIMEOUT_S),  # the cold demo study, 2-10 min of sandboxed runs
 }
 
 
@@ -219,6 +220,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if item.get_closest_marker("slow") is None and slow_reason(item) is not None:
             item.add_marker(pytest.mark.slow)
         fixtures = set(getattr(item, "fixturenames", ()))
-        for fixture, group in SHARED_BUILDS.items():
-            if fixture in fixtures and item.get_closest_marker("xdist_group") is None:
+        for fixture, (group, build_s) in SHARED_BUILDS.items():
+            if fixture not in fixtures:
+                continue
+            if item.get_closest_marker("xdist_group") is None:
                 item.add_marker(pytest.mark.xdist_group(name=group))
+            if item.get_closest_marker("timeout") is None:
+                item.add_marker(pytest.mark.timeout(build_s))

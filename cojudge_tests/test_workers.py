@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-from cojudge_tests.conftest import REPO
+from cojudge_tests.conftest import DEMO_STUDY_TIMEOUT_S, REPO
 
 CONFTEST = """
 import pytest
@@ -27,7 +27,13 @@ USERS = 6
 
 
 def test_the_demo_study_s_users_run_on_one_worker_and_the_others_on_either(tmp_path):
-    tests = [f"def test_user_{i}(demo_study):\n    pass\n\n\ndef test_other_{i}():\n    pass\n" for i in range(USERS)]
+    build_s = DEMO_STUDY_TIMEOUT_S  # each user may be the one that builds it, and has the time to
+    tests = [
+        f"def test_user_{i}(demo_study, request):\n"
+        f"    assert request.node.get_closest_marker('timeout').args == ({build_s},)\n\n\n"
+        f"def test_other_{i}():\n    pass\n"
+        for i in range(USERS)
+    ]
     (tmp_path / "conftest.py").write_text(CONFTEST)
     (tmp_path / "test_grouping.py").write_text("\n\n".join(tests))
     env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
