@@ -38,14 +38,8 @@ def test_the_demo_study_s_users_run_on_one_worker_and_the_others_on_either(tmp_p
     (tmp_path / "test_grouping.py").write_text("\n\n".join(tests))
     env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-v", "-p", "no:cacheprovider"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    argv = [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-v", "-p", "no:cacheprovider"]
+    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     ran = {test: worker for worker, test in re.findall(r"\[(gw\d)\] .*PASSED test_grouping\.py::(\S+)", done.stdout)}
     users = {test: worker for test, worker in ran.items() if test.startswith("test_user_")}
