@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,6 +75,23 @@ def write_problem(
         (pkg / "data" / group / f"{stem}.in").write_text(inp)
         (pkg / "data" / group / f"{stem}.ans").write_text(ans)
     return read_problem(pkg)
+
+
+def record_boxes(monkeypatch: pytest.MonkeyPatch, prefix: str) -> list[Path]:
+    """The folders ``tempfile.mkdtemp`` makes under this name prefix from now on, in this process. A test that checks
+    its run's box is removed looks at the boxes it made, not at the shared temporary folder, where the runs of
+    another worker (pytest-xdist) make and remove boxes of the same name at the same time."""
+    made: list[Path] = []
+    real = tempfile.mkdtemp
+
+    def recording(*args, **kwargs):
+        folder = real(*args, **kwargs)
+        if Path(folder).name.startswith(prefix):
+            made.append(Path(folder))
+        return folder
+
+    monkeypatch.setattr(tempfile, "mkdtemp", recording)
+    return made
 
 
 @pytest.fixture(scope="session")
@@ -164,7 +182,8 @@ def slow_reason(item: pytest.Item) -> str | None:
     for name, reason in SLOW_FIXTURES.items():
         if name in fixtures:
             return f"uses fixture {name}: {reason}"
-    path = Path(str(item.path)).resolve().relative_to(REPO).as_posix()
+    where = Path(str(item.path)).resolve()  # outside the repository: the child run of test_workers.py
+    path = (where.relative_to(REPO) if where.is_relative_to(REPO) else where).as_posix()
     for prefix, reason in SLOW_MODULES.items():
         if path.startswith(prefix):
             return f"{prefix}: {reason}"
@@ -182,7 +201,29 @@ def slow_reason(item: pytest.Item) -> str | None:
     return None
 
 
+# --- workers (pytest-xdist) ---------------------------------------------------------------------------------------
+# `.ci/check` runs the tests on 2 workers with `--dist loadgroup`: a test runs on whichever worker is free, except that
+# the tests of one `xdist_group` run one after another on one worker. Each worker is a process with its own session
+# fixtures (its own tmp_path_factory folder, Postgres cluster, Redis server and browser: the services bind free ports).
+# A session fixture that costs minutes would be built on both workers; its users are put in one group when building
+# it twice costs more than running them on one worker (docs/benchmarks.md, "Tests"). Whichever user comes first on
+# that worker builds it, so each user without a time limit of its own gets the build's (the default 600 s is less).
+SHARED_BUILDS = {
+    # fixture: (the group of every test that uses it, the time limit of each of them)
+    "demo_study": ("demo_study", DEMO_STUDY_TIMEOUT_S),  # the cold demo study, 2-10 min of sandboxed runs
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook, which reads the groups into the node ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("slow") is None and slow_reason(item) is not None:
             item.add_marker(pytest.mark.slow)
+        fixtures = set(getattr(item, "fixturenames", ()))
+        for fixture, (group, build_s) in SHARED_BUILDS.items():
+            if fixture not in fixtures:
+                continue
+            if item.get_closest_marker("xdist_group") is None:
+                item.add_marker(pytest.mark.xdist_group(name=group))
+            if item.get_closest_marker("timeout") is None:
+                item.add_marker(pytest.mark.timeout(build_s))

@@ -230,10 +230,14 @@ def test_two_celery_workers_share_the_label_audit_shards(tmp_path, monkeypatch, 
     unsharded = audit_labels(attempts, packages, judge)  # the single-step audit
     assert len(unsharded) > 10
     assert_frame_equal(untimed(sharded), untimed(unsharded))
-    # nothing left behind: no process this test started is alive (the services stop with their fixtures)
-    stray = [
-        pid
-        for pid in {p.name for p in Path("/proc").glob("[0-9]*")} - before
-        if "celery" in (Path("/proc") / pid / "cmdline").read_bytes().decode(errors="replace")
-    ]
+    # nothing left behind: no process this test started is alive (the services stop with their fixtures); its own
+    # are those whose environment names its DAGSTER_HOME, since a test on another worker (pytest-xdist) may be
+    # starting celery processes of its own meanwhile
+    own = f"DAGSTER_HOME={home}".encode()
+    stray = []
+    for pid in {p.name for p in Path("/proc").glob("[0-9]*")} - before:
+        with contextlib.suppress(OSError):  # a process that ended meanwhile
+            proc = Path("/proc") / pid
+            if b"celery" in (proc / "cmdline").read_bytes() and own in (proc / "environ").read_bytes().split(b"\0"):
+                stray.append(pid)
     assert stray == []

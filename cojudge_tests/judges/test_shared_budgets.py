@@ -211,7 +211,9 @@ def test_two_partitions_of_one_judge_judging_at_once_spend_no_token_past_its_bud
     monkeypatch.setenv("LOOPBACK_KEY", KEY_VALUE)
     answer_cost = 7 * 8e-6
     conn = duckdb.connect(str(tmp_path / "c.duckdb"))
-    with LoopbackServer(delay_s=0.1) as server:  # answers slow enough that the two partitions overlap
+    # answers slow enough that the two partitions overlap: 0.1 s did not, once, on 2 workers (pytest-xdist) at load 20,
+    # where a thread can wait that long for a core; 1 s is the window the two threads' first requests must meet in
+    with LoopbackServer(delay_s=1.0) as server:
         server.script, server.answer = [("ok", "")], answer
         base = {
             **SPEC,
