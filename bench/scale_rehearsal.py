@@ -20,7 +20,8 @@ step (one of the Definitions' asset jobs, as the run command names them; ``--by 
 os.wait4, that child's own rusage).
 
     .venv/bin/python bench/scale_rehearsal.py --attempts 100000 [--folder DIR] [--keep] [--limit-gb 2]
-        [--select ASSETS --force]   (one step again on a finished study: a copy of its folder)
+        [--select ASSETS --force [--reuse]]   (one step again on a finished study: a copy of its folder;
+        --reuse: its corpus and judgments as they are, not written again)
 """
 
 from __future__ import annotations
@@ -82,23 +83,35 @@ def main() -> None:
     parser.add_argument(
         "--force", action="store_true", help="run every step even when Dagster finds it up to date (a finished study)"
     )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="the --folder holds a study already (its corpus and judges.yaml): do not write them again",
+    )
     args = parser.parse_args()
+    held = args.folder is not None and (args.folder / "judges.yaml").exists() and (args.folder / "corpus").is_dir()
+    if args.reuse and not held:
+        raise SystemExit("--reuse: expected a --folder holding a study (its judges.yaml and corpus/)")
     folder = args.folder or Path(tempfile.mkdtemp(prefix="cojudge-rehearsal-"))
     folder.mkdir(parents=True, exist_ok=True)
     try:
         started = time.perf_counter()
-        # Written in a process of its own: a child's peak RSS (os.wait4) is never below this process's peak at the
-        # moment it starts (Linux carries the parent's high-water mark through the exec), and writing 10^6 attempts
-        # here took this process to 1.07 GB: every step's figure was at least that
-        with multiprocessing.get_context("spawn").Pool(1) as pool:
-            accepted, judges = pool.apply(write_study, (folder, args.attempts, args.seed))
-        print(
-            f"corpus: {args.attempts} attempts ({'x'.join(map(str, shape(args.attempts)))} participants x problems x "
-            f"turns), accepted {accepted:.3f}; {2 * len(CONDITIONS) * args.attempts} judgments; "
-            f"written in {time.perf_counter() - started:.1f} s; this process's peak RSS {own_peak_mb():.0f} MB "
-            "(no step's figure can be below it)",
-            flush=True,
-        )
+        if args.reuse:
+            judges = folder / "judges.yaml"
+            print(f"corpus: the study in {folder}, not written again (--reuse)", flush=True)
+        else:
+            # Written in a process of its own: a child's peak RSS (os.wait4) is never below this process's peak at
+            # the moment it starts (Linux carries the parent's high-water mark through the exec), and writing 10^6
+            # attempts here took this process to 1.07 GB: every step's figure was at least that
+            with multiprocessing.get_context("spawn").Pool(1) as pool:
+                accepted, judges = pool.apply(write_study, (folder, args.attempts, args.seed))
+            print(
+                f"corpus: {args.attempts} attempts ({'x'.join(map(str, shape(args.attempts)))} participants x "
+                f"problems x turns), accepted {accepted:.3f}; {2 * len(CONDITIONS) * args.attempts} judgments; "
+                f"written in {time.perf_counter() - started:.1f} s; this process's peak RSS {own_peak_mb():.0f} MB "
+                "(no step's figure can be below it)",
+                flush=True,
+            )
         env = dict(
             os.environ,
             DAGSTER_HOME=str(folder / "home"),

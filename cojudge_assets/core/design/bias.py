@@ -175,8 +175,12 @@ def _cell_frames(
         yield _cell_frame(reader.read(), fold_of, None)
         return
     for judge, condition in cells:
-        cell = reader.read(judge=judge, condition=condition).filter(ANSWERED).sort("attempt_uid")
-        yield _cell_frame(cell, fold_of, context.read(condition=condition) if context else None)
+        # no name bound to the cell's rows or contexts: the generator would hold them while its frame is fitted
+        yield _cell_frame(
+            reader.read(judge=judge, condition=condition).filter(ANSWERED).sort("attempt_uid"),
+            fold_of,
+            context.read(condition=condition) if context else None,
+        )
 
 
 def _context_reader(participant_context: pl.DataFrame | TableReader | None) -> TableReader | None:
@@ -362,7 +366,14 @@ def bias_diagnostics(frame: pl.DataFrame, *, method: str = "holm", covariates=CO
     from statsmodels.stats.multitest import multipletests
 
     out = []
-    for (judge, condition), cell in frame.group_by("judge", "condition", maintain_order=True):
+    # a frame of one cell (bias_table's) is fitted as it is: a group_by would copy it
+    one = frame.select(pl.struct("judge", "condition").n_unique()).item() == 1
+    cells = (
+        [((frame["judge"][0], frame["condition"][0]), frame)]
+        if one
+        else frame.group_by("judge", "condition", maintain_order=True)
+    )
+    for (judge, condition), cell in cells:
         for error in ERRORS:
             rows = [r for covariate in covariates for r in _fit(cell, error, covariate)]
             tested = [i for i, r in enumerate(rows) if r["p"] is not None and not math.isnan(r["p"])]
