@@ -2,9 +2,12 @@
 its predictions replicated to reach 10^6 attempts.
 
 Reads a finished study's DuckDB file (``bench/scale_rehearsal.py --keep``) the way each asset gets its inputs
-(the columns its ``AssetIn`` names, through DuckDB's Arrow result), optionally ``--copies k`` times (every
-attempt_uid and participant suffixed with the copy, so k copies are k times the attempts, trajectories and
-participants, the shape of a study k times larger), then computes the table (core/design), no Dagster in the
+(the columns its ``AssetIn`` names): with one copy (the default), through the reader each asset gets
+(core/frames.py ``duckdb_table_reader``, read-only: a judge x condition at a time, as the assets read since issue
+33's cell readers); with ``--copies k``, loaded whole and replicated k times (every attempt_uid and participant
+suffixed with the copy, so k copies are k times the attempts, trajectories and participants, the shape of a study k
+times larger; the copies are held in memory, which the assets no longer do). Then it computes the table the way the
+asset does (core/design: ``estimate_cells``, ``bias_table``, ``contamination``, a cell at a time), no Dagster in the
 process. One child process per asset (os.wait4: its own peak RSS and CPU); each prints the RSS once its inputs
 are loaded and the CPU of the computation. A step of ``cojudge materialize`` adds Dagster's ~0.35 GB.
 
@@ -32,6 +35,7 @@ from step_memory import run_child  # noqa: E402  (a sibling script, run as a fil
 from cojudge_assets.core.design.bias import CONTEXT_COLUMNS  # noqa: E402
 from cojudge_assets.core.design.estimation import PREDICTION_COLUMNS as ESTIMATION_COLUMNS  # noqa: E402
 from cojudge_assets.core.design.split import group_keys  # noqa: E402
+from cojudge_assets.core.frames import duckdb_table_reader  # noqa: E402
 from cojudge_assets.core.measurement.predictions import scored  # noqa: E402
 
 ASSETS = ("estimation", "bias_diagnostics", "contamination")
@@ -58,8 +62,29 @@ def _load(conn: duckdb.DuckDBPyConnection, table: str, columns: list[str]) -> pl
     return pl.DataFrame(conn.execute(f"select {', '.join(columns)} from main.{table}").arrow())
 
 
+def _readers(db: Path, asset: str) -> tuple:
+    """The asset's inputs as the readers it gets (a table read a judge x condition, or a condition, at a time)."""
+    predictions = duckdb_table_reader(
+        str(db), "main.predictions", "predictions", PREDICTION_COLUMNS[asset], read_only=True
+    )
+    context = split = None
+    if asset == "bias_diagnostics":
+        context = duckdb_table_reader(
+            str(db), "main.participant_context", "participant_context", list(CONTEXT_COLUMNS), read_only=True
+        )
+    if asset == "contamination":
+        with duckdb.connect(str(db), read_only=True) as conn:
+            split = conn.execute("select * from main.design_split").pl()
+    return predictions, context, split
+
+
 def child(db: Path, asset: str, copies: int) -> None:
     started = time.process_time()
+    if copies == 1:
+        predictions, context, split = _readers(db, asset)
+        print(f"{asset}: readers of a judge x condition at a time, RSS peak {peak_mb():.0f} MB", flush=True)
+        _compute(asset, predictions, context, split, time.process_time())
+        return
     with duckdb.connect(str(db), read_only=True) as conn:
         conn.execute("set enable_progress_bar = false")
         predictions = _load(conn, "predictions", PREDICTION_COLUMNS[asset])
@@ -78,14 +103,18 @@ def child(db: Path, asset: str, copies: int) -> None:
         f"{loaded - started:.1f} CPU-s, RSS peak {peak_mb():.0f} MB",
         flush=True,
     )
+    _compute(asset, predictions, context, split, loaded)
+
+
+def _compute(asset: str, predictions, context, split, loaded: float) -> None:
     if asset == "estimation":
-        from cojudge_assets.core.design.estimation import estimate_pass_rates, estimation_frame
+        from cojudge_assets.core.design.estimation import estimate_cells
 
-        table = estimate_pass_rates(estimation_frame(predictions))
+        table = estimate_cells(predictions)
     elif asset == "bias_diagnostics":
-        from cojudge_assets.core.design.bias import bias_diagnostics, bias_frame
+        from cojudge_assets.core.design.bias import bias_table
 
-        table = bias_diagnostics(bias_frame(predictions, context))
+        table = bias_table(predictions, context)  # a cell's frame at a time, as the asset (not every cell's frame)
     else:
         from cojudge_assets.core.design.robustness import contamination
 

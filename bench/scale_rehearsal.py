@@ -20,7 +20,8 @@ step (one of the Definitions' asset jobs, as the run command names them; ``--by 
 os.wait4, that child's own rusage).
 
     .venv/bin/python bench/scale_rehearsal.py --attempts 100000 [--folder DIR] [--keep] [--limit-gb 2]
-        [--select ASSETS --force]   (one step again on a finished study: a copy of its folder)
+        [--select ASSETS --force]   (one step again on a finished study: a copy of its folder, whose corpus and
+        judgments are used as they are)
 """
 
 from __future__ import annotations

@@ -52,16 +52,39 @@ class TableReader:
     ):
         self.name, self.columns, self.scope, self._fetch = name, columns, dict(scope), fetch
 
-    def read(self, **equal: str) -> pl.DataFrame:
-        """The rows whose columns equal ``equal``'s values (each a partition column or any other), the input's
-        columns."""
-        return self._fetch(self.columns, equal, False)
+    def read(self, *columns: str, **equal: str) -> pl.DataFrame:
+        """The rows whose columns equal ``equal``'s values (each a partition column or any other): ``columns``
+        only (none named: the input's columns), so a pass that needs two columns of a slice reads two."""
+        return self._fetch(list(columns) if columns else self.columns, equal, False)
+
+    def distinct(self, *columns: str, **equal: str) -> pl.DataFrame:
+        """The distinct rows of ``columns`` among the rows whose columns equal ``equal``'s values, found by the
+        store (a million rows of six cells' attempts come back as the attempts' rows), in no set order."""
+        return self._fetch(list(columns), equal, True).unique()
 
     def keys(self, *columns: str) -> list[tuple]:
         """The distinct values of ``columns`` in the table (within the input's partitions), sorted: which slices
         there are to read."""
-        found = self._fetch(list(columns), {}, True).unique().sort(list(columns))
-        return list(found.iter_rows())
+        return list(self.distinct(*columns).sort(list(columns)).iter_rows())
+
+
+def frame_reader(name: str, frame: pl.DataFrame) -> TableReader:
+    """A :class:`TableReader` over a frame already in memory (a test's, a bench's, an unpartitioned reader's): the
+    functions that take a reader take a frame through it, one code path for both.
+
+    >>> reader = frame_reader("predictions", pl.DataFrame({"judge": ["a", "b", "a"], "p": [0.1, 0.2, 0.3]}))
+    >>> reader.keys("judge"), reader.read(judge="a")["p"].to_list(), reader.read("judge", judge="b").columns
+    ([('a',), ('b',)], [0.1, 0.3], ['judge'])
+    """
+
+    def fetch(wanted: Sequence[str] | None, equal: Mapping[str, str], distinct: bool) -> pl.DataFrame:
+        if not frame.width:  # the IO manager's frame of a table never materialized: no rows, whatever the columns
+            return pl.DataFrame(schema=dict.fromkeys(wanted or [], pl.String))
+        rows = frame.filter(*(pl.col(c).cast(pl.String) == str(v) for c, v in equal.items())) if equal else frame
+        rows = rows.select(wanted) if wanted else rows
+        return rows.unique(maintain_order=True) if distinct else rows
+
+    return TableReader(name, frame.columns, {}, fetch)
 
 
 def _equal_clause(conditions: Mapping[str, str | list[str]]) -> tuple[str, list[str]]:
@@ -100,3 +123,8 @@ def duckdb_table_reader(
             return pl.DataFrame(conn.execute(query, parameters).arrow())
 
     return TableReader(name, columns, scope, fetch)
+
+
+def as_reader(table: pl.DataFrame | TableReader, name: str) -> TableReader:
+    """``table`` itself when it is a reader, else :func:`frame_reader` over it."""
+    return frame_reader(name, table) if isinstance(table, pl.DataFrame) else table

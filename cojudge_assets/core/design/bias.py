@@ -35,12 +35,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from cojudge_assets.core.constants import SEED
+from cojudge_assets.core.frames import TableReader, as_reader, frame_reader
 from cojudge_assets.core.stats import metrics as m
 
 P_FLOOR = 1e-16  # a p-value below this is shown as "< 1e-16": double precision holds no more
@@ -119,45 +121,91 @@ def code_size_columns(code: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
 
 
 def bias_frame(
-    predictions: pl.DataFrame,
-    participant_context: pl.DataFrame | None = None,
+    predictions: pl.DataFrame | TableReader,
+    participant_context: pl.DataFrame | TableReader | None = None,
     *,
     folds: int = 10,
     seed: int = SEED,
 ) -> pl.DataFrame:
     """One row per answered attempt x judge x condition: both errors, the trajectory and every covariate the
     inputs have (a covariate they lack is a null column); the cells in judge, condition order."""
-    rows, fold_of = _answered(predictions, folds, seed)
-    cells = [_cell_frame(cell, fold_of, participant_context) for cell in _cells(rows)]
-    return pl.concat(cells) if cells else _cell_frame(rows, fold_of, participant_context)
+    cells = list(_cell_frames(predictions, participant_context, folds, seed))
+    return pl.concat(cells) if len(cells) > 1 else cells[0]
 
 
 def bias_table(
-    predictions: pl.DataFrame,
-    participant_context: pl.DataFrame | None = None,
+    predictions: pl.DataFrame | TableReader,
+    participant_context: pl.DataFrame | TableReader | None = None,
     *,
     folds: int = 10,
     seed: int = SEED,
     method: str = "holm",
 ) -> pl.DataFrame:
     """``bias_diagnostics(bias_frame(...))`` a judge x condition at a time: memory of one cell's frame, not of
-    every cell's (the cells are independent: the folds are over every attempt, the adjustment within a cell)."""
-    rows, fold_of = _answered(predictions, folds, seed)
-    parts = [bias_diagnostics(_cell_frame(cell, fold_of, participant_context), method=method) for cell in _cells(rows)]
+    every cell's (the cells are independent: the folds are over every attempt, the adjustment within a cell).
+    ``predictions`` and ``participant_context`` may be :class:`TableReader` s: a cell's predictions and its
+    condition's contexts are then read when it is fitted, so no more than one cell's rows are held."""
+    fitted = (
+        bias_diagnostics(frame, method=method) for frame in _cell_frames(predictions, participant_context, folds, seed)
+    )
+    parts = [part for part in fitted if len(part)]
     return pl.concat(parts) if parts else pl.DataFrame(schema=BIAS_SCHEMA)
 
 
-def _answered(predictions: pl.DataFrame, folds: int, seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The answered predictions, and measurement's fold of each of their attempts (attempt_uid, fold)."""
-    needed = {"attempt_uid", "judge", "condition", "p_accept", "y", "participant", "problem_id"}
-    missing = needed - set(predictions.columns)
+ANSWERED = pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()
+PREDICTION_COLUMNS = ("attempt_uid", "judge", "condition", "p_accept", "y", "participant", "problem_id")
+
+
+def _cell_frames(
+    predictions: pl.DataFrame | TableReader,
+    participant_context: pl.DataFrame | TableReader | None,
+    folds: int,
+    seed: int,
+) -> Iterator[pl.DataFrame]:
+    """:func:`_cell_frame` of each judge x condition in judge, condition order, each read when it is made (a
+    frame with no cell: one empty frame, the schema)."""
+    reader = as_reader(predictions, "predictions")
+    missing = set(PREDICTION_COLUMNS) - set(reader.columns or PREDICTION_COLUMNS)
     if missing:
-        raise ValueError(f"predictions: expected columns {sorted(needed)}; missing {sorted(missing)}")
-    answered = pl.col("p_accept").is_not_null() & pl.col("p_accept").is_not_nan()
-    # no copy of the predictions when every row is answered (the usual case)
-    rows = predictions if predictions.select(answered.all()).item() in (True, None) else predictions.filter(answered)
+        raise ValueError(f"predictions: expected columns {sorted(PREDICTION_COLUMNS)}; missing {sorted(missing)}")
+    cells = reader.keys("judge", "condition")
+    fold_of = _folds(reader, cells, folds, seed)
+    context = _context_reader(participant_context)
+    if not cells:
+        yield _cell_frame(reader.read(), fold_of, None)
+        return
+    for judge, condition in cells:
+        # no name bound to the cell's rows or contexts: the generator would hold them while its frame is fitted
+        yield _cell_frame(
+            reader.read(judge=judge, condition=condition).filter(ANSWERED).sort("attempt_uid"),
+            fold_of,
+            context.read(condition=condition) if context else None,
+        )
+
+
+def _context_reader(participant_context: pl.DataFrame | TableReader | None) -> TableReader | None:
+    """The contexts as a reader of one condition's rows, None when there are none or they lack
+    :data:`CONTEXT_COLUMNS` (a frame: a corpus before contexts had them)."""
+    if participant_context is None:
+        return None
+    if isinstance(participant_context, pl.DataFrame):
+        if not set(CONTEXT_COLUMNS) <= set(participant_context.columns):
+            return None
+        return frame_reader("participant_context", participant_context.select(CONTEXT_COLUMNS))
+    return participant_context
+
+
+def _folds(reader: TableReader, cells: list[tuple], folds: int, seed: int) -> pl.DataFrame:
+    """Measurement's fold of each answered attempt of every cell (attempt_uid, fold), the attempts gathered a
+    cell at a time (their three columns only)."""
+    columns = ("attempt_uid", "participant", "problem_id")
+    attempts = pl.DataFrame(schema={"attempt_uid": pl.String, "participant": pl.String, "problem_id": pl.String})
+    for judge, condition in cells:
+        rows = reader.read(*columns, "p_accept", judge=judge, condition=condition).filter(ANSWERED)
+        found = rows.select(pl.col(c).cast(pl.String) for c in columns).unique("attempt_uid")
+        attempts = pl.concat([attempts, found]).unique("attempt_uid")
     # measurement's folds: every attempt of the predictions, in attempt_uid order (core/measurement.Universe)
-    attempts = rows.select("attempt_uid", "participant", "problem_id").unique("attempt_uid").sort("attempt_uid")
+    attempts = attempts.sort("attempt_uid")
     # cluster_codes(participant, problem_id) by polars: the keys joined as str() joins them (a null as "None")
     keys = pl.concat_str(
         [pl.col(c).cast(pl.String).fill_null("None") for c in ("participant", "problem_id")], separator="\x1f"
@@ -165,13 +213,7 @@ def _answered(predictions: pl.DataFrame, folds: int, seed: int) -> tuple[pl.Data
     trajectory = _codes(attempts.select(keys.alias("key"))["key"])
     # fewer than two trajectories: one fold, no out-of-fold decision (oof_wrong is NaN, its models note it)
     assigned = m.grouped_folds(trajectory, n_splits=folds, seed=seed) if len(set(trajectory)) >= 2 else trajectory * 0
-    return rows, attempts.select("attempt_uid", pl.Series("fold", assigned, dtype=pl.Int64))
-
-
-def _cells(rows: pl.DataFrame):
-    """Each judge x condition's rows in attempt_uid order, one cell at a time (a copy of one cell)."""
-    for judge, condition in rows.select("judge", "condition").unique().sort("judge", "condition").iter_rows():
-        yield rows.filter((pl.col("judge") == judge) & (pl.col("condition") == condition)).sort("attempt_uid")
+    return attempts.select("attempt_uid", pl.Series("fold", assigned, dtype=pl.Int64))
 
 
 def _cell_frame(cell: pl.DataFrame, fold_of: pl.DataFrame, participant_context: pl.DataFrame | None) -> pl.DataFrame:
@@ -324,7 +366,14 @@ def bias_diagnostics(frame: pl.DataFrame, *, method: str = "holm", covariates=CO
     from statsmodels.stats.multitest import multipletests
 
     out = []
-    for (judge, condition), cell in frame.group_by("judge", "condition", maintain_order=True):
+    # a frame of one cell (bias_table's) is fitted as it is: a group_by would copy it
+    one = frame.select(pl.struct("judge", "condition").n_unique()).item() == 1
+    cells = (
+        [((frame["judge"][0], frame["condition"][0]), frame)]
+        if one
+        else frame.group_by("judge", "condition", maintain_order=True)
+    )
+    for (judge, condition), cell in cells:
         for error in ERRORS:
             rows = [r for covariate in covariates for r in _fit(cell, error, covariate)]
             tested = [i for i, r in enumerate(rows) if r["p"] is not None and not math.isnan(r["p"])]

@@ -63,6 +63,7 @@ import numpy as np
 import polars as pl
 
 from cojudge_assets.core.constants import SEED
+from cojudge_assets.core.frames import TableReader, as_reader
 from cojudge_assets.core.stats.bootstrap import cluster_codes
 from cojudge_assets.core.stats.metrics import THRESHOLD_GRID, _mcc
 
@@ -673,6 +674,27 @@ def estimate_pass_rates(frame: pl.DataFrame, config: EstimationConfig = Estimati
     if not parts:
         return pl.DataFrame(schema=ESTIMATION_SCHEMA)
     return pl.concat(parts).select(list(ESTIMATION_SCHEMA)).sort("judge", "condition", "participant", "method", "n")
+
+
+def estimate_cells(
+    predictions: pl.DataFrame | TableReader,
+    config: EstimationConfig = EstimationConfig(),
+    *,
+    grouping: str = "trajectory",
+) -> pl.DataFrame:
+    """``estimate_pass_rates(estimation_frame(predictions, grouping=grouping), config)`` with the predictions read
+    one judge x condition at a time (a frame, or a :class:`TableReader` of the table): the same rows (a cell's
+    table depends on its own rows only), one cell's predictions in memory, never the whole table."""
+    if grouping not in GROUPINGS:
+        raise ValueError(f"grouping: expected one of {GROUPINGS}, got {grouping!r}")
+    reader = as_reader(predictions, "predictions")
+    parts = [
+        estimate_pass_rates(estimation_frame(reader.read(judge=judge, condition=condition), grouping=grouping), config)
+        for judge, condition in reader.keys("judge", "condition")
+    ]
+    if not parts:
+        return pl.DataFrame(schema=ESTIMATION_SCHEMA)
+    return pl.concat(parts).sort("judge", "condition", "participant", "method", "n", maintain_order=True)
 
 
 # -- labels needed for equal precision -------------------------------------------------------------------------

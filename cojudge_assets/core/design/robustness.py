@@ -105,6 +105,7 @@ import polars as pl
 
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.design.split import INSPECTABLE, NEVER_INSPECTED, attempt_splits
+from cojudge_assets.core.frames import TableReader, as_reader
 from cojudge_assets.core.measurement.measure import (
     INFLUENCES,
     INSTRUMENT_METRICS,
@@ -256,7 +257,7 @@ def leak_flag(metric: str, lo: float, hi: float) -> bool | None:
 
 
 def contamination(
-    predictions: pl.DataFrame,
+    predictions: pl.DataFrame | TableReader,
     design_split: pl.DataFrame,
     config: RobustnessConfig = RobustnessConfig(),
     *,
@@ -268,22 +269,20 @@ def contamination(
     detectable at 80% power (:func:`detectable_difference`; analytic, :func:`analytic_detectable`, with the
     intervals, in a cell of at least ``config.analytic_from`` predictions: column ``ci_method``). Out-of-fold MCC
     uses the measurement's out-of-fold decisions (same folds and seed). ``metrics`` limits the rows to some of
-    :data:`CONTAMINATION_METRICS` (all by default)."""
-    if predictions.is_empty():
+    :data:`CONTAMINATION_METRICS` (all by default). ``predictions`` a frame, or a :class:`TableReader` of the
+    table: its cells are read one at a time, and its attempts' columns found by the store."""
+    reader = as_reader(predictions, "predictions")
+    cells = reader.keys("judge", "condition")
+    if not cells:
         return pl.DataFrame(schema=CONTAMINATION_SCHEMA)
     # a judge x condition at a time over every attempt (the folds and the trajectories' resamples are drawn over
-    # the attempts, not the cell): the same rows as the cells together, with one cell's copy in memory
-    attempts = predictions.select(UNIVERSE_COLUMNS).unique("attempt_uid").sort("attempt_uid")
+    # the attempts, not the cell): the same rows as the cells together, with one cell's rows in memory (an
+    # attempt's columns are the same in every cell, so its distinct rows are one per attempt)
+    attempts = reader.distinct(*UNIVERSE_COLUMNS).unique("attempt_uid").sort("attempt_uid")
     splits = attempt_splits(attempts, design_split, source="predictions")
     tables = [
-        _contamination(
-            predictions.filter((pl.col("judge") == judge) & (pl.col("condition") == condition)),
-            attempts,
-            splits,
-            config,
-            metrics,
-        )
-        for judge, condition in predictions.select("judge", "condition").unique().sort("judge", "condition").iter_rows()
+        _contamination(reader.read(judge=judge, condition=condition), attempts, splits, config, metrics)
+        for judge, condition in cells
     ]
     return pl.concat(tables)
 

@@ -238,9 +238,12 @@ CROSS_SLICES = {
 
 class SliceReader(Protocol):
     """A table read slice by slice (defs/io.py ``TableReader``): ``read(condition="blind")`` the rows of those
-    column values, ``keys("judge", "condition")`` the distinct values there are, sorted."""
+    column values (``read("attempt_uid", judge=...)``: that column only), ``distinct(*columns)`` the distinct rows
+    (found by the store), ``keys("judge", "condition")`` the distinct values there are, sorted."""
 
-    def read(self, **equal: str) -> pl.DataFrame: ...
+    def read(self, *columns: str, **equal: str) -> pl.DataFrame: ...
+
+    def distinct(self, *columns: str, **equal: str) -> pl.DataFrame: ...
 
     def keys(self, *columns: str) -> list[tuple]: ...
 

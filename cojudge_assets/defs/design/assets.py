@@ -28,6 +28,7 @@ from cojudge_assets.core.design import split as ds
 from cojudge_assets.core.design.robustness import RobustnessConfig, widening_by_judge
 from cojudge_assets.core.design.robustness import contamination as score_contamination
 from cojudge_assets.core.design.robustness import findings as state_findings
+from cojudge_assets.core.frames import TableReader
 from cojudge_assets.core.judging.prompts import PROMPT_VERSION
 from cojudge_assets.core.judging.requests import write_jsonl
 from cojudge_assets.core.measurement.predictions import has_table, scored
@@ -172,7 +173,8 @@ def _config(settings: RobustnessSettings) -> RobustnessConfig:
     group_name=GROUP,
     kinds=KINDS,
     code_version="3",
-    ins={"predictions": dg.AssetIn("predictions", metadata=scored())},
+    # read a judge x condition at a time (core/frames.py TableReader): one cell's predictions in memory (issue 33)
+    ins={"predictions": dg.AssetIn("predictions", metadata=scored(), dagster_type=TableReader)},
     description="One row per (judge, condition, metric): ROC-AUC, PR-AUC, Brier, ECE, log loss, out-of-fold MCC "
     "and the prevalence on the inspectable part (train and validation) and on the never-inspected part (test), the "
     "paired difference inspectable - never-inspected, trajectory-bootstrap intervals (in a cell of at least "
@@ -183,7 +185,7 @@ def _config(settings: RobustnessSettings) -> RobustnessConfig:
 def contamination(
     context: dg.AssetExecutionContext,
     config: RobustnessSettings,
-    predictions: pl.DataFrame,
+    predictions: TableReader,
     design_split: pl.DataFrame,
 ) -> pl.DataFrame:
     table = score_contamination(predictions, design_split, _config(config))

@@ -9,13 +9,9 @@ from dagster_duckdb import DuckDBResource
 
 from cojudge_assets.core.constants import SEED
 from cojudge_assets.core.design.bias import CONTEXT_COLUMNS, bias_figure, bias_table
-from cojudge_assets.core.design.estimation import (
-    PREDICTION_COLUMNS,
-    EstimationConfig,
-    estimate_pass_rates,
-    estimation_frame,
-)
+from cojudge_assets.core.design.estimation import PREDICTION_COLUMNS, EstimationConfig, estimate_cells
 from cojudge_assets.core.design.estimation import labels_saved as saved_labels
+from cojudge_assets.core.frames import TableReader
 from cojudge_assets.core.measurement.predictions import scored
 from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
@@ -47,7 +43,12 @@ def _folder(duckdb: DuckDBResource) -> Path:
     group_name="estimation",
     kinds=KINDS,
     code_version="3",
-    ins={"predictions": dg.AssetIn("predictions", metadata={"columns": list(PREDICTION_COLUMNS)})},
+    # read a judge x condition at a time (core/frames.py TableReader): one cell's predictions in memory (issue 33)
+    ins={
+        "predictions": dg.AssetIn(
+            "predictions", metadata={"columns": list(PREDICTION_COLUMNS)}, dagster_type=TableReader
+        )
+    },
     description="One row per judge x condition x participant (null: every attempt) x method (labels, judge, "
     "rogan_gladen, ppi) x label budget n < G (groups; a budget reaching G: one 'every group labelled' row): truth "
     "(full-label pass rate), mean estimate, bias, sd, RMSE, empirical coverage of the interval with its Monte Carlo "
@@ -57,7 +58,7 @@ def _folder(duckdb: DuckDBResource) -> Path:
 def estimation(
     context: dg.AssetExecutionContext,
     config: EstimationSettings,
-    predictions: pl.DataFrame,
+    predictions: TableReader,
 ) -> pl.DataFrame:
     settings = EstimationConfig(
         budgets=tuple(config.budgets),
@@ -67,7 +68,7 @@ def estimation(
         min_groups=config.min_groups,
         seed=config.seed,
     )
-    table = estimate_pass_rates(estimation_frame(predictions, grouping=config.grouping), settings)
+    table = estimate_cells(predictions, settings, grouping=config.grouping)
     overall = table.filter(pl.col("participant").is_null())
     context.add_output_metadata(
         {
@@ -103,8 +104,14 @@ def labels_saved(context: dg.AssetExecutionContext, config: EstimationSettings, 
     kinds=KINDS,
     code_version="2",
     ins={
-        "predictions": dg.AssetIn("predictions", metadata=scored("language", "verdict", "code_lines", "code_tokens")),
-        "participant_context": dg.AssetIn("participant_context", metadata={"columns": list(CONTEXT_COLUMNS)}),
+        "predictions": dg.AssetIn(
+            "predictions",
+            metadata=scored("language", "verdict", "code_lines", "code_tokens"),
+            dagster_type=TableReader,
+        ),
+        "participant_context": dg.AssetIn(
+            "participant_context", metadata={"columns": list(CONTEXT_COLUMNS)}, dagster_type=TableReader
+        ),
     },
     description="One row per judge x condition x error (p_minus_y, oof_wrong) x covariate term: OLS coef, "
     "cluster-robust (trajectory) se, p (t on groups - 1 df), Holm-adjusted p, n, groups; a note row per "
@@ -113,8 +120,8 @@ def labels_saved(context: dg.AssetExecutionContext, config: EstimationSettings, 
 def bias_diagnostics(
     context: dg.AssetExecutionContext,
     config: BiasSettings,
-    predictions: pl.DataFrame,
-    participant_context: pl.DataFrame,
+    predictions: TableReader,
+    participant_context: TableReader,
     duckdb: DuckDBResource,
 ) -> pl.DataFrame:
     folder = _folder(duckdb)
