@@ -52,10 +52,10 @@ class TableReader:
     ):
         self.name, self.columns, self.scope, self._fetch = name, columns, dict(scope), fetch
 
-    def read(self, **equal: str) -> pl.DataFrame:
-        """The rows whose columns equal ``equal``'s values (each a partition column or any other), the input's
-        columns."""
-        return self._fetch(self.columns, equal, False)
+    def read(self, *columns: str, **equal: str) -> pl.DataFrame:
+        """The rows whose columns equal ``equal``'s values (each a partition column or any other); ``columns``: only
+        these (the input's columns when none)."""
+        return self._fetch(list(columns) or self.columns, equal, False)
 
     def keys(self, *columns: str) -> list[tuple]:
         """The distinct values of ``columns`` in the table (within the input's partitions), sorted: which slices
