@@ -112,15 +112,16 @@ class PolarsTableHandler(DuckDBPolarsTypeHandler):
 
     # table_slice: the library's TableSlice (schema, table, partition_dimensions); its class is not exported
     def handle_output(self, context: dg.OutputContext, table_slice, obj: pl.DataFrame, connection):
-        if table_slice.partition_dimensions and not obj.is_empty():
-            _add_new_columns(connection, f"{table_slice.schema}.{table_slice.table}", obj)
-            return super().handle_output(context, table_slice, obj, connection)
-        obj_arrow = obj.to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
         target = f"{table_slice.schema}.{table_slice.table}"
         connection.execute(f"create schema if not exists {table_slice.schema};")
-        if table_slice.partition_dimensions:
+        if table_slice.partition_dimensions and not obj.is_empty():
+            _add_new_columns(connection, target, obj)
+            _insert_in_slices(connection, target, obj)  # the library deleted the partition's rows before
+        elif table_slice.partition_dimensions:
+            obj_arrow = obj.to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
             connection.execute(f"create table if not exists {target} as select * from obj_arrow;")
         else:
+            obj_arrow = obj.to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
             connection.execute(f"create or replace table {target} as select * from obj_arrow;")
         context.add_output_metadata(
             {
@@ -161,6 +162,29 @@ class TableReaderHandler(PolarsTableHandler):
     @property
     def supported_types(self) -> Sequence[type[object]]:
         return [TableReader]
+
+
+# rows per insert of a partition's frame (:func:`_insert_in_slices`)
+INSERT_ROWS = 100_000
+
+
+def _insert_in_slices(connection, target: str, obj: pl.DataFrame, rows: int = INSERT_ROWS) -> None:
+    """Insert ``obj`` into ``target`` (made from its schema if absent) ``rows`` at a time, in one transaction.
+    The library inserts the frame whole through ``to_arrow()``, a copy of every string (polars' string views become
+    Arrow large strings): 10^6 judge requests held ~0.4 GB more while DuckDB read them. A slice's copy is the most
+    held now; a failed insert leaves none of the frame's rows."""
+    empty = obj.head(0).to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
+    connection.execute(f"create table if not exists {target} as select * from empty;")
+    connection.execute("begin transaction")
+    try:
+        for part in obj.iter_slices(rows):
+            part_arrow = part.to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
+            connection.execute(f"insert into {target} select * from part_arrow")
+            del part_arrow
+        connection.execute("commit")
+    except BaseException:
+        connection.execute("rollback")
+        raise
 
 
 def _listed(partitions) -> list:

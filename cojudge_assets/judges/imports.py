@@ -38,6 +38,7 @@ from cojudge_assets.core.judging.imported import (
     ImportFormatError,
     answers,
     file_sha256,
+    judgment_conditions,
     read_judgments,
 )
 from cojudge_assets.judges.config import JudgeSpec
@@ -97,11 +98,11 @@ def answered_conditions(spec: JudgeSpec) -> frozenset[str] | None:
         from cojudge_assets.core.ingest.icescore import CONDITION
 
         return frozenset({CONDITION})
-    try:
-        frame, _ = read_judgments(source.path, judge=source.judge or spec.name, default_judge=spec.name)
+    try:  # a Parquet source: its judge and condition columns only (this runs whenever the Definitions load)
+        conditions = judgment_conditions(source.path, judge=source.judge or spec.name)
     except (ImportFormatError, OSError):
         return None
-    return frozenset(frame["condition"].drop_nulls().unique().to_list()) | {BLIND}
+    return conditions | {BLIND}
 
 
 def source_digest(spec: JudgeSpec) -> str:
@@ -134,7 +135,10 @@ def load_answers(spec: JudgeSpec, condition: str, known_items: set[str]) -> tupl
         frame = release.judgments.filter(pl.col("judge") == name).cast(JUDGMENT_COLUMNS)
         read_rejects = _release_skips(release.quarantine, Path(source.path), source_files(spec), name)
     else:
-        frame, read_rejects = read_judgments(source.path, judge=source.judge or spec.name, default_judge=spec.name)
+        # the partition's rows only (a Parquet source is filtered in its scan): the file's other rows never load
+        frame, read_rejects = read_judgments(
+            source.path, judge=source.judge or spec.name, default_judge=spec.name, condition=condition
+        )
     frame = frame.filter(pl.col("condition") == condition)
     answered, refused = answers(frame, source.scale, known_items)
     # a read reject (a bad JSONL line, an empty judge cell) belongs to no condition: reported under blind only

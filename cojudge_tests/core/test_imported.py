@@ -501,3 +501,60 @@ def test_jsonl_numbers_are_read_as_text_where_text_is_expected(tmp_path):
     assert frame["s_algo"].to_list() == [4, None]
     with pytest.raises(ImportFormatError, match=r"column 'raw_answer': line 1: true is a JSON bool"):
         read_judgments(write(tmp_path, "b.jsonl", '{"item": "u1", "raw_answer": true}\n'))
+
+
+# ------------------------------------------------------------------------------------- a Parquet partition's rows
+
+
+def mixed_parquet(tmp_path: Path) -> Path:
+    """Two judges x three conditions (blank cells, spaces), an empty judge cell, rubric scores that are not integers
+    under other conditions than blind, a duplicate: every rule whose rows a partition's scan might leave out."""
+    rows = [
+        ("u1", "a", "blind", 1.0, 3.0),
+        ("u1", "a", " nonblind ", 2.0, None),
+        ("u1", "a", "", 3.0, None),  # blind again: a duplicate of line 1
+        ("u2", " a ", None, 4.0, None),
+        ("u2", "a", "prefix12k", 0.0, 2.5),  # a rubric reject, reported under blind
+        ("u2", "a", "nonblind", 9.0, None),  # off the scale: invalid
+        ("u1", "b", "nonblind", 1.0, None),
+        ("u3", "", "blind", 1.0, None),  # no judge: a reject every judge reports under blind
+        ("u3", "a", "prefix12k", 2.0, None),
+    ]
+    path = tmp_path / "mixed.parquet"
+    pl.DataFrame(rows, schema=["item", "judge", "condition", "score", "s_algo"], orient="row").write_parquet(path)
+    return path
+
+
+@pytest.mark.parametrize("judge", ["a", "b"])
+@pytest.mark.parametrize("condition", ["blind", "nonblind", "prefix12k"])
+def test_a_parquet_partition_reads_the_rows_the_whole_read_gives_it(tmp_path, judge, condition):
+    path = mixed_parquet(tmp_path)
+    whole, whole_rejects = read_judgments(path, judge=judge)
+    part, part_rejects = read_judgments(path, judge=judge, condition=condition)
+    assert part.equals(whole.filter(pl.col("condition") == condition))
+    if condition == "blind":  # where the read rejects are reported: all of them
+        assert part_rejects.equals(whole_rejects)
+    # and so the answers, duplicates and invalid ones included
+    known = {"u1", "u2", "u3"}
+    expected = answers(whole.filter(pl.col("condition") == condition), ZERO_FOUR, known)
+    got = answers(part, ZERO_FOUR, known)
+    assert got[0].equals(expected[0]) and got[1].equals(expected[1])
+
+
+def test_the_conditions_of_a_parquet_judge_from_two_columns(tmp_path):
+    path = mixed_parquet(tmp_path)
+    assert imported.judgment_conditions(path, judge="a") == {"blind", "nonblind", "prefix12k"}
+    assert imported.judgment_conditions(path, judge="b") == {"nonblind"}
+    assert imported.judgment_conditions(path) == {"blind", "nonblind", "prefix12k"}
+    with pytest.raises(ImportFormatError, match=r"no row of judge 'c'; the file holds 'a', 'b'"):
+        imported.judgment_conditions(path, judge="c")
+    with pytest.raises(ImportFormatError, match=r"no row of judge 'c'; the file holds 'a', 'b'"):
+        read_judgments(path, judge="c", condition="nonblind")
+    csv = write(tmp_path, "j.csv", JUDGES_CSV)  # another format: read whole, the same answer
+    assert imported.judgment_conditions(csv, judge="a") == {"blind"}
+
+
+def test_a_csv_read_by_condition_gives_that_conditions_judgments(tmp_path):
+    path = write(tmp_path, "j.csv", "item,condition,raw_answer\nu1,,1\nu2,nonblind,2\nu3, blind ,3\n")
+    assert read_judgments(path, condition="blind")[0]["item"].to_list() == ["u1", "u3"]
+    assert read_judgments(path, condition="nonblind")[0]["item"].to_list() == ["u2"]

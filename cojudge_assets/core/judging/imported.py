@@ -409,15 +409,99 @@ def _jsonl_column(path: Path, name: str, values: list, lines: list[int]) -> pl.S
     return pl.Series(name, texts, dtype=pl.String)
 
 
-def _read_parquet(path: Path) -> pl.DataFrame:
+def _parquet_names(path: Path) -> dict[str, str]:
+    """The file's columns cojudge reads: the name stripped of spaces -> the name in the file."""
     try:
         schema = pl.read_parquet_schema(path)
-        wanted = [name for name in schema if name.strip() in FILE_COLUMNS]
-        frame = pl.read_parquet(path, columns=wanted)
     except Exception as exc:  # noqa: BLE001 - polars raises several types for a damaged file; all are its fault
         raise ImportFormatError(f"{path}: not a readable Parquet file: {str(exc).splitlines()[0]}") from None
-    frame = frame.rename({name: name.strip() for name in frame.columns})
-    return frame.with_columns(source_line=pl.int_range(1, pl.len() + 1, dtype=pl.Int64))
+    names = [name for name in schema if name.strip() in FILE_COLUMNS]
+    twice = sorted({name.strip() for name in names if [n.strip() for n in names].count(name.strip()) > 1})
+    if twice:
+        raise ImportFormatError(f"{path}: column {twice[0]!r} appears more than once")
+    return {name.strip(): name for name in names}
+
+
+def _stripped(name: str) -> pl.Expr:
+    return pl.col(name).cast(pl.String).str.strip_chars()
+
+
+def _parquet_rows(names: dict[str, str], judge: str | None, condition: str | None) -> pl.Expr | None:
+    """The rows of a Parquet file :func:`read_judgments` needs for ``judge`` under ``condition`` (None: all), as a
+    filter pushed into the scan: the judge's rows of that condition; under blind, where the rows no
+    judge or condition owns are reported, also the rows with an empty judge cell and the judge's rows that carry a
+    rubric score (the rubric check's rejects are reported there)."""
+    keep: list[pl.Expr] = []
+    if condition is not None:
+        cell = _stripped(names["condition"]) if "condition" in names else pl.lit(None, pl.String)
+        mine = (cell == condition) if condition != BLIND else (cell.is_null() | cell.is_in(["", BLIND]))
+        if condition == BLIND:
+            mine = pl.any_horizontal(mine, *(pl.col(names[r]).is_not_null() for r in _RUBRIC if r in names))
+        keep.append(mine)
+    if judge is not None and "judge" in names:
+        cell = _stripped(names["judge"])
+        owned = cell == judge
+        if condition in (None, BLIND):
+            owned = owned | cell.is_null() | (cell == "")
+        keep.append(owned)
+    return pl.all_horizontal(keep) if keep else None
+
+
+def _read_parquet(path: Path, judge: str | None = None, condition: str | None = None) -> pl.DataFrame:
+    """The file's columns cojudge reads, with ``source_line`` (the row number from 1); with ``judge`` or
+    ``condition`` only the rows :func:`_parquet_rows` keeps, filtered in the scan (the other rows' strings are
+    never made: a partition of a 6M-row file reads its 1M)."""
+    names = _parquet_names(path)
+    try:
+        scan = pl.scan_parquet(path, row_index_name="source_line", row_index_offset=1)
+        rows = _parquet_rows(names, judge, condition)
+        scan = scan.filter(rows) if rows is not None else scan
+        frame = scan.select(*names.values(), pl.col("source_line").cast(pl.Int64)).collect()
+    except Exception as exc:  # noqa: BLE001 - polars raises several types for a damaged file; all are its fault
+        raise ImportFormatError(f"{path}: not a readable Parquet file: {str(exc).splitlines()[0]}") from None
+    return frame.rename({name: stripped for stripped, name in names.items()})
+
+
+def _judges_in_parquet(path: Path) -> list[str]:
+    """The judges a Parquet file names (its judge column only, read in the scan), sorted; up to 11."""
+    names = _parquet_names(path)
+    if "judge" not in names:
+        return []
+    cell = _stripped(names["judge"])
+    found = pl.scan_parquet(path).select(cell.alias("judge")).filter(pl.col("judge") != "").unique().collect()
+    return sorted(found["judge"].to_list())[:11]
+
+
+def judgment_conditions(path: str | Path, *, judge: str | None = None) -> frozenset[str]:
+    """The conditions ``judge``'s rows of the file are under (every row's, with no judge column or no ``judge``),
+    an empty cell read as blind: a superset of the conditions of :func:`read_judgments`' judgments (a row the
+    rubric check rejects still counts). A Parquet file is read by its judge and condition columns, in the scan;
+    another format whole. Raises :class:`ImportFormatError` as :func:`read_judgments` does for a file it cannot
+    read, and for a declared judge with no row in a file that names others."""
+    path = Path(path)
+    if EXTENSIONS.get(path.suffix.lower()) != "parquet" or not path.is_file() or path.stat().st_size == 0:
+        frame, _ = read_judgments(path, judge=judge)
+        return frozenset(frame["condition"].drop_nulls().unique().to_list())
+    names = _parquet_names(path)
+    _required_columns(path, "parquet", list(names))
+    if "condition" not in names:
+        return frozenset({BLIND})
+    cell = _stripped(names["condition"])
+    scan = pl.scan_parquet(path)
+    if judge is not None and "judge" in names:
+        scan = scan.filter(_stripped(names["judge"]) == judge)
+    found = scan.select(pl.when(cell.is_null() | (cell == "")).then(pl.lit(BLIND)).otherwise(cell).alias("c"))
+    conditions = frozenset(found.unique().collect()["c"].to_list())
+    if not conditions and judge is not None and _judges_in_parquet(path):
+        _no_row_of(path, judge, _judges_in_parquet(path))
+    return conditions
+
+
+def _no_row_of(path: Path, judge: str, names: list[str]) -> None:
+    raise ImportFormatError(
+        f"{path}: column 'judge': no row of judge {judge!r}; the file holds "
+        f"{', '.join(map(repr, names[:10]))}{' ...' if len(names) > 10 else ''}"
+    )
 
 
 def _typed(path: Path, frame: pl.DataFrame, name: str) -> pl.Series:
@@ -447,8 +531,24 @@ def _typed(path: Path, frame: pl.DataFrame, name: str) -> pl.Series:
     return values.rename(name)
 
 
+def _required_columns(path: Path, kind: str, found: list[str]) -> None:
+    """ImportFormatError when the file's columns lack ``item``, or both ``score`` and ``raw_answer``."""
+    if "item" not in found:
+        hint = (
+            "; is it separated by ';' or tabs? cojudge reads comma-separated CSV"
+            if kind == "csv" and len(found) == 1 and any(s in found[0] for s in ";\t")
+            else ""
+        )
+        raise ImportFormatError(
+            f"{path}: column 'item' is missing (the attempt's key, required); "
+            f"columns found: {', '.join(found) or 'none'}{hint}"
+        )
+    if "score" not in found and "raw_answer" not in found:
+        raise ImportFormatError(f"{path}: neither a 'score' nor a 'raw_answer' column; at least one is required")
+
+
 def read_judgments(
-    path: str | Path, *, judge: str | None = None, default_judge: str | None = None
+    path: str | Path, *, judge: str | None = None, default_judge: str | None = None, condition: str | None = None
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The judgments of one file, normalized, and the rows that could not be read as one.
 
@@ -459,6 +559,11 @@ def read_judgments(
     null: they belong to no judge, so every judge reading the file reports them), and rows of this judge whose
     ``s_algo``/``s_robust`` is a number but not an integer. Every data row of the file is in one of the two
     (or belongs to another judge). Raises :class:`ImportFormatError` for whole-file problems (module docstring).
+
+    ``condition``: only the judgments of that condition (an imported judge's partition). A Parquet file is then read
+    by row in the scan (:func:`_parquet_rows`): the judge's rows of that condition, and under blind the rows whose
+    rejects are reported there (an empty judge cell, a rubric score); a cell is checked in the rows read, and the
+    rejects are those of the rows read. Another format is read whole, as without it.
     """
     path = Path(path)
     kind = EXTENSIONS.get(path.suffix.lower())
@@ -478,21 +583,9 @@ def read_judgments(
     elif kind == "jsonl":
         raw, bad = _read_jsonl(path)
     else:
-        raw = _read_parquet(path)
-    has_header = len(raw) > 0 or kind != "jsonl"  # a JSONL file's columns are those its objects use
-    if "item" not in raw.columns and has_header:
-        found = [c for c in raw.columns if c != "source_line"]
-        hint = (
-            "; is it separated by ';' or tabs? cojudge reads comma-separated CSV"
-            if kind == "csv" and len(found) == 1 and any(s in found[0] for s in ";\t")
-            else ""
-        )
-        raise ImportFormatError(
-            f"{path}: column 'item' is missing (the attempt's key, required); "
-            f"columns found: {', '.join(found) or 'none'}{hint}"
-        )
-    if has_header and "score" not in raw.columns and "raw_answer" not in raw.columns:
-        raise ImportFormatError(f"{path}: neither a 'score' nor a 'raw_answer' column; at least one is required")
+        raw = _read_parquet(path, judge, condition)
+    if len(raw) > 0 or kind != "jsonl":  # a JSONL file's columns are those its objects use
+        _required_columns(path, kind, [c for c in raw.columns if c != "source_line"])
     if kind == "csv":  # blank lines (every cell empty) hold no row
         cells = [c for c in raw.columns if c != "source_line"]
         raw = raw.filter(~pl.all_horizontal(pl.col(c).is_null() for c in cells)) if cells else raw.clear()
@@ -525,12 +618,10 @@ def read_judgments(
         typed = typed.filter(~no_judge).with_columns(judge=pl.col("judge").str.strip_chars())
         if judge is not None:
             mine = typed.filter(pl.col("judge") == judge)
-            if len(typed) and not len(mine):
-                names = typed["judge"].unique().sort().to_list()
-                raise ImportFormatError(
-                    f"{path}: column 'judge': no row of judge {judge!r}; the file holds "
-                    f"{', '.join(map(repr, names[:10]))}{' ...' if len(names) > 10 else ''}"
-                )
+            if not len(mine):  # rows read by condition (a Parquet partition): the judge may have rows elsewhere
+                names = typed["judge"].unique().sort().to_list() if kind != "parquet" else _judges_in_parquet(path)
+                if names and judge not in names:
+                    _no_row_of(path, judge, names)
             typed = mine
     else:
         typed = typed.with_columns(judge=pl.lit(default_judge if default_judge is not None else judge, pl.String))
@@ -552,13 +643,15 @@ def read_judgments(
         not_integer = not_integer | wrong
     typed = typed.filter(~not_integer)
 
-    condition = pl.col("condition").str.strip_chars()
+    cell = pl.col("condition").str.strip_chars()
     judgments = typed.with_columns(
-        condition=pl.when(condition.is_null() | (condition == "")).then(pl.lit(BLIND)).otherwise(condition),
+        condition=pl.when(cell.is_null() | (cell == "")).then(pl.lit(BLIND)).otherwise(cell),
         s_algo=pl.col("s_algo").cast(pl.Int32),
         s_robust=pl.col("s_robust").cast(pl.Int32),
         source_file=pl.lit(source, pl.String),
     ).select([pl.col(name).cast(dtype) for name, dtype in JUDGMENT_COLUMNS.items()])
+    if condition is not None:
+        judgments = judgments.filter(pl.col("condition") == condition)
     reject_frame = _rejects(rejects).sort("source_line", maintain_order=True) if rejects else _empty_rejects()
     return judgments, reject_frame
 

@@ -17,6 +17,7 @@ import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
+from cojudge_assets.core.frames import TableReader
 from cojudge_assets.core.judging.imported import ImportFormatError
 from cojudge_assets.core.judging.requests import REQUEST_INPUT_COLUMNS, build_condition
 from cojudge_assets.core.tables import markdown_table
@@ -43,7 +44,13 @@ def requests_file(duckdb: DuckDBResource, condition: str) -> Path:
     code_version="1",
     partitions_def=CONDITION_PARTITIONS,
     metadata={"partition_expr": "condition"},
-    ins={name: dg.AssetIn(name, metadata={"columns": columns}) for name, columns in REQUEST_INPUT_COLUMNS.items()},
+    # the contexts are read by condition (a TableReader): a partition loads its own third of participant_context
+    ins={
+        name: dg.AssetIn(name, metadata={"columns": columns}, dagster_type=TableReader)
+        if name == "participant_context"
+        else dg.AssetIn(name, metadata={"columns": columns})
+        for name, columns in REQUEST_INPUT_COLUMNS.items()
+    },
     check_specs=[
         dg.AssetCheckSpec(
             "no_label_in_requests",
@@ -61,12 +68,13 @@ def judge_requests(
     context: dg.AssetExecutionContext,
     attempts: pl.DataFrame,
     problems: pl.DataFrame,
-    participant_context: pl.DataFrame,
+    participant_context: TableReader,
     duckdb: DuckDBResource,
 ):
     condition = condition_of(context)
     path = requests_file(duckdb, condition)
-    built = build_condition(attempts, problems, participant_context, condition, path)  # slice by slice
+    contexts = participant_context.read(condition=condition)
+    built = build_condition(attempts, problems, contexts, condition, path)  # slice by slice
     table, leaks = built.table, built.leaks
     # the content is the data version: a label fix upstream leaves the requests, so the answers, up to date
     yield dg.Output(
@@ -104,8 +112,13 @@ def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:
         # (Dagster infers both mappings); judges_file is an observable source asset, observed and never loaded, so
         # its dependency is declared: there is no table an input could load
         deps=[dg.AssetDep(JUDGES_FILE)],
-        # the requests' keys and canonical JSON only: neither judging nor importing reads the code or context again
-        ins={"judge_requests": dg.AssetIn("judge_requests", metadata={"columns": REQUEST_COLUMNS})},
+        # the requests' keys and canonical JSON only: neither judging nor importing reads the code or context again;
+        # read on demand (a TableReader), so an imported judge's partition loads the keys and never the JSON
+        ins={
+            "judge_requests": dg.AssetIn(
+                "judge_requests", metadata={"columns": REQUEST_COLUMNS}, dagster_type=TableReader
+            )
+        },
         metadata={"partition_expr": {"condition": "condition", "judge": "judge"}},
         check_specs=[
             dg.AssetCheckSpec(
@@ -125,7 +138,7 @@ def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:
     )
     def judge_outputs(
         context: dg.AssetExecutionContext,
-        judge_requests: pl.DataFrame,
+        judge_requests: TableReader,
         duckdb: DuckDBResource,
         contest_judge: ContestJudgeResource,
     ):
@@ -137,18 +150,18 @@ def _build_judge_outputs(judges: dict[str, JudgeSpec]) -> dg.AssetsDefinition:
                 description=f"judge_outputs: partition judge {judge!r} is not among the configured judges "
                 f"({', '.join(sorted(judges)) or 'none'}); add it to the judges file or drop the partition"
             )
-        if spec.is_imported:
-            table, metadata, passed = import_one_partition(spec, condition, judge_requests, duckdb)
+        if spec.is_imported:  # its answers are attached to the requests' keys: the canonical JSON is never read
+            requests = judge_requests.read("attempt_uid", "request_hash")
+            table, metadata, passed = import_one_partition(spec, condition, requests, duckdb)
         else:
-            table, metadata, passed = judge_one_partition(
-                context, spec, condition, judge_requests, duckdb, contest_judge
-            )
+            requests = judge_requests.read()
+            table, metadata, passed = judge_one_partition(context, spec, condition, requests, duckdb, contest_judge)
         yield dg.Output(table, metadata=metadata, data_version=answers_version(table))
         yield dg.AssetCheckResult(
             check_name="one_valid_row_per_attempt",
             passed=passed,
             metadata={
-                "requests": len(judge_requests),
+                "requests": len(requests),
                 "valid_rows": metadata["valid_rows"],
                 "abstained": metadata["abstained"],
             },

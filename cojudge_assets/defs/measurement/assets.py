@@ -170,7 +170,7 @@ TABLES = {
 # per-judge tables) analytic agreement figures from analytic_from attempts, and an analytic interval no attempt
 # moves (a paired difference of identical sides) is the point, not nan; (4 for the per-judge tables) the correlation
 # table's column ci_method and its analytic corpus-level intervals from analytic_from predictions; (5 for the per-judge
-# tables) no interval for the in-fold MCC and its drop to out-of-fold (core/measurement/measure.py ScalarMetric.interval)
+# tables) no interval for the in-fold MCC and its drop to out-of-fold (measure.py: ScalarMetric.interval)
 CODE_VERSIONS = {"agreement": "4", "panel": "3", "condition_effects": "4"}
 PER_JUDGE_CODE_VERSION = "5"
 JUDGE_TABLES = (*PER_CELL_TABLES, "correlation")  # per judge x condition: partitioned like judge_outputs
