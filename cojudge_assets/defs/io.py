@@ -5,7 +5,10 @@ empty ``quarantine`` would leave no table and break every reader downstream), an
 keeps the old table definition of an unpartitioned asset (so a new column after a
 parser fix would fail the insert). Here an unpartitioned table is replaced whole,
 empty or not, with the DataFrame's own schema; partitioned tables keep the
-library's delete-this-partition-then-insert behaviour.
+library's delete-this-partition-then-insert behaviour, but in one transaction: the library commits its delete
+before the handler writes (dagster issue 14091), so a run killed or failing in between left the partition empty
+while Dagster still recorded its earlier materialization. Here the handler deletes, writes and commits, and the
+library's client deletes nothing (:class:`_DeleteInTheWrite`): a failed write leaves the old rows as they were.
 
 Inputs are asset tables loaded as polars frames (an unpartitioned asset reading a
 partitioned one gets every materialized partition in one frame). A reader fails,
@@ -38,6 +41,7 @@ from pathlib import Path
 import dagster as dg
 import duckdb
 import polars as pl
+from dagster._core.storage.db_io_manager import DbIOManager
 from dagster_duckdb import DuckDBResource
 from dagster_duckdb.io_manager import DuckDbClient
 from dagster_duckdb_polars import DuckDBPolarsIOManager, DuckDBPolarsTypeHandler
@@ -114,15 +118,23 @@ class PolarsTableHandler(DuckDBPolarsTypeHandler):
     def handle_output(self, context: dg.OutputContext, table_slice, obj: pl.DataFrame, connection):
         target = f"{table_slice.schema}.{table_slice.table}"
         connection.execute(f"create schema if not exists {table_slice.schema};")
-        if table_slice.partition_dimensions and not obj.is_empty():
-            _add_new_columns(connection, target, obj)
-            _insert_in_slices(connection, target, obj)  # the library deleted the partition's rows before
-        elif table_slice.partition_dimensions:
-            obj_arrow = obj.to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
-            connection.execute(f"create table if not exists {target} as select * from obj_arrow;")
-        else:
-            obj_arrow = obj.to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
-            connection.execute(f"create or replace table {target} as select * from obj_arrow;")
+        connection.execute("begin transaction")  # the old rows go in the transaction that writes the new ones
+        try:
+            if table_slice.partition_dimensions and _table_exists(connection, table_slice.schema, table_slice.table):
+                DuckDbClient.delete_table_slice(context, table_slice, connection)  # this partition's rows
+            if table_slice.partition_dimensions and not obj.is_empty():
+                _add_new_columns(connection, target, obj)
+                _insert_in_slices(connection, target, obj)
+            elif table_slice.partition_dimensions:
+                obj_arrow = obj.to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
+                connection.execute(f"create table if not exists {target} as select * from obj_arrow;")
+            else:
+                obj_arrow = obj.to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
+                connection.execute(f"create or replace table {target} as select * from obj_arrow;")
+            connection.execute("commit")
+        except BaseException:
+            connection.execute("rollback")
+            raise
         context.add_output_metadata(
             {
                 "row_count": obj.height,
@@ -169,22 +181,17 @@ INSERT_ROWS = 100_000
 
 
 def _insert_in_slices(connection, target: str, obj: pl.DataFrame, rows: int = INSERT_ROWS) -> None:
-    """Insert ``obj`` into ``target`` (made from its schema if absent) ``rows`` at a time, in one transaction.
+    """Insert ``obj`` into ``target`` (made from its schema if absent) ``rows`` at a time, within the caller's
+    transaction (the handler's: a failed insert leaves none of the frame's rows, and the partition's old ones).
     The library inserts the frame whole through ``to_arrow()``, a copy of every string (polars' string views become
     Arrow large strings): 10^6 judge requests held ~0.4 GB more while DuckDB read them. A slice's copy is the most
-    held now; a failed insert leaves none of the frame's rows."""
+    held now."""
     empty = obj.head(0).to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
     connection.execute(f"create table if not exists {target} as select * from empty;")
-    connection.execute("begin transaction")
-    try:
-        for part in obj.iter_slices(rows):
-            part_arrow = part.to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
-            connection.execute(f"insert into {target} select * from part_arrow")
-            del part_arrow
-        connection.execute("commit")
-    except BaseException:
-        connection.execute("rollback")
-        raise
+    for part in obj.iter_slices(rows):
+        part_arrow = part.to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
+        connection.execute(f"insert into {target} select * from part_arrow")
+        del part_arrow
 
 
 def _listed(partitions) -> list:
@@ -230,12 +237,34 @@ def _add_new_columns(connection, target: str, obj: pl.DataFrame) -> None:
         connection.execute(f'alter table {target} add column "{name}" {sql_type}')
 
 
+class _DeleteInTheWrite(DuckDbClient):
+    """The library's DuckDB client, but its delete of the table slice before a write does nothing: the handler
+    (:meth:`PolarsTableHandler.handle_output`) deletes in the transaction that writes."""
+
+    @staticmethod
+    def delete_table_slice(context, table_slice, connection) -> None:
+        return None
+
+
 class CojudgeDuckDBIOManager(DuckDBPolarsIOManager):
     """DuckDB polars IO manager that always leaves a table behind (see module docstring)."""
 
     @staticmethod
     def type_handlers() -> Sequence[DuckDBPolarsTypeHandler]:
         return [PolarsTableHandler(), TableReaderHandler()]
+
+    def create_io_manager(self, context) -> DbIOManager:
+        # the library's own factory (dagster_duckdb DuckDBIOManager.create_io_manager) with the client swapped: Dagster
+        # has no public way to put a DB IO manager's delete and write in one transaction (dagster issue 14091), so
+        # this is the second private import of the package (DbIOManager; launcher.py holds the other)
+        return DbIOManager(
+            db_client=_DeleteInTheWrite(),
+            database=self.database,
+            schema=self.schema_,
+            type_handlers=self.type_handlers(),
+            default_load_type=self.default_load_type(),
+            io_manager_name="DuckDBIOManager",
+        )
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator:
