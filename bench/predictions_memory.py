@@ -17,10 +17,10 @@ import time
 import duckdb
 import polars as pl
 
+from cojudge_assets.core.frames import frame_reader
 from cojudge_assets.core.measurement.predictions import (
     PREDICTIONS_READ,
     REQUESTS_ASKED,
-    FrameSlices,
     outcomes_table,
     predictions_table,
     universe_of,
@@ -74,7 +74,7 @@ def main() -> None:
     scored = predictions_table({k: v for k, v in frames.items() if k != "judge_requests"}, with_hash=True)
     line("predictions (per-judge tables)", scored, time.process_time() - started)
     started = time.process_time()
-    universe = universe_of(FrameSlices(every), frames["attempts"], frames["participant_context"])
+    universe = universe_of(frame_reader("judge_requests", every), frames["attempts"], frames["participant_context"])
     line("universe (requests by condition)", universe, time.process_time() - started)
     started = time.process_time()
     mine = every.filter(pl.col("condition") == args.condition)

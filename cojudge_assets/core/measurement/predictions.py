@@ -36,6 +36,7 @@ import duckdb
 import polars as pl
 
 from cojudge_assets.core.design.bias import code_size_columns
+from cojudge_assets.core.frames import frame_reader
 
 PREDICTIONS_SCHEMA = pl.Schema(
     {
@@ -302,20 +303,7 @@ def universe_table(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
         return pl.DataFrame(schema=UNIVERSE_SCHEMA)
     contexts = present.get("participant_context")
     nonblind = contexts.filter(pl.col("condition") == "nonblind") if contexts is not None else None
-    return universe_of(FrameSlices(present["judge_requests"]), present["attempts"], nonblind)
-
-
-class FrameSlices:
-    """A frame as a :class:`SliceReader` (its slices filtered in memory)."""
-
-    def __init__(self, frame: pl.DataFrame):
-        self.frame = frame
-
-    def read(self, **equal: str) -> pl.DataFrame:
-        return self.frame.filter(*(pl.col(column) == value for column, value in equal.items()))
-
-    def keys(self, *columns: str) -> list[tuple]:
-        return list(self.frame.select(columns).unique().sort(list(columns)).iter_rows())
+    return universe_of(frame_reader("judge_requests", present["judge_requests"]), present["attempts"], nonblind)
 
 
 OUTCOMES_SCHEMA = pl.Schema({"judge": pl.String, "condition": pl.String, "attempt_uid": pl.String, "status": pl.String})
