@@ -71,3 +71,50 @@ def test_the_unit_setting_splits_by_problem_so_no_test_problem_is_inspected(tmp_
     with duckdb.connect(db, read_only=True) as conn:
         table = conn.execute("select unit, split, problem_id from design_split").pl()
     assert table.height == 40 and set(table["unit"]) == {"problem"} and "test" in set(table["split"])
+
+
+def test_inspectable_requests_writes_each_condition_s_inspectable_requests_read_a_condition_at_a_time(tmp_path):
+    from cojudge_assets.core.design import split as ds
+    from cojudge_assets.core.judging.requests import write_jsonl
+    from cojudge_assets.defs.design.assets import inspectable_requests
+
+    db = str(tmp_path / "d.duckdb")
+    resources = {
+        "io_manager": CojudgeDuckDBIOManager(database=db, schema="main"),
+        "duckdb": LockedDuckDBResource(database=db),
+    }
+    attempts = _frame(range(60), 2, "a")
+    conditions = pl.DataFrame({"condition": ["blind", "nonblind", "prefix12k"]})
+    requests = (
+        attempts.join(conditions, how="cross")
+        .filter(~((pl.col("condition") == "prefix12k") & pl.col("attempt_uid").str.ends_with("-1")))  # fewer asked
+        .select(
+            "attempt_uid",
+            "condition",
+            "problem_id",
+            request_json=pl.format('{{"code": "{}", "c": "{}"}}', "attempt_uid", "condition"),
+            request_hash=pl.format("h-{}-{}", "attempt_uid", "condition"),
+            prompt_version=pl.lit("v1"),
+            source_code=pl.lit("print(1)"),
+        )
+    )
+
+    @dg.asset(name="judge_requests", kinds=KINDS, partitions_def=None)
+    def judge_requests() -> pl.DataFrame:
+        return requests
+
+    assets = [_attempts_asset(attempts), judge_requests, design_split, inspectable_requests]
+    result = dg.materialize(assets, resources=resources)
+    assert result.success
+    with duckdb.connect(db, read_only=True) as conn:
+        table = conn.execute("select * from inspectable_requests order by condition").pl()
+        split = conn.execute("select * from design_split").pl()
+    readable = ds.inspectable_requests(requests, attempts, split)
+    assert table["condition"].to_list() == ["blind", "nonblind", "prefix12k"]
+    for row in table.iter_rows(named=True):
+        mine = readable.filter(pl.col("condition") == row["condition"])
+        expected = tmp_path / f"expected.{row['condition']}.jsonl"
+        assert write_jsonl(mine, expected) == row["inspectable"] > 0
+        asked = requests.filter(pl.col("condition") == row["condition"]).height
+        assert row["withheld"] == asked - row["inspectable"] > 0
+        assert open(row["file"], "rb").read() == expected.read_bytes()  # noqa: SIM115

@@ -126,11 +126,21 @@ def _jsonl_lines(requests: pl.DataFrame) -> Iterator[str]:
 
 
 def write_jsonl(requests: pl.DataFrame, path: Path) -> int:
-    """The model-agnostic requests file shared by all judges: one JSON object per line, sorted."""
+    """The model-agnostic requests file shared by all judges: one JSON object per line, sorted; its line count.
+    Written line by line beside ``path`` and renamed over it at the end (no list of the lines held: at 10^6
+    requests the lines and their join were gigabytes; a killed write leaves the previous file whole)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = list(_jsonl_lines(requests.sort("condition", "attempt_uid")))
-    path.write_text("".join(lines), encoding="utf-8")
-    return len(lines)
+    partial = path.with_name(path.name + ".partial")
+    lines = 0
+    try:
+        with partial.open("w", encoding="utf-8") as out:
+            for line in _jsonl_lines(requests.sort("condition", "attempt_uid")):
+                out.write(line)
+                lines += 1
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return lines
 
 
 # attempts per slice of :func:`build_condition`: its Python objects (a request model, a JSON string, a dict per

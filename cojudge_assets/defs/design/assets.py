@@ -103,17 +103,30 @@ def design_split(
     return table
 
 
+INSPECTABLE_READ = ("attempt_uid", "condition", "request_hash", "prompt_version", "request_json")
+
+
 @dg.asset(
     group_name=GROUP,
     kinds=KINDS,
     code_version="1",
+    # a condition at a time, with the columns the file and the split need (at 10^6 attempts the whole table of
+    # requests, the file's lines and their join held 3.5 GB)
+    ins={
+        "judge_requests": dg.AssetIn(
+            "judge_requests",
+            metadata={"columns": list(INSPECTABLE_READ)},
+            dagster_type=TableReader,
+        ),
+        "attempts": dg.AssetIn("attempts", metadata={"columns": ["attempt_uid", "participant", "problem_id"]}),
+    },
     description="One row per condition: the judge requests of the inspectable part (train and validation) "
     "written to <DuckDB folder>/design/inspectable.<condition>.jsonl (the only requests a prompt designer reads), "
     "and how many were withheld (test).",
 )
 def inspectable_requests(
     context: dg.AssetExecutionContext,
-    judge_requests: pl.DataFrame,
+    judge_requests: TableReader,
     attempts: pl.DataFrame,
     design_split: pl.DataFrame,
     duckdb: DuckDBResource,
@@ -121,16 +134,16 @@ def inspectable_requests(
     folder = output_dir(duckdb) / "design"
     for stale in folder.glob("inspectable.*.jsonl"):  # the folder is this asset's: no file outlives its run
         stale.unlink()
-    readable = ds.inspectable_requests(judge_requests, attempts, design_split)
     rows = []
-    for condition in sorted(judge_requests["condition"].unique().to_list()):
-        mine = readable.filter(pl.col("condition") == condition)
+    for (condition,) in judge_requests.keys("condition"):  # one condition's requests in memory (issue 33)
+        requests = judge_requests.read(condition=condition)
+        mine = ds.inspectable_requests(requests, attempts, design_split)
         path = folder / f"inspectable.{condition}.jsonl"
         write_jsonl(mine, path)
-        total = int((judge_requests["condition"] == condition).sum())
         rows.append(
-            {"condition": condition, "inspectable": len(mine), "withheld": total - len(mine), "file": str(path)}
+            {"condition": condition, "inspectable": len(mine), "withheld": len(requests) - len(mine), "file": str(path)}
         )
+        del requests, mine
     table = pl.DataFrame(
         rows, schema={"condition": pl.String, "inspectable": pl.Int64, "withheld": pl.Int64, "file": pl.String}
     )
