@@ -363,15 +363,18 @@ def _run_step(defs, instance, run_config: dict, step: tuple, keys: set, outcome:
     from cojudge_assets.judges.estimate import RUN_TAG
 
     tags = run_tags(job, partition, defs.resources["corpus"], defs.resources["judges"]) | {RUN_TAG: outcome.run_key}
+    from cojudge_assets.defs.live import heartbeat
+
     use = StepUse.start()
-    result = job.execute_in_process(
-        instance=instance,
-        run_config=_for_job(run_config, job),
-        partition_key=partition,
-        asset_selection=sorted(keys, key=lambda k: k.to_user_string()),
-        raise_on_error=False,
-        tags=tags,
-    )
+    with heartbeat(label):  # a line every 10 s the step's own progress does not cover (defs/live.py)
+        result = job.execute_in_process(
+            instance=instance,
+            run_config=_for_job(run_config, job),
+            partition_key=partition,
+            asset_selection=sorted(keys, key=lambda k: k.to_user_string()),
+            raise_on_error=False,
+            tags=tags,
+        )
     use.stop()
     outcome.ran += 1
     sent = _requests_sent(result)

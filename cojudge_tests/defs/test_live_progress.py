@@ -66,3 +66,61 @@ def test_a_slow_step_logs_progress_through_dagster_and_the_live_line(capsys):
     assert len(logged) == 12, logged
     printed = capsys.readouterr().out.splitlines()
     assert len(printed) == 12 and all(re.match(r"^  slow step: \d+/100 ", line) for line in printed), printed
+
+
+def _wait_for(condition, timeout_s: float = 60.0) -> bool:
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.005)
+    return condition()
+
+
+def test_a_step_without_progress_of_its_own_is_seen_to_run_and_no_line_follows_its_end():
+    from cojudge_assets.defs.live import heartbeat
+
+    stream = io.StringIO()
+    with heartbeat("judge_metrics[blind|a]", every_s=0.02, stream=stream):
+        assert _wait_for(lambda: stream.getvalue().count("\n") >= 3)
+    ended = stream.getvalue()
+    lines = ended.splitlines()
+    assert all(re.match(r"^  judge_metrics\[blind\|a\]: running \d+ s, [\d,]+ MB resident$", line) for line in lines)
+    assert not _wait_for(lambda: stream.getvalue() != ended, timeout_s=0.2)  # the beat stopped with the body
+
+
+def test_the_command_s_runs_carry_the_heartbeat(monkeypatch, tmp_path):
+    """A step that logs nothing: the driver's run of it shows the heartbeat's line, naming the step, while it runs
+    (the asset waits for that line; nothing is timed)."""
+    import threading
+
+    from cojudge_assets import driver
+    from cojudge_assets.defs import live
+
+    shown: list[str] = []
+    seen = threading.Event()
+    plain = live.show
+
+    def recording(text: str, *, stream=None) -> None:
+        shown.append(text)
+        seen.set()
+        plain(text, stream=io.StringIO())
+
+    monkeypatch.setattr(live, "HEARTBEAT_S", 0.02)
+    monkeypatch.setattr(live, "show", recording)
+
+    @dg.asset
+    def quiet_step() -> int:
+        assert seen.wait(60), "no heartbeat while the step ran"
+        return 1
+
+    job = dg.define_asset_job("quiet_job", selection=[quiet_step])
+    # an unpartitioned job: run_tags reads neither resource
+    resources = {"corpus": "unused", "judges": "unused"}
+    defs = dg.Definitions(assets=[quiet_step], jobs=[job], loggers={LIVE_LOGGER: live_logger}, resources=resources)
+    step, keys = ("quiet_job", None), {dg.AssetKey("quiet_step")}
+    instance = dg.DagsterInstance.ephemeral()
+    ok = driver._run_step(defs, instance, {}, step, keys, driver.StepsOutcome(), lambda line: None)
+    assert ok and shown and all(text.startswith("quiet_job: running ") for text in shown), shown

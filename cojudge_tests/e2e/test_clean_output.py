@@ -26,11 +26,12 @@ NO_JUDGES = "judges:\n  - name: sample-exec\n    model: cojudge/sample-exec\n   
 
 STEP = re.compile(r"^[A-Za-z0-9_]+(\[[^\]]+\])?: (ok|FAILED|up to date, skipped|not run, .+)( \(run [0-9a-f]{8}.*)?")
 PROGRESS = re.compile(r"^  [^ ].*: \d+/\d+ (started|\(\d+%\)|done in )")
+HEARTBEAT = re.compile(r"^  [A-Za-z0-9_]+(\[[^\]]+\])?: running (\d+ min )?\d+ s, [\d,]+ MB resident$")  # defs/live.py
 SUMMARY = re.compile(r"^(ran \d+ step|nothing changed:|nothing ran:|success: tables in |FAILED|INCOMPLETE:)")
 
 
 def kind(line: str) -> str | None:
-    for name, pattern in (("step", STEP), ("progress", PROGRESS), ("summary", SUMMARY)):
+    for name, pattern in (("step", STEP), ("progress", PROGRESS), ("heartbeat", HEARTBEAT), ("summary", SUMMARY)):
         if pattern.match(line):
             return name
     return None
@@ -41,6 +42,8 @@ def test_line_kinds():
     assert kind("label_audit_job[0of4]: ok (run 22261bf0, 4.1 s) [label_audit]") == "step"
     assert kind("  label audit (attempts re-executed): 0/1 started") == "progress"
     assert kind("  judging j/blind (requests answered): 10/30 (33%), 1.0/s, about 20 s left") == "progress"
+    assert kind("  measurement_job: running 2 min 10 s, 1,213 MB resident") == "heartbeat"
+    assert kind("  judge_outputs_job[blind|judge-a]: running 10 s, 640 MB resident") == "heartbeat"
     assert kind("ran 9 step(s), 0 up to date; 0 request(s) sent to judges, 0 of them to hosted providers") == "summary"
     assert kind("DEBUG:dagster.automation_condition_tester:churn evaluation result") is None
     assert kind("2026-12-04 21:01:06 +0000 - dagster - INFO - telemetry") is None
