@@ -73,6 +73,30 @@ def test_each_partition_runs_in_a_child_process_of_its_own_and_writes_its_rows(s
     assert sorted(n for _, _, n in rows) == [ATTEMPTS] * 6, rows
 
 
+def outputs_alive_after_runs(rebuild, home) -> int:
+    """In a fresh process (the first run of a process is the one Dagster's records keep, driver.py
+    ``_release_outputs``): every judge_outputs partition run in it, then the judge_outputs frames still alive."""
+    import gc
+
+    import polars as pl
+
+    assert run_steps(rebuild(), open_instance(home), jobs=("judge_outputs",), force=True, echo=lambda _: None)
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if isinstance(o, pl.DataFrame) and "request_hash" in o.columns)
+
+
+def test_no_partition_output_stays_alive_after_its_run_in_one_process(study):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    rebuild, folder = study
+    (folder / "home").mkdir()
+    assert run_steps(rebuild(), open_instance(folder / "home"), jobs=UPSTREAM, echo=lambda _: None)
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        alive = pool.submit(outputs_alive_after_runs, rebuild, folder / "home").result()
+    assert alive == 0  # was 1: the first partition's frame, under every later partition
+
+
 def test_a_child_that_dies_is_a_failed_run_that_says_so(tmp_path):
     ran = _in_child(functools.partial(os._exit, 3), tmp_path, {}, ("judge_outputs_job", "blind|a"), set(), {})
     assert not ran.success
