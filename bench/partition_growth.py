@@ -91,6 +91,9 @@ def main() -> int:
     parser.add_argument(
         "--process-per-partition", action="store_true", help="the command's flag: a child per partition"
     )
+    parser.add_argument(
+        "--keep-outputs", action="store_true", help="as before 6fa9a05: each run's captured outputs left to Dagster"
+    )
     parser.add_argument("--trace", action="store_true", help="tracemalloc: the Python allocations kept, run by run")
     parser.add_argument("--condition", action="append", help="only these conditions' partitions (the command's flag)")
     args = parser.parse_args()
@@ -109,6 +112,8 @@ def main() -> int:
     from cojudge_assets import cli, driver
 
     step = driver._run_step
+    if args.keep_outputs:
+        driver._release_outputs = lambda result: None  # type: ignore[assignment]
     if args.trace:
         import tracemalloc
 
