@@ -311,6 +311,20 @@ def _selection_flag(args: argparse.Namespace) -> str:
     return "--select" if args.select else "--jobs"
 
 
+def _rebuild(plan: Plan):
+    """The Definitions of ``plan`` built again, by a child process (picklable: driver.py ``_in_child``)."""
+    from cojudge_assets.definitions import build_definitions
+
+    return functools.partial(
+        build_definitions,
+        corpus=plan.corpus,
+        layout=plan.layout,
+        database=plan.duckdb,
+        judges_path=plan.judges_file,
+        cache=plan.cache,
+    )
+
+
 def _materialize(args: argparse.Namespace, plan: Plan, defs) -> int:
     from cojudge_assets.preflight import stored_rows
 
@@ -334,6 +348,7 @@ def _materialize(args: argparse.Namespace, plan: Plan, defs) -> int:
         conditions=args.condition,
         jobs=jobs,
         force=args.force,
+        rebuild=_rebuild(plan) if args.process_per_partition else None,
     )
     print(outcome.line())
     if outcome.refusal:
@@ -494,6 +509,12 @@ def main(argv: list[str] | None = None) -> int:
         "--force",
         action="store_true",
         help="run every selected step once, then whatever Dagster's evaluator still requests",
+    )
+    m.add_argument(
+        "--process-per-partition",
+        action="store_true",
+        help="run each partition of a partitioned step in a child process of its own: a later partition's peak memory "
+        "is then the first one's (run one after another in one process, each peaked higher; docs/benchmarks.md)",
     )
     m.add_argument(
         "--allow-empty",

@@ -217,6 +217,7 @@ def run_steps(
     jobs: tuple[str, ...] | None = None,
     echo=None,
     force: bool = False,
+    rebuild: Callable[[], object] | None = None,
 ) -> StepsOutcome:
     """Materialize what Dagster's evaluator requests, step by step, until it requests nothing.
 
@@ -228,11 +229,19 @@ def run_steps(
     ``conditions`` restrict the partitions) or at the first failed run. ``force`` first runs every selected step
     once, whatever the evaluator says. The evaluator's cursor is kept in the instance's folder after every round
     whose runs all succeeded.
+
+    ``rebuild`` (a picklable function that builds these Definitions again, the command's ``--process-per-partition``):
+    each partition of a partitioned step runs in a child process of its own (:func:`_in_child`), from a fresh heap.
+    Run one after another in this process, a partition after the first peaks somewhat higher: what the earlier
+    ones left in the allocators' free lists (+87 MB at 10^6 judge_outputs, once the first run's outputs were no
+    longer kept, :func:`_release_outputs`; docs/benchmarks.md "Partitions one after another in one process").
     """
     from cojudge_assets.defs.automation import CursorFile, evaluate, observe_sources, partitions_with_rows
     from cojudge_assets.defs.live import LIVE_LOGGER, end_line
     from cojudge_assets.defs.partitions import dims, matches
 
+    if rebuild is not None and (instance.is_ephemeral or instance.root_directory is None):
+        raise ValueError("a partition's child process opens the instance from its folder: this one has none")
     printer = echo or functools.partial(print, flush=True)
 
     def say(line: str) -> None:  # a step's line ends the live progress line first (defs/live.py)
@@ -287,7 +296,7 @@ def run_steps(
                 break
             outcome.rounds.append({(k.to_user_string(), p) for (_, p), keys in todo.items() for k in keys})
         for step in _steps_in_order(todo, step_of, order):
-            if not _run_step(defs, instance, run_config, step, todo[step], outcome, echo):
+            if not _run_step(defs, instance, run_config, step, todo[step], outcome, echo, rebuild=rebuild):
                 return outcome
             # a run's frames sit in reference cycles (Dagster's in-process result captures every output): free them
             # before the next run starts, or each partition's tables stay resident under the next one
@@ -353,12 +362,13 @@ def _missing(instance, keys, partition, partitions) -> list[str]:
     return absent
 
 
-def _run_step(defs, instance, run_config: dict, step: tuple, keys: set, outcome: StepsOutcome, echo) -> bool:
-    """One run: the requested ``keys`` of one step's job in one partition; whether it succeeded."""
+def _run_step(
+    defs, instance, run_config: dict, step: tuple, keys: set, outcome: StepsOutcome, echo, rebuild=None
+) -> bool:
+    """One run: the requested ``keys`` of one step's job in one partition; whether it succeeded. With ``rebuild``, a
+    partition runs in a child process (:func:`_in_child`)."""
     name, partition = step
-    job = defs.resolve_job_def(name) if name in {j.name for j in defs.jobs or []} else None
-    if job is None:  # an asset no job holds: run it through the implicit asset job
-        job = defs.resolve_implicit_global_asset_job_def()
+    job = _job(defs, name)
     label = f"{name}{'[' + partition + ']' if partition else ''}"
     from cojudge_assets.judges.estimate import RUN_TAG
 
@@ -367,29 +377,118 @@ def _run_step(defs, instance, run_config: dict, step: tuple, keys: set, outcome:
 
     use = StepUse.start()
     with heartbeat(label):  # a line every 10 s the step's own progress does not cover (defs/live.py)
-        result = job.execute_in_process(
-            instance=instance,
-            run_config=_for_job(run_config, job),
-            partition_key=partition,
-            asset_selection=sorted(keys, key=lambda k: k.to_user_string()),
-            raise_on_error=False,
-            tags=tags,
-        )
+        if rebuild is not None and partition is not None:
+            ran = _in_child(rebuild, Path(instance.root_directory), run_config, step, keys, tags)
+        else:
+            ran = _execute(job, instance, run_config, partition, keys, tags)
     use.stop()
+    if ran.peak_mb is not None:  # the child's own peak: the run's memory, not this process's
+        use.peak_mb = ran.peak_mb
     outcome.ran += 1
-    sent = _requests_sent(result)
-    outcome.requests_sent += sent
+    outcome.requests_sent += ran.sent
     if tags.get("cojudge/provider") not in (None, "local", "imported"):
-        outcome.provider_calls += sent
+        outcome.provider_calls += ran.sent
     names = sorted(k.to_user_string() for k in keys)
-    echo(_summary(label, result, use) + f" [{', '.join(names[:4])}{', ...' if len(names) > 4 else ''}]")
-    outcome.materialized |= {(n, partition) for n in names} if result.success else set()
-    if not result.success:
+    echo(ran.line(label, use) + f" [{', '.join(names[:4])}{', ...' if len(names) > 4 else ''}]")
+    outcome.materialized |= {(n, partition) for n in names} if ran.success else set()
+    if not ran.success:
         outcome.ok = False
-        outcome.refusal = _refusal(result)
-        outcome.stops += _stops(result)
+        outcome.refusal = ran.refusal
+        outcome.stops += ran.stops
         outcome.failed_runs += 1
-    return result.success
+    return ran.success
+
+
+def _job(defs, name: str):
+    job = defs.resolve_job_def(name) if name in {j.name for j in defs.jobs or []} else None
+    return job or defs.resolve_implicit_global_asset_job_def()  # an asset no job holds: the implicit asset job
+
+
+@dataclass
+class Ran:
+    """What the driver keeps of one run (picklable: a child process returns it, :func:`_in_child`)."""
+
+    success: bool
+    run_id: str
+    detail: str  # what the step line prints after the run's figures (_summary)
+    sent: int = 0
+    stops: list = field(default_factory=list)
+    refusal: str = ""
+    peak_mb: float | None = None  # set by a child process: its own peak
+
+    @classmethod
+    def of(cls, result) -> Ran:
+        return cls(
+            success=result.success,
+            run_id=result.run_id,
+            detail=_detail(result),
+            sent=_requests_sent(result),
+            stops=_stops(result),
+            refusal=_refusal(result),
+        )
+
+    def line(self, label: str, use: StepUse) -> str:
+        return f"{label}: {'ok' if self.success else 'FAILED'} (run {self.run_id[:8]}, {use}){self.detail}"
+
+
+def _execute(job, instance, run_config: dict, partition: str | None, keys: set, tags: dict) -> Ran:
+    result = job.execute_in_process(
+        instance=instance,
+        run_config=_for_job(run_config, job),
+        partition_key=partition,
+        asset_selection=sorted(keys, key=lambda k: k.to_user_string()),
+        raise_on_error=False,
+        tags=tags,
+    )
+    ran = Ran.of(result)
+    _release_outputs(result)
+    return ran
+
+
+def _release_outputs(result) -> None:
+    """Drop the outputs ``execute_in_process`` kept for the result (its output capture: every asset's value, a
+    partition's whole frame). The driver reads none of them, and one run's stay alive for good: Dagster's records
+    compile their constructor on first use with the caller's frame in its namespace (dagster_shared/record
+    ``update_from_frame``), and the first run of a process is the caller then, so its step context, with the
+    capture, is kept by the compiled function. At 10^6 that was the first partition's 228 MB judge_outputs frame
+    under every later partition (issue 33, bench/partition_growth.py). The capture is the result's private
+    mapping: a Dagster without it keeps everything as before."""
+    outputs = getattr(result, "_output_capture", None)
+    if isinstance(outputs, dict):
+        outputs.clear()
+
+
+def _in_child(rebuild, home: Path, run_config: dict, step: tuple, keys: set, tags: dict) -> Ran:
+    """One run in a child process (spawned: nothing of this process's heap is in it) that builds the Definitions
+    with ``rebuild`` and opens the instance of ``home``; it exits when the run ends, and its memory with it. The
+    command's locks stay held: core/locks.py lets a holder's child through. A child that dies (killed, out of
+    memory) is a failed run whose line says so; Dagster's run it leaves open is closed by the next command
+    (:func:`close_orphaned_runs`)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        try:
+            return pool.submit(_child_run, rebuild, home, run_config, step, keys, tags).result()
+        except BrokenProcessPool as exc:
+            label = f"{step[0]}[{step[1]}]"
+            return Ran(False, "--------", f"\n  the child process of {label} died before its run ended ({exc})")
+
+
+def _child_run(rebuild, home: Path, run_config: dict, step: tuple, keys: set, tags: dict) -> Ran:
+    """:func:`_in_child`'s child: the run, and its own peak memory."""
+    import logging
+
+    log = home / "cojudge" / "libraries.log"  # the command's log of what libraries say (cli.py quiet_libraries)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(handlers=[logging.FileHandler(log)], level=logging.INFO, force=True)
+    logging.captureWarnings(True)
+    defs = rebuild()
+    reset = _reset_peak()
+    ran = _execute(_job(defs, step[0]), open_instance(home), run_config, step[1], keys, tags)
+    ran.peak_mb = _peak_mb() if reset else None
+    return ran
 
 
 def run_tags(job, partition_key: str | None, corpus=None, judges=None) -> dict[str, str]:
@@ -516,9 +615,13 @@ def _peak_mb() -> float | None:
 
 
 def _summary(step: str, result, use: StepUse | None) -> str:
-    events = result.get_asset_materialization_events()
-    line = f"{step}: {'ok' if result.success else 'FAILED'} (run {result.run_id[:8]}, {use or StepUse()})"
-    for event in events:
+    return Ran.of(result).line(step, use or StepUse())
+
+
+def _detail(result) -> str:
+    """What a run's line says after its figures: each judge step's counts, and each failure's message."""
+    line = ""
+    for event in result.get_asset_materialization_events():
         meta = event.materialization.metadata
         if "imported_now" in meta:  # an imported judge: read from its file, nothing sent
             line += f"; imported {meta['imported_now'].value} (valid {meta['valid_rows'].value})"
