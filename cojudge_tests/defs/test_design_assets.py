@@ -26,12 +26,17 @@ def _frame(groups: range, per_group: int, tag: str) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def test_a_rerun_on_more_attempts_keeps_every_stored_split(tmp_path):
+def _store(tmp_path) -> tuple[str, dict]:
+    """A DuckDB file and the resources that write the assets' tables into it."""
     db = str(tmp_path / "d.duckdb")
-    resources = {
+    return db, {
         "io_manager": CojudgeDuckDBIOManager(database=db, schema="main"),
         "duckdb": LockedDuckDBResource(database=db),
     }
+
+
+def test_a_rerun_on_more_attempts_keeps_every_stored_split(tmp_path):
+    db, resources = _store(tmp_path)
     first = _frame(range(80), 2, "a")
     assert dg.materialize([_attempts_asset(first), design_split, design_record], resources=resources).success
     with duckdb.connect(db, read_only=True) as conn:
@@ -52,11 +57,7 @@ def test_a_rerun_on_more_attempts_keeps_every_stored_split(tmp_path):
 
 
 def test_the_unit_setting_splits_by_problem_so_no_test_problem_is_inspected(tmp_path):
-    db = str(tmp_path / "d.duckdb")
-    resources = {
-        "io_manager": CojudgeDuckDBIOManager(database=db, schema="main"),
-        "duckdb": LockedDuckDBResource(database=db),
-    }
+    db, resources = _store(tmp_path)
     frame = pl.DataFrame(
         [{"attempt_uid": f"a-{g}", "participant": f"u{g}", "problem_id": f"p{g % 40}"} for g in range(400)]
     )
@@ -78,11 +79,7 @@ def test_inspectable_requests_writes_each_condition_s_inspectable_requests_read_
     from cojudge_assets.core.judging.requests import write_jsonl
     from cojudge_assets.defs.design.assets import inspectable_requests
 
-    db = str(tmp_path / "d.duckdb")
-    resources = {
-        "io_manager": CojudgeDuckDBIOManager(database=db, schema="main"),
-        "duckdb": LockedDuckDBResource(database=db),
-    }
+    db, resources = _store(tmp_path)
     attempts = _frame(range(60), 2, "a")
     conditions = pl.DataFrame({"condition": ["blind", "nonblind", "prefix12k"]})
     requests = (
