@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import re
 import shutil
 import sys
@@ -87,7 +88,7 @@ def end_line(stream=None) -> None:
 
 def _resident_mb() -> float:
     with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * 4096 / 2**20
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _elapsed(seconds: float) -> str:
