@@ -313,15 +313,20 @@ def _selection_flag(args: argparse.Namespace) -> str:
 
 def _rebuild(plan: Plan):
     """The Definitions of ``plan`` built again, by a child process (picklable: driver.py ``_in_child``)."""
+    return functools.partial(_child_definitions, plan)
+
+
+def _child_definitions(plan: Plan):
+    """In a partition's child process: the command's logging (:func:`quiet_libraries`, to the same log under the
+    home, for the child's life), then the Definitions of ``plan``."""
+    import contextlib
+
     from cojudge_assets.definitions import build_definitions
 
-    return functools.partial(
-        build_definitions,
-        corpus=plan.corpus,
-        layout=plan.layout,
-        database=plan.duckdb,
-        judges_path=plan.judges_file,
-        cache=plan.cache,
+    log_to = contextlib.ExitStack().enter_context(quiet_libraries())  # never exited: the child ends with its run
+    log_to(plan.home)
+    return build_definitions(
+        corpus=plan.corpus, layout=plan.layout, database=plan.duckdb, judges_path=plan.judges_file, cache=plan.cache
     )
 
 

@@ -477,13 +477,8 @@ def _in_child(rebuild, home: Path, run_config: dict, step: tuple, keys: set, tag
 
 
 def _child_run(rebuild, home: Path, run_config: dict, step: tuple, keys: set, tags: dict) -> Ran:
-    """:func:`_in_child`'s child: the run, and its own peak memory."""
-    import logging
-
-    log = home / "cojudge" / "libraries.log"  # the command's log of what libraries say (cli.py quiet_libraries)
-    log.parent.mkdir(parents=True, exist_ok=True)
-    logging.basicConfig(handlers=[logging.FileHandler(log)], level=logging.INFO, force=True)
-    logging.captureWarnings(True)
+    """:func:`_in_child`'s child: the run, and its own peak memory. ``rebuild`` sets the child's logging up as the
+    command's (cli.py ``_child_definitions``)."""
     defs = rebuild()
     reset = _reset_peak()
     ran = _execute(_job(defs, step[0]), open_instance(home), run_config, step[1], keys, tags)
