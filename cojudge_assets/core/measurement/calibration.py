@@ -121,9 +121,11 @@ def ece(y_true, y_prob, *, n_bins: int = ECE_BINS, sample_weight=None):
         weights = np.ones((1, p.size))
     else:
         weights = _validated_weights(np.atleast_2d(np.asarray(sample_weight, dtype=float)), p.size)
-    one_hot = np.zeros((p.size, n_bins))
-    one_hot[np.arange(p.size), bin_index(p, n_bins)] = 1.0
-    gap_per_bin = (weights * (y - p)) @ one_hot  # (B, n_bins): sum of w * (y - p) in each bin
+    from scipy import sparse  # imported when an ECE is computed, not at start-up (as sklearn below)
+
+    # a sparse one-hot (n, n_bins): a dense one was 120 MB at a million attempts
+    one_hot = sparse.csr_array((np.ones(p.size), (np.arange(p.size), bin_index(p, n_bins))), shape=(p.size, n_bins))
+    gap_per_bin = (one_hot.T @ (weights * (y - p)).T).T  # (B, n_bins): sum of w * (y - p) in each bin
     total = weights.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(total > 0, np.abs(gap_per_bin).sum(axis=1) / total, np.nan)

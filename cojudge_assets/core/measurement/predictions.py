@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import duckdb
@@ -147,17 +148,22 @@ def _columns(conn: duckdb.DuckDBPyConnection, name: str) -> set[str]:
     }
 
 
-def predictions_table(frames: Mapping[str, pl.DataFrame], *, with_hash: bool = False) -> pl.DataFrame:
+def predictions_table(
+    frames: Mapping[str, pl.DataFrame], *, with_hash: bool = False, columns: Sequence[str] | None = None
+) -> pl.DataFrame:
     """Every valid answer (status ok) of ``judge_outputs`` joined to its attempt, its request's code (as
     :func:`request_code` makes it) and its nonblind context: the rows of :data:`PREDICTIONS_SCHEMA`, ordered by
     judge, condition and attempt; with the attempt's ``code_sha256`` as a last column when ``with_hash``. Empty,
     with the schema, when ``judge_outputs`` is absent or was never materialized (a frame without columns): no judge
     has answered. Requests without their code: code_matches and the sizes are null (not checked by this reader).
+    ``columns`` (optional): only these columns of the schema (the frames need hold no other).
 
     A polars join, not DuckDB's over the registered frames: at 10^5 predictions an in-memory DuckDB connection
     made the join's process 140 MB larger, and kept it after the connection closed (docs/benchmarks.md, "Predictions
     and the per-judge tables without the text")."""
     schema = pl.Schema([*PREDICTIONS_SCHEMA.items(), ("code_sha256", pl.String())]) if with_hash else PREDICTIONS_SCHEMA
+    if columns is not None:
+        schema = pl.Schema({name: schema[name] for name in columns})
     present = {name: frame for name, frame in frames.items() if frame.width}
     if "judge_outputs" not in present:
         return pl.DataFrame(schema=schema)
@@ -286,6 +292,69 @@ def universe_of(requests: SliceReader | None, attempts: pl.DataFrame, nonblind: 
         .sort("attempt_uid")
         .cast(UNIVERSE_SCHEMA)
     )
+
+
+# what a per-judge partition measures of its predictions (core/measurement/measure.py, correlation.py): keys, p,
+# label, trajectory, language and the code's hash (identical resubmissions); no request hash, model, size or verdict
+CELL_COLUMNS = (
+    "attempt_uid",
+    "judge",
+    "condition",
+    "p_accept",
+    "y",
+    "participant",
+    "problem_id",
+    "turn",
+    "language",
+    "code_sha256",
+)
+# the columns its inputs are read with for them (and for the universe and the coverage outcomes)
+CELL_READ = {
+    "judge_outputs": ["attempt_uid", "judge", "condition", "p_accept", "status"],
+    "attempts": ["attempt_uid", "participant", "problem_id", "turn", "accepted", "code_sha256", "language"],
+    "participant_context": ["attempt_uid", "condition", "provenance"],
+}
+
+
+@dataclass(frozen=True)
+class CellInputs:
+    """What one judge x condition's measurement reads: its predictions (:data:`CELL_COLUMNS`), the universe
+    (:func:`universe_of`), the coverage outcomes (:func:`outcomes_table`) and the contest's attempt ids."""
+
+    predictions: pl.DataFrame
+    universe: pl.DataFrame
+    outcomes: pl.DataFrame
+    attempt_uids: pl.DataFrame
+
+
+def cell_inputs(
+    outputs: SliceReader,
+    attempts: SliceReader | None,
+    contexts: SliceReader | None,
+    requests: SliceReader | None,
+    condition: str,
+) -> CellInputs:
+    """:class:`CellInputs` of the judge x condition whose answers ``outputs`` reads, from readers of the attempts,
+    the contexts and every condition's requests (None: not in the Definitions), each read with the columns of
+    :data:`CELL_READ`.
+
+    The tables read here are dropped on return (issue 33): only the four frames are kept while the cell is measured.
+    At 10^6 attempts the answers, attempts and nonblind contexts are ~600 MB resident as polars frames (a string
+    column is 16 bytes a row, plus its text), and a step that held them through the measurement peaked above 2 GB."""
+    frames = {"judge_outputs": outputs.read(*CELL_READ["judge_outputs"])}
+    if attempts is not None:
+        frames["attempts"] = attempts.read(*CELL_READ["attempts"])
+    nonblind = None
+    if contexts is not None:
+        nonblind = contexts.read(*CELL_READ["participant_context"], condition="nonblind")
+        frames["participant_context"] = nonblind
+    table = predictions_table(frames, with_hash=True, columns=CELL_COLUMNS)
+    contest = frames.get("attempts", pl.DataFrame())
+    universe = universe_of(requests, contest, nonblind)
+    asked = requests.read(condition=condition) if requests is not None else pl.DataFrame()
+    outcomes = outcomes_table({**frames, "judge_requests": asked})
+    uids = contest.select("attempt_uid") if "attempt_uid" in contest.columns else pl.DataFrame()
+    return CellInputs(table, universe, outcomes, uids)
 
 
 def cell_slices(predictions: SliceReader) -> Iterator[tuple[str, str, pl.DataFrame]]:

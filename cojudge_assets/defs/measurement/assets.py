@@ -33,6 +33,7 @@ from cojudge_assets.core.measurement.measure import (
 )
 from cojudge_assets.core.measurement.predictions import (
     CACHE_READ,
+    CELL_READ,
     CROSS_READ,
     CROSS_SLICES,
     OUTCOMES_INPUTS,
@@ -40,12 +41,12 @@ from cojudge_assets.core.measurement.predictions import (
     PREDICTIONS_READ,
     REQUESTS_ASKED,
     UNIVERSE_INPUTS,
+    cell_inputs,
     cell_slices,
     outcomes_table,
     predictions_table,
     read_judge_cache,
     scored,
-    universe_of,
     universe_of_slices,
     universe_table,
 )
@@ -241,9 +242,13 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
     :class:`TableReader`: the attempts resampled, the same for every judge, core/measurement/predictions.py
     ``universe_of``), the attempts (no text: their ``code_sha256``) and the nonblind contexts, and its own rows of
     the judge cache. Adding a judge measures that judge's partitions only."""
-    ins = nonblind_contexts(
-        present_inputs(("judge_outputs", "attempts", "participant_context"), present, columns=PREDICTIONS_READ)
-    )
+    # every input a reader (core/measurement/predictions.py ``cell_inputs``): what the cell does not keep is not held
+    # by the run's inputs either while the cell is measured
+    ins = {
+        name: dg.AssetIn(name, metadata={"columns": CELL_READ[name]}, dagster_type=TableReader)
+        for name in ("judge_outputs", "attempts", "participant_context")
+        if name in present
+    }
     if "judge_requests" in present:  # every condition's requests, whichever partition reads them: which attempts
         ins["judge_requests"] = dg.AssetIn(
             "judge_requests",
@@ -272,12 +277,14 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
     ):
         condition, judge = condition_of(context), judge_of(context)
         settings = _settings(config)
-        requests: TableReader | None = frames.pop("judge_requests", None)
-        table = predictions_table(frames, with_hash=True)  # code_sha256, for identical resubmissions (consistency)
-        attempts = frames.get("attempts", pl.DataFrame())
-        universe = universe_of(requests, attempts, frames.get("participant_context"))
-        asked = requests.read(condition=condition) if requests is not None else pl.DataFrame()
-        outcomes = outcomes_table({**frames, "judge_requests": asked})
+        cell = cell_inputs(
+            frames["judge_outputs"],
+            frames.get("attempts"),
+            frames.get("participant_context"),
+            frames.get("judge_requests"),
+            condition,
+        )
+        table, universe, outcomes = cell.predictions, cell.universe, cell.outcomes
         if universe.is_empty() or outcomes.is_empty():
             empty = pl.DataFrame(schema=LONG_SCHEMA)
             for name in JUDGE_TABLES:
@@ -293,10 +300,12 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
             seed=config.seed,
             analytic_from=config.analytic_from,
         )
-        cache = judge_cache_slice(duckdb, attempts, judge, condition)
+        one = not table.is_empty() and _one_trajectory(context, table)
+        attempt_uids = cell.attempt_uids
+        del cell, table, universe, outcomes  # the cache's rows are read next (at 10^6 attempts a million of them)
+        cache = judge_cache_slice(duckdb, attempt_uids, judge, condition)
         if len(cache):
             tables["consistency"] = pl.concat([tables["consistency"], run_to_run(cache)])
-        one = not table.is_empty() and _one_trajectory(context, table)
         for name in JUDGE_TABLES:
             metadata = _metadata(name, tables[name], settings, one_trajectory=one)
             yield dg.Output(tables[name], output_name=name, metadata=metadata)
