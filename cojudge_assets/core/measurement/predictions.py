@@ -203,6 +203,36 @@ def predictions_table(
     )
 
 
+# answers joined at a time by :func:`predictions_of` (a partition of 10^6: five joins of 200,000)
+PREDICTIONS_CHUNK = 200_000
+
+
+def predictions_of(readers: Mapping[str, SliceReader], *, rows: int = PREDICTIONS_CHUNK) -> pl.DataFrame:
+    """:func:`predictions_table` over readers of the tables of :data:`PREDICTIONS_INPUTS` (those the Definitions
+    hold): the same rows, in the same order, in bounded memory (issue 33).
+
+    The requests' code is hashed and sized as it is read (:func:`request_code`), so the text is dropped before any
+    join; the contexts are read for their nonblind rows only; the answers are joined ``rows`` at a time, in
+    (judge, condition, attempt) order, so one chunk's join is in memory, not the whole table's (at 10^6 answers
+    the join held ~400 MB above its result). What is read here is dropped on return."""
+    frames: dict[str, pl.DataFrame] = {}
+    for name in sorted(readers, key=lambda name: name != "judge_requests"):  # the requests first: the text alone
+        frames[name] = (
+            readers[name].read(condition="nonblind") if name == "participant_context" else readers[name].read()
+        )
+        if name == "judge_requests" and "source_code" in frames[name].columns:  # hashed a slice at a time
+            frames[name] = pl.concat([request_code(part) for part in frames[name].iter_slices(rows)], rechunk=False)
+    outputs = frames.pop("judge_outputs", pl.DataFrame())
+    if not outputs.width:
+        return predictions_table(frames)
+    order = outputs.select(pl.arg_sort_by("judge", "condition", "attempt_uid")).to_series()
+    parts = [
+        predictions_table({**frames, "judge_outputs": outputs[order.slice(start, rows)]})
+        for start in range(0, max(len(order), 1), rows)
+    ]
+    return pl.concat(parts, rechunk=False)  # chunk i's keys precede chunk i+1's: the whole table's order
+
+
 UNIVERSE_SCHEMA = pl.Schema(
     {
         "attempt_uid": pl.String,

@@ -44,7 +44,7 @@ from cojudge_assets.core.measurement.predictions import (
     cell_inputs,
     cell_slices,
     outcomes_table,
-    predictions_table,
+    predictions_of,
     read_judge_cache,
     scored,
     universe_of_slices,
@@ -52,20 +52,9 @@ from cojudge_assets.core.measurement.predictions import (
 )
 from cojudge_assets.core.report import plots
 from cojudge_assets.core.tables import markdown_table
-from cojudge_assets.defs.io import KINDS, present_inputs, read_only
+from cojudge_assets.defs.io import KINDS, present_inputs
 from cojudge_assets.defs.partitions import condition_of, judge_of
 from cojudge_assets.defs.resources import output_dir
-
-
-def nonblind_contexts(ins: dict[str, dg.AssetIn]) -> dict[str, dg.AssetIn]:
-    """``ins`` with the contexts (if an input) loaded for their nonblind rows only: the predictions' evidence and
-    the universe's read no other (core/measurement/predictions.py), a third of the table's rows."""
-    if "participant_context" in ins:
-        columns = PREDICTIONS_READ["participant_context"]
-        ins["participant_context"] = dg.AssetIn(
-            "participant_context", metadata=read_only(columns=columns, rows={"condition": "nonblind"})
-        )
-    return ins
 
 
 def predictions_asset(present: Set[str], partitions: dg.PartitionsDefinition | None = None) -> dg.AssetsDefinition:
@@ -73,7 +62,13 @@ def predictions_asset(present: Set[str], partitions: dg.PartitionsDefinition | N
     read with only the columns it needs (:data:`PREDICTIONS_READ`). With ``partitions`` (those of ``judge_outputs``)
     one partition per judge x condition: a partition reads its own answers and its condition's requests, so its
     memory is bounded by the partition, and a judge removed from the judges file is no partition, never read."""
-    ins = nonblind_contexts(present_inputs(PREDICTIONS_INPUTS, present, columns=PREDICTIONS_READ))
+    # every input a reader (core/measurement/predictions.py ``predictions_of``): the requests' text, the attempts and
+    # the answers are dropped once joined, not held by the run's inputs while the table is written
+    ins = {
+        name: dg.AssetIn(name, metadata={"columns": PREDICTIONS_READ[name]}, dagster_type=TableReader)
+        for name in PREDICTIONS_INPUTS
+        if name in present
+    }
 
     @dg.asset(
         name="predictions",
@@ -97,8 +92,8 @@ def predictions_asset(present: Set[str], partitions: dg.PartitionsDefinition | N
         "turn, the program's size (code_lines, code_tokens) and whether the attempt's nonblind context is "
         "evidence-backed (anchored or segmented).",
     )
-    def predictions(context: dg.AssetExecutionContext, **frames: pl.DataFrame):
-        table = predictions_table(frames)
+    def predictions(context: dg.AssetExecutionContext, **readers: TableReader):
+        table = predictions_of(readers)
         mismatched = table.filter(~pl.col("code_matches"))
         cells = table.group_by("judge", "condition").len().sort("judge", "condition")
         yield dg.Output(table, metadata={"rows": len(table), "cells": dg.MetadataValue.md(markdown_table(cells))})
