@@ -46,7 +46,7 @@ from dagster_duckdb import DuckDBResource
 from dagster_duckdb.io_manager import DuckDbClient
 from dagster_duckdb_polars import DuckDBPolarsIOManager, DuckDBPolarsTypeHandler
 
-from cojudge_assets.core.frames import TableReader, duckdb_table_reader
+from cojudge_assets.core.frames import TableReader, duckdb_table_reader, insert_in_slices
 from cojudge_assets.core.locks import hold_duckdb, wait_for_duckdb
 from cojudge_assets.core.shards import bucket_keys
 from cojudge_assets.settings import shard_count
@@ -124,7 +124,7 @@ class PolarsTableHandler(DuckDBPolarsTypeHandler):
                 DuckDbClient.delete_table_slice(context, table_slice, connection)  # this partition's rows
             if table_slice.partition_dimensions and not obj.is_empty():
                 _add_new_columns(connection, target, obj)
-                _insert_in_slices(connection, target, obj)
+                insert_in_slices(connection, target, obj)
             elif table_slice.partition_dimensions:
                 obj_arrow = obj.to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
                 connection.execute(f"create table if not exists {target} as select * from obj_arrow;")
@@ -174,24 +174,6 @@ class TableReaderHandler(PolarsTableHandler):
     @property
     def supported_types(self) -> Sequence[type[object]]:
         return [TableReader]
-
-
-# rows per insert of a partition's frame (:func:`_insert_in_slices`)
-INSERT_ROWS = 100_000
-
-
-def _insert_in_slices(connection, target: str, obj: pl.DataFrame, rows: int = INSERT_ROWS) -> None:
-    """Insert ``obj`` into ``target`` (made from its schema if absent) ``rows`` at a time, within the caller's
-    transaction (the handler's: a failed insert leaves none of the frame's rows, and the partition's old ones).
-    The library inserts the frame whole through ``to_arrow()``, a copy of every string (polars' string views become
-    Arrow large strings): 10^6 judge requests held ~0.4 GB more while DuckDB read them. A slice's copy is the most
-    held now."""
-    empty = obj.head(0).to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
-    connection.execute(f"create table if not exists {target} as select * from empty;")
-    for part in obj.iter_slices(rows):
-        part_arrow = part.to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
-        connection.execute(f"insert into {target} select * from part_arrow")
-        del part_arrow
 
 
 def _listed(partitions) -> list:

@@ -37,6 +37,7 @@ from datetime import UTC, datetime
 import duckdb
 import polars as pl
 
+from cojudge_assets.core.frames import insert_in_slices
 from cojudge_assets.core.judging.imported import REJECT_COLUMNS
 
 CACHE_TABLE = "judge_cache"
@@ -148,7 +149,6 @@ def replace_imported(conn: duckdb.DuckDBPyConnection, part: ImportedPartition, s
     """Replace the judge's rows of the partition's condition and epoch in the cache, its rejects and its record,
     in one transaction."""
     ensure_import_tables(conn, schema)
-    batch = part.rows.select(list(CACHE_COLUMNS)).to_arrow()  # noqa: F841 (read by DuckDB by name)
     reject_rows = part.rejects.select(list(REJECT_ROWS)).to_arrow()  # noqa: F841 (read by DuckDB by name)
     conn.execute("begin transaction")
     try:
@@ -156,10 +156,7 @@ def replace_imported(conn: duckdb.DuckDBPyConnection, part: ImportedPartition, s
             f"delete from {schema}.{CACHE_TABLE} where judge = ? and condition = ? and epoch = ?",
             [part.judge, part.condition, part.epoch],
         )
-        conn.execute(
-            f"insert into {schema}.{CACHE_TABLE} ({', '.join(CACHE_COLUMNS)}) "
-            f"select {', '.join(CACHE_COLUMNS)} from batch"
-        )
+        insert_in_slices(conn, f"{schema}.{CACHE_TABLE}", part.rows, columns=list(CACHE_COLUMNS))
         conn.execute(
             f"delete from {schema}.{REJECTS_TABLE} where judge = ? and condition = ?", [part.judge, part.condition]
         )

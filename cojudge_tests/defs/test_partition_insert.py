@@ -1,4 +1,4 @@
-"""A partition's frame goes into its DuckDB table a slice at a time (defs/io.py ``_insert_in_slices``), in the
+"""A partition's frame goes into its DuckDB table a slice at a time (core/frames.py ``insert_in_slices``), in the
 transaction that deletes the partition's old rows (``PolarsTableHandler.handle_output``): the rows and their order
 are the frame's, a table is made from the frame's schema, and a write that fails or is killed at a later slice
 leaves the partition's old rows as they were."""
@@ -14,7 +14,8 @@ import duckdb
 import polars as pl
 import pytest
 
-from cojudge_assets.defs.io import CojudgeDuckDBIOManager, _insert_in_slices, dagster_config
+from cojudge_assets.core.frames import INSERT_ROWS, insert_in_slices
+from cojudge_assets.defs.io import CojudgeDuckDBIOManager, dagster_config
 
 FRAME = pl.DataFrame(
     {"attempt_uid": [f"u{i:02d}" for i in range(10)], "request_json": [f'{{"code": "{i}"}}' for i in range(10)]}
@@ -24,8 +25,8 @@ FRAME = pl.DataFrame(
 @pytest.mark.parametrize("rows", [1, 3, 10, 100])
 def test_the_slices_insert_the_frame_in_its_order(tmp_path, rows):
     with duckdb.connect(str(tmp_path / "t.duckdb")) as conn:
-        _insert_in_slices(conn, "main.requests", FRAME, rows=rows)
-        _insert_in_slices(conn, "main.requests", FRAME.head(2), rows=rows)  # an existing table: appended
+        insert_in_slices(conn, "main.requests", FRAME, rows=rows)
+        insert_in_slices(conn, "main.requests", FRAME.head(2), rows=rows)  # an existing table: appended
         stored = conn.execute("select * from main.requests").pl()
     assert stored.equals(pl.concat([FRAME, FRAME.head(2)]))
 
@@ -40,7 +41,7 @@ def test_a_failed_slice_leaves_none_of_the_frame(tmp_path):
         )
         conn.execute("begin transaction")  # the handler's
         with pytest.raises(duckdb.ConstraintException):
-            _insert_in_slices(conn, "main.requests", bad, rows=3)  # slices 0-2, 3-5 in; 6-8 fails
+            insert_in_slices(conn, "main.requests", bad, rows=3)  # slices 0-2, 3-5 in; 6-8 fails
         conn.execute("rollback")
         assert conn.execute("select count(*) from main.requests").fetchone() == (0,)
 
@@ -71,6 +72,17 @@ def _stored(database) -> list[tuple]:
         return conn.execute("select condition, attempt_uid, request_json from public.requests order by all").fetchall()
 
 
+def test_the_slices_insert_named_columns_into_a_wider_table(tmp_path):
+    """As an imported judge's answers go into the judge cache (judges/store.py): by name, the table's other columns
+    null, whatever order the table holds its columns in."""
+    with duckdb.connect(str(tmp_path / "t.duckdb")) as conn:
+        conn.execute("create table main.cache (extra INTEGER, request_json VARCHAR, attempt_uid VARCHAR primary key)")
+        insert_in_slices(conn, "main.cache", FRAME, rows=4, columns=["attempt_uid", "request_json"])
+        stored = conn.execute("select * from main.cache").pl()
+    assert stored["extra"].null_count() == 10
+    assert stored.select(FRAME.columns).sort("attempt_uid").equals(FRAME)
+
+
 def test_a_rewrite_that_fails_after_its_first_slice_keeps_the_partition_s_old_rows(tmp_path, monkeypatch):
     from cojudge_assets.defs import io
 
@@ -81,12 +93,12 @@ def test_a_rewrite_that_fails_after_its_first_slice_keeps_the_partition_s_old_ro
     before = _stored(database)
     assert len(before) == 20
 
-    def first_slice_then_fail(connection, target, obj, rows=io.INSERT_ROWS):
+    def first_slice_then_fail(connection, target, obj, rows=INSERT_ROWS):
         head = obj.head(3).to_arrow()  # noqa: F841  (read by name by DuckDB's replacement scan)
         connection.execute(f"insert into {target} select * from head")
         raise RuntimeError("the write fails after its first slice")
 
-    monkeypatch.setattr(io, "_insert_in_slices", first_slice_then_fail)
+    monkeypatch.setattr(io, "insert_in_slices", first_slice_then_fail)
     failed = dg.materialize(
         [requests], partition_key="blind", resources={"io_manager": io_manager}, raise_on_error=False
     )
@@ -104,12 +116,12 @@ KILLED = textwrap.dedent(
     from cojudge_assets.defs import io
     from cojudge_tests.defs.test_partition_insert import requests
 
-    def first_slice_then_killed(connection, target, obj, rows=io.INSERT_ROWS):
+    def first_slice_then_killed(connection, target, obj, rows=None):
         head = obj.head(3).to_arrow()
         connection.execute(f"insert into {target} select * from head")
         os.kill(os.getpid(), signal.SIGKILL)
 
-    io._insert_in_slices = first_slice_then_killed
+    io.insert_in_slices = first_slice_then_killed
     io_manager = io.CojudgeDuckDBIOManager(database=sys.argv[1])
     dg.materialize([requests], partition_key="blind", resources={"io_manager": io_manager})
     """
