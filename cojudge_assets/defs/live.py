@@ -12,7 +12,8 @@ default.
 A step that reports no progress (most steps' work is one call: a join, a fit, the analytic intervals of a million
 predictions) would leave the command silent while it runs: at 10^6 attempts the cross-judge step ran 13 minutes
 with no line. :func:`heartbeat` (the driver wraps each run in it) shows ``<step>: running 2 min 10 s, 1,213 MB
-resident`` every :data:`HEARTBEAT_S` seconds in which no progress line was shown.
+resident`` every :data:`HEARTBEAT_S` seconds in which no progress line was shown: the memory of the command and of
+its child processes (a partition in a process of its own, ``--process-per-partition``, is counted).
 """
 
 from __future__ import annotations
@@ -87,8 +88,28 @@ def end_line(stream=None) -> None:
 
 
 def _resident_mb() -> float:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    """The resident memory of this process and of every process under it (a partition run in a child process of
+    its own, driver.py ``_in_child``; a sandboxed program), in MB: what the running step holds, wherever it runs.
+    Read from /proc (a process that ends while it is read counts for nothing)."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat") as stat:
+                    ppid = int(stat.read().rpartition(")")[2].split()[1])  # after the name, which may hold spaces
+            except (OSError, ValueError, IndexError):
+                continue
+            parents.setdefault(ppid, []).append(int(entry.name))
+    pages, pending = 0, [os.getpid()]
+    while pending:
+        pid = pending.pop()
+        pending += parents.get(pid, [])
+        try:
+            with open(f"/proc/{pid}/statm") as statm:
+                pages += int(statm.read().split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _elapsed(seconds: float) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import re
+import subprocess
+import sys
 
 import dagster as dg
 
@@ -89,6 +91,22 @@ def test_a_step_without_progress_of_its_own_is_seen_to_run_and_no_line_follows_i
     lines = ended.splitlines()
     assert all(re.match(r"^  judge_metrics\[blind\|a\]: running \d+ s, [\d,]+ MB resident$", line) for line in lines)
     assert not _wait_for(lambda: stream.getvalue() != ended, timeout_s=0.2)  # the beat stopped with the body
+
+
+def test_the_heartbeat_counts_the_memory_of_the_command_s_child_processes():
+    """A partition run in a child process of its own (--process-per-partition) holds its memory there: the line
+    counts it, not only the command's."""
+    from cojudge_assets.defs import live
+
+    alone = live._resident_mb()
+    holding = "x = bytearray(300 * 2**20); x[::4096] = b'y' * len(x[::4096]); print('held', flush=True); input()"
+    child = subprocess.Popen([sys.executable, "-c", holding], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "held"
+        assert live._resident_mb() >= alone + 290  # the child's 300 MB, touched page by page
+    finally:
+        child.communicate("")
+    assert live._resident_mb() < alone + 100  # gone with the child
 
 
 def test_the_command_s_runs_carry_the_heartbeat(monkeypatch, tmp_path):
