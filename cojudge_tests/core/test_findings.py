@@ -456,3 +456,37 @@ def test_contamination_s_analytic_intervals_agree_with_the_bootstrap_within_a_te
         assert (a["detectable"] is None) == (b["detectable"] is None)
         if b["detectable"] is not None:
             assert a["detectable"] == pytest.approx(b["detectable"], rel=0.1)
+
+
+def test_the_universe_read_a_cell_at_a_time_is_that_of_the_whole_table(conditions_corpus):
+    """findings reads its predictions a judge x condition at a time (issue 33): the universe it builds is the one
+    the whole table made: the same attempts, folds, trajectories and, cell by cell, the same positions and p."""
+    from cojudge_assets.core.frames import frame_reader
+
+    predictions, _ = conditions_corpus
+    whole = rb._universe(predictions, CONFIG)
+    cells = rb._universe_of_cells(frame_reader("predictions", predictions), CONFIG)
+    assert whole.attempts.equals(cells.attempts)
+    assert np.array_equal(whole.folds, cells.folds) and np.array_equal(whole.trajectory, cells.trajectory)
+    assert sorted(whole.cells) == sorted(cells.cells) and len(cells.cells) == 9
+    for key, cell in whole.cells.items():
+        assert np.array_equal(cell.index, cells.cells[key].index) and np.array_equal(cell.p, cells.cells[key].p)
+    assert (whole.judges, whole.conditions) == (cells.judges, cells.conditions)
+
+
+def test_findings_read_from_the_store_a_cell_at_a_time_are_those_of_the_frame(conditions_corpus, distinct, tmp_path):
+    import duckdb
+
+    from cojudge_assets.core.frames import duckdb_table_reader
+    from cojudge_tests.core.test_cell_readers import Counted
+
+    predictions, split = conditions_corpus
+    database = str(tmp_path / "study.duckdb")
+    with duckdb.connect(database) as conn:
+        conn.execute("create table main.predictions as select * from predictions")
+    counted = Counted(duckdb_table_reader(database, "main.predictions", "predictions", read_only=True))
+    table = rb.findings(counted.reader, split, config=rb.RobustnessConfig(resamples=200, seed=7))
+    assert table.equals(distinct)
+    rows = [r for r in counted.reads if not r[2]]
+    assert len(rows) == 9 and all(set(r[1]) == {"judge", "condition"} for r in rows)  # a cell at a time
+    assert max(r[3] for r in rows) == len(predictions) // 9

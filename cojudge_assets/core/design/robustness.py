@@ -118,6 +118,7 @@ from cojudge_assets.core.measurement.measure import (
     condition_panel,
     oof_decisions,
 )
+from cojudge_assets.core.measurement.predictions import cell_slices
 from cojudge_assets.core.perturbation.stats import PerturbationConfig, perturbation_statistics, primary
 from cojudge_assets.core.stats import analytic as an
 from cojudge_assets.core.stats import metrics as m
@@ -175,9 +176,22 @@ def _part(decisions: np.ndarray | None, index: np.ndarray) -> np.ndarray | None:
     return None if decisions is None else decisions[index]
 
 
+def _measurement(config: RobustnessConfig) -> MeasurementConfig:
+    return MeasurementConfig(folds=config.folds, resamples=config.resamples, seed=config.seed)
+
+
 def _universe(predictions: pl.DataFrame, config: RobustnessConfig, attempts: pl.DataFrame | None = None) -> Universe:
-    measurement = MeasurementConfig(folds=config.folds, resamples=config.resamples, seed=config.seed)
-    return Universe(predictions, measurement, attempts)
+    return Universe(predictions, _measurement(config), attempts)
+
+
+def _universe_of_cells(reader: TableReader, config: RobustnessConfig) -> Universe:
+    """The universe of every judge x condition of the predictions ``reader`` reads, a cell at a time: only each
+    cell's arrays are kept (core/measurement/measure.py ``Universe.from_slices``: 16 bytes a prediction), never the
+    predictions' strings (at 10^6 attempts x 6 cells the table is ~1.5 GB resident); the attempts' columns found by
+    the store (one row per attempt: they are the same in every cell). The universe ``Universe(predictions)`` makes
+    of the whole table."""
+    attempts = reader.distinct(*UNIVERSE_COLUMNS).unique("attempt_uid").sort("attempt_uid")
+    return Universe.from_slices(cell_slices(reader), _measurement(config), attempts)
 
 
 # ---------------------------------------------------------------------------------------------- contamination
@@ -667,7 +681,7 @@ def _none_if_nan(value):
 
 
 def findings(
-    predictions: pl.DataFrame,
+    predictions: pl.DataFrame | TableReader,
     design_split: pl.DataFrame,
     *,
     judge_metrics: pl.DataFrame | None = None,
@@ -682,10 +696,14 @@ def findings(
 ) -> pl.DataFrame:
     """One row per distinct finding (:data:`FINDINGS_SCHEMA`; see the module docstring). ``perturbation_pairs``
     (core/perturbation/stats.py ``judged_pairs``) and ``attempts`` (attempt_uid, participant, problem_id of the
-    seeds) give the perturbation rows their four checks; without them those rows have the primary check only."""
+    seeds) give the perturbation rows their four checks; without them those rows have the primary check only.
+    ``predictions`` a frame, or a :class:`TableReader` of the table: its cells are read one at a time and only
+    their arrays kept (:func:`_universe_of_cells`)."""
     rows: list[dict] = []
-    if not predictions.is_empty():
-        u = _universe(predictions, config)
+    reader = as_reader(predictions, "predictions")
+    empty = isinstance(predictions, pl.DataFrame) and predictions.is_empty()  # a frame of no rows, maybe no columns
+    if not empty and reader.keys("judge", "condition"):
+        u = _universe_of_cells(reader, config)
         test = _test_mask(u, design_split).astype(np.float64)
         panels = {c: condition_panel(u, c) for c in u.conditions}
         with warnings.catch_warnings():

@@ -233,7 +233,9 @@ def findings_asset(present: Set[str]) -> dg.AssetsDefinition:
     if optional:
         optional["mutants"] = dg.AssetIn("mutants", metadata={"columns": MUTANT_COLUMNS})
     optional["attempts"] = dg.AssetIn("attempts", metadata={"columns": ["attempt_uid", "participant", "problem_id"]})
-    optional["predictions"] = dg.AssetIn("predictions", metadata=scored())
+    # read a judge x condition at a time (core/design/robustness.py ``findings``): at 10^6 attempts x 6 cells the
+    # whole table is ~1.5 GB resident
+    optional["predictions"] = dg.AssetIn("predictions", metadata=scored(), dagster_type=TableReader)
 
     @dg.asset(
         name="findings",
@@ -252,7 +254,7 @@ def findings_asset(present: Set[str]) -> dg.AssetsDefinition:
     def findings(
         context: dg.AssetExecutionContext,
         config: RobustnessSettings,
-        predictions: pl.DataFrame,
+        predictions: TableReader,
         design_split: pl.DataFrame,
         judge_metrics: pl.DataFrame,
         condition_effects: pl.DataFrame,
