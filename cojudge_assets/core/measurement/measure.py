@@ -297,9 +297,12 @@ def _sorted_unique(frame: pl.DataFrame, key: str) -> pl.DataFrame:
 
     >>> _sorted_unique(pl.DataFrame({"k": ["b", "a", "b"], "v": [1, 2, 1]}), "k").rows()
     [('a', 2), ('b', 1)]
+    >>> _sorted_unique(pl.DataFrame({"k": ["a", "a"], "v": [1, 1]}), "k").rows(), _sorted_unique(pl.DataFrame(
+    ...     schema={"k": pl.String}), "k").height
+    ([('a', 1)], 0)
     """
     column = frame[key]
-    repeated = (column.slice(1) == column.slice(0, len(column) - 1)).any()
+    repeated = len(column) > 1 and bool((column.slice(1) == column.head(len(column) - 1)).any())
     if column.is_sorted() and column.null_count() == 0 and not repeated:
         return frame
     return frame.unique(key).sort(key)
