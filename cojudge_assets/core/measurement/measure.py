@@ -74,18 +74,6 @@ LONG_SCHEMA = {
 }
 BOOTSTRAP = "bootstrap (trajectory)"
 ANALYTIC = "analytic (clustered by trajectory)"
-PREDICTION_COLUMNS = (
-    "attempt_uid",
-    "judge",
-    "condition",
-    "p_accept",
-    "y",
-    "participant",
-    "problem_id",
-    "turn",
-    "evidence",
-    "code_sha256",
-)
 POOLED_SCHEMA = {**LONG_SCHEMA, "note": pl.String}  # the panel and agreement tables: note rows say who is left out
 PANEL = "panel"
 
