@@ -490,3 +490,22 @@ def test_findings_read_from_the_store_a_cell_at_a_time_are_those_of_the_frame(co
     rows = [r for r in counted.reads if not r[2]]
     assert len(rows) == 9 and all(set(r[1]) == {"judge", "condition"} for r in rows)  # a cell at a time
     assert max(r[3] for r in rows) == len(predictions) // 9
+
+
+def test_per_problem_aucs_are_those_of_one_weight_row_per_problem():
+    """The equal-weights scheme's per-problem ROC-AUCs, computed once a problem at a time, are the weighted ROC-AUC
+    with one 0/1 weight row per problem over every attempt (what each block of resamples computed before: P x n
+    floats), NaN for a problem with one label or none; ties in the scores included."""
+    from cojudge_assets.core.stats import metrics as m
+
+    rng = np.random.default_rng(11)
+    n, problems = 3000, 25
+    problem = rng.integers(0, problems - 1, n)  # the last problem has no attempt
+    y = rng.binomial(1, 0.4, n)
+    y[problem == 3] = 1  # one label only
+    p = np.round(rng.uniform(size=n), 2)  # ties
+    one_hot = (problem[None, :] == np.arange(problems)[:, None]).astype(np.float64)
+    weighted = m.roc_auc(y, p, sample_weight=one_hot)  # NaN rows where a problem's total weight of a label is 0
+    mine = rb._per_problem_auc(y, p, problem, problems)
+    assert np.isnan(mine[3]) and np.isnan(mine[problems - 1])
+    np.testing.assert_allclose(mine, weighted, rtol=1e-12, equal_nan=True)
