@@ -31,8 +31,8 @@ from cojudge_tests.core.test_cross_judge_slices import _study
 def study(tmp_path_factory) -> dict:
     frames = _study(3000)
     outputs = frames["judge_outputs"]
-    failed = outputs.head(5).with_columns(attempt_uid=pl.lit("s/000007"), status=pl.lit("failed"), p_accept=None)
-    frames["judge_outputs"] = pl.concat([outputs, failed.head(1)])  # judge-a x blind, an attempt never asked
+    failed = outputs.head(1).with_columns(attempt_uid=pl.lit("s/000007"), status=pl.lit("failed"), p_accept=None)
+    frames["judge_outputs"] = pl.concat([outputs, failed])  # judge-a x blind, an attempt never asked
     requests = frames["judge_requests"]
     changed = (pl.col("attempt_uid") == "s/000001") & (pl.col("condition") == "nonblind")
     frames["judge_requests"] = requests.with_columns(
