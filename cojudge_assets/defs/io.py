@@ -77,15 +77,21 @@ def read_only(*, columns: Sequence[str] | None = None, rows: Mapping[str, str] |
 
 
 def present_inputs(
-    names: Iterable[str], present: Set[str], *, columns: Mapping[str, list[str]] | None = None
+    names: Iterable[str],
+    present: Set[str],
+    *,
+    columns: Mapping[str, list[str]] | None = None,
+    readers: bool = False,
 ) -> dict[str, dg.AssetIn]:
     """An asset input for each of ``names`` that ``present`` (the assets of the Definitions) holds; an input named
-    in ``columns`` loads only those columns. The readers' factories build their ``ins`` with it: this is the one
-    place an input is optional (an asset the Definitions do not hold is no input); an input it makes must have
-    been materialized, or the reader fails naming it."""
+    in ``columns`` loads only those columns; ``readers``: each handed over as a :class:`TableReader`, read by the
+    asset slice by slice, not loaded. The readers' factories build their ``ins`` with it: this is the one place an
+    input is optional (an asset the Definitions do not hold is no input); an input it makes must have been
+    materialized, or the reader fails naming it."""
     columns = columns or {}
+    kind = {"dagster_type": TableReader} if readers else {}
     return {
-        name: dg.AssetIn(name, metadata={"columns": columns[name]}) if name in columns else dg.AssetIn(name)
+        name: dg.AssetIn(name, metadata={"columns": columns[name]} if name in columns else None, **kind)
         for name in names
         if name in present
     }

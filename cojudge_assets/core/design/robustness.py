@@ -190,8 +190,13 @@ def _universe_of_cells(reader: TableReader, config: RobustnessConfig) -> Univers
     predictions' strings (at 10^6 attempts x 6 cells the table is ~1.5 GB resident); the attempts' columns found by
     the store (one row per attempt: they are the same in every cell). The universe ``Universe(predictions)`` makes
     of the whole table."""
-    attempts = reader.distinct(*UNIVERSE_COLUMNS).unique("attempt_uid").sort("attempt_uid")
-    return Universe.from_slices(cell_slices(reader), _measurement(config), attempts)
+    return Universe.from_slices(cell_slices(reader), _measurement(config), _attempts_of(reader))
+
+
+def _attempts_of(reader: TableReader) -> pl.DataFrame:
+    """The predictions' attempts (:data:`UNIVERSE_COLUMNS`, one row each, by attempt_uid), found by the store: an
+    attempt's columns are the same in every cell, so its distinct rows are one per attempt."""
+    return reader.distinct(*UNIVERSE_COLUMNS).unique("attempt_uid").sort("attempt_uid")
 
 
 # ---------------------------------------------------------------------------------------------- contamination
@@ -290,9 +295,8 @@ def contamination(
     if not cells:
         return pl.DataFrame(schema=CONTAMINATION_SCHEMA)
     # a judge x condition at a time over every attempt (the folds and the trajectories' resamples are drawn over
-    # the attempts, not the cell): the same rows as the cells together, with one cell's rows in memory (an
-    # attempt's columns are the same in every cell, so its distinct rows are one per attempt)
-    attempts = reader.distinct(*UNIVERSE_COLUMNS).unique("attempt_uid").sort("attempt_uid")
+    # the attempts, not the cell): the same rows as the cells together, with one cell's rows in memory
+    attempts = _attempts_of(reader)
     splits = attempt_splits(attempts, design_split, source="predictions")
     tables = [
         _contamination(reader.read(judge=judge, condition=condition), attempts, splits, config, metrics)

@@ -64,11 +64,7 @@ def predictions_asset(present: Set[str], partitions: dg.PartitionsDefinition | N
     memory is bounded by the partition, and a judge removed from the judges file is no partition, never read."""
     # every input a reader (core/measurement/predictions.py ``predictions_of``): the requests' text, the attempts and
     # the answers are dropped once joined, not held by the run's inputs while the table is written
-    ins = {
-        name: dg.AssetIn(name, metadata={"columns": PREDICTIONS_READ[name]}, dagster_type=TableReader)
-        for name in PREDICTIONS_INPUTS
-        if name in present
-    }
+    ins = present_inputs(PREDICTIONS_INPUTS, present, columns=PREDICTIONS_READ, readers=True)
 
     @dg.asset(
         name="predictions",
@@ -239,11 +235,7 @@ def judge_measurement_asset(present: Set[str], partitions: dg.PartitionsDefiniti
     the judge cache. Adding a judge measures that judge's partitions only."""
     # every input a reader (core/measurement/predictions.py ``cell_inputs``): what the cell does not keep is not held
     # by the run's inputs either while the cell is measured
-    ins = {
-        name: dg.AssetIn(name, metadata={"columns": CELL_READ[name]}, dagster_type=TableReader)
-        for name in ("judge_outputs", "attempts", "participant_context")
-        if name in present
-    }
+    ins = present_inputs(("judge_outputs", "attempts", "participant_context"), present, columns=CELL_READ, readers=True)
     if "judge_requests" in present:  # every condition's requests, whichever partition reads them: which attempts
         ins["judge_requests"] = dg.AssetIn(
             "judge_requests",
