@@ -89,12 +89,16 @@ def present_inputs(
     input is optional (an asset the Definitions do not hold is no input); an input it makes must have been
     materialized, or the reader fails naming it."""
     columns = columns or {}
-    kind = {"dagster_type": TableReader} if readers else {}
-    return {
-        name: dg.AssetIn(name, metadata={"columns": columns[name]} if name in columns else None, **kind)
-        for name in names
-        if name in present
-    }
+
+    def asset_in(name: str) -> dg.AssetIn:
+        metadata = {"columns": columns[name]} if name in columns else None
+        return (
+            dg.AssetIn(name, metadata=metadata, dagster_type=TableReader)
+            if readers
+            else dg.AssetIn(name, metadata=metadata)
+        )
+
+    return {name: asset_in(name) for name in names if name in present}
 
 
 def _run_id(context: dg.InitResourceContext) -> str | None:
