@@ -24,7 +24,7 @@ from cojudge_assets.core.measurement.predictions import read_predictions
 from cojudge_tests.core.test_cross_judge_slices import _study
 
 ESTIMATION = EstimationConfig(budgets=(10, 40), repetitions=60, bootstrap=30)
-CONTAMINATION = rb.RobustnessConfig(resamples=40, seed=5, analytic_from=2000)  # judge-c's cells bootstrapped
+CONTAMINATION = rb.RobustnessConfig(resamples=40, seed=5, analytic_from=185)  # judge-c: under 185 never inspected
 
 
 class Counted:

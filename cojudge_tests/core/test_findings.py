@@ -437,12 +437,16 @@ def large_corpus() -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def test_contamination_s_analytic_intervals_agree_with_the_bootstrap_within_a_tenth_of_their_width(large_corpus):
-    # the same cell both ways: by default (analytic_from 5,000) analytic; with analytic_from=None the bootstrap.
-    # The point figures are the same; each interval end within 10% of the bootstrap interval's width (measured:
-    # within 6%; on 1,200 predictions ECE's are 58% apart, which is why the switch is at 5,000)
+    # the same cell both ways: with analytic_from 900 (its never-inspected part has about 1,000 predictions)
+    # analytic; with analytic_from=None the bootstrap. The point figures are the same; each interval end within 10%
+    # of the bootstrap interval's width (measured: within 6%; on 1,200 predictions ECE's are 58% apart, which is why
+    # the switch is at 5,000). At the default 5,000 the cell is bootstrapped: its never-inspected part is under it
     predictions, split = large_corpus
     boot = rb.contamination(predictions, split, rb.RobustnessConfig(resamples=1000, seed=7, analytic_from=None))
-    exact = rb.contamination(predictions, split, rb.RobustnessConfig(resamples=1000, seed=7))
+    exact = rb.contamination(predictions, split, rb.RobustnessConfig(resamples=1000, seed=7, analytic_from=900))
+    default = rb.contamination(predictions, split, rb.RobustnessConfig(resamples=1000, seed=7))
+    assert set(default["ci_method"].to_list()) == {"bootstrap"}
+    assert exact["n_never_inspected"].min() >= 900 > exact["n_never_inspected"].min() - 200
     assert set(boot["ci_method"].to_list()) == {"bootstrap"} and set(exact["ci_method"].to_list()) == {"analytic"}
     assert len(boot) == len(exact) == len(rb.CONTAMINATION_METRICS)
     for b, a in zip(boot.iter_rows(named=True), exact.iter_rows(named=True)):
@@ -509,3 +513,102 @@ def test_per_problem_aucs_are_those_of_one_weight_row_per_problem():
     mine = rb._per_problem_auc(y, p, problem, problems)
     assert np.isnan(mine[3]) and np.isnan(mine[problems - 1])
     np.testing.assert_allclose(mine, weighted, rtol=1e-12, equal_nan=True)
+
+
+@pytest.fixture(scope="module")
+def large_panel_corpus() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """5,000 trajectories of 2 attempts over 40 problems, two judges (``sharp``, ``dull``) under two conditions, a
+    trajectory effect shared by label and score: 10,000 predictions a cell, above the default analytic_from."""
+    rng = np.random.default_rng(3)
+    n_traj = 5000
+    attempts = pl.DataFrame(
+        {
+            "attempt_uid": [f"a{i:05d}" for i in range(2 * n_traj)],
+            "participant": np.repeat([f"u{i}" for i in range(n_traj)], 2),
+            "problem_id": np.repeat([f"p{i % 40}" for i in range(n_traj)], 2),
+            "turn": np.tile([1, 2], n_traj),
+        }
+    )
+    effect = np.repeat(rng.normal(0, 1, n_traj), 2)
+    y = (rng.random(2 * n_traj) < 1 / (1 + np.exp(-(effect - 0.4)))).astype(np.int64)
+    base = attempts.with_columns(pl.Series("y", y), pl.lit(False).alias("evidence"))
+    cells = []
+    for judge, sharpness in (("sharp", 1.6), ("dull", 0.7)):
+        for condition, extra in (("blind", 0.0), ("nonblind", 0.3)):
+            z = (sharpness + extra) * y + 0.6 * effect + rng.normal(0, 1.0, len(y))
+            p = np.round(1 / (1 + np.exp(-z)), 2)
+            cells.append(base.with_columns(pl.lit(judge).alias("judge"), pl.lit(condition).alias("condition"),
+                                           pl.Series("p_accept", p)))  # fmt: skip
+    return pl.concat(cells), ds.assign_split(attempts, seed=2026)
+
+
+def test_findings_analytic_intervals_agree_with_the_bootstrap_within_a_tenth_of_their_width(large_panel_corpus):
+    # the same comparisons both ways: by default (analytic_from 5,000) every cell is analytic, with analytic_from=None
+    # the bootstrap (1,000 resamples). The estimates are the same; each end of the trajectory, problem and
+    # never-inspected intervals within 10% of the bootstrap interval's width; the equal-weights interval (problems
+    # resampled either way) identical; the p of the two within a factor where they are not tiny
+    # (analytic_from 800 here, so that the never-inspected part, about 1,000 of each cell's 10,000, is analytic too;
+    # at the default 5,000 only the whole cells are)
+    predictions, split = large_panel_corpus
+    boot = rb.findings(predictions, split, config=rb.RobustnessConfig(resamples=1000, seed=7, analytic_from=None))
+    exact = rb.findings(predictions, split, config=rb.RobustnessConfig(resamples=1000, seed=7, analytic_from=800))
+    default = rb.findings(predictions, split, config=rb.RobustnessConfig(resamples=1000, seed=7))
+    assert set(default["ci_method"].to_list()) == set(default["problem_ci_method"].to_list()) == {"analytic"}
+    assert set(default["never_inspected_ci_method"].to_list()) == {"bootstrap"}
+    assert len(boot) == len(exact) == 4 + 2 + 2 + 2  # above chance, judge vs judge, condition vs condition, panel
+    for scheme in ("", "problem_", "never_inspected_"):
+        assert set(exact[f"{scheme}ci_method"].to_list()) == {"analytic"}
+        assert set(boot[f"{scheme}ci_method"].to_list()) == {"bootstrap"}
+    assert set(exact["equal_weights_ci_method"].to_list()) == {"bootstrap"}
+    key = ["kind", "judge", "condition", "versus"]
+    joined = boot.join(exact, on=key, suffix="_a")
+    assert len(joined) == len(boot)
+    for row in joined.iter_rows(named=True):
+        for scheme in ("", "problem_", "never_inspected_", "equal_weights_"):
+            assert row[f"{scheme}estimate_a"] == pytest.approx(row[f"{scheme}estimate"], abs=1e-12)
+            width = row[f"{scheme}hi"] - row[f"{scheme}lo"]
+            for end in ("lo", "hi"):
+                gap = abs(row[f"{scheme}{end}_a"] - row[f"{scheme}{end}"])
+                assert gap <= (0 if scheme == "equal_weights_" else 0.1) * width, (row["finding"], scheme, end)
+        assert row["status_a"] == row["status"] and row["never_inspected_status_a"] == row["never_inspected_status"]
+        if row["p_value"] > 0.001:
+            assert row["p_value_a"] == pytest.approx(row["p_value"], rel=0.5)
+
+
+def test_a_small_cell_keeps_its_comparisons_bootstrapped_and_the_rest_draw_no_resample(large_panel_corpus, monkeypatch):
+    # "dull" under nonblind answers 600 attempts: every comparison it is a side of (its above-chance row, sharp vs
+    # dull under nonblind, its condition change, the nonblind panel) is the bootstrap's, the very rows a bootstrap
+    # of everything gives; the others are analytic. With every cell large, no resample is drawn at all
+    predictions, split = large_panel_corpus
+    small = (pl.col("judge") == "dull") & (pl.col("condition") == "nonblind") & (pl.col("attempt_uid") >= "a09400")
+    few = predictions.filter(~((pl.col("judge") == "dull") & (pl.col("condition") == "nonblind")) | small)
+    config = rb.RobustnessConfig(resamples=400, seed=7)
+    mixed = rb.findings(few, split, config=config)
+    boot = rb.findings(few, split, config=rb.RobustnessConfig(resamples=400, seed=7, analytic_from=None))
+    touched = (
+        ((pl.col("judge") == "dull") & pl.col("condition").str.contains("nonblind"))
+        | (pl.col("versus").is_in(["dull"]) & (pl.col("condition") == "nonblind"))
+        | ((pl.col("judge") == "dull") & (pl.col("kind") == "condition_vs_condition"))
+        | ((pl.col("kind") == "panel_vs_mean_member") & (pl.col("condition") == "nonblind"))
+    )
+    assert set(mixed.filter(touched)["ci_method"].to_list()) == {"bootstrap"}
+    assert set(mixed.filter(~touched)["ci_method"].to_list()) == {"analytic"}
+    assert len(mixed.filter(touched)) == 4
+    assert mixed.filter(touched).sort("finding").equals(boot.filter(touched).sort("finding"))
+
+    def no_draw(*args, **kwargs):
+        raise AssertionError("a resample of the attempts was drawn")
+
+    monkeypatch.setattr(rb, "cluster_weights", no_draw)
+    table = rb.findings(predictions, split, config=rb.RobustnessConfig(resamples=400, seed=7, analytic_from=800))
+    assert table["p_value"].is_not_null().all()
+    for scheme in ("", "problem_", "never_inspected_"):
+        assert set(table[f"{scheme}ci_method"].to_list()) == {"analytic"}
+
+
+def test_an_analytic_p_is_below_alpha_exactly_when_its_interval_excludes_zero(large_panel_corpus):
+    predictions, split = large_panel_corpus
+    table = rb.findings(predictions, split, config=rb.RobustnessConfig(resamples=200, seed=7))
+    assert len(table) and set(table["ci_method"].to_list()) == {"analytic"}
+    for row in table.iter_rows(named=True):
+        assert (row["p_value"] < rb.ALPHA) == (row["status"] in (rb.HOLDS, rb.REVERSED)), row["finding"]

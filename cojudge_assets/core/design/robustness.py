@@ -19,8 +19,8 @@ Two tables, both from the long predictions table and the design split (core/desi
   with 80% power, ``(z_{0.975} + z_{0.80}) * SE``, SE the standard deviation
   of the paired difference over the resamples (:func:`detectable_difference`):
   "not flagged" with a detectable difference of 0.25 says that only a large
-  leak could have shown. A cell of at least ``analytic_from`` predictions
-  (RobustnessConfig) takes its intervals and SE from design-based analytic
+  leak could have shown. A cell of at least ``analytic_from`` predictions in
+  each part (RobustnessConfig) takes its intervals and SE from design-based analytic
   variances instead, clustered by trajectory (the measurement's influences,
   core/stats/analytic.py; the paired difference from the difference of the two
   parts' trajectory totals), and draws no resample; ``ci_method`` names which.
@@ -51,6 +51,20 @@ Two tables, both from the long predictions table and the design split (core/desi
   resampling of the test groups), and ``widening`` = problem interval width /
   trajectory interval width.
 
+  *At large n* a comparison whose every side is a cell of at least
+  ``analytic_from`` predictions (a panel: every member's cell) takes its
+  trajectory and problem intervals from the ROC-AUC influences (DeLong's
+  placements, core/stats/analytic.py) summed per trajectory and per problem, as
+  the measurement does from the same switch point; its never-inspected interval
+  is analytic when each side has ``analytic_from`` predictions on that part
+  (a tenth of the cell). A paired difference's variance is that of the
+  difference of the two sides' cluster totals. Only the sides of the other
+  comparisons are resampled, so at 10^6 attempts nothing is (each block of
+  resamples re-sorted every cell's million scores: 27 to 37 CPU-minutes). The
+  equal-weights interval resamples the per-problem ROC-AUCs, a (B, problems)
+  product, at every n. Each interval's method is in ``ci_method`` (with the
+  scheme's prefix): ``analytic`` or ``bootstrap``.
+
   *One row per distinct result.* A judge that ignores the context answers the
   same under every condition, so its rows under each condition are the same
   numbers: such rows are one row whose ``condition`` names every condition that
@@ -65,7 +79,10 @@ Two tables, both from the long predictions table and the design split (core/desi
   separately the perturbation rows (``arm_discrimination``). Each row's
   ``p_value`` is the two-sided p of its primary estimate from the bootstrap
   standard error (:func:`bootstrap_p`: ``2 * Phi(-|estimate| / SE)``, SE the
-  standard deviation of the replicates). A percentile p cannot fall below
+  standard deviation of the replicates), or, where the primary interval is
+  analytic, from the analytic one on the interval's own t reference
+  (core/stats/analytic.py ``p_from_totals``: p < 0.05 exactly when the interval
+  excludes 0). A percentile p cannot fall below
   1 / (resamples + 1), so with m tests no Holm-adjusted p could fall below
   m / (resamples + 1): at 1,000 resamples nothing could hold in a family of
   more than about 50. A row whose replicates do not vary (an interval [x, x],
@@ -125,10 +142,12 @@ from cojudge_assets.core.stats import metrics as m
 from cojudge_assets.core.stats.bootstrap import cluster_codes, cluster_counts, cluster_weights, interval
 
 HOLDS, TIE, REVERSED, UNDEFINED = "holds", "tie", "reversed", "undefined"
+ANALYTIC, BOOTSTRAP = "analytic", "bootstrap"  # an interval's ci_method
 BY_CONSTRUCTION = "by construction"  # a judge that ignores the context: identical answers under both conditions
 ALPHA = 0.05
 PERTURBATION = PerturbationConfig()  # the perturbation study's defaults (seed cut, resamples, seed)
 SCHEMES = ("trajectory", "problem", "equal_weights", "never_inspected")
+ANALYTIC_SCHEMES = ("trajectory", "problem", "never_inspected")  # equal weights resamples per-problem figures only
 PREFIX = {
     "trajectory": "",
     "problem": "problem_",
@@ -143,7 +162,9 @@ class RobustnessConfig:
     seed: int = SEED  # the measurement's seed: trajectory resamples from seed, problem resamples from seed + 1
     folds: int = 10  # the out-of-fold MCC's folds, as in the measurement
     level: float = 0.95
-    # contamination: a cell of at least this many predictions gets analytic intervals (None: the bootstrap always)
+    # a figure on at least this many predictions gets analytic intervals (None: the bootstrap always): contamination's
+    # cell when each part has as many, findings' comparison when each side's cell has (on the never-inspected part:
+    # has there)
     analytic_from: int | None = 5000
 
 
@@ -220,7 +241,7 @@ CONTAMINATION_SCHEMA = {
     "n_never_inspected": pl.Int64,
     "flagged": pl.Boolean,  # ROC-AUC only (leak_flag); null for the other metrics and the prevalence
     "detectable": pl.Float64,  # ROC-AUC only: the smallest difference flagged with 80% power (detectable_difference)
-    "ci_method": pl.String,  # bootstrap, or analytic (a cell of at least analytic_from predictions)
+    "ci_method": pl.String,  # bootstrap, or analytic (a cell of at least analytic_from predictions in each part)
 }
 POWER = 0.80
 
@@ -286,10 +307,10 @@ def contamination(
     never-inspected part (test), the paired difference inspectable - never_inspected, each with a
     trajectory-bootstrap interval, the leak flag (:func:`leak_flag`) and, for ROC-AUC, the smallest difference
     detectable at 80% power (:func:`detectable_difference`; analytic, :func:`analytic_detectable`, with the
-    intervals, in a cell of at least ``config.analytic_from`` predictions: column ``ci_method``). Out-of-fold MCC
-    uses the measurement's out-of-fold decisions (same folds and seed). ``metrics`` limits the rows to some of
-    :data:`CONTAMINATION_METRICS` (all by default). ``predictions`` a frame, or a :class:`TableReader` of the
-    table: its cells are read one at a time, and its attempts' columns found by the store."""
+    intervals, in a cell of at least ``config.analytic_from`` predictions in each part: column ``ci_method``).
+    Out-of-fold MCC uses the measurement's out-of-fold decisions (same folds and seed). ``metrics`` limits the rows
+    to some of :data:`CONTAMINATION_METRICS` (all by default). ``predictions`` a frame, or a :class:`TableReader` of
+    the table: its cells are read one at a time, and its attempts' columns found by the store."""
     reader = as_reader(predictions, "predictions")
     cells = reader.keys("judge", "condition")
     if not cells:
@@ -325,10 +346,12 @@ def _contamination(
     }
     # each part's figures on the cell's attempts in that part only: the same as zero weights elsewhere, cheaper
     parts = {key: (np.flatnonzero(seen[cell.index]), np.flatnonzero(test[cell.index])) for key, cell in u.cells.items()}
-    # a cell of at least analytic_from predictions: analytic intervals, none of its replicates drawn (the other
-    # cells' replicates are the same resamples as without it: the weights are drawn per trajectory, not per cell)
+    # a cell with at least analytic_from predictions in each part: analytic intervals, none of its replicates drawn
+    # (the other cells' replicates are the same resamples as without it: the weights are drawn per trajectory, not
+    # per cell). Each part's figure is computed on that part alone, and the never-inspected part is about a tenth
+    # of the cell: at 500 predictions the analytic ECE covers 0.887 (docs/methodology.md), so the part decides
     least = config.analytic_from
-    exact = {key for key, cell in u.cells.items() if least is not None and len(cell.p) >= least}
+    exact = {key for key in u.cells if least is not None and min(map(len, parts[key])) >= least}
     resampled = {key: cell for key, cell in u.cells.items() if key not in exact}
     seen_reps: dict[tuple, list[np.ndarray]] = {}
     test_reps: dict[tuple, list[np.ndarray]] = {}
@@ -383,7 +406,7 @@ def _contamination(
                         "n_never_inspected": len(ti),
                         "flagged": flag,
                         "detectable": detectable,
-                        "ci_method": "analytic" if key in exact else "bootstrap",
+                        "ci_method": ANALYTIC if key in exact else BOOTSTRAP,
                     }
                 )
     return pl.DataFrame(rows, schema=CONTAMINATION_SCHEMA)
@@ -418,9 +441,12 @@ FINDINGS_SCHEMA = {
     "n": pl.Int64,  # attempts behind the claimed side (mutants for perturbation)
     "shared_by": pl.Int64,  # how many conditions (or condition pairs) give this same result
     "family": pl.String,  # the multiplicity family (roc_auc, arm_discrimination); null: not a test
-    "p_value": pl.Float64,  # two-sided bootstrap p of the primary replicates
+    "p_value": pl.Float64,  # two-sided p of the primary estimate: bootstrap_p, or analytic (an.p_from_totals)
     "holm_p": pl.Float64,  # Holm-adjusted within the family
     "holm_status": pl.String,  # the primary status after the Holm adjustment at ALPHA
+    # each interval's method, last (a table an older release wrote gains them at the end, defs/io.py): analytic (every
+    # side's cell of at least analytic_from predictions) or bootstrap; equal weights always resamples the problems
+    **{f"{PREFIX[s]}ci_method": pl.String for s in SCHEMES},
 }
 
 
@@ -468,7 +494,8 @@ def holm(rows: list[dict], alpha: float = ALPHA) -> None:
 
 
 class _Figures:
-    """Point estimates and bootstrap replicates of every ROC-AUC a finding compares, under one scheme.
+    """Point estimates and, for the intervals, bootstrap replicates or analytic cluster totals of every ROC-AUC a
+    finding compares, under one scheme.
 
     Keys: ("cell", judge, condition), ("panel", condition), ("mean_member", condition).
     """
@@ -476,21 +503,27 @@ class _Figures:
     def __init__(self) -> None:
         self.point: dict[tuple, float] = {}
         self.reps: dict[tuple, list[np.ndarray]] = {}
+        self.totals: dict[tuple, np.ndarray] = {}  # the influences' cluster totals (core/stats/analytic.py)
 
     def replicates(self, key: tuple) -> np.ndarray:
         return np.concatenate(self.reps[key]) if key in self.reps else np.array([])
 
 
-def _pooled(u: Universe, panels: dict, weights: np.ndarray) -> dict[tuple, np.ndarray]:
-    """ROC-AUC of every cell, panel and mean member under a weight matrix (B, attempts) (vectorised)."""
+def _pooled(u: Universe, panels: dict, weights: np.ndarray, keys: set[tuple] | None = None) -> dict[tuple, np.ndarray]:
+    """ROC-AUC of every cell, panel and mean member (of ``keys`` only, when given) under a weight matrix
+    (B, attempts) (vectorised)."""
     out: dict[tuple, np.ndarray] = {}
     for key, cell in u.cells.items():
-        out[("cell", *key)] = m.roc_auc(cell.y, cell.p, sample_weight=weights[:, cell.index])
+        if keys is None or ("cell", *key) in keys:
+            out[("cell", *key)] = m.roc_auc(cell.y, cell.p, sample_weight=weights[:, cell.index])
     for condition, panel in panels.items():
         if not panel.members:
             continue
-        out[("panel", condition)] = m.roc_auc(u.y[panel.items], panel.score, sample_weight=weights[:, panel.items])
-        out[("mean_member", condition)] = np.mean([out[("cell", j, condition)] for j in panel.members], axis=0)
+        if keys is None or ("panel", condition) in keys:
+            wp = weights[:, panel.items]
+            out[("panel", condition)] = m.roc_auc(u.y[panel.items], panel.score, sample_weight=wp)
+        if keys is None or ("mean_member", condition) in keys:
+            out[("mean_member", condition)] = np.mean([out[("cell", j, condition)] for j in panel.members], axis=0)
     return out
 
 
@@ -539,30 +572,119 @@ def _macro(per_problem: dict[tuple, np.ndarray], panels: dict, counts: np.ndarra
     return out
 
 
-def _scheme_figures(u: Universe, panels: dict, test: np.ndarray, config: RobustnessConfig) -> dict[str, _Figures]:
-    figures = {s: _Figures() for s in SCHEMES}
+def _points(u: Universe, panels: dict, test: np.ndarray, per_problem: dict[tuple, np.ndarray]) -> dict[str, dict]:
+    """Every scheme's point estimates: ROC-AUC on every attempt (trajectory and problem resampling), on the
+    never-inspected ones, and the mean of per-problem ROC-AUCs (equal weights)."""
     n = len(u.uids)
     n_problems = int(u.problem.max()) + 1 if n else 0
-    per_problem = _per_problem(u, panels, n_problems)
-    points = {
-        "trajectory": _pooled(u, panels, np.ones((1, n))),
-        "problem": _pooled(u, panels, np.ones((1, n))),
+    every = _pooled(u, panels, np.ones((1, n)))
+    values = {
+        "trajectory": every,
+        "problem": every,
         "never_inspected": _pooled(u, panels, test[None, :]),
         "equal_weights": _macro(per_problem, panels, np.ones((1, n_problems))),
     }
+    return {scheme: {k: float(v[0]) for k, v in found.items()} for scheme, found in values.items()}
+
+
+def _analytic_keys(u: Universe, panels: dict, test: np.ndarray, analytic_from: int | None) -> dict[str, set[tuple]]:
+    """The figures with analytic intervals, by scheme: under trajectory and problem resampling a cell of at least
+    ``analytic_from`` predictions (as in the measurement, core/measurement/measure.py), on the never-inspected part
+    a cell with at least ``analytic_from`` predictions there (the figure is computed on them: a tenth of the cell,
+    where the coverage at fewer is not shown); a panel and its mean member when every member's cell is one."""
+    if analytic_from is None:
+        return {scheme: set() for scheme in ANALYTIC_SCHEMES}
+    whole: set[tuple] = {("cell", *key) for key, cell in u.cells.items() if len(cell.p) >= analytic_from}
+    tested: set[tuple] = {
+        ("cell", *key) for key, cell in u.cells.items() if np.count_nonzero(test[cell.index]) >= analytic_from
+    }
+    for keys in (whole, tested):
+        for condition, panel in panels.items():
+            if panel.members and all(("cell", j, condition) in keys for j in panel.members):
+                keys |= {("panel", condition), ("mean_member", condition)}
+    return {"trajectory": whole, "problem": whole, "never_inspected": tested}
+
+
+def _analytic_totals(u: Universe, panels: dict, test: np.ndarray, exact: dict[str, set[tuple]]) -> dict[str, dict]:
+    """The cluster totals of the ROC-AUC influences (DeLong's placements, core/stats/analytic.py) of each scheme's
+    ``exact`` figures: every attempt clustered by trajectory and by problem, the never-inspected attempts by
+    trajectory. A mean member's totals are the mean of its members'."""
+    trajectories = int(u.trajectory.max()) + 1 if len(u.trajectory) else 0
+    problems = int(u.problem.max()) + 1 if len(u.problem) else 0
+    out: dict[str, dict] = {scheme: {} for scheme in ANALYTIC_SCHEMES}
+
+    def add(key: tuple, index: np.ndarray, y: np.ndarray, p: np.ndarray) -> None:
+        if key in exact["trajectory"] or key in exact["problem"]:
+            influence = an.roc_auc_influence(y, p)
+            if key in exact["trajectory"]:
+                out["trajectory"][key] = an.cluster_totals(influence, u.trajectory[index], trajectories)
+            if key in exact["problem"]:
+                out["problem"][key] = an.cluster_totals(influence, u.problem[index], problems)
+        if key in exact["never_inspected"]:
+            part = np.flatnonzero(test[index] > 0)
+            on_test = an.roc_auc_influence(y[part], p[part])
+            out["never_inspected"][key] = an.cluster_totals(on_test, u.trajectory[index[part]], trajectories)
+
+    for key, cell in u.cells.items():
+        add(("cell", *key), cell.index, cell.y, cell.p)
+    for condition, panel in panels.items():
+        add(("panel", condition), panel.items, u.y[panel.items], panel.score)
+        for scheme, totals in out.items():
+            if ("mean_member", condition) in exact[scheme]:
+                members = [totals[("cell", j, condition)] for j in panel.members]
+                totals[("mean_member", condition)] = np.mean(members, axis=0)
+    return out
+
+
+def _sides(comparison: _Comparison, panels: dict) -> set[tuple]:
+    """The figures a comparison's replicates are made of (a mean member's: its members' cells)."""
+    keys = {comparison.plus} | ({comparison.minus} if comparison.minus is not None else set())
+    for key in list(keys):
+        if key[0] == "mean_member":
+            keys |= {("cell", j, key[1]) for j in panels[key[1]].members}
+    return keys
+
+
+def _scheme_figures(
+    u: Universe,
+    panels: dict,
+    test: np.ndarray,
+    config: RobustnessConfig,
+    points: dict[str, dict],
+    per_problem: dict[tuple, np.ndarray],
+    comparisons: list[_Comparison],
+) -> dict[str, _Figures]:
+    """Each scheme's figures for ``comparisons``: a comparison whose every side has analytic intervals
+    (:func:`_analytic_keys`) takes its trajectory, problem and never-inspected intervals from the influences'
+    cluster totals, and only the others' sides are resampled (drawn as the measurement draws them; none is drawn
+    when every comparison is analytic, as at 10^6 attempts, where each block of resamples re-sorted every cell's
+    scores). Equal weights always resamples the problems' per-problem ROC-AUCs: a (B, problems) product."""
+    figures = {s: _Figures() for s in SCHEMES}
     for scheme, values in points.items():
-        figures[scheme].point = {k: float(v[0]) for k, v in values.items()}
+        figures[scheme].point = values
+    exact = _analytic_keys(u, panels, test, config.analytic_from)
+    for scheme, totals in _analytic_totals(u, panels, test, exact).items():
+        figures[scheme].totals = totals
+    resampled: dict[str, set[tuple]] = {scheme: set() for scheme in ANALYTIC_SCHEMES}
+    for comparison in comparisons:
+        for scheme, keys in exact.items():
+            if not _sides(comparison, panels) <= keys:
+                resampled[scheme] |= _sides(comparison, panels)
 
     def add(scheme, values):
         for k, v in values.items():
             figures[scheme].reps.setdefault(k, []).append(v)
 
-    for w in cluster_weights(u.trajectory, config.resamples, config.seed):
-        add("trajectory", _pooled(u, panels, w))
-        add("never_inspected", _pooled(u, panels, w * test[None, :]))
+    n_problems = int(u.problem.max()) + 1 if len(u.uids) else 0
+    by_trajectory = resampled["trajectory"] or resampled["never_inspected"]
+    for w in cluster_weights(u.trajectory, config.resamples, config.seed) if by_trajectory else ():
+        if resampled["trajectory"]:
+            add("trajectory", _pooled(u, panels, w, resampled["trajectory"]))
+        if resampled["never_inspected"]:
+            add("never_inspected", _pooled(u, panels, w * test[None, :], resampled["never_inspected"]))
     problem_seed = config.seed + 1  # the measurement's problem resamples (core/measurement/measure.py)
-    for w in cluster_weights(u.problem, config.resamples, problem_seed):
-        add("problem", _pooled(u, panels, w))
+    for w in cluster_weights(u.problem, config.resamples, problem_seed) if resampled["problem"] else ():
+        add("problem", _pooled(u, panels, w, resampled["problem"]))
     for counts in cluster_counts(n_problems, config.resamples, problem_seed):
         add("equal_weights", _macro(per_problem, panels, counts))
     return figures
@@ -589,6 +711,14 @@ class _Comparison:
             return plus - 0.5
         minus = figures.replicates(self.minus)
         return plus - minus if len(plus) and len(plus) == len(minus) else np.array([])
+
+    def totals(self, figures: _Figures) -> np.ndarray | None:
+        """The cluster totals of the claimed side's influences minus the other side's (its variance is the paired
+        difference's), or None when a side has no analytic interval."""
+        if self.plus not in figures.totals or (self.minus is not None and self.minus not in figures.totals):
+            return None
+        plus = figures.totals[self.plus]
+        return plus if self.minus is None else plus - figures.totals[self.minus]
 
     def text(self, conditions: list[str] | None = None, *, zero: bool = False, built: bool = False) -> str:
         """The claim in words, under ``conditions`` (default: its own); ``zero``: no direction is stated;
@@ -671,8 +801,8 @@ def _stored(
     condition_effects: pl.DataFrame | None,
     panel: pl.DataFrame | None,
     per_problem: pl.DataFrame | None,
-) -> dict[str, tuple[float, float, float]]:
-    """The (estimate, lo, hi) the measurement tables already hold for this comparison, by scheme."""
+) -> dict[str, tuple]:
+    """The (estimate, lo, hi, ci_method) the measurement tables already hold for this comparison, by scheme."""
 
     def one(frame, **match):
         if frame is None or frame.is_empty():
@@ -680,28 +810,33 @@ def _stored(
         part = frame.filter(pl.all_horizontal([pl.col(k) == v for k, v in match.items()]))
         return part.row(0, named=True) if len(part) else None
 
-    found = {}
+    def method(row: dict) -> str | None:  # the measurement's ci_method (measure.ANALYTIC, BOOTSTRAP), in our words
+        named = row.get("ci_method")
+        return None if named is None else (ANALYTIC if named.startswith("analytic") else BOOTSTRAP)
+
+    found: dict[str, tuple] = {}
     if comparison.kind == "above_chance":
         row = one(judge_metrics, judge=comparison.judge, condition=comparison.condition, metric="roc_auc")
         if row is not None:
-            found["trajectory"] = (row["value"] - 0.5, row["lo"] - 0.5, row["hi"] - 0.5)
+            found["trajectory"] = (row["value"] - 0.5, row["lo"] - 0.5, row["hi"] - 0.5, method(row))
             if row.get("lo_problem") is not None:
-                found["problem"] = (row["value"] - 0.5, row["lo_problem"] - 0.5, row["hi_problem"] - 0.5)
+                problem = (row["value"] - 0.5, row["lo_problem"] - 0.5, row["hi_problem"] - 0.5, method(row))
+                found["problem"] = problem
         row = one(per_problem, judge=comparison.judge, condition=comparison.condition, metric="roc_auc_macro")
         if row is not None:
-            found["equal_weights"] = (row["value"] - 0.5, None, None)
+            found["equal_weights"] = (row["value"] - 0.5, None, None, None)
     elif comparison.kind == "condition_vs_condition":
         claimed, other = comparison.condition, comparison.versus
         row = one(condition_effects, judge=comparison.judge, condition=f"{claimed} - {other}", metric="delta_roc_auc")
         if row is not None:
-            found["trajectory"] = (row["value"], row["lo"], row["hi"])
+            found["trajectory"] = (row["value"], row["lo"], row["hi"], method(row))
         row = one(condition_effects, judge=comparison.judge, condition=f"{other} - {claimed}", metric="delta_roc_auc")
         if row is not None:
-            found["trajectory"] = (-row["value"], -row["hi"], -row["lo"])
+            found["trajectory"] = (-row["value"], -row["hi"], -row["lo"], method(row))
     elif comparison.kind == "panel_vs_mean_member":
         row = one(panel, judge=PANEL, condition=comparison.condition, metric="gain_over_mean_member")
         if row is not None:
-            found["trajectory"] = (row["value"], row["lo"], row["hi"])
+            found["trajectory"] = (row["value"], row["lo"], row["hi"], method(row))
     return found
 
 
@@ -735,11 +870,15 @@ def findings(
         u = _universe_of_cells(reader, config)
         test = _test_mask(u, design_split).astype(np.float64)
         panels = {c: condition_panel(u, c) for c in u.conditions}
+        n_problems = int(u.problem.max()) + 1 if len(u.uids) else 0
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", m.UndefinedMetricWarning)
             warnings.simplefilter("ignore", RuntimeWarning)  # the mean over members of an undefined replicate
-            figures = _scheme_figures(u, panels, test, config)
-        for comparison in _comparisons(u, panels, figures["trajectory"].point):
+            per_problem_aucs = _per_problem(u, panels, n_problems)
+            points = _points(u, panels, test, per_problem_aucs)
+            comparisons = _comparisons(u, panels, points["trajectory"])
+            figures = _scheme_figures(u, panels, test, config, points, per_problem_aucs, comparisons)
+        for comparison in comparisons:
             rows.append(_comparison_row(u, comparison, figures, config, judge_metrics, condition_effects, panel,
                                         per_problem))  # fmt: skip
     rows = _distinct(rows)
@@ -778,18 +917,28 @@ def _comparison_row(u, comparison, figures, config, judge_metrics, condition_eff
     }
     for scheme in SCHEMES:
         estimate = comparison.estimate(figures[scheme].point)
-        replicates = comparison.replicates(figures[scheme])
-        lo, hi = interval(replicates, config.level)
+        totals = comparison.totals(figures[scheme])
+        replicates = comparison.replicates(figures[scheme]) if totals is None else np.array([])
+        if totals is not None:
+            (lo, hi), method = an.interval_from_totals(estimate, totals, config.level), ANALYTIC
+        else:
+            (lo, hi), method = interval(replicates, config.level), BOOTSTRAP
         if scheme in stored:
             estimate = stored[scheme][0]
             if stored[scheme][1] is not None:
                 lo, hi = stored[scheme][1], stored[scheme][2]
+                method = stored[scheme][3] or method
         prefix = PREFIX[scheme]
         row[f"{prefix}estimate"] = _none_if_nan(estimate)
         row[f"{prefix}lo"], row[f"{prefix}hi"] = _none_if_nan(lo), _none_if_nan(hi)
         row[f"{prefix}status"] = BY_CONSTRUCTION if built else status(row[f"{prefix}lo"], row[f"{prefix}hi"])
-        if scheme == "trajectory":
-            row["p_value"] = None if built else bootstrap_p(estimate, replicates)
+        row[f"{prefix}ci_method"] = method if row[f"{prefix}lo"] is not None else None
+        if scheme == "trajectory" and not built:
+            row["p_value"] = (
+                an.p_from_totals(estimate, totals) if totals is not None else bootstrap_p(estimate, replicates)
+            )
+        elif scheme == "trajectory":
+            row["p_value"] = None
     row["family"] = None if built or row["p_value"] is None else "roc_auc"
     row["widening"] = _widening(row)
     return row
@@ -900,6 +1049,8 @@ def _perturbation_rows(
             row["widening"] = _widening(row)
         if row["p_value"] is None:  # the replicates do not vary (e.g. 0.5 [0.5, 0.5]): the row tests nothing
             row["family"] = None
+        for scheme in SCHEMES:  # the seeds' and problems' resamples of the mutants (hundreds, not 10^6)
+            row[f"{PREFIX[scheme]}ci_method"] = BOOTSTRAP if row[f"{PREFIX[scheme]}lo"] is not None else None
         zero = row["estimate"] == 0 and row["lo"] == 0 and row["hi"] == 0
         verb = "scored no differently from" if zero else "scored below"
         row["finding"] = f"{r['judge']}: semantic mutants {verb} control mutants ({r['subset']})"

@@ -76,6 +76,25 @@ def interval_from_totals(value: float, totals: np.ndarray, level: float = 0.95) 
     return float(value - half), float(value + half)
 
 
+def p_from_totals(value: float, totals: np.ndarray) -> float | None:
+    """Two-sided p of "the statistic is 0" on the reference distribution of :func:`interval_from_totals`
+    (``2 * P(T_{G-1} > |value| / SE)``), so that p < 1 - level exactly when that interval excludes 0. None (not a
+    test) when undefined or when no attempt moves the statistic (SE 0, the interval [x, x]).
+
+    >>> round(p_from_totals(0.1, np.array([0.05, -0.05, 0.02, -0.02])), 4), p_from_totals(0.1, np.zeros(3))
+    (0.3381, None)
+    """
+    from scipy import stats
+
+    g = int(np.count_nonzero(totals))
+    if not np.isfinite(value) or g < 2 or not np.all(np.isfinite(totals)):
+        return None
+    se = float(np.sqrt(g / (g - 1) * np.sum(totals**2)))
+    if not se > 1e-12:
+        return None
+    return float(2 * stats.t.sf(abs(value) / se, g - 1))
+
+
 def mean_influence(values: np.ndarray) -> np.ndarray:
     values = np.asarray(values, dtype=np.float64)
     return (values - values.mean()) / len(values)

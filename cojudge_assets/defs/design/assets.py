@@ -61,7 +61,10 @@ class RobustnessSettings(dg.Config):
     resamples: int = 1000  # at most the measurement's count; the trajectory and problem streams are its own
     seed: int = SEED
     folds: int = 10
-    analytic_from: int = 5000  # contamination: analytic intervals in a cell of at least this many predictions
+    # analytic intervals on at least this many predictions (core/design/robustness.py RobustnessConfig): contamination's
+    # cell with as many in each part; findings' comparison whose every side's cell has (on the never-inspected part:
+    # has there)
+    analytic_from: int = 5000
 
 
 def _sizes_metadata(table: pl.DataFrame) -> dict:
@@ -185,14 +188,14 @@ def _config(settings: RobustnessSettings) -> RobustnessConfig:
 @dg.asset(
     group_name=GROUP,
     kinds=KINDS,
-    code_version="3",
+    code_version="4",  # 4: analytic only with analytic_from predictions in each part
     # read a judge x condition at a time (core/frames.py TableReader): one cell's predictions in memory (issue 33)
     ins={"predictions": dg.AssetIn("predictions", metadata=scored(), dagster_type=TableReader)},
     description="One row per (judge, condition, metric): ROC-AUC, PR-AUC, Brier, ECE, log loss, out-of-fold MCC "
     "and the prevalence on the inspectable part (train and validation) and on the never-inspected part (test), the "
     "paired difference inspectable - never-inspected, trajectory-bootstrap intervals (in a cell of at least "
-    "analytic_from predictions analytic ones clustered by trajectory; column ci_method), flagged = the ROC-AUC "
-    "difference's interval excludes 0 on the side where the inspectable part looks better (prompt-design "
+    "analytic_from predictions in each part analytic ones clustered by trajectory; column ci_method), flagged = "
+    "the ROC-AUC difference's interval excludes 0 on the side where the inspectable part looks better (prompt-design "
     "contamination, seed study VI), and detectable = the smallest ROC-AUC difference flagged with 80% power.",
 )
 def contamination(
@@ -241,15 +244,16 @@ def findings_asset(present: Set[str]) -> dg.AssetsDefinition:
         name="findings",
         group_name=GROUP,
         kinds=KINDS,
-        code_version="2",
+        code_version="3",  # 3: analytic intervals at large n, the ci_method columns
         ins=optional,
         description="One row per distinct finding (a judge above chance, a judge above another, a condition above "
         "another, the panel above its mean member, a perturbation arm above the control; rows that give the same "
         "result under several conditions are one row naming them, and a judge that answers the same under two "
         "conditions shows no difference by construction): estimate, interval and status (holds / tie / reversed) "
         "under trajectory resampling, problem resampling, equal problem weights and on the never-inspected part, "
-        "the widening of problem over trajectory intervals, and the bootstrap p with its Holm adjustment within "
-        "the stated family (core/design/robustness.py).",
+        "the widening of problem over trajectory intervals, and the p with its Holm adjustment within the stated "
+        "family; at large n (every side's cell of at least analytic_from predictions) the intervals and the p are "
+        "analytic, clustered by trajectory or problem (columns ci_method) (core/design/robustness.py).",
     )
     def findings(
         context: dg.AssetExecutionContext,
