@@ -22,6 +22,9 @@ with ``--bootstrap B`` also the coverage of the trajectory bootstrap's percentil
 threshold re-selected in each, as measurement does below analytic_from). ``--agreement`` covers the agreement
 figures alone; ``--correlation`` the correlation table's corpus level alone (Kendall's tau-b, Spearman and
 Pearson of the label and the score, core/measurement/correlation.py), whose truth is scipy's on the 2,000,000.
+``--problems K ...`` covers ROC-AUC and the paired difference clustered by problem (measurement's ``lo_problem``,
+findings' problem scheme) on studies whose trajectories are spread over K problems with their own effects
+(:func:`problem_study`).
 """
 
 from __future__ import annotations
@@ -166,6 +169,74 @@ def in_fold_mcc(args: argparse.Namespace) -> None:
             )
 
 
+def problem_study(rng: np.random.Generator, attempts: int, problems: int):
+    """:func:`study`'s model with the trajectories spread over ``problems`` problems, each with its own effect on
+    the label and the score (problems differ in difficulty and in how the judges read them): the attempts of a
+    problem are dependent, and resampling problems (measurement's lo_problem, findings' problem scheme) is the
+    scheme that sees it. Returns y, the two judges' scores, the trajectory codes and the problem codes."""
+    trajectories = attempts // 3
+    problem = rng.integers(0, problems, trajectories)
+    difficulty, reading = rng.normal(0, 0.7, problems), rng.normal(0, 0.5, (2, problems))
+    effect = np.repeat(rng.normal(0, 1, trajectories) + difficulty[problem], 3)
+    y = (rng.random(3 * trajectories) < 1 / (1 + np.exp(-(effect - 0.4)))).astype(np.int64)
+    at = np.repeat(problem, 3)
+    judges = []
+    for j, (sharpness, noise) in enumerate(((1.6, 0.8), (0.9, 1.3))):
+        z = sharpness * y - 0.5 + 0.6 * effect + reading[j][at] + rng.normal(0, noise, len(y))
+        judges.append(np.clip(np.round(1 / (1 + np.exp(-z)), 2), 0, 1))
+    return y, judges, np.repeat(np.arange(trajectories), 3), at
+
+
+def by_problem(args: argparse.Namespace) -> None:
+    """ROC-AUC and the paired difference of two judges' ROC-AUCs, the interval clustered by problem (G = the
+    study's problems, t_{G-1}), against the truth of a population of 20,000 problems (2,000,000 attempts)."""
+    y, judges, _, _ = problem_study(np.random.default_rng(args.seed + 10_000), 2_000_000, 20_000)
+    truth = {"roc_auc (a)": m.roc_auc(y, judges[0]), "roc_auc (b)": m.roc_auc(y, judges[1])}
+    truth["delta_roc_auc (b - a)"] = truth["roc_auc (b)"] - truth["roc_auc (a)"]
+    print(f"{args.replications} replications, intervals clustered by problem, truth from 20,000 problems", flush=True)
+    for problems in args.problems:
+        for attempts in args.attempts:
+            rng = np.random.default_rng(args.seed + attempts + problems)
+            hits = {name: 0 for name in truth}
+            boot_hits = {name: 0 for name in truth}
+            widths: dict[str, list[float]] = {name: [] for name in truth}
+            for _ in range(args.replications):
+                y, judges, _, problem = problem_study(rng, attempts, problems)
+                g = int(problem.max()) + 1
+                totals = [an.cluster_totals(an.roc_auc_influence(y, p), problem, g) for p in judges]
+                values = [m.roc_auc(y, p) for p in judges]
+                figures = {
+                    "roc_auc (a)": (values[0], totals[0]),
+                    "roc_auc (b)": (values[1], totals[1]),
+                    "delta_roc_auc (b - a)": (values[1] - values[0], totals[1] - totals[0]),
+                }
+                for name, (value, t) in figures.items():
+                    lo, hi = an.interval_from_totals(value, t)
+                    hits[name] += lo <= truth[name] <= hi
+                    widths[name].append(hi - lo)
+                if args.bootstrap:  # the problem bootstrap's percentile interval on the same study
+                    reps: list[list[np.ndarray]] = [[], []]
+                    for w in cluster_weights(problem, args.bootstrap, seed=int(rng.integers(2**31))):
+                        for j, p in enumerate(judges):
+                            reps[j].append(m.roc_auc(y, p, sample_weight=w))
+                    a, b = np.concatenate(reps[0]), np.concatenate(reps[1])
+                    for name, r in (("roc_auc (a)", a), ("roc_auc (b)", b), ("delta_roc_auc (b - a)", b - a)):
+                        lo, hi = interval(r)
+                        boot_hits[name] += lo <= truth[name] <= hi
+            for name in truth:
+                c = hits[name] / args.replications
+                se = np.sqrt(c * (1 - c) / args.replications)
+                b = boot_hits[name] / args.replications
+                boot = (
+                    f"   bootstrap {b:.3f} ± {np.sqrt(b * (1 - b) / args.replications):.3f}" if args.bootstrap else ""
+                )
+                print(
+                    f"  problems={problems:<5} N={attempts:<8} {name:<24}{c:.3f} ± {se:.3f} "
+                    f"(w {np.mean(widths[name]):.4f}){boot}",
+                    flush=True,
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--replications", type=int, default=1000)
@@ -174,8 +245,16 @@ def main() -> None:
     parser.add_argument("--in-fold-mcc", action="store_true", help="the in-fold MCC alone, with its bias")
     parser.add_argument("--agreement", action="store_true", help="the agreement figures alone")
     parser.add_argument("--correlation", action="store_true", help="the correlation table's corpus level alone")
-    parser.add_argument("--bootstrap", type=int, default=0, help="with --in-fold-mcc: B bootstrap resamples")
+    parser.add_argument(
+        "--bootstrap", type=int, default=0, help="with --in-fold-mcc or --problems: B bootstrap resamples"
+    )
+    parser.add_argument(
+        "--problems", type=int, nargs="*", default=[], help="ROC-AUC clustered by problem, studies of K problems"
+    )
     args = parser.parse_args()
+    if args.problems:
+        by_problem(args)
+        return
     if args.in_fold_mcc:
         in_fold_mcc(args)
         return
