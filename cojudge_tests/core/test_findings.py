@@ -166,6 +166,32 @@ def test_the_report_section_shows_every_finding_and_the_contamination(corpus, tm
     )
     sizes = shown["The design split (groups fixed once per corpus; train and validation are inspectable)"]
     assert sizes["split"].to_list() == ["train", "validation", "test"] and sizes["groups"].sum() == 600
+    assert "intervals: bootstrap (analytic where" in section.tables[0].caption  # 1,200 attempts: all bootstrapped
+    assert "clustered by trajectory (bootstrap)" in contamination_caption(section)
+    assert "Problem resampling" not in section.intro  # no attempts table: the problems are not counted
+    attempts = predictions.filter(pl.col("judge") == "honest").select("attempt_uid", "problem_id")
+    conn.register("attempts_frame", attempts)
+    conn.execute("create table main.attempts as select * from attempts_frame")
+    section = findings_section(conn, tmp_path)
+    assert "this study's 30 problems: with fewer than 100" in section.intro  # 30 problems: the caution
+    conn.execute(
+        "create or replace table main.attempts as select attempt_uid, attempt_uid as problem_id from attempts_frame"
+    )
+    assert "Problem resampling" not in findings_section(conn, tmp_path).intro  # 1,200 problems: none
+
+
+def contamination_caption(section) -> str:
+    return next(t.caption for t in section.tables if t.caption.startswith("Prompt-design contamination"))
+
+
+def test_the_interval_methods_in_words():
+    from cojudge_assets.core.report.findings import interval_methods
+
+    assert interval_methods(pl.DataFrame({"ci_method": ["analytic", None, "bootstrap", "analytic"]})) == (
+        "analytic and bootstrap"
+    )
+    assert interval_methods(pl.DataFrame({"ci_method": ["analytic"]})) == "analytic"
+    assert interval_methods(pl.DataFrame({"lo": [0.1]})) == "bootstrap"  # a table written before the column
 
 
 def test_a_split_by_problem_never_inspects_a_test_problem(corpus):
