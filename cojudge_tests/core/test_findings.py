@@ -436,20 +436,24 @@ def test_a_row_whose_replicates_do_not_vary_is_not_a_test():
     assert rows[0]["holm_p"] is None and rows[1]["holm_p"] == pytest.approx(0.01)  # a family of one real test
 
 
-@pytest.fixture(scope="module")
-def large_corpus() -> tuple[pl.DataFrame, pl.DataFrame]:
-    """5,000 trajectories of 2 attempts over 30 problems and one judge: 10,000 predictions, above the default
-    analytic_from (5,000), so both kinds of interval apply."""
-    rng = np.random.default_rng(0)
-    n_traj = 5000
-    attempts = pl.DataFrame(
+def _trajectories_of_two(n_traj: int, *, problems: int) -> pl.DataFrame:
+    """``n_traj`` trajectories of 2 attempts (a participant each), spread over ``problems`` problems in turn."""
+    return pl.DataFrame(
         {
             "attempt_uid": [f"a{i:05d}" for i in range(2 * n_traj)],
             "participant": np.repeat([f"u{i}" for i in range(n_traj)], 2),
-            "problem_id": np.repeat([f"p{i % 30}" for i in range(n_traj)], 2),
+            "problem_id": np.repeat([f"p{i % problems}" for i in range(n_traj)], 2),
             "turn": np.tile([1, 2], n_traj),
         }
     )
+
+
+@pytest.fixture(scope="module")
+def large_corpus() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """5,000 trajectories of 2 attempts over 30 problems and one judge: 10,000 predictions, about 1,000 of them
+    never inspected, so both kinds of interval apply from an analytic_from under that."""
+    rng = np.random.default_rng(0)
+    attempts = _trajectories_of_two(5000, problems=30)
     y = rng.binomial(1, 0.3, len(attempts))
     p = 1 / (1 + np.exp(-(1.2 * (2 * y - 1) + rng.normal(0, 1.5, len(y)))))
     predictions = attempts.with_columns(
@@ -547,14 +551,7 @@ def large_panel_corpus() -> tuple[pl.DataFrame, pl.DataFrame]:
     trajectory effect shared by label and score: 10,000 predictions a cell, above the default analytic_from."""
     rng = np.random.default_rng(3)
     n_traj = 5000
-    attempts = pl.DataFrame(
-        {
-            "attempt_uid": [f"a{i:05d}" for i in range(2 * n_traj)],
-            "participant": np.repeat([f"u{i}" for i in range(n_traj)], 2),
-            "problem_id": np.repeat([f"p{i % 40}" for i in range(n_traj)], 2),
-            "turn": np.tile([1, 2], n_traj),
-        }
-    )
+    attempts = _trajectories_of_two(n_traj, problems=40)
     effect = np.repeat(rng.normal(0, 1, n_traj), 2)
     y = (rng.random(2 * n_traj) < 1 / (1 + np.exp(-(effect - 0.4)))).astype(np.int64)
     base = attempts.with_columns(pl.Series("y", y), pl.lit(False).alias("evidence"))
