@@ -346,3 +346,45 @@ def test_the_correlation_table_is_analytic_from_its_setting_and_near_the_bootstr
             assert 0.85 < ratio < 1.15, (a, b)
         else:  # the same resampling of the problems' values (drawn later in the stream: not the same draws)
             assert a["ci_method"] == b["ci_method"] == "bootstrap" and a["lo"] < a["value"] < a["hi"]
+
+
+def test_the_evidence_figures_are_analytic_only_on_enough_attempts_with_evidence():
+    # 600 attempts a cell, 450 of them with evidence: from analytic_from 500 the cells are analytic but their ROC-AUC
+    # on the attempts with evidence is computed on 450, so it is resampled (its change between conditions and the
+    # panel's too), as a bootstrap of everything resamples it; from 400 it is analytic as well
+    table = predictions(5, 200)
+    config = {"resamples": 60, "problem_resamples": 30}
+    mixed = measure(table, MeasurementConfig(**config, analytic_from=500))
+    boot = measure(table, MeasurementConfig(**config, analytic_from=10**9))
+    low = measure(table, MeasurementConfig(**config, analytic_from=400))
+    assert set(mixed["judge_metrics"].filter(pl.col("metric") == "roc_auc")["ci_method"]) == {ANALYTIC}
+
+    def evidence_rows(tables: dict) -> pl.DataFrame:
+        effects = tables["condition_effects"].filter(pl.col("metric") == "delta_roc_auc_evidence")
+        panel = tables["panel"].filter(pl.col("metric") == "roc_auc_evidence")
+        columns = ["judge", "condition", "metric", "value", "lo", "hi", "ci_method"]
+        return pl.concat([effects.select(columns), panel.select(columns)])
+
+    assert len(evidence_rows(mixed)) == 2 + 2  # each judge's change, each condition's panel
+    assert set(evidence_rows(mixed)["ci_method"]) == {BOOTSTRAP}
+    assert evidence_rows(mixed).equals(evidence_rows(boot))  # the very replicates of a bootstrap of everything
+    assert set(evidence_rows(low)["ci_method"]) == {ANALYTIC}
+    panel = mixed["panel"].filter(pl.col("metric") == "roc_auc")
+    assert set(panel["ci_method"]) == {ANALYTIC}
+
+
+def test_no_attempt_with_evidence_draws_no_resample(monkeypatch):
+    # every cell analytic and no attempt with evidence (the scale rehearsal's generated corpus): the evidence figures
+    # are undefined under either method, so nothing is resampled for them
+    from cojudge_assets.core.measurement import measure as measure_module
+
+    def no_draw(clusters, n_resamples, *args, **kwargs):
+        if n_resamples:
+            raise AssertionError("a resample of the attempts was drawn")
+        return iter(())
+
+    monkeypatch.setattr(measure_module, "cluster_weights", no_draw)
+    table = predictions(5, 200).with_columns(pl.lit(False).alias("evidence"))
+    tables = measure(table, MeasurementConfig(resamples=60, problem_resamples=30, analytic_from=0))
+    evidence = tables["condition_effects"].filter(pl.col("metric") == "delta_roc_auc_evidence")
+    assert len(evidence) == 2 and evidence["value"].is_nan().all()

@@ -472,8 +472,9 @@ def _note(judge, condition, metric, value, n, **extra) -> dict:
 
 
 def _influences(u: Universe, decisions, analytic_from: int, metrics: tuple[str, ...] = tuple(INFLUENCES)) -> Analytic:
-    """The analytic figures: every scalar metric of ``metrics`` and roc_auc_evidence of each cell with at least
-    ``analytic_from`` predictions."""
+    """The analytic figures: every scalar metric of ``metrics`` of each cell with at least ``analytic_from``
+    predictions, and its roc_auc_evidence when its attempts with evidence number that many too (the figure is
+    computed on them: below about 500 the analytic ROC-AUC covers less than 0.94, docs/methodology.md)."""
     exact = Analytic(u)
     for key, cell in u.cells.items():
         if len(cell.p) < analytic_from:
@@ -482,7 +483,9 @@ def _influences(u: Universe, decisions, analytic_from: int, metrics: tuple[str, 
             influence = INFLUENCES[name]
             exact.add((*key, name), cell.index, influence(cell.y, cell.p, decisions[key]))
         subset = u.evidence[cell.index]
-        exact.add((*key, "roc_auc_evidence"), cell.index[subset], an.roc_auc_influence(cell.y[subset], cell.p[subset]))
+        if np.count_nonzero(subset) >= analytic_from:
+            on_evidence = an.roc_auc_influence(cell.y[subset], cell.p[subset])
+            exact.add((*key, "roc_auc_evidence"), cell.index[subset], on_evidence)
     return exact
 
 
@@ -491,7 +494,9 @@ def _panel_influences(u: Universe, panel: ConditionPanel, exact: Analytic) -> No
         return
     items, y, ev = panel.items, u.y[panel.items], u.evidence[panel.items]
     exact.add((PANEL, panel.condition, "roc_auc"), items, an.roc_auc_influence(y, panel.score))
-    exact.add((PANEL, panel.condition, "roc_auc_evidence"), items[ev], an.roc_auc_influence(y[ev], panel.score[ev]))
+    if all((j, panel.condition, "roc_auc_evidence") in exact for j in panel.members):
+        influence = an.roc_auc_influence(y[ev], panel.score[ev])
+        exact.add((PANEL, panel.condition, "roc_auc_evidence"), items[ev], influence)
     exact.add((PANEL, panel.condition, "pr_auc"), items, an.average_precision_influence(y, panel.score))
 
 
@@ -653,16 +658,36 @@ def _bootstrap(
         if (judge, a) in u.cells and (judge, b) in u.cells and ("rank_corr", judge, a, b) not in exact
     ]
 
+    # a cell's roc_auc_evidence without an analytic interval (too few attempts with evidence, but both labels among
+    # them: else it is undefined either way, as at 10^6 generated attempts without evidence), or compared with one
+    # (the same judge under another condition: delta_roc_auc_evidence is paired), in a cell resampled for it alone
+    def evidence_resampled(key: tuple[str, str]) -> bool:
+        cell = u.cells[key]
+        return (*key, "roc_auc_evidence") not in exact and _both_labels(cell.y[u.evidence[cell.index]])
+
+    evidence_only = {
+        key
+        for key in u.cells
+        if key not in resampled
+        and _both_labels(u.cells[key].y[u.evidence[u.cells[key].index]])
+        and any(evidence_resampled(other) for other in u.cells if other[0] == key[0])
+    }
+
     def panel_resampled(panel: ConditionPanel) -> bool:
         c = panel.condition
+        evidence = (PANEL, c, "roc_auc_evidence") not in exact and _both_labels(
+            u.y[panel.items][u.evidence[panel.items]]
+        )
         return bool(panel.members) and (
             (PANEL, c, "roc_auc") not in exact
+            or evidence
             or any(("pair", a, b, c, "kappa") not in exact for a, b in panel.pairs)
             or (panel_agreement and len(panel.shared_preds) >= 2)
         )
 
     # no resample is drawn when every figure is analytic (drawing them costs n x B numbers, in blocks)
-    resamples = config.resamples if resampled or rank_pairs or any(map(panel_resampled, panels.values())) else 0
+    drawn = resampled or evidence_only or rank_pairs or any(map(panel_resampled, panels.values()))
+    resamples = config.resamples if drawn else 0
     problem_resamples = (
         config.problem_resamples if per_cell and any((*k, "roc_auc") not in exact for k in u.cells) else 0
     )
@@ -674,13 +699,17 @@ def _bootstrap(
     for w in cluster_weights(u.trajectory, resamples, config.seed):
         tracker.advance(len(w))
         for key, cell in u.cells.items():
-            if key not in resampled:
-                continue
-            wc = w[:, cell.index]
-            for name in metrics:
-                boot.add((*key, name), cell_metric(name, cell, wc, decisions[key]))
             subset = u.evidence[cell.index]
-            boot.add((*key, "roc_auc_evidence"), m.roc_auc(cell.y[subset], cell.p[subset], sample_weight=wc[:, subset]))
+            if key in resampled:
+                wc = w[:, cell.index]
+                for name in metrics:
+                    boot.add((*key, name), cell_metric(name, cell, wc, decisions[key]))
+                we = wc[:, subset]
+            elif key in evidence_only:
+                we = w[:, cell.index[subset]]  # the attempts with evidence only: not the cell's n x B weights
+            else:
+                continue
+            boot.add((*key, "roc_auc_evidence"), m.roc_auc(cell.y[subset], cell.p[subset], sample_weight=we))
         for panel in panels.values():
             if panel.members:
                 _panel_replicates(u, panel, w, boot, exact, panel_agreement=panel_agreement)
@@ -700,17 +729,23 @@ def _bootstrap(
     return boot, problem_boot
 
 
+def _both_labels(y: np.ndarray) -> bool:
+    """Whether ``y`` holds both labels: a ROC-AUC on it is defined."""
+    return len(y) > 0 and bool(y.min() != y.max())
+
+
 def _panel_replicates(
     u: Universe, panel: ConditionPanel, w: np.ndarray, boot: Replicates, exact: Analytic, *, panel_agreement: bool
 ) -> None:
     """One block of resamples ``w`` of the panel's ROC-AUC (unless analytic) and of the members' agreement (a pair's
     unless analytic; the panel-wide figures when ``panel_agreement``)."""
     condition, items = panel.condition, panel.items
+    y, ev, wi = u.y[items], u.evidence[items], w[:, items]
     if (PANEL, condition, "roc_auc") not in exact:
-        y, ev, wi = u.y[items], u.evidence[items], w[:, items]
         boot.add((PANEL, condition, "roc_auc"), m.roc_auc(y, panel.score, sample_weight=wi))
-        boot.add((PANEL, condition, "roc_auc_evidence"), m.roc_auc(y[ev], panel.score[ev], sample_weight=wi[:, ev]))
         boot.add((PANEL, condition, "pr_auc"), m.average_precision(y, panel.score, sample_weight=wi))
+    if (PANEL, condition, "roc_auc_evidence") not in exact:  # analytic only with every member's (and so its own)
+        boot.add((PANEL, condition, "roc_auc_evidence"), m.roc_auc(y[ev], panel.score[ev], sample_weight=wi[:, ev]))
     pooled = panel_agreement and len(panel.shared_preds) >= 2  # kept judges vary on shared: at least 2 attempts
     ws = w[:, panel.shared]
     on_shared = (
