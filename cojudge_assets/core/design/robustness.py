@@ -20,8 +20,8 @@ Two tables, both from the long predictions table and the design split (core/desi
   of the paired difference over the resamples (:func:`detectable_difference`):
   "not flagged" with a detectable difference of 0.25 says that only a large
   leak could have shown. A cell of at least ``analytic_from`` predictions in
-  each part (RobustnessConfig) takes its intervals and SE from design-based analytic
-  variances instead, clustered by trajectory (the measurement's influences,
+  each part (RobustnessConfig) takes its intervals and SE from design-based
+  analytic variances instead, clustered by trajectory (the measurement's influences,
   core/stats/analytic.py; the paired difference from the difference of the two
   parts' trajectory totals), and draws no resample; ``ci_method`` names which.
   Only ROC-AUC flags, because only it compares like with like across two
@@ -590,8 +590,9 @@ def _points(u: Universe, panels: dict, test: np.ndarray, per_problem: dict[tuple
 def _analytic_keys(u: Universe, panels: dict, test: np.ndarray, analytic_from: int | None) -> dict[str, set[tuple]]:
     """The figures with analytic intervals, by scheme: under trajectory and problem resampling a cell of at least
     ``analytic_from`` predictions (as in the measurement, core/measurement/measure.py), on the never-inspected part
-    a cell with at least ``analytic_from`` predictions there (the figure is computed on them: a tenth of the cell,
-    where the coverage at fewer is not shown); a panel and its mean member when every member's cell is one."""
+    a cell with at least ``analytic_from`` predictions there (the figure is computed on them, a tenth of the cell:
+    the switch point's coverage is shown on the predictions a figure is computed on); a panel and its mean member
+    when every member's cell is one."""
     if analytic_from is None:
         return {scheme: set() for scheme in ANALYTIC_SCHEMES}
     whole: set[tuple] = {("cell", *key) for key, cell in u.cells.items() if len(cell.p) >= analytic_from}
