@@ -129,6 +129,7 @@ from cojudge_assets.core.measurement.measure import (
     PANEL,
     SCALAR_METRICS,
     UNIVERSE_COLUMNS,
+    Analytic,
     MeasurementConfig,
     Universe,
     _condition_order,
@@ -337,7 +338,7 @@ def _contamination(
     ``splits`` the design split of each attempt."""
     chosen = {name: SCALAR_METRICS[name].fn for name in (metrics or CONTAMINATION_METRICS)}
     u = _universe(predictions, config, attempts)
-    n_trajectories = int(u.trajectory.max()) + 1 if len(u.trajectory) else 0
+    n_trajectories = u.n_trajectories
     test = (splits == NEVER_INSPECTED).to_numpy()
     seen = splits.is_in(list(INSPECTABLE)).to_numpy()
     decisions = {
@@ -575,14 +576,13 @@ def _macro(per_problem: dict[tuple, np.ndarray], panels: dict, counts: np.ndarra
 def _points(u: Universe, panels: dict, test: np.ndarray, per_problem: dict[tuple, np.ndarray]) -> dict[str, dict]:
     """Every scheme's point estimates: ROC-AUC on every attempt (trajectory and problem resampling), on the
     never-inspected ones, and the mean of per-problem ROC-AUCs (equal weights)."""
-    n = len(u.uids)
-    n_problems = int(u.problem.max()) + 1 if n else 0
+    n = len(u.trajectory)
     every = _pooled(u, panels, np.ones((1, n)))
     values = {
         "trajectory": every,
         "problem": every,
         "never_inspected": _pooled(u, panels, test[None, :]),
-        "equal_weights": _macro(per_problem, panels, np.ones((1, n_problems))),
+        "equal_weights": _macro(per_problem, panels, np.ones((1, u.n_problems))),
     }
     return {scheme: {k: float(v[0]) for k, v in found.items()} for scheme, found in values.items()}
 
@@ -608,32 +608,29 @@ def _analytic_keys(u: Universe, panels: dict, test: np.ndarray, analytic_from: i
 
 def _analytic_totals(u: Universe, panels: dict, test: np.ndarray, exact: dict[str, set[tuple]]) -> dict[str, dict]:
     """The cluster totals of the ROC-AUC influences (DeLong's placements, core/stats/analytic.py) of each scheme's
-    ``exact`` figures: every attempt clustered by trajectory and by problem, the never-inspected attempts by
-    trajectory. A mean member's totals are the mean of its members'."""
-    trajectories = int(u.trajectory.max()) + 1 if len(u.trajectory) else 0
-    problems = int(u.problem.max()) + 1 if len(u.problem) else 0
-    out: dict[str, dict] = {scheme: {} for scheme in ANALYTIC_SCHEMES}
+    ``exact`` figures, as the measurement keeps them (measure.py :class:`Analytic`): every attempt clustered by
+    trajectory and by problem (the two schemes' figures are the same: a cell of analytic_from predictions), the
+    never-inspected attempts by trajectory. A mean member's totals are the mean of its members'."""
+    every, never = Analytic(u), Analytic(u)
 
     def add(key: tuple, index: np.ndarray, y: np.ndarray, p: np.ndarray) -> None:
-        if key in exact["trajectory"] or key in exact["problem"]:
-            influence = an.roc_auc_influence(y, p)
-            if key in exact["trajectory"]:
-                out["trajectory"][key] = an.cluster_totals(influence, u.trajectory[index], trajectories)
-            if key in exact["problem"]:
-                out["problem"][key] = an.cluster_totals(influence, u.problem[index], problems)
+        if key in exact["trajectory"]:
+            every.add(key, index, an.roc_auc_influence(y, p))
         if key in exact["never_inspected"]:
             part = np.flatnonzero(test[index] > 0)
-            on_test = an.roc_auc_influence(y[part], p[part])
-            out["never_inspected"][key] = an.cluster_totals(on_test, u.trajectory[index[part]], trajectories)
+            never.add(key, index[part], an.roc_auc_influence(y[part], p[part]))
 
     for key, cell in u.cells.items():
         add(("cell", *key), cell.index, cell.y, cell.p)
     for condition, panel in panels.items():
         add(("panel", condition), panel.items, u.y[panel.items], panel.score)
+    out = {"trajectory": every.trajectory, "problem": every.problem, "never_inspected": never.trajectory}
+    for condition, panel in panels.items():
         for scheme, totals in out.items():
             if ("mean_member", condition) in exact[scheme]:
-                members = [totals[("cell", j, condition)] for j in panel.members]
-                totals[("mean_member", condition)] = np.mean(members, axis=0)
+                totals[("mean_member", condition)] = np.mean(
+                    [totals[("cell", j, condition)] for j in panel.members], axis=0
+                )
     return out
 
 
@@ -676,7 +673,6 @@ def _scheme_figures(
         for k, v in values.items():
             figures[scheme].reps.setdefault(k, []).append(v)
 
-    n_problems = int(u.problem.max()) + 1 if len(u.uids) else 0
     by_trajectory = resampled["trajectory"] or resampled["never_inspected"]
     for w in cluster_weights(u.trajectory, config.resamples, config.seed) if by_trajectory else ():
         if resampled["trajectory"]:
@@ -686,7 +682,7 @@ def _scheme_figures(
     problem_seed = config.seed + 1  # the measurement's problem resamples (core/measurement/measure.py)
     for w in cluster_weights(u.problem, config.resamples, problem_seed) if resampled["problem"] else ():
         add("problem", _pooled(u, panels, w, resampled["problem"]))
-    for counts in cluster_counts(n_problems, config.resamples, problem_seed):
+    for counts in cluster_counts(u.n_problems, config.resamples, problem_seed):
         add("equal_weights", _macro(per_problem, panels, counts))
     return figures
 
@@ -871,11 +867,10 @@ def findings(
         u = _universe_of_cells(reader, config)
         test = _test_mask(u, design_split).astype(np.float64)
         panels = {c: condition_panel(u, c) for c in u.conditions}
-        n_problems = int(u.problem.max()) + 1 if len(u.uids) else 0
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", m.UndefinedMetricWarning)
             warnings.simplefilter("ignore", RuntimeWarning)  # the mean over members of an undefined replicate
-            per_problem_aucs = _per_problem(u, panels, n_problems)
+            per_problem_aucs = _per_problem(u, panels, u.n_problems)
             points = _points(u, panels, test, per_problem_aucs)
             comparisons = _comparisons(u, panels, points["trajectory"])
             figures = _scheme_figures(u, panels, test, config, points, per_problem_aucs, comparisons)

@@ -240,6 +240,16 @@ class Universe:
         self.folds = folds_of(self.trajectory, config)  # one fold when one trajectory (NO_FOLDS)
 
     @property
+    def n_trajectories(self) -> int:
+        """The trajectories (codes 0..G-1 of ``trajectory``)."""
+        return int(self.trajectory.max()) + 1 if len(self.trajectory) else 0
+
+    @property
+    def n_problems(self) -> int:
+        """The problems (codes 0..P-1 of ``problem``)."""
+        return int(self.problem.max()) + 1 if len(self.problem) else 0
+
+    @property
     def uids(self) -> np.ndarray:
         """The attempts' uids in position order (made on demand: a million Python strings are ~80 MB)."""
         return self.attempts["attempt_uid"].to_numpy()
@@ -401,8 +411,8 @@ class Analytic:
 
     def __init__(self, u: Universe) -> None:
         self.u = u
-        self.trajectories = int(u.trajectory.max()) + 1 if len(u.trajectory) else 0
-        self.problems = int(u.problem.max()) + 1 if len(u.problem) else 0
+        self.trajectories = u.n_trajectories
+        self.problems = u.n_problems
         self.trajectory: dict[tuple, np.ndarray] = {}
         self.problem: dict[tuple, np.ndarray] = {}
 
