@@ -28,6 +28,7 @@ import polars as pl  # noqa: E402
 
 from cojudge_assets.core.measurement.measure import ANALYTIC, BOOTSTRAP, MeasurementConfig, measure  # noqa: E402
 from cojudge_assets.core.measurement.predictions import (  # noqa: E402
+    has_table,
     read_outcomes,
     read_predictions,
     read_universe,
@@ -59,12 +60,8 @@ def findings_widths(predictions: pl.DataFrame, conn_path: Path, resamples: int) 
     from cojudge_assets.core.design.split import assign_split
 
     with duckdb.connect(str(conn_path), read_only=True) as conn:
-        stored = conn.execute(
-            "select count(*) from information_schema.tables where table_schema = 'main' and table_name = 'design_split'"
-        ).fetchone()
-        split = conn.execute("select * from main.design_split").pl() if stored and stored[0] else None
-        if split is None:
-            split = assign_split(read_universe(conn))
+        stored = has_table(conn, "design_split")
+        split = conn.execute("select * from main.design_split").pl() if stored else assign_split(read_universe(conn))
     tables = {
         method: rb.findings(predictions, split, config=rb.RobustnessConfig(resamples=resamples, analytic_from=start))
         for method, start in (("analytic", 0), ("bootstrap", None))
