@@ -665,9 +665,10 @@ def _scheme_figures(
         figures[scheme].totals = totals
     resampled: dict[str, set[tuple]] = {scheme: set() for scheme in ANALYTIC_SCHEMES}
     for comparison in comparisons:
+        sides = _sides(comparison, panels)
         for scheme, keys in exact.items():
-            if not _sides(comparison, panels) <= keys:
-                resampled[scheme] |= _sides(comparison, panels)
+            if not sides <= keys:
+                resampled[scheme] |= sides
 
     def add(scheme, values):
         for k, v in values.items():
